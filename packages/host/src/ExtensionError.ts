@@ -1,0 +1,119 @@
+import { MalformedReply } from "@abhed/protocol"
+import { Schema } from "effect"
+
+/**
+ * Why an exchange with an extension failed (DESIGN §4). Every one of these marks the extension dead for good.
+ * `MalformedReply` is the protocol's own error (it names the field and what was expected).
+ */
+export class ExtensionTimeout extends Schema.TaggedError<ExtensionTimeout>()("ExtensionTimeout", {
+  extension: Schema.String,
+  timeout_ms: Schema.Number
+}) {
+  override get message() {
+    return `${this.extension}: no reply within ${this.timeout_ms} ms`
+  }
+}
+
+export class ExtensionExited extends Schema.TaggedError<ExtensionExited>()("ExtensionExited", {
+  extension: Schema.String,
+  code: Schema.NullOr(Schema.Number),
+  signal: Schema.NullOr(Schema.String)
+}) {
+  override get message() {
+    return `${this.extension}: exited (${this.signal !== null ? `signal ${this.signal}` : `code ${this.code}`})`
+  }
+}
+
+export class UnsolicitedOutput extends Schema.TaggedError<UnsolicitedOutput>()("UnsolicitedOutput", {
+  extension: Schema.String,
+  /** The start of the line that arrived with no request in flight. */
+  line: Schema.String
+}) {
+  override get message() {
+    return `${this.extension}: wrote a line with no request in flight: ${this.line}`
+  }
+}
+
+export class ReplyTooLong extends Schema.TaggedError<ReplyTooLong>()("ReplyTooLong", {
+  extension: Schema.String,
+  max_line_bytes: Schema.Number
+}) {
+  override get message() {
+    return `${this.extension}: reply line longer than ${this.max_line_bytes} bytes`
+  }
+}
+
+export class SpawnFailed extends Schema.TaggedError<SpawnFailed>()("SpawnFailed", {
+  extension: Schema.String,
+  command: Schema.String,
+  detail: Schema.String
+}) {
+  override get message() {
+    return `${this.extension}: could not start ${this.command}: ${this.detail}`
+  }
+}
+
+/** A request to an extension that died earlier: it is never written to again. */
+export class ExtensionDead extends Schema.TaggedError<ExtensionDead>()("ExtensionDead", {
+  extension: Schema.String,
+  cause: Schema.String
+}) {
+  override get message() {
+    return `${this.extension}: dead (${this.cause})`
+  }
+}
+
+export { MalformedReply }
+
+export type ExtensionError =
+  | ExtensionTimeout
+  | ExtensionExited
+  | MalformedReply
+  | UnsolicitedOutput
+  | ReplyTooLong
+  | SpawnFailed
+  | ExtensionDead
+
+/** The death causes of DESIGN §4, as written in status and audit records. */
+export type DeathCause =
+  | { readonly _tag: "spawn_failed"; readonly detail: string }
+  | { readonly _tag: "exited"; readonly code: number | null; readonly signal: string | null }
+  | { readonly _tag: "timed_out"; readonly timeout_ms: number }
+  | { readonly _tag: "malformed_reply"; readonly detail: string }
+  | { readonly _tag: "unsolicited_output"; readonly detail: string }
+  | { readonly _tag: "reply_too_long"; readonly max_line_bytes: number }
+
+export const deathCauseOf = (error: Exclude<ExtensionError, ExtensionDead>): DeathCause => {
+  switch (error._tag) {
+    case "SpawnFailed":
+      return { _tag: "spawn_failed", detail: error.message }
+    case "ExtensionExited":
+      return { _tag: "exited", code: error.code, signal: error.signal }
+    case "ExtensionTimeout":
+      return { _tag: "timed_out", timeout_ms: error.timeout_ms }
+    case "MalformedReply":
+      return { _tag: "malformed_reply", detail: error.message }
+    case "UnsolicitedOutput":
+      return { _tag: "unsolicited_output", detail: error.line }
+    case "ReplyTooLong":
+      return { _tag: "reply_too_long", max_line_bytes: error.max_line_bytes }
+  }
+}
+
+/** One line for humans: `timed_out (5000 ms)`, `exited (code 1)`. */
+export const describeDeathCause = (cause: DeathCause): string => {
+  switch (cause._tag) {
+    case "spawn_failed":
+      return `spawn_failed: ${cause.detail}`
+    case "exited":
+      return cause.signal !== null ? `exited (signal ${cause.signal})` : `exited (code ${cause.code})`
+    case "timed_out":
+      return `timed_out (${cause.timeout_ms} ms)`
+    case "malformed_reply":
+      return `malformed_reply: ${cause.detail}`
+    case "unsolicited_output":
+      return `unsolicited_output: ${cause.detail}`
+    case "reply_too_long":
+      return `reply_too_long (over ${cause.max_line_bytes} bytes)`
+  }
+}

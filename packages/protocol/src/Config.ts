@@ -1,0 +1,59 @@
+import type { EventName } from "./Event.ts"
+
+/**
+ * The decoded, defaulted configuration (`abhed.json`, DESIGN §5).
+ * The decoder (`decodeConfig`) lives beside these types; relative `cwd` is resolved by the host against the
+ * config file's folder, since that needs the file system's notion of paths.
+ */
+export type OnFailure = "ignore" | "ask" | "deny"
+export const OnFailureValues: ReadonlyArray<OnFailure> = ["ignore", "ask", "deny"]
+
+export interface ExtensionConfig {
+  readonly name: string
+  readonly command: string
+  readonly args: ReadonlyArray<string>
+  /** The events this extension receives. Omitted or empty in the file = all events. */
+  readonly events: ReadonlyArray<EventName>
+  readonly timeout_ms: number
+  readonly startup_timeout_ms: number
+  readonly on_failure: OnFailure
+  /** As written in the file (relative to the config file's folder); undefined = that folder. */
+  readonly cwd: string | undefined
+  /** Added to the host's environment. */
+  readonly env: { readonly [key: string]: string }
+  /** Time between closing stdin and SIGTERM, and between SIGTERM and SIGKILL. */
+  readonly grace_ms: number
+}
+
+export type PolicyLevel = "allow" | "ask" | "deny"
+
+/** A policy rule: a tool name (glob) and globs on named args; every named arg must match. */
+export interface PolicyRule {
+  readonly tool: string
+  readonly args: { readonly [arg: string]: string }
+  readonly reason: string | undefined
+}
+
+export interface PolicyConfig {
+  readonly deny: ReadonlyArray<PolicyRule>
+  readonly ask: ReadonlyArray<PolicyRule>
+  readonly allow: ReadonlyArray<PolicyRule>
+  readonly default: PolicyLevel
+}
+
+export interface Config {
+  readonly extensions: ReadonlyArray<ExtensionConfig>
+  readonly policy: PolicyConfig
+  readonly max_rewrite_rounds: number
+  readonly builtin_tools: ReadonlyArray<string>
+}
+
+export const Defaults = {
+  timeout_ms: 5000,
+  startup_timeout_ms: 10000,
+  grace_ms: 1000,
+  on_failure: "ignore",
+  max_rewrite_rounds: 4,
+  builtin_tools: [] as ReadonlyArray<string>,
+  policy: { deny: [], ask: [], allow: [], default: "allow" } satisfies PolicyConfig
+} as const

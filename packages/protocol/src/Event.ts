@@ -1,0 +1,20 @@
+import { Schema } from "effect"
+
+/** Every event the host sends, in the order the spec lists them. */
+export const EventNames = [
+  "tool_call",
+  "tool_result",
+  "context",
+  "before_agent_start",
+  "before_compact",
+  "list_tools",
+  "invoke_tool",
+  "session_start",
+  "session_end"
+] as const
+
+export const EventName = Schema.Literals(EventNames)
+export type EventName = typeof EventName.Type
+
+export const isEventName = (u: unknown): u is EventName =>
+  typeof u === "string" && (EventNames as ReadonlyArray<string>).includes(u)

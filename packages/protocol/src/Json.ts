@@ -1,0 +1,36 @@
+/** A JSON object as the model or the agent wrote it. Decoded shallowly: payloads can be megabytes. */
+export type JsonObject = { readonly [key: string]: unknown }
+
+export const isJsonObject = (u: unknown): u is JsonObject =>
+  typeof u === "object" && u !== null && !Array.isArray(u)
+
+/** Canonical JSON text: object keys sorted, so two values compare equal regardless of key order. */
+export const canonicalJson = (value: unknown): string => JSON.stringify(sortKeys(value))
+
+const sortKeys = (value: unknown): unknown => {
+  if (Array.isArray(value)) return value.map(sortKeys)
+  if (isJsonObject(value)) {
+    const out: Record<string, unknown> = {}
+    for (const key of Object.keys(value).sort()) out[key] = sortKeys(value[key])
+    return out
+  }
+  return value
+}
+
+/** JSON value equality where object key order does not matter (DESIGN §3, settling). */
+export const jsonEquals = (a: unknown, b: unknown): boolean => {
+  if (a === b) return true
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false
+    for (let i = 0; i < a.length; i++) if (!jsonEquals(a[i], b[i])) return false
+    return true
+  }
+  if (isJsonObject(a)) {
+    if (!isJsonObject(b)) return false
+    const ka = Object.keys(a)
+    if (ka.length !== Object.keys(b).length) return false
+    for (const k of ka) if (!Object.hasOwn(b, k) || !jsonEquals(a[k], b[k])) return false
+    return true
+  }
+  return false
+}

@@ -1,0 +1,197 @@
+import { Result, Schema } from "effect"
+import type { EventName } from "./Event.ts"
+import { isJsonObject, type JsonObject } from "./Json.ts"
+import type { ToolDeclaration } from "./Tool.ts"
+
+/**
+ * Replies, one type per event (DESIGN §2). Every field is optional: `{}` is "no opinion".
+ * There is no `allow` anywhere: a reply cannot express a permit.
+ */
+export interface ToolCallReply {
+  readonly block?: boolean
+  readonly ask?: boolean
+  readonly reason?: string
+  readonly args?: JsonObject
+}
+export interface ToolResultReply {
+  readonly content?: string
+  readonly is_error?: boolean
+}
+export interface ContextReply {
+  readonly keep?: ReadonlyArray<number>
+}
+export interface BeforeAgentStartReply {
+  readonly system?: string
+}
+export interface BeforeCompactReply {
+  readonly cancel?: boolean
+  readonly summary?: string
+}
+export interface ListToolsReply {
+  readonly tools?: ReadonlyArray<ToolDeclaration>
+}
+export interface InvokeToolReply {
+  readonly result?: unknown
+  readonly is_error?: boolean
+}
+export type SessionReply = { readonly [K in never]: never }
+
+export interface ReplyByEvent {
+  readonly tool_call: ToolCallReply
+  readonly tool_result: ToolResultReply
+  readonly context: ContextReply
+  readonly before_agent_start: BeforeAgentStartReply
+  readonly before_compact: BeforeCompactReply
+  readonly list_tools: ListToolsReply
+  readonly invoke_tool: InvokeToolReply
+  readonly session_start: SessionReply
+  readonly session_end: SessionReply
+}
+export type ReplyOf<E extends EventName> = ReplyByEvent[E]
+export type Reply = ReplyByEvent[EventName]
+
+/** A reply that is not a JSON object, or whose fields for this event have the wrong type. */
+export class MalformedReply extends Schema.TaggedError<MalformedReply>()("MalformedReply", {
+  event: Schema.String,
+  /** The offending field (`block`, `tools[1].name`), or "" when the reply as a whole is wrong. */
+  path: Schema.String,
+  expected: Schema.String,
+  got: Schema.String
+}) {
+  override get message(): string {
+    return this.path === ""
+      ? `reply: expected ${this.expected}, got ${this.got}`
+      : `${this.path}: expected ${this.expected}, got ${this.got}`
+  }
+}
+
+/** A decoded reply plus the known fields that belong to other events (ignored, but audited). */
+export interface DecodedReply<E extends EventName> {
+  readonly reply: ReplyOf<E>
+  readonly ignored: ReadonlyArray<string>
+}
+
+interface Field {
+  readonly expected: string
+  readonly check: (u: unknown) => string | undefined // undefined = ok, else the sub-path that failed ("" = the field itself)
+}
+
+const is = <S extends Schema.Top>(schema: S) => {
+  const guard = Schema.is(schema)
+  return (u: unknown): string | undefined => (guard(u) ? undefined : "")
+}
+const bool: Field = { expected: "boolean", check: is(Schema.Boolean) }
+const str: Field = { expected: "string", check: is(Schema.String) }
+const obj: Field = { expected: "object", check: (u) => (isJsonObject(u) ? undefined : "") }
+const anyJson: Field = { expected: "any JSON value", check: () => undefined }
+const indices: Field = {
+  expected: "array of integer indices",
+  check: (u) => {
+    if (!Array.isArray(u)) return ""
+    const bad = u.findIndex((i) => !Number.isSafeInteger(i))
+    return bad === -1 ? undefined : `[${bad}]`
+  }
+}
+const toolFields = {
+  name: { expected: "non-empty string", check: is(Schema.NonEmptyString) },
+  description: str,
+  input_schema: obj
+} as const
+const tools: Field = {
+  expected: "array of {name, description, input_schema}",
+  check: (u) => {
+    if (!Array.isArray(u)) return ""
+    for (let i = 0; i < u.length; i++) {
+      const t: unknown = u[i]
+      if (!isJsonObject(t)) return `[${i}]`
+      for (const [k, f] of Object.entries(toolFields)) {
+        if (f.check(t[k]) !== undefined) return `[${i}].${k}`
+      }
+    }
+    return undefined
+  }
+}
+
+/** The fields that count, per event (DESIGN §2). */
+export const ReplyFields: { readonly [E in EventName]: { readonly [K in keyof ReplyByEvent[E]]-?: Field } } = {
+  tool_call: { block: bool, ask: bool, reason: str, args: obj },
+  tool_result: { content: str, is_error: bool },
+  context: { keep: indices },
+  before_agent_start: { system: str },
+  before_compact: { cancel: bool, summary: str },
+  list_tools: { tools },
+  invoke_tool: { result: anyJson, is_error: bool },
+  session_start: {},
+  session_end: {}
+}
+
+/** Every field that counts for some event. A known field in the wrong event's reply is ignored and noted. */
+export const KnownReplyFields: ReadonlySet<string> = new Set(
+  Object.values(ReplyFields).flatMap((fields) => Object.keys(fields))
+)
+
+const nestedField = (path: string, sub: string, field: Field): { expected: string } => {
+  if (sub === "") return field
+  if (sub.endsWith(".name")) return toolFields.name
+  if (sub.endsWith(".description")) return toolFields.description
+  if (sub.endsWith(".input_schema")) return toolFields.input_schema
+  return { expected: path === "keep" ? "integer" : "object" }
+}
+
+const preview = (u: unknown, at: string): string => {
+  const text = JSON.stringify(u) ?? String(u)
+  return text.length > 80 ? `${text.slice(0, 77)}...` : text
+}
+
+const at = (u: unknown, sub: string): unknown => {
+  // Walk "[1].name" style sub-paths, to show the offending value.
+  let cur: unknown = u
+  for (const m of sub.matchAll(/\[(\d+)\]|\.([A-Za-z_]+)/g)) {
+    if (m[1] !== undefined && Array.isArray(cur)) cur = cur[Number(m[1])]
+    else if (m[2] !== undefined && isJsonObject(cur)) cur = cur[m[2]]
+  }
+  return cur
+}
+
+const kindOf = (u: unknown): string =>
+  u === null ? "null" : Array.isArray(u) ? `array ${preview(u, "")}` : typeof u === "object" ? "object" : preview(u, "")
+
+/**
+ * Decode one reply for `event`. Unknown fields are ignored; `null` counts as absent (what `jq` writes for a
+ * missing value). Known fields of other events are ignored and listed in `ignored`.
+ */
+export const decodeReply = <E extends EventName>(
+  event: E,
+  input: unknown
+): Result.Result<DecodedReply<E>, MalformedReply> => {
+  if (!isJsonObject(input)) {
+    return Result.fail(new MalformedReply({ event, path: "", expected: "a JSON object", got: kindOf(input) }))
+  }
+  const fields: Record<string, Field> = ReplyFields[event]
+  const reply: Record<string, unknown> = {}
+  const ignored: Array<string> = []
+  for (const key of Object.keys(input)) {
+    const value = input[key]
+    const field = fields[key]
+    if (field === undefined) {
+      if (KnownReplyFields.has(key)) ignored.push(key)
+      continue
+    }
+    if (value === null) continue
+    const sub = field.check(value)
+    if (sub !== undefined) {
+      return Result.fail(
+        new MalformedReply({
+          event,
+          path: `${key}${sub}`,
+          expected: nestedField(key, sub, field).expected,
+          got: kindOf(at(value, sub))
+        })
+      )
+    }
+    reply[key] = value
+  }
+  ignored.sort()
+  // The checks above establish exactly the shape ReplyOf<E> describes.
+  return Result.succeed({ reply: reply as ReplyOf<E>, ignored })
+}

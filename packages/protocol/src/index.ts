@@ -1,0 +1,7 @@
+export * from "./Config.ts"
+export * from "./Event.ts"
+export * as Framing from "./Framing.ts"
+export * from "./Json.ts"
+export * from "./Reply.ts"
+export * from "./Request.ts"
+export * from "./Tool.ts"
