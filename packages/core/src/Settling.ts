@@ -1,0 +1,102 @@
+import { jsonEquals } from "@abhed/protocol"
+import { Effect, type Reducer } from "effect"
+import type { Named } from "./Named.ts"
+import { NameOrder, sortByName } from "./Named.ts"
+
+/**
+ * Settling rewrites (DESIGN §3). A rewrite (`tool_call` args, `tool_result` content) is a proposal. Each round
+ * fans the current payload out to every subscriber; when nobody proposes anything different, every subscriber
+ * has seen exactly what will run. Otherwise the lowest-named proposer's value is adopted and another round
+ * starts. Picking by name (not by arrival) keeps the outcome independent of load order and timing; requiring a
+ * quiet round means no extension judged a payload other than the one that runs.
+ */
+
+export type SettleStep<P> =
+  | { readonly _tag: "Settled" }
+  | { readonly _tag: "Next"; readonly payload: P; readonly proposer: string }
+
+/** Proposals equal to `current` (as JSON, key order irrelevant) or undefined are not proposals. */
+export const settleStep = <P>(current: P, proposals: ReadonlyArray<Named<P | undefined>>): SettleStep<P> => {
+  for (const { name, value } of sortByName(proposals)) {
+    if (value !== undefined && !jsonEquals(value, current)) return { _tag: "Next", payload: value, proposer: name }
+  }
+  return { _tag: "Settled" }
+}
+
+/** Names of the subscribers whose proposal differs from `current`, sorted. */
+export const proposersOf = <P>(current: P, proposals: ReadonlyArray<Named<P | undefined>>): ReadonlyArray<string> =>
+  proposals
+    .filter((p) => p.value !== undefined && !jsonEquals(p.value, current))
+    .map((p) => p.name)
+    .sort(NameOrder)
+
+/** One subscriber's reply in one round: its proposal (undefined = none) and its value (e.g. its verdict). */
+export interface RoundReply<P, V> {
+  readonly name: string
+  readonly proposal: P | undefined
+  readonly value: V
+}
+
+export type SettleOutcome<P, V> =
+  /** A round with no differing proposal: `payload` is what every subscriber saw in that round. */
+  | { readonly _tag: "Settled"; readonly payload: P; readonly rounds: number; readonly value: V }
+  /** `stop(value)` became true (a deny): ended at once. `payload` is the one fanned out in the last round. */
+  | { readonly _tag: "Stopped"; readonly payload: P; readonly rounds: number; readonly value: V }
+  /**
+   * Still proposing after `maxRounds` rounds: the caller must fail closed. `payload` is the one fanned out in the
+   * last round (not the unadopted proposal); `proposers` are that round's proposers, sorted.
+   */
+  | {
+    readonly _tag: "Unsettled"
+    readonly payload: P
+    readonly rounds: number
+    readonly value: V
+    readonly proposers: ReadonlyArray<string>
+  }
+
+export interface SettleOptions<P, V> {
+  readonly initial: P
+  /** Accumulates the value over all replies of all rounds; must be commutative for order independence. */
+  readonly reducer: Reducer.Reducer<V>
+  /** Ends the rounds at once when true, e.g. `(v) => v.level === "deny"`. */
+  readonly stop: (value: V) => boolean
+  /** Rounds in total; values below 1 count as 1 (a call is always shown to its subscribers at least once). */
+  readonly maxRounds: number
+}
+
+/** The settling driver. Round numbers start at 1. The stop check comes after each round, before settling. */
+export const settleEffect = <P, V, E, R>(
+  options: SettleOptions<P, V> & {
+    readonly round: (payload: P, round: number) => Effect.Effect<ReadonlyArray<RoundReply<P, V>>, E, R>
+  }
+): Effect.Effect<SettleOutcome<P, V>, E, R> =>
+  Effect.gen(function*() {
+    const { reducer, stop } = options
+    const maxRounds = Math.max(1, Math.floor(options.maxRounds))
+    let payload = options.initial
+    let value = reducer.initialValue
+    for (let round = 1;; round++) {
+      const replies = yield* options.round(payload, round)
+      value = reducer.combine(value, reducer.combineAll(replies.map((r) => r.value)))
+      if (stop(value)) return { _tag: "Stopped", payload, rounds: round, value }
+      const proposals = replies.map((r) => ({ name: r.name, value: r.proposal }))
+      const step = settleStep(payload, proposals)
+      if (step._tag === "Settled") return { _tag: "Settled", payload, rounds: round, value }
+      if (round >= maxRounds) {
+        return { _tag: "Unsettled", payload, rounds: round, value, proposers: proposersOf(payload, proposals) }
+      }
+      payload = step.payload
+    }
+  })
+
+/** The pure version: the same driver run synchronously, so tests of `settle` test the code the host runs. */
+export const settle = <P, V>(
+  options: SettleOptions<P, V> & {
+    readonly round: (payload: P, round: number) => ReadonlyArray<RoundReply<P, V>>
+  }
+): SettleOutcome<P, V> =>
+  Effect.runSync(settleEffect({ ...options, round: (payload, round) => Effect.sync(() => options.round(payload, round)) }))
+
+/** The reason a `tool_call` is denied when its args did not settle (DESIGN §3, fail closed). */
+export const unsettledReason = (proposers: ReadonlyArray<string>): string =>
+  `rewrites did not settle: ${proposers.join(", ")}`
