@@ -1,0 +1,95 @@
+import { Context, Effect, FileSystem, Layer, Ref, Schema, Semaphore } from "effect"
+
+/**
+ * One record per dispatch (DESIGN §6). Extension entries are sorted by name, so identical inputs give identical
+ * records except for the timing fields (`latency_ms`, `duration_ms`).
+ */
+export type ExchangeStatus =
+  | "replied"
+  | "timed_out"
+  | "exited"
+  | "malformed"
+  | "unsolicited"
+  | "too_long"
+  | "dead"
+  | "not_subscribed"
+
+export interface AuditExchange {
+  readonly extension: string
+  readonly status: ExchangeStatus
+  readonly latency_ms: number
+  /** The decoded reply, when the extension replied. */
+  readonly reply?: unknown
+  /** Known reply fields that belong to other events (ignored). */
+  readonly ignored?: ReadonlyArray<string>
+  /** Why the exchange failed, when it did. */
+  readonly error?: string
+}
+
+export interface AuditRound {
+  readonly round: number
+  readonly exchanges: ReadonlyArray<AuditExchange>
+}
+
+export interface AuditRecord {
+  readonly seq: number
+  readonly event: string
+  readonly call_id: string | undefined
+  readonly rounds: ReadonlyArray<AuditRound>
+  readonly outcome: unknown
+  /** Anything else worth keeping: rejected tools, out-of-range keep indices, the policy decision. */
+  readonly notes: ReadonlyArray<string>
+  readonly duration_ms: number
+}
+
+export class AuditWriteError extends Schema.TaggedError<AuditWriteError>()("AuditWriteError", {
+  path: Schema.String,
+  detail: Schema.String
+}) {}
+
+export class AuditLog extends Context.Service<AuditLog, {
+  readonly record: (record: AuditRecord) => Effect.Effect<void>
+  /** Records kept in memory (empty for sinks that keep nothing). */
+  readonly entries: Effect.Effect<ReadonlyArray<AuditRecord>>
+}>()("@abhed/host/AuditLog") {
+  /** Keeps every record in memory: for tests, the CLI and short sessions. */
+  static readonly layerMemory = Layer.effect(
+    AuditLog,
+    Effect.gen(function*() {
+      const ref = yield* Ref.make<ReadonlyArray<AuditRecord>>([])
+      return AuditLog.of({
+        record: (r) => Ref.update(ref, (all) => [...all, r]),
+        entries: Ref.get(ref)
+      })
+    })
+  )
+
+  /** Discards every record. */
+  static readonly layerNone = Layer.succeed(AuditLog, AuditLog.of({ record: () => Effect.void, entries: Effect.succeed([]) }))
+
+  /**
+   * Appends one JSON line per record to `path`. The file is opened once for the layer's lifetime. A write that
+   * fails is logged and does not fail the dispatch: the audit trail must never take the agent down.
+   */
+  static readonly layerJsonl = (path: string) =>
+    Layer.effect(
+      AuditLog,
+      Effect.gen(function*() {
+        const fs = yield* FileSystem.FileSystem
+        const file = yield* fs.open(path, { flag: "a" }).pipe(
+          Effect.mapError((e) => new AuditWriteError({ path, detail: e.message }))
+        )
+        const encoder = new TextEncoder()
+        // Concurrent dispatches finish concurrently: one writer at a time keeps every line whole.
+        const lock = yield* Semaphore.make(1)
+        return AuditLog.of({
+          record: (r) =>
+            file.writeAll(encoder.encode(`${JSON.stringify(r)}\n`)).pipe(
+              Effect.catch((e) => Effect.logWarning(`audit log ${path}: ${e.message}`)),
+              lock.withPermit
+            ),
+          entries: Effect.succeed([])
+        })
+      })
+    )
+}

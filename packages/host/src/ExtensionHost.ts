@@ -1,0 +1,500 @@
+import {
+  ask as askVerdict,
+  combineCompact,
+  combineKeep,
+  combineSystem,
+  combineTools,
+  decide,
+  deny as denyVerdict,
+  evaluatePolicy,
+  fromToolCallReply,
+  IsErrorReducer,
+  join,
+  none,
+  settleEffect,
+  VerdictReducer,
+  type AcceptedTool,
+  type FinalDecision,
+  type Named,
+  type PolicyHook,
+  type Reason,
+  type RejectedTool,
+  type RoundReply,
+  type Verdict
+} from "@abhed/core"
+import {
+  Defaults,
+  Framing,
+  type Config,
+  type EventName,
+  type JsonObject,
+  type PolicyConfig,
+  type ReplyOf,
+  type RequestOf,
+  type ToolDeclaration
+} from "@abhed/protocol"
+import { Clock, Context, Effect, Layer, Metric, Ref, Schema, type Scope, Stream } from "effect"
+import { AuditLog, type AuditExchange, type AuditRound, type ExchangeStatus } from "./AuditLog.ts"
+import { subscribes, type EncodedRequest, type Extension, type ExtensionStatus } from "./Extension.ts"
+import { describeDeathCause, deathCauseOf, type ExtensionError } from "./ExtensionError.ts"
+
+// ---------------------------------------------------------------------------------------------------------------
+// Outcomes: what the agent gets back, one type per event (DESIGN §2–§3)
+
+export interface ToolCallInput {
+  readonly tool: string
+  readonly args: JsonObject
+  readonly call_id?: string | undefined
+}
+export interface ToolCallOutcome {
+  readonly decision: FinalDecision
+  readonly reasons: ReadonlyArray<Reason>
+  /** The settled args: what every subscriber saw in the last round, and what the tool must run with. */
+  readonly args: JsonObject
+  readonly rounds: number
+}
+
+export interface ToolResultInput {
+  readonly tool: string
+  readonly args: JsonObject
+  readonly content: string
+  readonly is_error: boolean
+  readonly call_id?: string | undefined
+}
+export interface ToolResultOutcome {
+  readonly content: string
+  readonly is_error: boolean
+  readonly rounds: number
+}
+
+export interface ContextOutcome {
+  readonly keep: ReadonlyArray<number>
+  readonly messages: ReadonlyArray<unknown>
+}
+export interface SystemOutcome {
+  readonly system: string
+}
+export interface CompactOutcome {
+  readonly cancel: boolean
+  /** The supplied summary, or null: the agent writes its own. */
+  readonly summary: string | null
+}
+export interface ToolsOutcome {
+  readonly accepted: ReadonlyArray<AcceptedTool>
+  readonly rejected: ReadonlyArray<RejectedTool>
+}
+export interface InvokeToolInput {
+  readonly tool: string
+  readonly args: JsonObject
+  readonly call_id?: string | undefined
+}
+export interface InvokeToolOutcome {
+  readonly result: unknown
+  readonly is_error: boolean
+}
+
+export class UnknownTool extends Schema.TaggedError<UnknownTool>()("UnknownTool", { tool: Schema.String }) {
+  override get message() {
+    return `no extension provides the tool "${this.tool}"`
+  }
+}
+
+export class ToolOwnerUnavailable extends Schema.TaggedError<ToolOwnerUnavailable>()("ToolOwnerUnavailable", {
+  tool: Schema.String,
+  extension: Schema.String,
+  cause: Schema.String
+}) {
+  override get message() {
+    return `tool "${this.tool}": extension ${this.extension} unavailable: ${this.cause}`
+  }
+}
+
+export class ExtensionHost extends Context.Service<ExtensionHost, {
+  readonly toolCall: (call: ToolCallInput) => Effect.Effect<ToolCallOutcome>
+  readonly toolResult: (result: ToolResultInput) => Effect.Effect<ToolResultOutcome>
+  readonly context: (messages: ReadonlyArray<unknown>) => Effect.Effect<ContextOutcome>
+  readonly beforeAgentStart: (system: string) => Effect.Effect<SystemOutcome>
+  readonly beforeCompact: (messages: ReadonlyArray<unknown>) => Effect.Effect<CompactOutcome>
+  /** Asks the subscribers again (the startup answer is in `tools`). */
+  readonly listTools: Effect.Effect<ToolsOutcome>
+  /** The tools accepted at startup, after collisions. */
+  readonly tools: Effect.Effect<ReadonlyArray<AcceptedTool>>
+  readonly invokeTool: (call: InvokeToolInput) => Effect.Effect<InvokeToolOutcome, UnknownTool | ToolOwnerUnavailable>
+  readonly status: Effect.Effect<ReadonlyArray<ExtensionStatus>>
+}>()("@abhed/host/ExtensionHost") {}
+
+export interface HostOptions {
+  readonly sessionId: string
+  readonly policy?: PolicyConfig | undefined
+  readonly policyHooks?: ReadonlyArray<PolicyHook> | undefined
+  readonly maxRewriteRounds?: number | undefined
+  readonly builtinTools?: ReadonlyArray<string> | undefined
+}
+
+/** HostOptions from a decoded config file, for the layers that take one. */
+export const optionsFromConfig = (
+  config: Config,
+  options: { readonly sessionId: string; readonly policyHooks?: ReadonlyArray<PolicyHook> | undefined }
+): HostOptions => ({
+  sessionId: options.sessionId,
+  policy: config.policy,
+  policyHooks: options.policyHooks,
+  maxRewriteRounds: config.max_rewrite_rounds,
+  builtinTools: config.builtin_tools
+})
+
+// ---------------------------------------------------------------------------------------------------------------
+// Metrics (effect's own): dispatches and their latency per event, deaths per cause
+
+const dispatches = Metric.counter("abhed_dispatch_total", { description: "events dispatched to extensions", incremental: true })
+const dispatchLatency = Metric.timer("abhed_dispatch_latency", { description: "time to decide one event" })
+const deaths = Metric.counter("abhed_extension_deaths_total", { description: "extensions marked dead", incremental: true })
+
+// ---------------------------------------------------------------------------------------------------------------
+// Exchanges: one extension's part of one round
+
+interface Exchange<E extends EventName> {
+  readonly extension: Extension
+  readonly status: ExchangeStatus
+  readonly reply: ReplyOf<E> | undefined
+  readonly audit: AuditExchange
+  /** "extension X unavailable: cause", for on_failure. */
+  readonly failure: string | undefined
+}
+
+const statusOf = (error: ExtensionError): ExchangeStatus => {
+  switch (error._tag) {
+    case "ExtensionTimeout":
+      return "timed_out"
+    case "ExtensionExited":
+      return "exited"
+    case "MalformedReply":
+      return "malformed"
+    case "UnsolicitedOutput":
+      return "unsolicited"
+    case "ReplyTooLong":
+      return "too_long"
+    case "SpawnFailed":
+    case "ExtensionDead":
+      return "dead"
+  }
+}
+
+const causeText = (error: ExtensionError): string =>
+  error._tag === "ExtensionDead" ? error.cause : describeDeathCause(deathCauseOf(error))
+
+const byName = (a: { readonly name: string }, b: { readonly name: string }) =>
+  a.name < b.name ? -1 : a.name > b.name ? 1 : 0
+
+const exchange = <E extends EventName>(extension: Extension, request: EncodedRequest<E>) =>
+  Effect.gen(function*() {
+    const start = yield* Clock.currentTimeMillis
+    const result = yield* Effect.result(extension.send(request))
+    const latency_ms = (yield* Clock.currentTimeMillis) - start
+    if (result._tag === "Success") {
+      const { ignored, reply } = result.success
+      const audit: AuditExchange = ignored.length > 0
+        ? { extension: extension.name, status: "replied", latency_ms, reply, ignored }
+        : { extension: extension.name, status: "replied", latency_ms, reply }
+      return { extension, status: "replied", reply, audit, failure: undefined } satisfies Exchange<E>
+    }
+    const error = result.failure
+    const status = statusOf(error)
+    if (error._tag !== "ExtensionDead") {
+      yield* Metric.update(Metric.withAttributes(deaths, { cause: deathCauseOf(error)._tag }), 1)
+      yield* Effect.logWarning(`extension ${extension.name} marked dead: ${error.message}`)
+    }
+    const cause = causeText(error)
+    return {
+      extension,
+      status,
+      reply: undefined,
+      audit: { extension: extension.name, status, latency_ms, error: cause },
+      failure: `extension ${extension.name} unavailable: ${cause}`
+    } satisfies Exchange<E>
+  })
+
+// ---------------------------------------------------------------------------------------------------------------
+
+/**
+ * The host over a set of extensions (process-backed or fakes). Runs the startup handshake (session_start, then
+ * list_tools) and returns the service. Extensions are owned by the caller's scope.
+ */
+export const make = Effect.fnUntraced(function*(
+  extensionsInput: ReadonlyArray<Extension>,
+  options: HostOptions
+) {
+  const audit = yield* AuditLog
+  // Canonical order is name order (DESIGN §3): config order never reaches any outcome or record.
+  const extensions = [...extensionsInput].sort(byName)
+  const policy = options.policy ?? Defaults.policy
+  const hooks = options.policyHooks ?? []
+  const maxRounds = options.maxRewriteRounds ?? Defaults.max_rewrite_rounds
+  const builtin = options.builtinTools ?? Defaults.builtin_tools
+  const sessionId = options.sessionId
+  const seq = yield* Ref.make(0)
+  const nextSeq = Ref.getAndUpdate(seq, (n) => n + 1)
+  const callIds = yield* Ref.make(0)
+  const callIdOf = (given: string | undefined) =>
+    given !== undefined ? Effect.succeed(given) : Ref.getAndUpdate(callIds, (n) => n + 1).pipe(Effect.map((n) => `c-${n + 1}`))
+
+  /**
+   * One round: the request is encoded once and the same bytes go to every subscriber, all in parallel.
+   * Non-subscribers appear in the audit as `not_subscribed`.
+   */
+  const fanOut = <E extends EventName>(event: E, value: RequestOf<E>) =>
+    Effect.gen(function*() {
+      const request: EncodedRequest<E> = { event, value, bytes: Framing.encodeLine(value) }
+      const subscribers = extensions.filter((x) => subscribes(x.config, event))
+      const exchanges = yield* Stream.fromIterable(subscribers).pipe(
+        Stream.mapEffect((x) => exchange(x, request), { concurrency: "unbounded" }),
+        Stream.runCollect
+      )
+      const sorted = [...exchanges].sort((a, b) => byName(a.extension, b.extension))
+      const skipped: ReadonlyArray<AuditExchange> = extensions
+        .filter((x) => !subscribes(x.config, event))
+        .map((x) => ({ extension: x.name, status: "not_subscribed", latency_ms: 0 }))
+      return { exchanges: sorted, skipped }
+    })
+
+  const auditRound = (
+    round: number,
+    exchanges: ReadonlyArray<{ readonly audit: AuditExchange }>,
+    skipped: ReadonlyArray<AuditExchange>
+  ): AuditRound => ({
+    round,
+    exchanges: [...exchanges.map((x) => x.audit), ...skipped].sort((a, b) =>
+      a.extension < b.extension ? -1 : a.extension > b.extension ? 1 : 0
+    )
+  })
+
+  /** Runs one dispatch with its span, metrics and audit record. */
+  const dispatch = <A>(
+    event: EventName,
+    callId: string | undefined,
+    body: Effect.Effect<{ readonly outcome: A; readonly rounds: ReadonlyArray<AuditRound>; readonly notes: ReadonlyArray<string> }>
+  ): Effect.Effect<A> =>
+    Effect.gen(function*() {
+      const n = yield* nextSeq
+      const start = yield* Clock.currentTimeMillis
+      const { notes, outcome, rounds } = yield* body
+      const duration_ms = (yield* Clock.currentTimeMillis) - start
+      yield* audit.record({ seq: n, event, call_id: callId, rounds, outcome, notes, duration_ms })
+      return outcome
+    }).pipe(
+      Effect.trackDuration(Metric.withAttributes(dispatchLatency, { event })),
+      Effect.tap(() => Metric.update(Metric.withAttributes(dispatches, { event }), 1)),
+      Effect.withSpan(`ExtensionHost.${event}`, { attributes: { event, ...(callId !== undefined ? { call_id: callId } : {}) } })
+    )
+
+  const onFailure = (x: Exchange<EventName>) => (x.failure !== undefined ? x.extension.config.on_failure : "ignore")
+
+  // ---- tool_call: settle the args, join the verdicts over all rounds, then the policy on the settled args
+  const toolCall = (call: ToolCallInput) =>
+    Effect.gen(function*() {
+      const call_id = yield* callIdOf(call.call_id)
+      return yield* dispatch("tool_call", call_id, Effect.gen(function*() {
+        const rounds: Array<AuditRound> = []
+        const outcome = yield* settleEffect<JsonObject, Verdict, never, never>({
+          initial: call.args,
+          reducer: VerdictReducer,
+          stop: (v) => v.level === "deny",
+          maxRounds,
+          round: (args, round) =>
+            Effect.gen(function*() {
+              const value: RequestOf<"tool_call"> = round === 1
+                ? { event: "tool_call", session_id: sessionId, call_id, tool: call.tool, args }
+                : { event: "tool_call", session_id: sessionId, call_id, tool: call.tool, args, round }
+              const { exchanges, skipped } = yield* fanOut("tool_call", value)
+              rounds.push(auditRound(round, exchanges, skipped))
+              return exchanges.map((x): RoundReply<JsonObject, Verdict> => {
+                const mode = onFailure(x)
+                const failure = x.failure ?? ""
+                const verdict = x.reply !== undefined
+                  ? fromToolCallReply(x.extension.name, x.reply)
+                  : mode === "deny"
+                  ? denyVerdict(x.extension.name, failure)
+                  : mode === "ask"
+                  ? askVerdict(x.extension.name, failure)
+                  : none
+                return { name: x.extension.name, proposal: x.reply?.args, value: verdict }
+              })
+            })
+        })
+        const verdict = outcome._tag === "Unsettled"
+          ? join(outcome.value, {
+            level: "deny",
+            reasons: outcome.proposers.map((name) => ({
+              extension: name,
+              reason: `rewrites did not settle: ${outcome.proposers.join(", ")}`
+            }))
+          })
+          : outcome.value
+        const policyDecision = yield* evaluatePolicy(policy, hooks, { tool: call.tool, args: outcome.payload })
+        const decision = decide(policyDecision, verdict)
+        const result: ToolCallOutcome = {
+          decision: decision.decision,
+          reasons: decision.reasons,
+          args: outcome.payload,
+          rounds: outcome.rounds
+        }
+        return {
+          outcome: result,
+          rounds,
+          notes: [`policy: ${policyDecision.level} (${policyDecision.source})`, `settling: ${outcome._tag}`]
+        }
+      }))
+    })
+
+  // ---- tool_result: settle the content; is_error only ever raised; any failing on_failure≠ignore withholds
+  const toolResult = (input: ToolResultInput) =>
+    Effect.gen(function*() {
+      const call_id = yield* callIdOf(input.call_id)
+      return yield* dispatch("tool_result", call_id, Effect.gen(function*() {
+        const rounds: Array<AuditRound> = []
+        const withheldBy: Array<string> = []
+        const outcome = yield* settleEffect<string, boolean, never, never>({
+          initial: input.content,
+          reducer: IsErrorReducer,
+          stop: () => false,
+          maxRounds,
+          round: (content, round) =>
+            Effect.gen(function*() {
+              const value: RequestOf<"tool_result"> = round === 1
+                ? { event: "tool_result", session_id: sessionId, call_id, tool: input.tool, args: input.args, content, is_error: input.is_error }
+                : { event: "tool_result", session_id: sessionId, call_id, tool: input.tool, args: input.args, content, is_error: input.is_error, round }
+              const { exchanges, skipped } = yield* fanOut("tool_result", value)
+              rounds.push(auditRound(round, exchanges, skipped))
+              for (const x of exchanges) if (onFailure(x) !== "ignore" && x.failure !== undefined) withheldBy.push(x.failure)
+              return exchanges.map((x): RoundReply<string, boolean> => ({
+                name: x.extension.name,
+                proposal: x.reply?.content,
+                value: x.reply?.is_error === true
+              }))
+            })
+        })
+        const isError = input.is_error || outcome.value
+        const result: ToolResultOutcome = withheldBy.length > 0
+          ? { content: `[withheld: ${[...new Set(withheldBy)].sort().join("; ")}]`, is_error: true, rounds: outcome.rounds }
+          : outcome._tag === "Unsettled"
+          ? {
+            content: `[withheld: rewrites did not settle: ${outcome.proposers.join(", ")}]`,
+            is_error: true,
+            rounds: outcome.rounds
+          }
+          : { content: outcome.payload, is_error: isError, rounds: outcome.rounds }
+        return { outcome: result, rounds, notes: [`settling: ${outcome._tag}`] }
+      }))
+    })
+
+  /** A single-round event: fan out once, combine the replies in name order. */
+  const single = <E extends EventName, A>(
+    event: E,
+    value: RequestOf<E>,
+    combine: (replies: ReadonlyArray<Named<ReplyOf<E>>>) => { readonly outcome: A; readonly notes: ReadonlyArray<string> }
+  ) =>
+    dispatch(event, undefined, Effect.gen(function*() {
+      const { exchanges, skipped } = yield* fanOut(event, value)
+      const replies: Array<Named<ReplyOf<E>>> = []
+      for (const x of exchanges) if (x.reply !== undefined) replies.push({ name: x.extension.name, value: x.reply })
+      const { notes, outcome } = combine(replies)
+      return { outcome, rounds: [auditRound(1, exchanges, skipped)], notes }
+    }))
+
+  const context = (messages: ReadonlyArray<unknown>) =>
+    single("context", { event: "context", session_id: sessionId, messages }, (replies) => {
+      const { keep, outOfRange } = combineKeep(messages.length, replies)
+      const kept: Array<unknown> = []
+      for (const i of keep) kept.push(messages[i])
+      return {
+        outcome: { keep, messages: kept } satisfies ContextOutcome,
+        notes: outOfRange.map((o) => `${o.extension}: keep indices out of range ignored: ${o.indices.join(", ")}`)
+      }
+    })
+
+  const beforeAgentStart = (system: string) =>
+    single("before_agent_start", { event: "before_agent_start", session_id: sessionId, system }, (replies) => ({
+      outcome: { system: combineSystem(system, replies) } satisfies SystemOutcome,
+      notes: []
+    }))
+
+  const beforeCompact = (messages: ReadonlyArray<unknown>) =>
+    single("before_compact", { event: "before_compact", session_id: sessionId, messages }, (replies) => {
+      const { cancel, cancelledBy, summary } = combineCompact(replies)
+      return {
+        outcome: { cancel, summary: cancel ? null : summary } satisfies CompactOutcome,
+        notes: cancel ? [`cancelled by ${cancelledBy.join(", ")}`] : []
+      }
+    })
+
+  const listTools = single("list_tools", { event: "list_tools", session_id: sessionId }, (replies) => {
+    const outcome = combineTools(builtin, replies)
+    return {
+      outcome: outcome satisfies ToolsOutcome,
+      notes: outcome.rejected.map((r) =>
+        `tool "${r.name}" rejected for ${r.extensions.join(", ")}: ${
+          r.reason === "builtin" ? "collides with a built-in tool" : "declared more than once"
+        }`
+      )
+    }
+  })
+
+  // ---- startup: session_start, then list_tools (DESIGN §4 lifecycle)
+  yield* single("session_start", { event: "session_start", session_id: sessionId }, () => ({ outcome: {}, notes: [] }))
+  const startupTools = yield* listTools
+  const tools = yield* Ref.make<ReadonlyArray<AcceptedTool>>(startupTools.accepted)
+
+  const invokeTool = (call: InvokeToolInput) =>
+    Effect.gen(function*() {
+      const accepted = yield* Ref.get(tools)
+      const entry = accepted.find((t) => t.tool.name === call.tool)
+      if (entry === undefined) return yield* new UnknownTool({ tool: call.tool })
+      const owner = extensions.find((x) => x.name === entry.extension)
+      if (owner === undefined) return yield* new UnknownTool({ tool: call.tool })
+      const call_id = yield* callIdOf(call.call_id)
+      const value: RequestOf<"invoke_tool"> = {
+        event: "invoke_tool",
+        session_id: sessionId,
+        call_id,
+        tool: call.tool,
+        args: call.args
+      }
+      // Routed to the one owner only, whatever its `events` say: it declared the tool.
+      const result = yield* dispatch("invoke_tool", call_id, Effect.gen(function*() {
+        const x = yield* exchange(owner, { event: "invoke_tool", value, bytes: Framing.encodeLine(value) })
+        const outcome = x.reply !== undefined
+          ? { _tag: "ok" as const, result: x.reply.result ?? null, is_error: x.reply.is_error === true }
+          : { _tag: "failed" as const, cause: x.audit.error ?? x.status }
+        return { outcome, rounds: [auditRound(1, [x], [])], notes: [] }
+      }))
+      if (result._tag === "failed") {
+        return yield* new ToolOwnerUnavailable({ tool: call.tool, extension: owner.name, cause: result.cause })
+      }
+      return { result: result.result, is_error: result.is_error } satisfies InvokeToolOutcome
+    })
+
+  return ExtensionHost.of({
+    toolCall,
+    toolResult,
+    context,
+    beforeAgentStart,
+    beforeCompact,
+    listTools,
+    tools: Ref.get(tools),
+    invokeTool,
+    status: Effect.forEach(extensions, (x) => x.status)
+  })
+})
+
+/** Build the service from already-acquired extensions (fakes, or your own). */
+export const layerFromExtensions = (
+  extensions: Effect.Effect<ReadonlyArray<Extension>, never, Scope.Scope>,
+  options: HostOptions
+): Layer.Layer<ExtensionHost, never, AuditLog> =>
+  Layer.effect(ExtensionHost, Effect.flatMap(extensions, (xs) => make(xs, options)))
+
+/**
+ * A plain mock of the service for agent tests: give the members you use; calling a missing one is a defect.
+ */
+export const layerMock = (service: Partial<ExtensionHost["Service"]>): Layer.Layer<ExtensionHost> =>
+  Layer.mock(ExtensionHost, service)
