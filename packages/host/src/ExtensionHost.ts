@@ -109,7 +109,8 @@ export class ToolOwnerUnavailable extends Schema.TaggedError<ToolOwnerUnavailabl
   }
 }
 
-export class ExtensionHost extends Context.Service<ExtensionHost, {
+/** What the agent calls: one method per event (DESIGN §2). */
+export interface ExtensionHostShape {
   readonly toolCall: (call: ToolCallInput) => Effect.Effect<ToolCallOutcome>
   readonly toolResult: (result: ToolResultInput) => Effect.Effect<ToolResultOutcome>
   readonly context: (messages: ReadonlyArray<unknown>) => Effect.Effect<ContextOutcome>
@@ -121,7 +122,7 @@ export class ExtensionHost extends Context.Service<ExtensionHost, {
   readonly tools: Effect.Effect<ReadonlyArray<AcceptedTool>>
   readonly invokeTool: (call: InvokeToolInput) => Effect.Effect<InvokeToolOutcome, UnknownTool | ToolOwnerUnavailable>
   readonly status: Effect.Effect<ReadonlyArray<ExtensionStatus>>
-}>()("@abhed/host/ExtensionHost") {}
+}
 
 export interface HostOptions {
   readonly sessionId: string
@@ -220,10 +221,10 @@ const exchange = <E extends EventName>(extension: Extension, request: EncodedReq
  * The host over a set of extensions (process-backed or fakes). Runs the startup handshake (session_start, then
  * list_tools) and returns the service. Extensions are owned by the caller's scope.
  */
-export const make = Effect.fnUntraced(function*(
+export const make = (
   extensionsInput: ReadonlyArray<Extension>,
   options: HostOptions
-) {
+): Effect.Effect<ExtensionHostShape, never, AuditLog> => Effect.gen(function*() {
   const audit = yield* AuditLog
   // Canonical order is name order (DESIGN §3): config order never reaches any outcome or record.
   const extensions = [...extensionsInput].sort(byName)
@@ -473,7 +474,7 @@ export const make = Effect.fnUntraced(function*(
       return { result: result.result, is_error: result.is_error } satisfies InvokeToolOutcome
     })
 
-  return ExtensionHost.of({
+  return {
     toolCall,
     toolResult,
     context,
@@ -483,18 +484,24 @@ export const make = Effect.fnUntraced(function*(
     tools: Ref.get(tools),
     invokeTool,
     status: Effect.forEach(extensions, (x) => x.status)
-  })
+  } satisfies ExtensionHostShape
 })
 
 /** Build the service from already-acquired extensions (fakes, or your own). */
-export const layerFromExtensions = (
+const layerFromExtensions = (
   extensions: Effect.Effect<ReadonlyArray<Extension>, never, Scope.Scope>,
   options: HostOptions
 ): Layer.Layer<ExtensionHost, never, AuditLog> =>
   Layer.effect(ExtensionHost, Effect.flatMap(extensions, (xs) => make(xs, options)))
 
 /**
- * A plain mock of the service for agent tests: give the members you use; calling a missing one is a defect.
+ * The extension host service. Layers:
+ * - `ExtensionHost.layerFromExtensions(acquire, options)`: over extensions you acquire (fakes, or your own);
+ * - `ExtensionHost.layerMock(partial)`: a plain mock for agent tests (a missing member is a defect when called).
  */
-export const layerMock = (service: Partial<ExtensionHost["Service"]>): Layer.Layer<ExtensionHost> =>
-  Layer.mock(ExtensionHost, service)
+export class ExtensionHost extends Context.Service<ExtensionHost, ExtensionHostShape>()("@abhed/host/ExtensionHost") {
+  static readonly make = make
+  static readonly layerFromExtensions = layerFromExtensions
+  static readonly layerMock = (service: Partial<ExtensionHostShape>): Layer.Layer<ExtensionHost> =>
+    Layer.mock(ExtensionHost, service)
+}
