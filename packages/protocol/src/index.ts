@@ -1,4 +1,7 @@
 export * from "./Config.ts"
+export * from "./ConfigDecoder.ts"
+export * from "./ConfigError.ts"
+export * from "./ConfigSchema.ts"
 export * from "./Event.ts"
 export * as Framing from "./Framing.ts"
 export * from "./Json.ts"
