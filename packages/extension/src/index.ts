@@ -1,0 +1,1 @@
+export * as Extension from "./Extension.ts"
