@@ -138,7 +138,7 @@ const nestedField = (path: string, sub: string, field: Field): { expected: strin
   return { expected: path === "keep" ? "integer" : "object" }
 }
 
-const preview = (u: unknown, at: string): string => {
+const preview = (u: unknown): string => {
   const text = JSON.stringify(u) ?? String(u)
   return text.length > 80 ? `${text.slice(0, 77)}...` : text
 }
@@ -154,7 +154,15 @@ const at = (u: unknown, sub: string): unknown => {
 }
 
 const kindOf = (u: unknown): string =>
-  u === null ? "null" : Array.isArray(u) ? `array ${preview(u, "")}` : typeof u === "object" ? "object" : preview(u, "")
+  u === undefined
+    ? "nothing"
+    : u === null
+    ? "null"
+    : Array.isArray(u)
+    ? `array ${preview(u)}`
+    : typeof u === "object"
+    ? "object"
+    : preview(u)
 
 /**
  * Decode one reply for `event`. Unknown fields are ignored; `null` counts as absent (what `jq` writes for a
@@ -172,7 +180,8 @@ export const decodeReply = <E extends EventName>(
   const ignored: Array<string> = []
   for (const key of Object.keys(input)) {
     const value = input[key]
-    const field = fields[key]
+    // Own keys only: a reply key like "toString" or "__proto__" must not find Object.prototype's members.
+    const field = Object.hasOwn(fields, key) ? fields[key] : undefined
     if (field === undefined) {
       if (KnownReplyFields.has(key)) ignored.push(key)
       continue

@@ -1,0 +1,181 @@
+import { describe, expect, it } from "@effect/vitest"
+import { Result } from "effect"
+import * as fc from "fast-check"
+import { decodeReply, type EventName, EventNames, KnownReplyFields, ReplyFields } from "../src/index.ts"
+
+const ok = <E extends EventName>(event: E, input: unknown) => {
+  const r = decodeReply(event, input)
+  if (Result.isFailure(r)) throw new Error(`expected success, got: ${r.failure.message}`)
+  return r.success
+}
+const malformed = (event: EventName, input: unknown) => {
+  const r = decodeReply(event, input)
+  if (Result.isSuccess(r)) throw new Error(`expected MalformedReply, got ${JSON.stringify(r.success)}`)
+  return r.failure
+}
+
+/** A valid, non-empty reply for every event, with every field that counts. */
+const valid: { readonly [E in EventName]: object } = {
+  tool_call: { block: true, ask: false, reason: "no", args: { command: "ls" } },
+  tool_result: { content: "redacted", is_error: true },
+  context: { keep: [0, 2, 5] },
+  before_agent_start: { system: "Be careful." },
+  before_compact: { cancel: false, summary: "Working on ABC-123." },
+  list_tools: { tools: [{ name: "weather", description: "Weather now", input_schema: { type: "object" } }] },
+  invoke_tool: { result: { temp: 21 }, is_error: false },
+  session_start: {},
+  session_end: {}
+}
+
+describe("decodeReply", () => {
+  it.each(EventNames)("%s: a valid reply decodes to itself, nothing ignored", (event) => {
+    expect(ok(event, valid[event])).toEqual({ reply: valid[event], ignored: [] })
+  })
+
+  it.each(EventNames)("%s: {} is no opinion", (event) => {
+    expect(ok(event, {})).toEqual({ reply: {}, ignored: [] })
+  })
+
+  it.each(EventNames)("%s: unknown fields are ignored and not listed", (event) => {
+    expect(ok(event, { ...valid[event], future_field: 1, x: { y: [1] } })).toEqual({
+      reply: valid[event],
+      ignored: []
+    })
+  })
+
+  it.each(EventNames)("%s: known fields of other events are ignored and listed, sorted", (event) => {
+    const own = new Set(Object.keys(ReplyFields[event]))
+    const foreign = [...KnownReplyFields].filter((k) => !own.has(k))
+    const input = Object.fromEntries(foreign.map((k) => [k, 1]))
+    const decoded = ok(event, input)
+    expect(decoded.reply).toEqual({})
+    expect(decoded.ignored).toEqual([...foreign].sort())
+  })
+
+  it("keep in a tool_call reply is ignored and listed; the rest counts", () => {
+    expect(ok("tool_call", { block: true, keep: [1], summary: 3 })).toEqual({
+      reply: { block: true },
+      ignored: ["keep", "summary"]
+    })
+  })
+
+  it("a foreign known field with a wrong type does not make a reply malformed", () => {
+    expect(ok("context", { block: "yes", keep: [0] })).toEqual({ reply: { keep: [0] }, ignored: ["block"] })
+  })
+
+  it.each(EventNames)("%s: null fields count as absent", (event) => {
+    const nulls = Object.fromEntries(Object.keys(ReplyFields[event]).map((k) => [k, null]))
+    expect(ok(event, nulls)).toEqual({ reply: {}, ignored: [] })
+  })
+
+  it("{\"allow\": true} is an unknown field: no opinion, and no permit in the result", () => {
+    for (const event of EventNames) {
+      const decoded = ok(event, { allow: true, permit: true, decision: "allow" })
+      expect(decoded).toEqual({ reply: {}, ignored: [] })
+      expect(Object.hasOwn(decoded.reply, "allow")).toBe(false)
+    }
+  })
+
+  it.each([
+    ["true", true, "reply: expected a JSON object, got true"],
+    ["[]", [], "reply: expected a JSON object, got array []"],
+    ["\"x\"", "x", "reply: expected a JSON object, got \"x\""],
+    ["null", null, "reply: expected a JSON object, got null"],
+    ["1", 1, "reply: expected a JSON object, got 1"]
+  ])("non-object JSON %s is malformed", (_, input, message) => {
+    for (const event of EventNames) {
+      const error = malformed(event, input)
+      expect(error._tag).toBe("MalformedReply")
+      expect(error.event).toBe(event)
+      expect(error.path).toBe("")
+      expect(error.message).toBe(message)
+    }
+  })
+
+  it.each([
+    ["tool_call", { block: "yes" }, "block", "block: expected boolean, got \"yes\""],
+    ["tool_call", { ask: 1 }, "ask", "ask: expected boolean, got 1"],
+    ["tool_call", { reason: false }, "reason", "reason: expected string, got false"],
+    ["tool_call", { args: [1] }, "args", "args: expected object, got array [1]"],
+    ["tool_call", { args: "ls" }, "args", "args: expected object, got \"ls\""],
+    ["tool_result", { content: { text: "x" } }, "content", "content: expected string, got object"],
+    ["tool_result", { is_error: "true" }, "is_error", "is_error: expected boolean, got \"true\""],
+    ["context", { keep: "all" }, "keep", "keep: expected array of integer indices, got \"all\""],
+    ["context", { keep: [0, 1, "2"] }, "keep[2]", "keep[2]: expected integer, got \"2\""],
+    ["context", { keep: [0, 1.5] }, "keep[1]", "keep[1]: expected integer, got 1.5"],
+    ["context", { keep: [null] }, "keep[0]", "keep[0]: expected integer, got null"],
+    ["before_agent_start", { system: ["a"] }, "system", "system: expected string, got array [\"a\"]"],
+    ["before_compact", { cancel: "no" }, "cancel", "cancel: expected boolean, got \"no\""],
+    ["before_compact", { summary: 42 }, "summary", "summary: expected string, got 42"],
+    [
+      "list_tools",
+      { tools: { name: "x" } },
+      "tools",
+      "tools: expected array of {name, description, input_schema}, got object"
+    ],
+    ["list_tools", { tools: [{ name: "a", description: "", input_schema: {} }, 7] }, "tools[1]", "tools[1]: expected object, got 7"],
+    [
+      "list_tools",
+      { tools: [{ name: "a", description: "", input_schema: {} }, { name: "", description: "", input_schema: {} }] },
+      "tools[1].name",
+      "tools[1].name: expected non-empty string, got \"\""
+    ],
+    [
+      "list_tools",
+      { tools: [{ name: "a", input_schema: {} }] },
+      "tools[0].description",
+      "tools[0].description: expected string, got nothing"
+    ],
+    [
+      "list_tools",
+      { tools: [{ name: "a", description: "d", input_schema: [] }] },
+      "tools[0].input_schema",
+      "tools[0].input_schema: expected object, got array []"
+    ],
+    ["invoke_tool", { is_error: 0 }, "is_error", "is_error: expected boolean, got 0"]
+  ] as const)("%s reply %j is malformed at %s", (event, input, path, message) => {
+    const error = malformed(event, input)
+    expect(error.path).toBe(path)
+    expect(error.message).toBe(message)
+  })
+
+  it("a long offending value is shortened in the message", () => {
+    const error = malformed("tool_call", { reason: "x".repeat(500).split("") })
+    expect(error.message.length).toBeLessThan(120)
+    expect(error.message).toMatch(/^reason: expected string, got array \["x".*\.\.\.$/)
+  })
+
+  it("invoke_tool result may be any JSON value", () => {
+    for (const result of ["text", 3, true, [1, 2], { a: { b: null } }]) {
+      expect(ok("invoke_tool", { result }).reply).toEqual({ result })
+    }
+  })
+
+  it("keys named like Object.prototype members are unknown fields, not a crash", () => {
+    const input = JSON.parse("{\"__proto__\": {\"block\": true}, \"toString\": 1, \"constructor\": \"x\", \"hasOwnProperty\": 2}")
+    for (const event of EventNames) {
+      const decoded = ok(event, input)
+      expect(decoded).toEqual({ reply: {}, ignored: [] })
+      expect(Object.getPrototypeOf(decoded.reply)).toBe(Object.prototype)
+    }
+  })
+
+  it("property: any JSON object decodes or is malformed, never throws; a success keeps only its event's fields", () => {
+    const fieldValue = fc.oneof(fc.jsonValue(), fc.constantFrom(null, true, "s", 1, [0, 1], {}))
+    const keys = fc.constantFrom(...KnownReplyFields, "allow", "other", "__proto__", "toString")
+    const event = fc.constantFrom(...EventNames)
+    fc.assert(
+      fc.property(event, fc.dictionary(keys, fieldValue), (event, input) => {
+        const r = decodeReply(event, input)
+        if (Result.isSuccess(r)) {
+          const own = Object.keys(ReplyFields[event])
+          for (const k of Object.keys(r.success.reply)) expect(own).toContain(k)
+          for (const k of r.success.ignored) expect(own).not.toContain(k)
+        } else {
+          expect(r.failure.message).toMatch(/^[a-z_]+(\[\d+\](\.[a-z_]+)?)?: expected .+, got .+$/)
+        }
+      }),
+      { numRuns: 1000 }
+    )
+  })
+})
