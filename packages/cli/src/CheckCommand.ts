@@ -1,0 +1,59 @@
+import { Console, Effect, Stdio } from "effect"
+import { Argument, Command, Flag } from "effect/cli"
+import { CheckFailed } from "./CliError.ts"
+import { evaluate, failedChecks } from "./CheckResult.ts"
+import { renderJson, renderText } from "./CheckReport.ts"
+import { observe } from "./CheckRunner.ts"
+import { styleFor } from "./Style.ts"
+
+/** `abhed-ext check [--timeout-ms N] [--json] -- COMMAND [ARGS...]`: conformance check of one extension. */
+export const check = Command.make(
+  "check",
+  {
+    timeoutMs: Flag.Int("timeout-ms").pipe(
+      Flag.withDescription("how long each reply may take, in ms (the host's timeout_ms)"),
+      Flag.withDefault(5000)
+    ),
+    startupTimeoutMs: Flag.Int("startup-timeout-ms").pipe(
+      Flag.withDescription("how long the first reply may take, start-up included, in ms (startup_timeout_ms)"),
+      Flag.withDefault(10000)
+    ),
+    quietMs: Flag.Int("quiet-ms").pipe(
+      Flag.withDescription("how long stdout is watched for unsolicited lines before the first request and after each reply"),
+      Flag.withDefault(50)
+    ),
+    graceMs: Flag.Int("grace-ms").pipe(
+      Flag.withDescription("how long the extension has to exit after its stdin closes, in ms (the host's grace_ms)"),
+      Flag.withDefault(1000)
+    ),
+    json: Flag.Boolean("json").pipe(Flag.withDescription("print one JSON report instead of text"), Flag.withDefault(false)),
+    command: Argument.String("command").pipe(Argument.withDescription("the extension's command (after --)")),
+    args: Argument.String("args").pipe(Argument.withDescription("its arguments"), Argument.variadic())
+  },
+  Effect.fn("check")(function*({ args, command, graceMs, json, quietMs, startupTimeoutMs, timeoutMs }) {
+    const observation = yield* observe({ command, args, timeoutMs, startupTimeoutMs, quietMs, graceMs })
+    const results = evaluate(observation)
+    const target = [command, ...args].join(" ")
+    if (json) {
+      yield* Console.log(renderJson([command, ...args], results, observation.stderr_tail))
+    } else {
+      const isTty = yield* Stdio.Stdio.use((s) => s.stdoutIsTerminal)
+      yield* Console.log(renderText(target, results, observation.stderr_tail, styleFor(isTty)))
+    }
+    const failed = failedChecks(results)
+    if (failed.length > 0) return yield* new CheckFailed({ failed })
+  })
+).pipe(
+  Command.withDescription(
+    "Conformance check of one extension: starts it, sends every event with sample payloads, a request with " +
+      "unicode and newlines inside strings, an unknown event and a burst of 100 pipelined requests, and checks " +
+      "one valid reply per request, replies within the timeout, nothing unsolicited, no stdout noise and a clean " +
+      "exit when stdin closes. Prints one PASS/FAIL line per check with latency (p50/max). " +
+      "Exit codes: 0 every check passed, 1 a check failed (or bad usage)."
+  ),
+  Command.withExamples([
+    { command: "abhed-ext check -- bash docs/examples/block-secrets.sh", description: "check a bash extension" },
+    { command: "abhed-ext check --timeout-ms 500 -- python3 my_ext.py", description: "with a tighter reply timeout" },
+    { command: "abhed-ext check --json -- node my-ext.ts | jq '.checks[] | select(.status==\"fail\")'", description: "machine-readable report" }
+  ])
+)

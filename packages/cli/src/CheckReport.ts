@@ -1,0 +1,48 @@
+import type { CheckResult } from "./CheckResult.ts"
+import type { Style } from "./Style.ts"
+
+/** `abhed-ext check` output: one line per check (plus indented details), or one JSON document with `--json`. */
+
+const mark = (r: CheckResult, s: Style): string =>
+  r.status === "pass" ? s.green("PASS") : r.status === "fail" ? s.red("FAIL") : s.yellow("SKIP")
+
+const latency = (r: CheckResult): string =>
+  r.latency === undefined ? "" : `  (p50 ${r.latency.p50_ms} ms, max ${r.latency.max_ms} ms)`
+
+export const renderText = (
+  target: string,
+  results: ReadonlyArray<CheckResult>,
+  stderrTail: string,
+  s: Style
+): string => {
+  const lines = [s.bold(`abhed-ext check: ${target}`)]
+  for (const r of results) {
+    lines.push(`${mark(r, s)}  ${r.id}: ${r.title}${s.dim(latency(r))}`)
+    for (const d of r.details.slice(0, 8)) lines.push(`        ${d}`)
+    if (r.details.length > 8) lines.push(`        … and ${r.details.length - 8} more`)
+  }
+  const failed = results.filter((r) => r.status === "fail")
+  const passed = results.filter((r) => r.status === "pass").length
+  lines.push(
+    failed.length === 0
+      ? s.green(`ok: ${passed}/${results.length} checks passed`)
+      : s.red(`failed: ${failed.map((r) => r.id).join(", ")} (${passed}/${results.length} passed)`)
+  )
+  if (failed.length > 0 && stderrTail.trim() !== "") {
+    lines.push(s.dim("extension stderr (last lines):"))
+    for (const l of stderrTail.trimEnd().split("\n").slice(-10)) lines.push(s.dim(`  | ${l}`))
+  }
+  return lines.join("\n")
+}
+
+export interface JsonReport {
+  readonly command: ReadonlyArray<string>
+  readonly ok: boolean
+  readonly checks: ReadonlyArray<CheckResult>
+  readonly stderr_tail: string
+}
+
+export const renderJson = (command: ReadonlyArray<string>, results: ReadonlyArray<CheckResult>, stderrTail: string): string =>
+  JSON.stringify(
+    { command, ok: results.every((r) => r.status !== "fail"), checks: results, stderr_tail: stderrTail } satisfies JsonReport
+  )

@@ -1,0 +1,221 @@
+import { Framing } from "@abhed/protocol"
+import { Cause, Clock, Effect, Exit, Option, Queue, Ref, Stream } from "effect"
+import { ChildProcess, type ChildProcessSpawner } from "effect/process"
+import { BurstSize, burst, type PlannedRequest, sequence } from "./CheckPlan.ts"
+import {
+  BeforeFirstRequest,
+  type Exchange,
+  type ExitObservation,
+  type Observation,
+  type StrayLine
+} from "./CheckResult.ts"
+
+/**
+ * Talks to one extension process as a host would, and records what happened (`Observation`); `CheckResult.ts`
+ * judges it. Two processes are started: the first gets every event one at a time, the unicode request and the
+ * unknown event, then its stdin is closed and its exit awaited; the second gets `session_start`, then a burst of
+ * requests written back-to-back.
+ */
+
+export interface CheckOptions {
+  readonly command: string
+  readonly args: ReadonlyArray<string>
+  /** Per reply (DESIGN §4 `timeout_ms`). */
+  readonly timeoutMs: number
+  /** For the first reply of each process, which includes the extension's start-up (`startup_timeout_ms`). */
+  readonly startupTimeoutMs: number
+  /** How long stdout is watched for unsolicited lines before the first request and after each reply. */
+  readonly quietMs: number
+  /** How long the extension has to exit after its stdin closes (the host's `grace_ms`). */
+  readonly graceMs: number
+  readonly burstSize?: number | undefined
+}
+
+interface Line {
+  readonly text: string
+  readonly at: number
+}
+
+type Next = Line | "timeout" | "eof"
+
+const now = Effect.map(Clock.currentTimeNanos, (n) => Number(n) / 1e6)
+const StderrTailBytes = 4096
+
+/** A running extension: write lines, read lines with a deadline, close stdin, await exit. */
+const start = (options: CheckOptions, stderrTail: Ref.Ref<string>) =>
+  Effect.gen(function*() {
+    const handle = yield* ChildProcess.make(options.command, [...options.args], {
+      forceKillAfter: "1 second",
+      stdin: { stream: "pipe", endOnDone: true }
+    })
+    const input = yield* Queue.unbounded<Uint8Array, Cause.Done>()
+    // A child that exits early makes the writer fail (EPIPE): that is for the checks to see, not a crash here.
+    yield* Stream.fromQueue(input).pipe(Stream.run(handle.stdin), Effect.ignore, Effect.forkScoped)
+    const lines = yield* Queue.unbounded<Line, Cause.Done>()
+    yield* handle.stdout.pipe(
+      Stream.decodeText(),
+      Stream.splitLines,
+      Stream.runForEach((text) => Effect.flatMap(now, (at) => Queue.offer(lines, { text, at }))),
+      Effect.ignore,
+      Effect.andThen(Queue.end(lines)),
+      Effect.forkScoped
+    )
+    // stderr is drained (a full pipe would block the extension) and its end kept for the report.
+    yield* handle.stderr.pipe(
+      Stream.decodeText(),
+      Stream.runForEach((chunk) => Ref.update(stderrTail, (t) => (t + chunk).slice(-StderrTailBytes))),
+      Effect.ignore,
+      Effect.forkScoped
+    )
+    const next = (ms: number): Effect.Effect<Next> =>
+      Queue.take(lines).pipe(
+        Effect.timeoutOption(Math.max(0, ms)),
+        Effect.map((o): Next => Option.getOrElse(o, () => "timeout" as const)),
+        Effect.catch(() => Effect.succeed("eof" as const))
+      )
+    const write = (requests: ReadonlyArray<PlannedRequest>) =>
+      Effect.flatMap(now, (at) => Effect.as(Queue.offerAll(input, requests.map((r) => Framing.encodeLine(r.request))), at))
+    const closeStdin = Queue.end(input)
+    return { handle, next, write, closeStdin }
+  })
+
+type Io = Effect.Success<ReturnType<typeof start>>
+
+const isJson = (text: string): boolean => {
+  try {
+    JSON.parse(text)
+    return true
+  } catch {
+    return false
+  }
+}
+
+/** Watch stdout for `ms`: every line that arrives is stray (nothing is in flight). */
+const collectStray = (io: Io, where: string, ms: number, stray: Array<StrayLine>): Effect.Effect<"eof" | "quiet"> =>
+  Effect.gen(function*() {
+    const deadline = (yield* now) + ms
+    while (true) {
+      const n = yield* io.next(deadline - (yield* now))
+      if (n === "timeout") return "quiet"
+      if (n === "eof") return "eof"
+      if (n.text.trim() !== "") stray.push({ where, text: n.text, json: isJson(n.text) })
+    }
+  })
+
+/**
+ * Wait for the reply to `planned`, written at `from`, until `from + ms`. Blank lines are skipped (the host skips
+ * them too); non-JSON lines are noise and the wait goes on, so one stray log line does not hide the real reply.
+ */
+const awaitReply = (io: Io, planned: PlannedRequest, from: number, ms: number, stray: Array<StrayLine>) =>
+  Effect.gen(function*() {
+    while (true) {
+      const n = yield* io.next(from + ms - (yield* now))
+      if (n === "timeout") return { planned, outcome: { _tag: "timed_out", waited_ms: ms } } satisfies Exchange
+      if (n === "eof") return { planned, outcome: { _tag: "eof" } } satisfies Exchange
+      if (n.text.trim() === "") continue
+      if (!isJson(n.text)) {
+        stray.push({ where: `while waiting for the reply to ${planned.label}`, text: n.text, json: false })
+        continue
+      }
+      return { planned, outcome: { _tag: "replied", text: n.text, latency_ms: n.at - from } } satisfies Exchange
+    }
+  })
+
+const skipped = (requests: ReadonlyArray<PlannedRequest>, why: string): ReadonlyArray<Exchange> =>
+  requests.map((planned) => ({ planned, outcome: { _tag: "skipped", why } }))
+
+const failureWhy = (x: Exchange): string | undefined =>
+  x.outcome._tag === "timed_out"
+    ? `${x.planned.label} timed out: a late reply would be matched to the wrong request`
+    : x.outcome._tag === "eof"
+    ? `stdout closed after ${x.planned.label}`
+    : undefined
+
+/** The first process: one request at a time, then close stdin and await a clean exit. */
+const runSequence = (options: CheckOptions, stray: Array<StrayLine>, stderrTail: Ref.Ref<string>) =>
+  Effect.scoped(Effect.gen(function*() {
+    const io = yield* start(options, stderrTail)
+    yield* collectStray(io, BeforeFirstRequest, options.quietMs, stray)
+    const exchanges: Array<Exchange> = []
+    let stop: string | undefined
+    for (const [i, planned] of sequence.entries()) {
+      if (stop !== undefined) {
+        exchanges.push(...skipped([planned], stop))
+        continue
+      }
+      const from = yield* io.write([planned])
+      const x = yield* awaitReply(io, planned, from, i === 0 ? options.startupTimeoutMs : options.timeoutMs, stray)
+      exchanges.push(x)
+      stop = failureWhy(x)
+      if (stop === undefined) yield* collectStray(io, `after the reply to ${planned.label}`, options.quietMs, stray)
+    }
+    yield* io.closeStdin
+    const closedAt = yield* now
+    const exited = yield* io.handle.exitCode.pipe(Effect.timeoutOption(options.graceMs), Effect.exit)
+    // Whatever is still buffered on stdout arrived after the last reply.
+    yield* collectStray(io, "after stdin closed", Math.min(options.quietMs, 200), stray)
+    const exit: ExitObservation = Exit.isFailure(exited)
+      ? { _tag: "killed", detail: Cause.pretty(exited.cause).split("\n")[0] ?? "a signal" }
+      : Option.isNone(exited.value)
+      ? { _tag: "still_running", waited_ms: options.graceMs }
+      : { _tag: "exited", code: exited.value.value, after_ms: Math.round((yield* now) - closedAt) }
+    return { exchanges, exit }
+  }))
+
+/** The second process: session_start, then the burst written all at once; replies are read in order. */
+const runBurst = (options: CheckOptions, stray: Array<StrayLine>, stderrTail: Ref.Ref<string>) =>
+  Effect.scoped(Effect.gen(function*() {
+    const io = yield* start(options, stderrTail)
+    const first = sequence[0]
+    const planned = burst(options.burstSize ?? BurstSize)
+    if (first === undefined) return []
+    const warmup = yield* awaitReply(io, first, yield* io.write([first]), options.startupTimeoutMs, [])
+    const why = failureWhy(warmup)
+    if (why !== undefined) return skipped(planned, `burst process: ${why}`)
+    let previous = yield* io.write(planned)
+    const exchanges: Array<Exchange> = []
+    let stop: string | undefined
+    for (const p of planned) {
+      if (stop !== undefined) {
+        exchanges.push(...skipped([p], stop))
+        continue
+      }
+      // Pipelined: reply i can only start once reply i-1 is out, so its clock starts then.
+      const x = yield* awaitReply(io, p, previous, options.timeoutMs, stray)
+      exchanges.push(x)
+      if (x.outcome._tag === "replied") previous += x.outcome.latency_ms
+      stop = failureWhy(x)
+    }
+    if (stop === undefined) yield* collectStray(io, "after the burst", options.quietMs, stray)
+    return exchanges
+  }))
+
+/** Runs every check against the extension and returns what was observed. Never fails: failures are observations. */
+export const observe = (
+  options: CheckOptions
+): Effect.Effect<Observation, never, ChildProcessSpawner.ChildProcessSpawner> =>
+  Effect.gen(function*() {
+    const stderrTail = yield* Ref.make("")
+    const stray: Array<StrayLine> = []
+    const first = yield* Effect.result(runSequence(options, stray, stderrTail))
+    if (first._tag === "Failure") {
+      return {
+        spawn: { ok: false, detail: `could not start ${options.command}: ${first.failure.message}` },
+        sequence: [],
+        burst: [],
+        stray,
+        exit: { _tag: "not_run", why: "the extension did not start" },
+        stderr_tail: yield* Ref.get(stderrTail)
+      } satisfies Observation
+    }
+    const second = yield* Effect.result(runBurst(options, stray, stderrTail))
+    return {
+      spawn: { ok: true },
+      sequence: first.success.exchanges,
+      burst: second._tag === "Success" ? second.success : [],
+      stray,
+      exit: first.success.exit,
+      stderr_tail: yield* Ref.get(stderrTail)
+    } satisfies Observation
+  })
+

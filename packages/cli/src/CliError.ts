@@ -1,0 +1,45 @@
+import { Runtime, Schema } from "effect"
+
+/**
+ * Failures that end the CLI with a documented exit code (docs/cli.md). Each is reported to stderr by the command
+ * that raises it, so the runtime is told not to log it again (`errorReported`) and which code to exit with.
+ */
+
+/** The config file is missing, unreadable or invalid: exit 2. `issues` are `path: message` lines. */
+export class ConfigInvalid extends Schema.TaggedError<ConfigInvalid>()("ConfigInvalid", {
+  file: Schema.String,
+  issues: Schema.Array(Schema.String)
+}) {
+  override get [Runtime.errorExitCode](): number {
+    return 2
+  }
+  override get [Runtime.errorReported](): boolean {
+    return false
+  }
+  override get message(): string {
+    return this.issues.map((issue) => `${this.file}: ${issue}`).join("\n")
+  }
+}
+
+/** `check` found at least one violation: exit 1 (the report is already printed). */
+export class CheckFailed extends Schema.TaggedError<CheckFailed>()("CheckFailed", { failed: Schema.Array(Schema.String) }) {
+  override get [Runtime.errorExitCode](): number {
+    return 1
+  }
+  override get [Runtime.errorReported](): boolean {
+    return false
+  }
+  override get message(): string {
+    return `failed checks: ${this.failed.join(", ")}`
+  }
+}
+
+/** An input file (events, examples) could not be read: exit 1. */
+export class InputUnreadable extends Schema.TaggedError<InputUnreadable>()("InputUnreadable", {
+  file: Schema.String,
+  detail: Schema.String
+}) {
+  override get message(): string {
+    return `cannot read ${this.file}: ${this.detail}`
+  }
+}
