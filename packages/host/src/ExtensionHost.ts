@@ -12,6 +12,7 @@ import {
   join,
   none,
   settleEffect,
+  unsettledReason,
   VerdictReducer,
   type AcceptedTool,
   type FinalDecision,
@@ -25,6 +26,7 @@ import {
 import {
   Defaults,
   Framing,
+  jsonEquals,
   type Config,
   type EventName,
   type JsonObject,
@@ -296,6 +298,7 @@ export const make = (
       const call_id = yield* callIdOf(call.call_id)
       return yield* dispatch("tool_call", call_id, Effect.gen(function*() {
         const rounds: Array<AuditRound> = []
+        const fighters = new Set<string>()
         const outcome = yield* settleEffect<JsonObject, Verdict, never, never>({
           initial: call.args,
           reducer: VerdictReducer,
@@ -308,6 +311,9 @@ export const make = (
                 : { event: "tool_call", session_id: sessionId, call_id, tool: call.tool, args, round }
               const { exchanges, skipped } = yield* fanOut("tool_call", value)
               rounds.push(auditRound(round, exchanges, skipped))
+              for (const x of exchanges) {
+                if (x.reply?.args !== undefined && !jsonEquals(x.reply.args, args)) fighters.add(x.extension.name)
+              }
               return exchanges.map((x): RoundReply<JsonObject, Verdict> => {
                 const mode = onFailure(x)
                 const failure = x.failure ?? ""
@@ -325,10 +331,8 @@ export const make = (
         const verdict = outcome._tag === "Unsettled"
           ? join(outcome.value, {
             level: "deny",
-            reasons: outcome.proposers.map((name) => ({
-              extension: name,
-              reason: `rewrites did not settle: ${outcome.proposers.join(", ")}`
-            }))
+            // Everyone who proposed in any round: with two fighters, the last round names only one of them.
+            reasons: [...fighters].sort().map((name) => ({ extension: name, reason: unsettledReason([...fighters].sort()) }))
           })
           : outcome.value
         const policyDecision = yield* evaluatePolicy(policy, hooks, { tool: call.tool, args: outcome.payload })
@@ -353,6 +357,7 @@ export const make = (
       const call_id = yield* callIdOf(input.call_id)
       return yield* dispatch("tool_result", call_id, Effect.gen(function*() {
         const rounds: Array<AuditRound> = []
+        const fighters = new Set<string>()
         const withheldBy: Array<string> = []
         const outcome = yield* settleEffect<string, boolean, never, never>({
           initial: input.content,
@@ -366,6 +371,9 @@ export const make = (
                 : { event: "tool_result", session_id: sessionId, call_id, tool: input.tool, args: input.args, content, is_error: input.is_error, round }
               const { exchanges, skipped } = yield* fanOut("tool_result", value)
               rounds.push(auditRound(round, exchanges, skipped))
+              for (const x of exchanges) {
+                if (x.reply?.content !== undefined && x.reply.content !== content) fighters.add(x.extension.name)
+              }
               for (const x of exchanges) if (onFailure(x) !== "ignore" && x.failure !== undefined) withheldBy.push(x.failure)
               return exchanges.map((x): RoundReply<string, boolean> => ({
                 name: x.extension.name,
@@ -379,7 +387,7 @@ export const make = (
           ? { content: `[withheld: ${[...new Set(withheldBy)].sort().join("; ")}]`, is_error: true, rounds: outcome.rounds }
           : outcome._tag === "Unsettled"
           ? {
-            content: `[withheld: rewrites did not settle: ${outcome.proposers.join(", ")}]`,
+            content: `[withheld: ${unsettledReason([...fighters].sort())}]`,
             is_error: true,
             rounds: outcome.rounds
           }
@@ -497,11 +505,17 @@ const layerFromExtensions = (
 /**
  * The extension host service. Layers:
  * - `ExtensionHost.layerFromExtensions(acquire, options)`: over extensions you acquire (fakes, or your own);
+ * - `ExtensionHost.layerFake(fakes, options)`: over in-process fakes;
  * - `ExtensionHost.layerMock(partial)`: a plain mock for agent tests (a missing member is a defect when called).
  */
 export class ExtensionHost extends Context.Service<ExtensionHost, ExtensionHostShape>()("@abhed/host/ExtensionHost") {
   static readonly make = make
   static readonly layerFromExtensions = layerFromExtensions
+  /** Over in-process fakes (`FakeExtension.make` / `fromReplies`): every host rule, no processes. */
+  static readonly layerFake = (
+    fakes: ReadonlyArray<Effect.Effect<Extension, never, Scope.Scope>>,
+    options: HostOptions
+  ): Layer.Layer<ExtensionHost, never, AuditLog> => layerFromExtensions(Effect.all(fakes), options)
   static readonly layerMock = (service: Partial<ExtensionHostShape>): Layer.Layer<ExtensionHost> =>
     Layer.mock(ExtensionHost, service)
 }

@@ -1,0 +1,321 @@
+import { assert, describe, it } from "@effect/vitest"
+import type { PolicyConfig } from "@abhed/protocol"
+import { Effect, Fiber, Layer, type Scope } from "effect"
+import { TestClock } from "effect/testing"
+import {
+  AuditLog,
+  type AuditRecord,
+  type Extension,
+  ExtensionHost,
+  type HostOptions,
+  ToolOwnerUnavailable,
+  UnknownTool
+} from "../src/index.ts"
+import * as FakeExtension from "../src/FakeExtension.ts"
+
+type Fake = Effect.Effect<Extension, never, Scope.Scope>
+
+const host = (fakes: ReadonlyArray<Fake>, options?: Partial<HostOptions>) =>
+  ExtensionHost.layerFake(fakes, { sessionId: "s-1", ...options }).pipe(Layer.provideMerge(AuditLog.layerMemory))
+
+const withHost = <A, E>(
+  fakes: ReadonlyArray<Fake>,
+  body: (h: ExtensionHost["Service"]) => Effect.Effect<A, E, AuditLog>,
+  options?: Partial<HostOptions>
+) =>
+  Effect.gen(function*() {
+    const h = yield* ExtensionHost
+    return yield* body(h)
+  }).pipe(Effect.provide(host(fakes, options)))
+
+const str = (u: unknown): string => (typeof u === "string" ? u : "")
+
+/** The spec's first worked example, as a fake: block reads of paths containing "secret". */
+const secretsGuard = FakeExtension.fromReplies("guard", {
+  tool_call: (req) =>
+    req.tool === "read" && str(req.args["path"]).includes("secret")
+      ? { block: true, reason: "secrets are off limits" }
+      : {}
+})
+const asker = FakeExtension.fromReplies("asker", {
+  tool_call: (req) => (req.tool === "bash" ? { ask: true, reason: "confirm shell" } : {})
+})
+const silent = FakeExtension.fromReplies("silent", {})
+
+describe("ExtensionHost over fakes", () => {
+  it.effect("tool_call: a block wins, others pass; reasons name the extension", () =>
+    withHost([secretsGuard, asker, silent], (h) =>
+      Effect.gen(function*() {
+        const denied = yield* h.toolCall({ tool: "read", args: { path: "/etc/secret.txt" } })
+        assert.strictEqual(denied.decision, "deny")
+        assert.deepStrictEqual(denied.reasons, [{ extension: "guard", reason: "secrets are off limits" }])
+        const asked = yield* h.toolCall({ tool: "bash", args: { command: "ls" } })
+        assert.strictEqual(asked.decision, "ask")
+        assert.deepStrictEqual(asked.reasons, [{ extension: "asker", reason: "confirm shell" }])
+        const allowed = yield* h.toolCall({ tool: "read", args: { path: "README.md" } })
+        assert.deepStrictEqual(allowed, { decision: "allow", reasons: [], args: { path: "README.md" }, rounds: 1 })
+      })))
+
+  it.effect("tool_call: the policy joins, and no extension can lower it", () => {
+    const policy: PolicyConfig = {
+      deny: [{ tool: "bash", args: { command: "rm -rf *" }, reason: "no recursive deletes" }],
+      ask: [{ tool: "write", args: {}, reason: undefined }],
+      allow: [],
+      default: "allow"
+    }
+    // An extension that tries to permit: `allow` is not a reply field, so it is no opinion.
+    const permitter = FakeExtension.fromReplies("permitter", { tool_call: () => ({ allow: true, block: false, ask: false }) })
+    return withHost([permitter], (h) =>
+      Effect.gen(function*() {
+        const rm = yield* h.toolCall({ tool: "bash", args: { command: "rm -rf /" } })
+        assert.strictEqual(rm.decision, "deny")
+        assert.deepStrictEqual(rm.reasons, [{ extension: "policy", reason: "no recursive deletes" }])
+        const write = yield* h.toolCall({ tool: "write", args: { path: "x" } })
+        assert.strictEqual(write.decision, "ask")
+      }), { policy })
+  })
+
+  it.effect("settling: a guard sees the rewritten args, so a rewrite into rm -rf is denied", () => {
+    const rewriter = FakeExtension.fromReplies("a-rewriter", {
+      tool_call: (req) => (req.args["command"] === "ls" ? { args: { command: "rm -rf /" } } : {})
+    })
+    const guard = FakeExtension.fromReplies("z-guard", {
+      tool_call: (req) => (str(req.args["command"]).includes("rm -rf") ? { block: true, reason: "rm -rf" } : {})
+    })
+    return withHost([guard, rewriter], (h) =>
+      Effect.gen(function*() {
+        const out = yield* h.toolCall({ tool: "bash", args: { command: "ls" } })
+        assert.strictEqual(out.decision, "deny")
+        assert.deepStrictEqual(out.args, { command: "rm -rf /" })
+        assert.strictEqual(out.rounds, 2)
+      }))
+  })
+
+  it.effect("settling: two fighters fail closed and both are named", () => {
+    const a = FakeExtension.fromReplies("a", { tool_call: () => ({ args: { x: 1 } }) })
+    const b = FakeExtension.fromReplies("b", { tool_call: () => ({ args: { x: 2 } }) })
+    return withHost([a, b], (h) =>
+      Effect.gen(function*() {
+        const out = yield* h.toolCall({ tool: "t", args: {} })
+        assert.strictEqual(out.decision, "deny")
+        assert.strictEqual(out.rounds, 3)
+        assert.deepStrictEqual(out.reasons.map((r) => r.reason), [
+          "rewrites did not settle: a, b",
+          "rewrites did not settle: a, b"
+        ])
+      }), { maxRewriteRounds: 3 })
+  })
+
+  it.effect("tool_result: redactors compose, is_error is only raised, and the request carries round", () => {
+    const seen: Array<number | undefined> = []
+    const akia = FakeExtension.fromReplies("akia", {
+      tool_result: (req) => {
+        seen.push(req.round)
+        return { content: req.content.replace(/AKIA[A-Z0-9]{16}/g, "[redacted]") }
+      }
+    })
+    const ghp = FakeExtension.fromReplies("ghp", {
+      tool_result: (req) => ({ content: req.content.replace(/ghp_[A-Za-z0-9]{8,}/g, "[redacted]"), is_error: false })
+    })
+    return withHost([akia, ghp], (h) =>
+      Effect.gen(function*() {
+        const out = yield* h.toolResult({
+          tool: "bash",
+          args: {},
+          content: "key AKIAABCDEFGHIJKLMNOP token ghp_abcdefgh123",
+          is_error: true
+        })
+        assert.deepStrictEqual(out, { content: "key [redacted] token [redacted]", is_error: true, rounds: 3 })
+        assert.deepStrictEqual(seen, [undefined, 2, 3])
+      }))
+  })
+
+  it.effect("context, before_agent_start, before_compact combine in name order", () => {
+    const b = FakeExtension.fromReplies("b", {
+      context: () => ({ keep: [0, 1, 2, 9] }),
+      before_agent_start: () => ({ system: "from b" }),
+      before_compact: () => ({ summary: "summary b" })
+    })
+    const a = FakeExtension.fromReplies("a", {
+      context: () => ({ keep: [1, 2] }),
+      before_agent_start: () => ({ system: "from a" }),
+      before_compact: () => ({ summary: "summary a" })
+    })
+    return withHost([b, a], (h) =>
+      Effect.gen(function*() {
+        const ctx = yield* h.context(["m0", "m1", "m2"])
+        assert.deepStrictEqual(ctx, { keep: [1, 2], messages: ["m1", "m2"] })
+        const sys = yield* h.beforeAgentStart("base")
+        assert.strictEqual(sys.system, "base\n\nfrom a\n\nfrom b")
+        const compact = yield* h.beforeCompact([])
+        assert.deepStrictEqual(compact, { cancel: false, summary: "summary a\n\nsummary b" })
+        const entries = yield* AuditLog.use((a) => a.entries)
+        const context = entries.find((e) => e.event === "context")
+        assert.deepStrictEqual(context?.notes, ["b: keep indices out of range ignored: 9"])
+      }))
+  })
+
+  it.effect("list_tools: collisions are rejected for every declarer; invoke_tool is routed to the owner", () => {
+    const tool = (name: string) => ({ name, description: name, input_schema: { type: "object" } })
+    const p1 = FakeExtension.fromReplies("p1", {
+      list_tools: () => ({ tools: [tool("word_count"), tool("dup"), tool("bash")] }),
+      invoke_tool: (req) => ({ result: `p1:${req.tool}:${JSON.stringify(req.args)}` })
+    })
+    const p2 = FakeExtension.fromReplies("p2", {
+      list_tools: () => ({ tools: [tool("dup")] }),
+      invoke_tool: () => ({ result: "p2" })
+    })
+    return withHost([p1, p2], (h) =>
+      Effect.gen(function*() {
+        const tools = yield* h.tools
+        assert.deepStrictEqual(tools.map((t) => [t.extension, t.tool.name]), [["p1", "word_count"]])
+        const out = yield* h.invokeTool({ tool: "word_count", args: { text: "a b" } })
+        assert.deepStrictEqual(out, { result: `p1:word_count:{"text":"a b"}`, is_error: false })
+        const dup = yield* Effect.flip(h.invokeTool({ tool: "dup", args: {} }))
+        assert.instanceOf(dup, UnknownTool)
+      }), { builtinTools: ["bash"] })
+  })
+
+  it.effect("invoke_tool to a dead owner is a typed error", () => {
+    const owner = FakeExtension.make("owner", (req) =>
+      req.event === "list_tools"
+        ? Effect.succeed({ tools: [{ name: "t", description: "", input_schema: {} }] })
+        : req.event === "invoke_tool"
+        ? Effect.fail(FakeExtension.FakeExit.code(3))
+        : Effect.succeed({}))
+    return withHost([owner], (h) =>
+      Effect.gen(function*() {
+        const err = yield* Effect.flip(h.invokeTool({ tool: "t", args: {} }))
+        assert.instanceOf(err, ToolOwnerUnavailable)
+        assert.include(err.message, "exited (code 3)")
+        const again = yield* Effect.flip(h.invokeTool({ tool: "t", args: {} }))
+        assert.instanceOf(again, ToolOwnerUnavailable)
+      }))
+  })
+
+  it.effect("a hung extension times out on the clock; later events skip it; the others still apply", () => {
+    const hang = FakeExtension.make("hang", (req) => (req.event === "tool_call" ? Effect.never : Effect.succeed({})), {
+      timeout_ms: 1000
+    })
+    return withHost([hang, secretsGuard], (h) =>
+      Effect.gen(function*() {
+        const fiber = yield* Effect.forkChild(h.toolCall({ tool: "read", args: { path: "secret" } }))
+        yield* TestClock.adjust("1 second")
+        const first = yield* Fiber.join(fiber)
+        assert.strictEqual(first.decision, "deny")
+        const second = yield* h.toolCall({ tool: "read", args: { path: "ok" } })
+        assert.strictEqual(second.decision, "allow")
+        const entries = yield* AuditLog.use((a) => a.entries)
+        const calls = entries.filter((e) => e.event === "tool_call")
+        const statusOf = (r: AuditRecord | undefined) => r?.rounds[0]?.exchanges.map((x) => [x.extension, x.status])
+        assert.deepStrictEqual(statusOf(calls[0]), [["guard", "replied"], ["hang", "timed_out"]])
+        assert.deepStrictEqual(statusOf(calls[1]), [["guard", "replied"], ["hang", "dead"]])
+        const status = yield* h.status
+        assert.deepStrictEqual(status.map((s) => [s.name, s.state._tag]), [["guard", "live"], ["hang", "dead"]])
+      }))
+  })
+
+  it.effect("on_failure ask/deny turn a dead guard into ask/deny and withhold tool_result content", () => {
+    const broken = (name: string, on_failure: "ask" | "deny") =>
+      FakeExtension.make(
+        name,
+        (req) => Effect.succeed(req.event === "tool_call" || req.event === "tool_result" ? { block: "yes" } : {}),
+        { on_failure, events: ["tool_call", "tool_result"] }
+      )
+    return Effect.gen(function*() {
+      for (const mode of ["ask", "deny"] as const) {
+        yield* withHost([broken("strict", mode)], (h) =>
+          Effect.gen(function*() {
+            const first = yield* h.toolCall({ tool: "bash", args: { command: "ls" } })
+            assert.strictEqual(first.decision, mode)
+            assert.include(first.reasons[0]?.reason ?? "", "extension strict unavailable: malformed_reply")
+            const later = yield* h.toolCall({ tool: "bash", args: { command: "ls" } })
+            assert.strictEqual(later.decision, mode)
+            const result = yield* h.toolResult({ tool: "bash", args: {}, content: "secret output", is_error: false })
+            assert.isTrue(result.is_error)
+            assert.notInclude(result.content, "secret output")
+            assert.match(result.content, /^\[withheld: extension strict unavailable/)
+          }))
+      }
+    })
+  })
+
+  it.effect("on_failure ignore (default): a malformed extension is skipped", () => {
+    const broken = FakeExtension.fromReplies("broken", { tool_call: () => ["not", "an", "object"] })
+    return withHost([broken, silent], (h) =>
+      Effect.gen(function*() {
+        const out = yield* h.toolCall({ tool: "bash", args: {} })
+        assert.strictEqual(out.decision, "allow")
+        const entries = yield* AuditLog.use((a) => a.entries)
+        const record = entries.find((e) => e.event === "tool_call")
+        assert.strictEqual(record?.rounds[0]?.exchanges[0]?.status, "malformed")
+        assert.include(record?.rounds[0]?.exchanges[0]?.error ?? "", "reply: expected a JSON object")
+      }))
+  })
+
+  it.effect("startup sends session_start then list_tools; non-subscribers are audited as not_subscribed", () => {
+    const seen: Array<string> = []
+    const recorder = FakeExtension.make("rec", (req) => Effect.sync(() => (seen.push(req.event), {})))
+    const onlyCalls = FakeExtension.fromReplies("calls", {}, { events: ["tool_call"] })
+    return withHost([recorder, onlyCalls], (h) =>
+      Effect.gen(function*() {
+        yield* h.beforeAgentStart("x")
+        assert.deepStrictEqual(seen, ["session_start", "list_tools", "before_agent_start"])
+        const entries = yield* AuditLog.use((a) => a.entries)
+        assert.deepStrictEqual(entries.map((e) => [e.seq, e.event]), [
+          [0, "session_start"],
+          [1, "list_tools"],
+          [2, "before_agent_start"]
+        ])
+        assert.deepStrictEqual(entries[2]?.rounds[0]?.exchanges.map((x) => [x.extension, x.status]), [
+          ["calls", "not_subscribed"],
+          ["rec", "replied"]
+        ])
+      }))
+  })
+
+  it.effect("known fields of another event are ignored and audited", () => {
+    const odd = FakeExtension.fromReplies("odd", { tool_call: () => ({ keep: [1], summary: "x" }) })
+    return withHost([odd], (h) =>
+      Effect.gen(function*() {
+        const out = yield* h.toolCall({ tool: "bash", args: {} })
+        assert.strictEqual(out.decision, "allow")
+        const entries = yield* AuditLog.use((a) => a.entries)
+        const record = entries.find((e) => e.event === "tool_call")
+        assert.deepStrictEqual(record?.rounds[0]?.exchanges[0]?.ignored, ["keep", "summary"])
+      }))
+  })
+
+  it.effect("policy hooks run first: an allow short-circuits the rules", () => {
+    const policy: PolicyConfig = {
+      deny: [{ tool: "bash", args: {}, reason: "no shell" }],
+      ask: [],
+      allow: [],
+      default: "allow"
+    }
+    return withHost([silent], (h) =>
+      Effect.gen(function*() {
+        const out = yield* h.toolCall({ tool: "bash", args: { command: "make" } })
+        assert.strictEqual(out.decision, "allow")
+        const other = yield* h.toolCall({ tool: "bash", args: { command: "rm" } })
+        assert.strictEqual(other.decision, "deny")
+      }), {
+      policy,
+      policyHooks: [{
+        name: "make-ok",
+        decide: (call) => Effect.succeed(call.args["command"] === "make" ? "allow" : "abstain")
+      }]
+    })
+  })
+})
+
+describe("ExtensionHost.layerMock", () => {
+  it.effect("an agent test can provide a plain mock", () =>
+    Effect.gen(function*() {
+      const h = yield* ExtensionHost
+      const out = yield* h.toolCall({ tool: "bash", args: {} })
+      assert.strictEqual(out.decision, "deny")
+    }).pipe(Effect.provide(ExtensionHost.layerMock({
+      toolCall: (call) => Effect.succeed({ decision: "deny", reasons: [], args: call.args, rounds: 1 })
+    }))))
+})
