@@ -32,7 +32,8 @@ export const ExtensionFile = Schema.Struct({
       "Unique name of the extension, used in reasons, audit records and ordering. Letters, digits, '.', '_', '-', starting with a letter or digit; \"policy\" is reserved."
   }),
   command: Schema.NonEmptyString.annotate({
-    description: "The program to run (looked up on PATH, or a path relative to this file's folder)."
+    description:
+      "The program to run: looked up on PATH when it has no '/', else a path relative to the extension's working directory (cwd)."
   }),
   args: Schema.optionalKey(
     Schema.Array(Schema.String).annotate({ description: "Arguments passed to the command.", default: [] })
