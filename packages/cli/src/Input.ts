@@ -1,0 +1,15 @@
+import { Effect, FileSystem, Option, Stdio, Stream } from "effect"
+import { InputUnreadable } from "./CliError.ts"
+
+/** The lines of an events file, or of stdin when no file is given. Read lazily: a pipe streams. */
+export const inputLines = (
+  file: Option.Option<string>
+): Effect.Effect<Stream.Stream<string, InputUnreadable>, never, FileSystem.FileSystem | Stdio.Stdio> =>
+  Effect.gen(function*() {
+    const bytes = Option.isSome(file)
+      ? (yield* FileSystem.FileSystem).stream(file.value).pipe(
+        Stream.mapError((e) => new InputUnreadable({ file: file.value, detail: e.message }))
+      )
+      : (yield* Stdio.Stdio).stdin.pipe(Stream.mapError((e) => new InputUnreadable({ file: "stdin", detail: e.message })))
+    return bytes.pipe(Stream.decodeText(), Stream.splitLines)
+  })

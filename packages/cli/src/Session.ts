@@ -1,0 +1,66 @@
+import { ExtensionHost, type ExtensionHostShape } from "@abhed/host"
+import { Context, Effect, Exit, Layer, Result, Scope, Stream } from "effect"
+import { dispatch } from "./Dispatch.ts"
+import { decodeInputLine, type InputRequest, isBlank } from "./InputLine.ts"
+import type { ErrorLine, OutputLine } from "./Output.ts"
+
+/**
+ * A recorded or live session through the host, one input line at a time (shared by `run` and `demo`).
+ *
+ * Each line is decided and handed to `onLine` before the next is read, so the output streams and the CLI can sit
+ * in a pipe. The host (its extension processes) starts at the first valid request, so the session id can be the
+ * one that request carries; it closes (sending `session_end`) when the input ends.
+ */
+
+export interface LineResult {
+  /** 1-based, blank lines included, so it matches what an editor shows. */
+  readonly line: number
+  readonly input: InputRequest | undefined
+  readonly output: OutputLine | ErrorLine
+}
+
+export interface SessionOptions<E, R, HE, HR> {
+  readonly lines: Stream.Stream<string, E, R>
+  /** The host for a session id (process-backed for the CLI; fakes in tests). */
+  readonly host: (sessionId: string) => Layer.Layer<ExtensionHost, HE, HR>
+  /** Used when the first request carries no `session_id`. */
+  readonly defaultSessionId: string
+  /** Wins over the first request's `session_id` when set. */
+  readonly sessionId?: string | undefined
+  readonly onLine: (result: LineResult) => Effect.Effect<void>
+}
+
+export const runSession = <E, R, HE, HR>(options: SessionOptions<E, R, HE, HR>): Effect.Effect<void, E | HE, R | HR> =>
+  Effect.gen(function*() {
+    const scope = yield* Scope.make()
+    let host: ExtensionHostShape | undefined
+    const hostFor = (request: InputRequest) =>
+      Effect.gen(function*() {
+        if (host !== undefined) return host
+        const sessionId = options.sessionId ?? request.session_id ?? options.defaultSessionId
+        const context = yield* Layer.buildWithScope(options.host(sessionId), scope)
+        host = Context.get(context, ExtensionHost)
+        return host
+      })
+    const body = options.lines.pipe(
+      Stream.zipWithIndex,
+      Stream.runForEach(([text, index]) =>
+        Effect.gen(function*() {
+          const line = index + 1
+          if (isBlank(text)) return
+          const decoded = decodeInputLine(text)
+          if (Result.isFailure(decoded)) {
+            return yield* options.onLine({ line, input: undefined, output: { error: decoded.failure, line } })
+          }
+          const request = decoded.success
+          const h = yield* hostFor(request)
+          const output = yield* dispatch(h, request).pipe(
+            Effect.catch((e): Effect.Effect<ErrorLine> => Effect.succeed({ error: e.message, line }))
+          )
+          yield* options.onLine({ line, input: request, output })
+        })
+      )
+    )
+    // Closing the scope stops the extensions (session_end, stdin closed, grace, signals) however the input ended.
+    yield* Effect.onExit(body, (exit) => Scope.close(scope, Exit.isSuccess(exit) ? Exit.void : exit))
+  })

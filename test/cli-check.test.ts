@@ -1,0 +1,82 @@
+import { readFileSync } from "node:fs"
+import { describe, expect, it } from "vitest"
+import { jsonLines, repoRoot, runCli } from "./cli-helpers.ts"
+
+interface CheckJson {
+  readonly ok: boolean
+  readonly checks: ReadonlyArray<{ readonly id: string; readonly status: string; readonly details: ReadonlyArray<string> }>
+}
+
+const report = (stdout: string): CheckJson => {
+  const [doc] = jsonLines(stdout)
+  // The --json report is one document of this shape (CheckReport.renderJson); the assertions below check it.
+  return doc as CheckJson
+}
+
+const failed = (r: CheckJson) => r.checks.filter((c) => c.status === "fail").map((c) => c.id)
+
+const examples = `${repoRoot}docs/examples/`
+const config = JSON.parse(readFileSync(`${examples}abhed.json`, "utf8")) as {
+  readonly extensions: ReadonlyArray<{ name: string; command: string; args?: Array<string>; env?: Record<string, string> }>
+}
+
+const fast = ["--timeout-ms", "3000", "--grace-ms", "3000", "--quiet-ms", "30"]
+
+describe.concurrent("abhed-ext check passes on every example extension", () => {
+  for (const x of config.extensions) {
+    it(`${x.name}: ${x.command} ${(x.args ?? []).join(" ")}`, async () => {
+      const r = await runCli(["check", "--json", ...fast, "--", x.command, ...(x.args ?? [])], { cwd: examples, env: x.env ?? {} })
+      const doc = report(r.stdout)
+      expect(failed(doc), JSON.stringify(doc.checks, null, 1)).toEqual([])
+      expect(doc.ok).toBe(true)
+      expect(doc.checks.map((c) => c.status)).toEqual(Array(10).fill("pass"))
+      expect(r.code).toBe(0)
+    })
+  }
+})
+
+const fixture = (name: string) => ["bash", `test/fixtures/cli-${name}.sh`]
+const short = ["--timeout-ms", "400", "--startup-timeout-ms", "3000", "--grace-ms", "400", "--quiet-ms", "30"]
+
+describe.concurrent("abhed-ext check fails, naming the violated check", () => {
+  const cases: ReadonlyArray<readonly [string, string]> = [
+    ["no-unknown", "unknown_event"],
+    ["noisy", "no_stdout_noise"],
+    ["twice", "one_reply_per_request"],
+    ["hang", "replies_within_timeout"],
+    ["no-exit", "clean_exit"]
+  ]
+  for (const [name, check] of cases) {
+    it(`${name} → ${check}`, async () => {
+      const json = await runCli(["check", "--json", ...short, "--", ...fixture(name)])
+      expect(json.code).toBe(1)
+      const doc = report(json.stdout)
+      expect(doc.ok).toBe(false)
+      expect(failed(doc)).toContain(check)
+      // Text mode names it too, on a FAIL line.
+      const text = await runCli(["check", ...short, "--", ...fixture(name)])
+      expect(text.code).toBe(1)
+      expect(text.stdout).toMatch(new RegExp(`^FAIL  ${check}: `, "m"))
+    })
+  }
+
+  it("a well-behaved fixture fails none of the checks the others fail", async () => {
+    // no-exit behaves in every way but the exit: only clean_exit may fail.
+    const r = await runCli(["check", "--json", ...short, "--", ...fixture("no-exit")])
+    expect(failed(report(r.stdout))).toEqual(["clean_exit"])
+  })
+
+  it("a command that cannot start fails `starts`", async () => {
+    const r = await runCli(["check", "--json", ...short, "--", "abhed-no-such-command-xyz"])
+    expect(r.code).toBe(1)
+    expect(failed(report(r.stdout))).toEqual(["starts"])
+  })
+})
+
+describe("abhed-ext check --help", () => {
+  it("documents flags, exit codes and examples", async () => {
+    const r = await runCli(["check", "--help"])
+    expect(r.code).toBe(0)
+    for (const s of ["--timeout-ms", "--json", "EXAMPLES", "abhed-ext check -- bash", "Exit codes"]) expect(r.stdout).toContain(s)
+  })
+})
