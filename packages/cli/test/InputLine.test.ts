@@ -1,0 +1,28 @@
+import { describe, expect, it } from "vitest"
+import { Result } from "effect"
+import { decodeInputLine } from "../src/InputLine.ts"
+
+const error = (text: string) => {
+  const r = decodeInputLine(text)
+  return Result.isFailure(r) ? r.failure : undefined
+}
+
+describe("decodeInputLine", () => {
+  it("accepts wire requests with or without session_id and call_id", () => {
+    expect(Result.isSuccess(decodeInputLine(`{"event":"tool_call","tool":"bash","args":{"command":"ls"}}`))).toBe(true)
+    expect(Result.isSuccess(decodeInputLine(
+      `{"event":"tool_call","session_id":"s","call_id":"c","tool":"bash","args":{},"round":2}`
+    ))).toBe(true)
+    expect(Result.isSuccess(decodeInputLine(`{"event":"list_tools"}`))).toBe(true)
+  })
+
+  it("names what is wrong", () => {
+    expect(error("{nope")).toMatch(/^invalid JSON/)
+    expect(error("[1]")).toMatch(/JSON object/)
+    expect(error(`{"tool":"x"}`)).toMatch(/missing "event"/)
+    expect(error(`{"event":"tool_calls"}`)).toMatch(/unknown event "tool_calls"; expected one of tool_call/)
+    expect(error(`{"event":"tool_call","tool":3,"args":{}}`)).toMatch(/^tool_call: .*tool/)
+    expect(error(`{"event":"tool_result","tool":"x","args":{},"content":"c"}`)).toMatch(/is_error/)
+    expect(error(`{"event":"context","messages":{}}`)).toMatch(/messages/)
+  })
+})
