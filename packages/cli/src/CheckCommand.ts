@@ -44,6 +44,7 @@ export const check = Command.make(
     if (failed.length > 0) return yield* new CheckFailed({ failed })
   })
 ).pipe(
+  Command.withShortDescription("Conformance check of one extension"),
   Command.withDescription(
     "Conformance check of one extension: starts it, sends every event with sample payloads, a request with " +
       "unicode and newlines inside strings, an unknown event and a burst of 100 pipelined requests, and checks " +
