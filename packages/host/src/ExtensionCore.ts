@@ -1,0 +1,240 @@
+import {
+  decodeReply,
+  type DecodedReply,
+  type EventName,
+  type ExtensionConfig,
+  Framing,
+  type SessionEndRequest
+} from "@abhed/protocol"
+import { Deferred, Duration, Effect, Fiber, Ref, Result, Scope, Semaphore } from "effect"
+import { type EncodedRequest, type Extension, type ExtensionState, subscribes } from "./Extension.ts"
+import {
+  deathCauseOf,
+  describeDeathCause,
+  ExtensionDead,
+  type ExtensionError,
+  ExtensionTimeout,
+  type SpawnFailed,
+  UnsolicitedOutput
+} from "./ExtensionError.ts"
+
+/**
+ * The behaviour every extension shares, whatever carries its bytes (DESIGN §4): one request in flight (FIFO),
+ * the startup timeout on the first exchange and `timeout_ms` after it, reply matching, decoding, death for good
+ * on any failure, and the close sequence. A `Transport` (a process's pipes, or a fake's handler) only moves
+ * requests out and lines back, so process-backed and fake extensions behave alike by construction.
+ */
+
+/** Every failure that kills an extension (`ExtensionDead` is what later requests get). */
+export type DeathError = Exclude<ExtensionError, ExtensionDead>
+
+export interface Transport {
+  /** Hand one request to the extension. Never fails: a broken pipe shows up as an exit or a timeout. */
+  readonly write: <E extends EventName>(request: EncodedRequest<E>) => Effect.Effect<void>
+  /** After a death: stop the extension now (a process: SIGTERM its group, SIGKILL after the grace). */
+  readonly terminate: Effect.Effect<void>
+  /** At scope close while alive: stop it gracefully (close stdin, wait a grace, then terminate). */
+  readonly close: Effect.Effect<void>
+  readonly pid: number | undefined
+  readonly stderrTail: Effect.Effect<string>
+}
+
+/** What a transport reports to the core. */
+export interface TransportEvents {
+  /** One JSON value the extension wrote (one line). */
+  readonly line: (json: unknown) => Effect.Effect<void>
+  /** A failure found by the transport (exit, bad framing, …): the extension dies. */
+  readonly fail: (error: DeathError) => Effect.Effect<void>
+  /** The event of the request in flight, if any (to name it in errors). */
+  readonly inFlight: Effect.Effect<EventName | undefined>
+}
+
+/** A transport with nothing behind it: what an extension that never started has. */
+export const deadTransport: Transport = {
+  write: () => Effect.void,
+  terminate: Effect.void,
+  close: Effect.void,
+  pid: undefined,
+  stderrTail: Effect.succeed("")
+}
+
+interface InFlight {
+  readonly event: EventName
+  readonly reply: Deferred.Deferred<unknown, DeathError>
+}
+
+interface State {
+  readonly phase: ExtensionState
+  readonly inFlight: InFlight | undefined
+  /** Exchanges begun (the first gets `startup_timeout_ms`). */
+  readonly exchanges: number
+  readonly served: number
+  /** The scope is closing: exits are expected now, and the close sequence does the killing. */
+  readonly closing: boolean
+  /** An exchange was interrupted after its write: a reply may still come, so the stream is out of step. */
+  readonly abandoned: boolean
+}
+
+const preview = (json: unknown): string => {
+  const text = JSON.stringify(json) ?? String(json)
+  return text.length > 200 ? `${text.slice(0, 197)}...` : text
+}
+
+export interface CoreOptions<R> {
+  readonly config: ExtensionConfig
+  readonly sessionId: string
+  readonly connect: (events: TransportEvents) => Effect.Effect<Transport, SpawnFailed, R | Scope.Scope>
+}
+
+export const make = Effect.fnUntraced(function*<R>(options: CoreOptions<R>) {
+  const { config } = options
+  const name = config.name
+  const scope = yield* Effect.scope
+  const permit = yield* Semaphore.make(1) // waiters are served in arrival order: FIFO
+  const state = yield* Ref.make<State>({
+    phase: { _tag: "starting" },
+    inFlight: undefined,
+    exchanges: 0,
+    served: 0,
+    closing: false,
+    abandoned: false
+  })
+  const transportReady = yield* Deferred.make<Transport>()
+  const transport = Deferred.await(transportReady)
+
+  // Termination runs once; whoever comes later (the scope's release) waits for the same run.
+  const terminateStarted = yield* Ref.make(false)
+  const terminated = yield* Deferred.make<void>()
+  const terminateOnce = Effect.uninterruptible(
+    Effect.flatMap(Ref.getAndSet(terminateStarted, true), (started) =>
+      started
+        ? Deferred.await(terminated)
+        : transport.pipe(
+          Effect.flatMap((t) => t.terminate),
+          Effect.ensuring(Deferred.succeed(terminated, undefined))
+        ))
+  )
+
+  const die = (error: DeathError): Effect.Effect<void> =>
+    Effect.flatMap(
+      Ref.modify(state, (s): [{ inFlight: InFlight | undefined; kill: boolean } | undefined, State] => {
+        if (s.phase._tag === "dead") return [undefined, s]
+        const next: State = s.closing
+          ? { ...s, inFlight: undefined }
+          : { ...s, inFlight: undefined, phase: { _tag: "dead", cause: deathCauseOf(error) } }
+        return [{ inFlight: s.inFlight, kill: !s.closing }, next]
+      }),
+      (found) =>
+        found === undefined ? Effect.void : Effect.gen(function*() {
+          if (found.inFlight !== undefined) yield* Deferred.fail(found.inFlight.reply, error)
+          // In the background, so the failing request returns now; the scope's release joins it.
+          if (found.kill) yield* Effect.forkDetach(terminateOnce)
+        })
+    )
+
+  const events: TransportEvents = {
+    line: (json) =>
+      Effect.flatMap(
+        Ref.modify(state, (s): ["drop" | "unsolicited" | InFlight, State] => {
+          if (s.phase._tag === "dead") return ["drop", s]
+          if (s.inFlight === undefined) return ["unsolicited", s]
+          return [s.inFlight, { ...s, inFlight: undefined }]
+        }),
+        (to) =>
+          to === "drop"
+            ? Effect.void
+            : to === "unsolicited"
+            ? die(new UnsolicitedOutput({ extension: name, line: preview(json) }))
+            : Effect.asVoid(Deferred.succeed(to.reply, json))
+      ),
+    fail: die,
+    inFlight: Effect.map(Ref.get(state), (s) => s.inFlight?.event)
+  }
+
+  /** One request and its reply. Runs under the permit. */
+  const exchange = <E extends EventName>(
+    request: EncodedRequest<E>,
+    timeoutOverride?: number
+  ): Effect.Effect<DecodedReply<E>, ExtensionError> =>
+    Effect.gen(function*() {
+      const reply = yield* Deferred.make<unknown, DeathError>()
+      // Checking for death and registering the request is one atomic step: a death in between would
+      // otherwise leave this request waiting for a reply that cannot come.
+      const registered = yield* Ref.modify(state, (s): [Result.Result<boolean, string>, State] =>
+        s.phase._tag === "dead"
+          ? [Result.fail(describeDeathCause(s.phase.cause)), s]
+          : [
+            Result.succeed(s.exchanges === 0),
+            { ...s, inFlight: { event: request.event, reply }, exchanges: s.exchanges + 1 }
+          ])
+      if (Result.isFailure(registered)) {
+        return yield* new ExtensionDead({ extension: name, cause: registered.failure })
+      }
+      const timeoutMs = timeoutOverride ?? (registered.success ? config.startup_timeout_ms : config.timeout_ms)
+      const t = yield* transport
+      yield* t.write(request)
+      // The timeout counts from the write, on the Clock (TestClock in tests).
+      const json = yield* Deferred.await(reply).pipe(
+        Effect.timeoutOrElse({
+          duration: Duration.millis(timeoutMs),
+          orElse: () => Effect.fail(new ExtensionTimeout({ extension: name, timeout_ms: timeoutMs }))
+        }),
+        Effect.onInterrupt(() => Ref.update(state, (s) => ({ ...s, abandoned: true })))
+      )
+      const decoded = decodeReply(request.event, json)
+      if (Result.isFailure(decoded)) return yield* decoded.failure
+      yield* Ref.update(state, (s): State => ({
+        ...s,
+        served: s.served + 1,
+        phase: s.phase._tag === "starting" ? { _tag: "live" } : s.phase
+      }))
+      return decoded.success
+    }).pipe(
+      Effect.tapError((error) => (error._tag === "ExtensionDead" ? Effect.void : die(error)))
+    )
+
+  const connected = yield* options.connect(events).pipe(
+    Effect.catch((error) => Effect.as(die(error), deadTransport))
+  )
+  yield* Deferred.succeed(transportReady, connected)
+
+  const sessionEnd: SessionEndRequest = { event: "session_end", session_id: options.sessionId }
+  yield* Effect.addFinalizer(() =>
+    Effect.gen(function*() {
+      const s = yield* Ref.get(state)
+      if (s.phase._tag !== "dead" && !s.abandoned && subscribes(config, "session_end")) {
+        // Bounded by timeout_ms even when it is the first exchange; a failure here just kills it.
+        yield* permit.withPermit(
+          exchange({ event: "session_end", value: sessionEnd, bytes: Framing.encodeLine(sessionEnd) }, config.timeout_ms)
+        ).pipe(Effect.ignore)
+      }
+      const dead = yield* Ref.modify(state, (s): [boolean, State] => [s.phase._tag === "dead", { ...s, closing: true }])
+      if (dead) yield* terminateOnce
+      else yield* connected.close
+    })
+  )
+
+  const extension: Extension = {
+    name,
+    config,
+    // The exchange runs in its own fiber in the extension's scope: a caller that gives up (interruption) does not
+    // abandon the exchange half way, so the reply is still consumed and the stream stays in step. The fiber starts
+    // at once, so requests queue for the permit in the order `send` was called.
+    send: (request) =>
+      permit.withPermit(exchange(request)).pipe(
+        Effect.forkIn(scope, { startImmediately: true }),
+        Effect.flatMap(Fiber.join)
+      ),
+    status: Effect.gen(function*() {
+      const s = yield* Ref.get(state)
+      return {
+        name,
+        state: s.phase,
+        served: s.served,
+        stderr_tail: yield* connected.stderrTail,
+        pid: connected.pid
+      }
+    })
+  }
+  return extension
+})
