@@ -1,0 +1,61 @@
+import { AuditLog, ExtensionHost, type ExtensionHostShape, optionsFromConfig } from "@abhed/host"
+import * as ProcessExtension from "@abhed/host/ProcessExtension"
+import { type Config, Defaults, type ExtensionConfig } from "@abhed/protocol"
+import * as NodeServices from "@effect/platform-node/NodeServices"
+import { Effect, Layer, Logger, ManagedRuntime, References } from "effect"
+import { type ExtensionCommand, extensionsDir } from "./ExtensionFiles.ts"
+
+/**
+ * The host side: `ExtensionHost.layer` over real processes, built once into a ManagedRuntime, with the audit log
+ * discarded (`AuditLog.layerNone`) and logs on stderr (stdout carries the table or the JSON document).
+ */
+
+export interface HostHandle {
+  readonly host: ExtensionHostShape
+  /** Run one effect on the host's runtime (the layer is built once, not per dispatch). */
+  readonly run: <A>(effect: Effect.Effect<A>) => Promise<A>
+  /** Close the host's scope: session_end, close stdin, wait for the processes to exit. */
+  readonly dispose: () => Promise<void>
+}
+
+export const extensionConfig = (name: string, command: ExtensionCommand): ExtensionConfig => ({
+  name,
+  command: command.command,
+  args: command.args,
+  events: [],
+  timeout_ms: Defaults.timeout_ms,
+  startup_timeout_ms: Defaults.startup_timeout_ms,
+  on_failure: Defaults.on_failure,
+  cwd: undefined,
+  env: {},
+  grace_ms: Defaults.grace_ms
+})
+
+/** `count` extensions running `command`, named ext-00, ext-01, ... */
+export const configOf = (count: number, command: ExtensionCommand): Config => ({
+  extensions: Array.from({ length: count }, (_, i) => extensionConfig(`ext-${String(i).padStart(2, "0")}`, command)),
+  policy: Defaults.policy,
+  max_rewrite_rounds: Defaults.max_rewrite_rounds,
+  builtin_tools: Defaults.builtin_tools
+})
+
+const quiet = Layer.mergeAll(
+  Layer.succeed(Logger.LogToStderr, true),
+  Layer.succeed(References.MinimumLogLevel, "Warn")
+)
+
+/** Start the host: spawn every extension, session_start, list_tools. Resolves when the host is ready. */
+export const startHost = async (config: Config, sessionId: string): Promise<HostHandle> => {
+  const extensions = Effect.forEach(
+    config.extensions,
+    (x) => ProcessExtension.make(x, { sessionId, baseDir: extensionsDir }),
+    { concurrency: "unbounded" }
+  ).pipe(Effect.provide(NodeServices.layer))
+  const layer = ExtensionHost.layerFromExtensions(extensions, optionsFromConfig(config, { sessionId })).pipe(
+    Layer.provide(Layer.mergeAll(NodeServices.layer, AuditLog.layerNone)),
+    Layer.provideMerge(quiet)
+  )
+  const runtime = ManagedRuntime.make(layer)
+  const host = await runtime.runPromise(Effect.service(ExtensionHost))
+  return { host, run: (effect) => runtime.runPromise(effect), dispose: () => runtime.dispose() }
+}

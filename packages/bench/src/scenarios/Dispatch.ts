@@ -1,0 +1,74 @@
+import { type ExtensionCommand, noop, sdkNoop } from "../ExtensionFiles.ts"
+import type { Plan } from "../Plan.ts"
+import { interleave, timed } from "../Harness.ts"
+import { configOf, startHost } from "../HostSide.ts"
+import { closeAll, rawStartup } from "../RawHost.ts"
+import { type Row, row } from "../Report.ts"
+import type { Scenario } from "../Scenario.ts"
+import { summarize } from "../Stats.ts"
+import { hostToolCall, rawToolCall, sessionId } from "./ToolCall.ts"
+
+/**
+ * 1. Sequential tool_call dispatches to 1 and to 8 no-op extensions (budget: p50 ratio ≤ 1.5), and the same to
+ * one SDK no-op, to price the SDK.
+ */
+const measure = async (
+  count: number,
+  command: ExtensionCommand,
+  plan: Plan
+) => {
+  const host = await startHost(configOf(count, command), sessionId)
+  const raw = await rawStartup(count, command.command, command.args, sessionId)
+  try {
+    return await interleave({ host: timed(hostToolCall(host)), raw: timed(rawToolCall(raw)) }, plan.dispatch)
+  } finally {
+    await host.dispose()
+    await closeAll(raw)
+  }
+}
+
+/** Host and raw to one SDK no-op, and raw to one plain no-op, all interleaved. */
+const measureSdk = async (plan: Plan) => {
+  const host = await startHost(configOf(1, sdkNoop), sessionId)
+  const rawSdk = await rawStartup(1, sdkNoop.command, sdkNoop.args, sessionId)
+  const rawPlain = await rawStartup(1, noop.command, noop.args, sessionId)
+  try {
+    return await interleave({
+      host: timed(hostToolCall(host)),
+      rawSdk: timed(rawToolCall(rawSdk)),
+      rawPlain: timed(rawToolCall(rawPlain))
+    }, plan.dispatch)
+  } finally {
+    await host.dispose()
+    await closeAll([...rawSdk, ...rawPlain])
+  }
+}
+
+export const dispatch: Scenario = {
+  title: "1. sequential tool_call dispatches",
+  run: async (plan, progress) => {
+    const rows: Array<Row> = []
+    for (const count of [1, 8]) {
+      progress(`${count} no-op extension(s), ${plan.dispatch.iterations} dispatches per side`)
+      const samples = await measure(count, noop, plan)
+      const host = summarize(samples.host)
+      const raw = summarize(samples.raw)
+      const name = `1. sequential tool_call, ${count} no-op ext`
+      rows.push(row({ name, metric: "p50", host: host.p50, raw: raw.p50, budget: 1.5, unit: "ms" }))
+      rows.push(row({ name, metric: "p99", host: host.p99, raw: raw.p99, budget: null, unit: "ms" }))
+      rows.push(row({ name, metric: "throughput", host: 1000 / host.mean, raw: 1000 / raw.mean, budget: null, unit: "dispatch/s" }))
+    }
+    progress(`1 SDK no-op extension, ${plan.dispatch.iterations} dispatches per side`)
+    const sdk = await measureSdk(plan)
+    const host = summarize(sdk.host)
+    const rawSdk = summarize(sdk.rawSdk)
+    const rawPlain = summarize(sdk.rawPlain)
+    const name = "1. sequential tool_call, 1 SDK no-op ext (both sides)"
+    rows.push(row({ name, metric: "p50", host: host.p50, raw: rawSdk.p50, budget: null, unit: "ms" }))
+    rows.push(row({ name, metric: "p99", host: host.p99, raw: rawSdk.p99, budget: null, unit: "ms" }))
+    // The SDK's own price: the same raw client, SDK no-op (in the host column) against the plain no-op.
+    const price = "1. SDK price: raw client to SDK no-op (host col) vs plain no-op"
+    rows.push(row({ name: price, metric: "p50", host: rawSdk.p50, raw: rawPlain.p50, budget: null, unit: "ms" }))
+    return rows
+  }
+}

@@ -1,0 +1,42 @@
+import { sleeping } from "../ExtensionFiles.ts"
+import { interleave, timed } from "../Harness.ts"
+import { configOf, startHost } from "../HostSide.ts"
+import { closeAll, rawStartup } from "../RawHost.ts"
+import { row } from "../Report.ts"
+import type { Scenario } from "../Scenario.ts"
+import { summarize } from "../Stats.ts"
+import { hostToolCall, rawToolCall, sessionId } from "./ToolCall.ts"
+
+/**
+ * 2. Fan-out: the host dispatching to 8 extensions that each take 50 ms, against the raw client dispatching to
+ * one such extension (budget ≤ 1.2): parallel fan-out should cost about one extension's time, not eight.
+ * The raw client's own 8-way fan-out runs interleaved too, for reference.
+ */
+export const fanOut: Scenario = {
+  title: "2. fan-out to 8 sleeping extensions",
+  run: async (plan, progress) => {
+    progress(`8 × ${plan.sleepMs} ms extensions, ${plan.fanOut.iterations} dispatches per side`)
+    const command = sleeping(plan.sleepMs)
+    const host = await startHost(configOf(8, command), sessionId)
+    const raw8 = await rawStartup(8, command.command, command.args, sessionId)
+    const raw1 = await rawStartup(1, command.command, command.args, sessionId)
+    const samples = await interleave({
+      host8: timed(hostToolCall(host)),
+      raw1: timed(rawToolCall(raw1)),
+      raw8: timed(rawToolCall(raw8))
+    }, plan.fanOut).finally(async () => {
+      await host.dispose()
+      await closeAll([...raw8, ...raw1])
+    })
+    const host8 = summarize(samples.host8)
+    const one = summarize(samples.raw1)
+    const eight = summarize(samples.raw8)
+    const name = `2. fan-out: host to 8 × ${plan.sleepMs} ms ext vs raw to 1`
+    const both = `2. fan-out: 8 × ${plan.sleepMs} ms ext, host vs raw`
+    return [
+      row({ name, metric: "p50", host: host8.p50, raw: one.p50, budget: 1.2, unit: "ms" }),
+      row({ name, metric: "p99", host: host8.p99, raw: one.p99, budget: null, unit: "ms" }),
+      row({ name: both, metric: "p50", host: host8.p50, raw: eight.p50, budget: null, unit: "ms" })
+    ]
+  }
+}
