@@ -36,8 +36,10 @@ import {
   type ToolDeclaration
 } from "@abhed/protocol"
 import { Clock, Context, Effect, Layer, Metric, Ref, Schema, type Scope, Stream } from "effect"
+import type { ChildProcessSpawner } from "effect/process"
 import { AuditLog, type AuditExchange, type AuditRound, type ExchangeStatus } from "./AuditLog.ts"
 import { subscribes, type EncodedRequest, type Extension, type ExtensionStatus } from "./Extension.ts"
+import * as ProcessExtension from "./ProcessExtension.ts"
 import { describeDeathCause, deathCauseOf, type ExtensionError } from "./ExtensionError.ts"
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -496,20 +498,55 @@ export const make = (
 })
 
 /** Build the service from already-acquired extensions (fakes, or your own). */
-const layerFromExtensions = (
-  extensions: Effect.Effect<ReadonlyArray<Extension>, never, Scope.Scope>,
+const layerFromExtensions = <R>(
+  extensions: Effect.Effect<ReadonlyArray<Extension>, never, R>,
   options: HostOptions
-): Layer.Layer<ExtensionHost, never, AuditLog> =>
+): Layer.Layer<ExtensionHost, never, AuditLog | Exclude<R, Scope.Scope>> =>
   Layer.effect(ExtensionHost, Effect.flatMap(extensions, (xs) => make(xs, options)))
+
+export interface ProcessHostOptions {
+  readonly sessionId: string
+  /** The config file's folder: relative `cwd`s resolve against it. */
+  readonly baseDir: string
+  /** Compiled-in policy hooks, evaluated before the config's rules (DESIGN §3). */
+  readonly policyHooks?: ReadonlyArray<PolicyHook> | undefined
+  /** Longest reply line in bytes (default 16 MiB). */
+  readonly maxLineBytes?: number | undefined
+}
+
+/**
+ * The host over real processes, one per configured extension, spawned concurrently. Each is a scoped resource:
+ * when the layer's scope closes, each gets `session_end`, then stdin closed, a grace, SIGTERM, SIGKILL.
+ */
+const layer = (
+  config: Config,
+  options: ProcessHostOptions
+): Layer.Layer<ExtensionHost, never, AuditLog | ChildProcessSpawner.ChildProcessSpawner> =>
+  layerFromExtensions(
+    Effect.forEach(
+      config.extensions,
+      (x) =>
+        ProcessExtension.make(x, {
+          sessionId: options.sessionId,
+          baseDir: options.baseDir,
+          ...(options.maxLineBytes !== undefined ? { maxLineBytes: options.maxLineBytes } : {})
+        }),
+      { concurrency: "unbounded" }
+    ),
+    optionsFromConfig(config, options)
+  )
 
 /**
  * The extension host service. Layers:
+ * - `ExtensionHost.layer(config, { sessionId, baseDir })`: over real processes (needs the platform's
+ *   `ChildProcessSpawner`, e.g. `NodeServices.layer`, and an `AuditLog`);
  * - `ExtensionHost.layerFromExtensions(acquire, options)`: over extensions you acquire (fakes, or your own);
  * - `ExtensionHost.layerFake(fakes, options)`: over in-process fakes;
  * - `ExtensionHost.layerMock(partial)`: a plain mock for agent tests (a missing member is a defect when called).
  */
 export class ExtensionHost extends Context.Service<ExtensionHost, ExtensionHostShape>()("@abhed/host/ExtensionHost") {
   static readonly make = make
+  static readonly layer = layer
   static readonly layerFromExtensions = layerFromExtensions
   /** Over in-process fakes (`FakeExtension.make` / `fromReplies`): every host rule, no processes. */
   static readonly layerFake = (
