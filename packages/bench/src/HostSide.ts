@@ -1,5 +1,4 @@
-import { AuditLog, ExtensionHost, type ExtensionHostShape, optionsFromConfig } from "@abhed/host"
-import * as ProcessExtension from "@abhed/host/ProcessExtension"
+import { AuditLog, ExtensionHost, type ExtensionHostShape } from "@abhed/host"
 import { type Config, Defaults, type ExtensionConfig } from "@abhed/protocol"
 import * as NodeServices from "@effect/platform-node/NodeServices"
 import { Effect, Layer, Logger, ManagedRuntime, References } from "effect"
@@ -46,12 +45,7 @@ const quiet = Layer.mergeAll(
 
 /** Start the host: spawn every extension, session_start, list_tools. Resolves when the host is ready. */
 export const startHost = async (config: Config, sessionId: string): Promise<HostHandle> => {
-  const extensions = Effect.forEach(
-    config.extensions,
-    (x) => ProcessExtension.make(x, { sessionId, baseDir: extensionsDir }),
-    { concurrency: "unbounded" }
-  ).pipe(Effect.provide(NodeServices.layer))
-  const layer = ExtensionHost.layerFromExtensions(extensions, optionsFromConfig(config, { sessionId })).pipe(
+  const layer = ExtensionHost.layer(config, { sessionId, baseDir: extensionsDir }).pipe(
     Layer.provide(Layer.mergeAll(NodeServices.layer, AuditLog.layerNone)),
     Layer.provideMerge(quiet)
   )
