@@ -2,13 +2,23 @@ import * as NodeServices from "@effect/platform-node/NodeServices"
 import { Effect } from "effect"
 import { Command } from "effect/cli"
 import { check } from "./CheckCommand.ts"
+import { demo, runDemo } from "./DemoCommand.ts"
+import { run } from "./RunCommand.ts"
 
 export const Version = "0.1.0"
 
 /** `abhed-ext`: run, check, demo. With no subcommand it runs the demo. */
-export const cli = Command.make("abhed-ext").pipe(
-  Command.withDescription("Run, check and demo Abhed extensions."),
-  Command.withSubcommands([check])
+export const cli = Command.make("abhed-ext", {}, () => runDemo).pipe(
+  Command.withDescription(
+    "Run, check and demo Abhed extensions. With no command, runs the demo. Exit codes: 0 success, 1 failure " +
+      "(a failed check, unreadable input, bad usage), 2 invalid config."
+  ),
+  Command.withExamples([
+    { command: "abhed-ext", description: "run the demo" },
+    { command: "abhed-ext run --config abhed.json session.jsonl", description: "decide every request of a session" },
+    { command: "abhed-ext check -- bash my-extension.sh", description: "check that an extension follows the protocol" }
+  ]),
+  Command.withSubcommands([run, check, demo])
 )
 
 export const main = Command.run(cli, { version: Version }).pipe(Effect.provide(NodeServices.layer))

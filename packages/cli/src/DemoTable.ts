@@ -98,7 +98,7 @@ export const describeOutcome = (input: InputRequest | undefined, output: OutputL
     case "session_start":
       return s.dim("session_start is sent by the host when it starts (see above)")
     case "session_end":
-      return s.dim("session_end is sent by the host when the session closes (see below)")
+      return s.dim("session_end is sent by the host to every extension as the session closes")
   }
 }
 
@@ -127,7 +127,8 @@ export const renderHostRecord = (record: AuditRecord, why: string, s: Style): st
 /** One input line: its header, the host records it caused (usually one), and the decision. */
 export const renderLine = (result: LineResult, records: ReadonlyArray<AuditRecord>, s: Style): string => {
   const event = result.input?.event ?? "invalid line"
-  const header = s.bold(`── line ${result.line}: ${event}`) + (result.input === undefined ? "" : ` ${inputSummary(result.input)}`)
+  const summary = inputSummary(result.input)
+  const header = s.bold(`── line ${result.line}: ${event}`) + (summary === "" ? "" : ` ${summary}`)
   const rows = records.flatMap((r) => recordRows(r, s))
   return [header, ...rows, `  → ${describeOutcome(result.input, result.output, s)}`].join("\n")
 }

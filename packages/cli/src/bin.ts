@@ -1,5 +1,16 @@
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { main } from "./Cli.ts"
 
+// A reader that goes away (`abhed-ext demo | head`) is not an error worth a stack trace. Stop the way Ctrl-C
+// does, so the extensions are still shut down by their finalizers rather than orphaned by process.exit.
+let closing = false
+process.stdout.on("error", (error: NodeJS.ErrnoException) => {
+  if (error.code !== "EPIPE") throw error
+  if (!closing) {
+    closing = true
+    process.kill(process.pid, "SIGTERM")
+  }
+})
+
 // `pnpm abhed-ext …` / `node packages/cli/src/bin.ts …`: exit codes come from the failure (see CliError.ts).
 NodeRuntime.runMain(main)

@@ -1,0 +1,59 @@
+import { AuditLog } from "@abhed/host"
+import { Console, Effect, Option } from "effect"
+import { Argument, Command, Flag } from "effect/cli"
+import { loadConfig } from "./ConfigFile.ts"
+import { processHost } from "./HostLayer.ts"
+import { inputLines } from "./Input.ts"
+import { render } from "./Output.ts"
+import { runSession } from "./Session.ts"
+
+/** `abhed-ext run --config FILE [--audit FILE] [EVENTS.jsonl]`: DESIGN §7, one output line per input line. */
+export const run = Command.make(
+  "run",
+  {
+    config: Flag.String("config").pipe(Flag.withAlias("c"), Flag.withDescription("the abhed.json to load")),
+    audit: Flag.String("audit").pipe(
+      Flag.withDescription("append the audit records (one JSON line per dispatch) to this file"),
+      Flag.optional
+    ),
+    sessionId: Flag.String("session-id").pipe(
+      Flag.withDescription("session id sent to the extensions (default: the first request's session_id, else \"abhed-ext\")"),
+      Flag.optional
+    ),
+    events: Argument.String("events").pipe(
+      Argument.withDescription("a JSONL file of requests, one per line (default: stdin)"),
+      Argument.optional
+    )
+  },
+  Effect.fn("run")(function*({ audit, config, events, sessionId }) {
+    const loaded = yield* loadConfig(config)
+    const lines = yield* inputLines(events)
+    yield* runSession({
+      lines,
+      host: processHost(loaded),
+      defaultSessionId: "abhed-ext",
+      sessionId: Option.getOrUndefined(sessionId),
+      onLine: (r) => Console.log(render(r.output))
+    }).pipe(Effect.provide(Option.isSome(audit) ? AuditLog.layerJsonl(audit.value) : AuditLog.layerNone))
+  })
+).pipe(
+  Command.withShortDescription("Decide a stream of requests with the extensions of a config"),
+  Command.withDescription(
+    "Run the extensions of a config over a stream of requests (a JSONL file, or stdin). Each input line is a request " +
+      "as on the wire (session_id and call_id optional); each prints one JSON line with the decision as soon as it " +
+      "is made, e.g. {\"event\":\"tool_call\",\"decision\":\"deny\",\"reasons\":[…],\"args\":{…},\"rounds\":1}. A bad input " +
+      "line prints {\"error\":\"…\",\"line\":N} and the run goes on. Exit codes: 0 done, 1 input unreadable or bad " +
+      "usage, 2 invalid config (each problem on stderr, with its path)."
+  ),
+  Command.withExamples([
+    { command: "abhed-ext run --config docs/examples/abhed.json docs/examples/session.jsonl", description: "run a recorded session" },
+    {
+      command: "echo '{\"event\":\"tool_call\",\"tool\":\"read\",\"args\":{\"path\":\".env\"}}' | abhed-ext run -c abhed.json",
+      description: "decide one call from stdin"
+    },
+    {
+      command: "abhed-ext run -c abhed.json --audit audit.jsonl session.jsonl | jq -c 'select(.decision==\"deny\")'",
+      description: "keep the audit trail; show only denied calls"
+    }
+  ])
+)
