@@ -1,8 +1,8 @@
 import * as NodeServices from "@effect/platform-node/NodeServices"
 import { assert, describe, it } from "@effect/vitest"
 import { type Config, Defaults, type ExtensionConfig } from "@abhed/protocol"
-import { AuditLog, type AuditRecord, ExtensionHost, type ExtensionStatus } from "@abhed/host"
-import { Effect, Layer, References } from "effect"
+import { AuditLog, type AuditRecord, ExtensionHost, type ExtensionStatus, HostMetrics } from "@abhed/host"
+import { Effect, Layer, Metric, References } from "effect"
 import * as NodePath from "node:path"
 import { exists, fixtureConfig, liveGroupMembers } from "./extension-helpers.ts"
 
@@ -129,6 +129,8 @@ describe("faults next to a working guard", () => {
 
   it.live("every fault is skipped, named in status and audit; the guard's verdicts still apply", () =>
     Effect.gen(function*() {
+      const spawnFailures = Metric.withAttributes(HostMetrics.deaths, { cause: "spawn_failed" })
+      const spawnFailuresBefore = (yield* Metric.value(spawnFailures)).count
       const started = Date.now()
       const { audit, result, status } = yield* withHost(
         config([
@@ -170,6 +172,8 @@ describe("faults next to a working guard", () => {
       assert.include(seen("ext-hang"), "timed_out")
       assert.include(seen("ext-garbage"), "malformed")
       assert.include(seen("ext-long-line"), "too_long")
+      // A death no request saw (the spawn failed) is counted once all the same.
+      assert.strictEqual((yield* Metric.value(spawnFailures)).count, spawnFailuresBefore + 1)
       // A sanity bound (not a synchronization): startup timeouts + grace, with slack for 100 MiB of stderr.
       assert.isBelow(Date.now() - started, 30_000)
     }), 60_000)

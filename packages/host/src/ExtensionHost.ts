@@ -156,6 +156,9 @@ const dispatches = Metric.counter("abhed_dispatch_total", { description: "events
 const dispatchLatency = Metric.timer("abhed_dispatch_latency", { description: "time to decide one event" })
 const deaths = Metric.counter("abhed_extension_deaths_total", { description: "extensions marked dead", incremental: true })
 
+/** The host's metrics, for exporters and tests. */
+export const HostMetrics = { dispatches, dispatchLatency, deaths } as const
+
 // Built once per event, not per dispatch: a metric with attributes is a new key each time it is made.
 interface EventMetrics {
   readonly count: typeof dispatches
@@ -206,7 +209,25 @@ const causeText = (error: ExtensionError): string =>
 const byName = (a: { readonly name: string }, b: { readonly name: string }) =>
   a.name < b.name ? -1 : a.name > b.name ? 1 : 0
 
-const exchange = <E extends EventName>(extension: Extension, request: EncodedRequest<E>) =>
+/**
+ * Counts a death once per extension, whoever sees it first: the request it failed on, or a later request that
+ * found it dead (a spawn failure, or an exit or stray output between requests, is seen by no request).
+ */
+const reportDeath = (reported: Set<string>, extension: Extension, error: ExtensionError) =>
+  Effect.suspend(() => {
+    if (reported.has(extension.name)) return Effect.void
+    reported.add(extension.name)
+    return Effect.gen(function*() {
+      const status = yield* extension.status
+      const cause = status.state._tag === "dead"
+        ? status.state.cause._tag
+        : error._tag === "ExtensionDead" ? "unknown" : deathCauseOf(error)._tag
+      yield* Metric.update(Metric.withAttributes(deaths, { cause }), 1)
+      yield* Effect.logWarning(`extension ${extension.name} is dead: ${causeText(error)}`)
+    })
+  })
+
+const exchange = <E extends EventName>(extension: Extension, request: EncodedRequest<E>, reported: Set<string>) =>
   Effect.gen(function*() {
     const start = yield* Clock.currentTimeMillis
     const result = yield* Effect.result(extension.send(request))
@@ -220,10 +241,7 @@ const exchange = <E extends EventName>(extension: Extension, request: EncodedReq
     }
     const error = result.failure
     const status = statusOf(error)
-    if (error._tag !== "ExtensionDead") {
-      yield* Metric.update(Metric.withAttributes(deaths, { cause: deathCauseOf(error)._tag }), 1)
-      yield* Effect.logWarning(`extension ${extension.name} marked dead: ${error.message}`)
-    }
+    yield* reportDeath(reported, extension, error)
     const cause = causeText(error)
     return {
       extension,
@@ -252,6 +270,7 @@ export const make = (
   const maxRounds = options.maxRewriteRounds ?? Defaults.max_rewrite_rounds
   const builtin = options.builtinTools ?? Defaults.builtin_tools
   const sessionId = options.sessionId
+  const reported = new Set<string>()
   const seq = yield* Ref.make(0)
   const nextSeq = Ref.getAndUpdate(seq, (n) => n + 1)
   const callIds = yield* Ref.make(0)
@@ -270,7 +289,7 @@ export const make = (
     Effect.gen(function*() {
       const request: EncodedRequest<E> = { event, value, bytes: Framing.encodeLine(value) }
       const subscribers = extensions.filter((x) => subscribes(x.config, event))
-      const exchanges = yield* Effect.forEach(subscribers, (x) => exchange(x, request), { concurrency: "unbounded" })
+      const exchanges = yield* Effect.forEach(subscribers, (x) => exchange(x, request, reported), { concurrency: "unbounded" })
       const sorted = [...exchanges].sort((a, b) => byName(a.extension, b.extension))
       const skipped: ReadonlyArray<AuditExchange> = extensions
         .filter((x) => !subscribes(x.config, event))
@@ -493,7 +512,7 @@ export const make = (
       }
       // Routed to the one owner only, whatever its `events` say: it declared the tool.
       const result = yield* dispatch("invoke_tool", call_id, Effect.gen(function*() {
-        const x = yield* exchange(owner, { event: "invoke_tool", value, bytes: Framing.encodeLine(value) })
+        const x = yield* exchange(owner, { event: "invoke_tool", value, bytes: Framing.encodeLine(value) }, reported)
         const outcome = x.reply !== undefined
           ? { _tag: "ok" as const, result: x.reply.result ?? null, is_error: x.reply.is_error === true }
           : { _tag: "failed" as const, cause: x.audit.error ?? x.status }

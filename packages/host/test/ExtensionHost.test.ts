@@ -1,12 +1,13 @@
 import { assert, describe, it } from "@effect/vitest"
 import type { PolicyConfig } from "@abhed/protocol"
-import { Effect, Fiber, Layer, type Scope } from "effect"
+import { Effect, Fiber, Layer, Metric, type Scope, Tracer } from "effect"
 import { TestClock } from "effect/testing"
 import {
   AuditLog,
   type AuditRecord,
   type Extension,
   ExtensionHost,
+  HostMetrics,
   type HostOptions,
   ToolOwnerUnavailable,
   UnknownTool
@@ -307,6 +308,55 @@ describe("ExtensionHost over fakes", () => {
       }]
     })
   })
+})
+
+describe("observability", () => {
+  it.effect("a span per dispatch; dispatches counted per event; each death counted once, by cause", () =>
+    Effect.gen(function*() {
+      const spans: Array<Tracer.Span> = []
+      const recording = Tracer.make({
+        span(options) {
+          const span = Tracer.nativeTracer.span(options)
+          spans.push(span)
+          return span
+        }
+      })
+      const calls = Metric.withAttributes(HostMetrics.dispatches, { event: "tool_call" })
+      const malformed = Metric.withAttributes(HostMetrics.deaths, { cause: "malformed_reply" })
+      const callsBefore = (yield* Metric.value(calls)).count
+      const deathsBefore = (yield* Metric.value(malformed)).count
+      const broken = FakeExtension.fromReplies("broken", { tool_call: () => ({ ask: 1 }) })
+      yield* withHost([broken, silent], (h) =>
+        Effect.gen(function*() {
+          yield* h.toolCall({ tool: "bash", args: {}, call_id: "c-9" })
+          yield* h.toolCall({ tool: "bash", args: {} })
+        })).pipe(Effect.withTracer(recording))
+      assert.strictEqual((yield* Metric.value(calls)).count, callsBefore + 2)
+      assert.strictEqual((yield* Metric.value(malformed)).count, deathsBefore + 1)
+      const names = spans.map((s) => s.name)
+      assert.deepStrictEqual(names.filter((n) => n.startsWith("ExtensionHost.")), [
+        "ExtensionHost.session_start",
+        "ExtensionHost.list_tools",
+        "ExtensionHost.tool_call",
+        "ExtensionHost.tool_call"
+      ])
+      const call = spans.find((s) => s.name === "ExtensionHost.tool_call")
+      assert.strictEqual(call?.attributes.get("call_id"), "c-9")
+    }))
+
+  it.effect("a death is counted once, however many later requests find the extension dead", () =>
+    Effect.gen(function*() {
+      const exited = Metric.withAttributes(HostMetrics.deaths, { cause: "exited" })
+      const before = (yield* Metric.value(exited)).count
+      // Dies on session_start; the later dispatches find it dead and count nothing more.
+      const dies = FakeExtension.make("dies", () => Effect.fail(FakeExtension.FakeExit.code(1)))
+      yield* withHost([dies], (h) =>
+        Effect.gen(function*() {
+          yield* h.toolCall({ tool: "bash", args: {} })
+          yield* h.toolCall({ tool: "bash", args: {} })
+        }))
+      assert.strictEqual((yield* Metric.value(exited)).count, before + 1)
+    }))
 })
 
 describe("ExtensionHost.layerMock", () => {
