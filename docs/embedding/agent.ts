@@ -1,0 +1,66 @@
+/**
+ * Embedding the extension host in an Effect-based agent. This file is type-checked by `pnpm test` and exercised
+ * by test/embedding.test.ts, so docs/embedding.md (which quotes it) stays true.
+ */
+import { AuditLog, ExtensionHost, FakeExtension } from "@abhed/host"
+import { type JsonObject, parseConfig } from "@abhed/protocol"
+import * as NodeServices from "@effect/platform-node/NodeServices"
+import { Effect, Layer, Schema } from "effect"
+
+// --- 1. The agent's tool step: ask the host before running a tool, and again before the model sees the output.
+
+export class ToolDenied extends Schema.TaggedError<ToolDenied>()("ToolDenied", { reasons: Schema.String }) {}
+
+/** What the agent does when the decision is "ask": prompt the user. Here, a stand-in that always declines. */
+export const approve = (_tool: string, _args: JsonObject): Effect.Effect<boolean> => Effect.succeed(false)
+
+export const runTool = (
+  tool: string,
+  args: JsonObject,
+  execute: (args: JsonObject) => Effect.Effect<string>
+) =>
+  Effect.gen(function*() {
+    const host = yield* ExtensionHost
+    const call = yield* host.toolCall({ tool, args })
+    const reasons = call.reasons.map((r) => `${r.extension}: ${r.reason}`).join("; ")
+    if (call.decision === "deny") return yield* new ToolDenied({ reasons })
+    if (call.decision === "ask" && !(yield* approve(tool, call.args))) return yield* new ToolDenied({ reasons })
+    // Run with the SETTLED args: the ones every extension saw in the last round.
+    const output = yield* execute(call.args)
+    return yield* host.toolResult({ tool, args: call.args, content: output, is_error: false })
+  })
+
+// --- 2. The live layer: real extension processes from an abhed.json.
+
+export const liveHost = (configText: string, configDir: string, auditFile: string, sessionId: string) =>
+  Layer.unwrap(
+    Effect.gen(function*() {
+      // A bad config fails the layer with a ConfigError that lists every problem with its path.
+      const config = yield* Effect.fromResult(parseConfig(configText))
+      return ExtensionHost.layer(config, { sessionId, baseDir: configDir })
+    })
+  ).pipe(
+    Layer.provideMerge(AuditLog.layerJsonl(auditFile)),
+    Layer.provide(NodeServices.layer) // the platform's child process spawner and file system
+  )
+
+// --- 3. In tests: in-process fakes run every host rule with no processes (timeouts on the TestClock).
+
+export const fakeHost = ExtensionHost.layerFake(
+  [
+    FakeExtension.fromReplies("guard", {
+      tool_call: (req) => (String(req.args["path"] ?? "").includes("secret") ? { block: true, reason: "no secrets" } : {})
+    }),
+    FakeExtension.fromReplies("redactor", {
+      tool_result: (req) => ({ content: req.content.replaceAll(/AKIA[A-Z0-9]{16}/g, "[redacted]") })
+    })
+  ],
+  { sessionId: "test" }
+).pipe(Layer.provideMerge(AuditLog.layerMemory))
+
+// --- 4. Or a plain mock of the service, when the agent test does not care about extensions at all.
+
+export const allowEverything = ExtensionHost.layerMock({
+  toolCall: (call) => Effect.succeed({ decision: "allow", reasons: [], args: call.args, rounds: 1 }),
+  toolResult: (result) => Effect.succeed({ content: result.content, is_error: result.is_error, rounds: 1 })
+})
