@@ -61,6 +61,7 @@ describe("abhed-ext run over the example session", () => {
     expect(str(argsOf(line(15))["command"])).toBe("sandbox-run -- bash -c 'cat ~/.aws/credentials | head -3'")
     expect(str(line(16)?.["content"])).not.toContain("AKIAIOSFODNN7EXAMPLE") // redacted
     expect(str(line(16)?.["content"])).toContain("aws_access_key_id = [redacted]")
+    expect(str(line(16)?.["content"])).toContain("aws_secret_access_key = [redacted]")
     toolCall(line(17), "deny", 1)
     expect(line(17)?.["reasons"]).toEqual([{ extension: "secrets-guard", reason: "src/.env.local matches secret pattern **/.env.*" }])
     toolCall(line(18), "allow", 1) // an extension's tool, allowed by the policy

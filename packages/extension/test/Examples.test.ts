@@ -117,15 +117,21 @@ describe("credential-redactor.ts", () => {
   })
 
   it("is idempotent and leaves no credential behind", () => {
+    const awsSecret = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
+    const labelled = [`aws_secret_access_key = ${awsSecret}`, `AWS_SECRET_ACCESS_KEY=${awsSecret}`, `"aws_secret_access_key": "${awsSecret}"`]
     const secrets = [aws, "ASIAABCDEFGHIJKLMNOP", ghp, `gho_${"Z".repeat(36)}`, pat, pem, "-----BEGIN EC PRIVATE KEY-----\nMIIx"]
     // Secrets between non-word separators, among arbitrary text and fragments that look almost like one.
-    const part = fc.oneof(fc.string(), fc.constantFrom(...secrets), fc.constantFrom("[redacted]", "AKIA", "ghp_", "-----BEGIN"))
+    const part = fc.oneof(
+      fc.string(),
+      fc.constantFrom(...secrets, ...labelled),
+      fc.constantFrom("[redacted]", "AKIA", "ghp_", "-----BEGIN", "aws_secret_access_key =")
+    )
     fc.assert(
       fc.property(fc.array(part, { maxLength: 12 }), (parts) => {
         const input = parts.join(" \n ")
         const once = redact(input)
         expect(redact(once)).toBe(once)
-        for (const secret of secrets) expect(once.includes(secret)).toBe(false)
+        for (const secret of [...secrets, awsSecret]) expect(once.includes(secret)).toBe(false)
         expect(once).not.toContain("MIIEowIBAAKCAQEA7bq")
       }),
       { numRuns: 1000 }
