@@ -1,4 +1,4 @@
-import { type EventName, type ExtensionConfig, Framing, type RequestOf } from "@abhed/protocol"
+import { type EventName, type ExtensionConfig, extensionConfig, Framing, type RequestOf } from "@abhed/protocol"
 import type { EncodedRequest, Extension, ExtensionStatus } from "@abhed/host/Extension"
 import type { ExtensionError } from "@abhed/host/ExtensionError"
 import * as ProcessExtension from "@abhed/host/ProcessExtension"
@@ -19,19 +19,15 @@ export const fixtureConfig = (
   overrides?: Partial<ExtensionConfig>
 ): ExtensionConfig => {
   const command = file.endsWith(".sh") ? "bash" : file.endsWith(".py") ? "python3" : "node"
-  return {
+  return extensionConfig({
     name: file.replace(/\.\w+$/, ""),
     command,
     args: [fixture(file)],
-    events: [],
     timeout_ms: 500,
     startup_timeout_ms: 1000,
-    on_failure: "ignore",
-    cwd: undefined,
-    env: {},
     grace_ms: 300,
     ...overrides
-  }
+  })
 }
 
 export const encode = <E extends EventName>(value: RequestOf<E> & { readonly event: E }): EncodedRequest<E> => ({

@@ -1,5 +1,5 @@
 import { AuditLog, ExtensionHost, type ExtensionHostShape } from "@abhed/host"
-import { type Config, Defaults, type ExtensionConfig } from "@abhed/protocol"
+import { type Config, Defaults, type ExtensionConfig, extensionConfig as makeExtensionConfig } from "@abhed/protocol"
 import * as NodeServices from "@effect/platform-node/NodeServices"
 import { Effect, Layer, Logger, ManagedRuntime, References } from "effect"
 import { type ExtensionCommand, extensionsDir } from "./ExtensionFiles.ts"
@@ -17,18 +17,8 @@ export interface HostHandle {
   readonly dispose: () => Promise<void>
 }
 
-export const extensionConfig = (name: string, command: ExtensionCommand): ExtensionConfig => ({
-  name,
-  command: command.command,
-  args: command.args,
-  events: [],
-  timeout_ms: Defaults.timeout_ms,
-  startup_timeout_ms: Defaults.startup_timeout_ms,
-  on_failure: Defaults.on_failure,
-  cwd: undefined,
-  env: {},
-  grace_ms: Defaults.grace_ms
-})
+export const extensionConfig = (name: string, command: ExtensionCommand): ExtensionConfig =>
+  makeExtensionConfig({ name, command: command.command, args: command.args })
 
 /** `count` extensions running `command`, named ext-00, ext-01, ... */
 export const configOf = (count: number, command: ExtensionCommand): Config => ({

@@ -1,4 +1,4 @@
-import { Defaults, type EventName, type ExtensionConfig, type Request, type RequestOf } from "@abhed/protocol"
+import { type EventName, type ExtensionConfig, extensionConfig, type Request, type RequestOf } from "@abhed/protocol"
 import { Effect, FiberSet, Schema, type Scope } from "effect"
 import type { Extension } from "./Extension.ts"
 import * as ExtensionCore from "./ExtensionCore.ts"
@@ -31,19 +31,8 @@ export interface FakeOptions {
 }
 
 /** The config a fake gets: all events, the protocol's default timeouts, `on_failure: "ignore"`. */
-export const config = (name: string, overrides?: Partial<ExtensionConfig>): ExtensionConfig => ({
-  command: `fake:${name}`,
-  args: [],
-  events: [],
-  timeout_ms: Defaults.timeout_ms,
-  startup_timeout_ms: Defaults.startup_timeout_ms,
-  on_failure: Defaults.on_failure,
-  cwd: undefined,
-  env: {},
-  grace_ms: Defaults.grace_ms,
-  ...overrides,
-  name
-})
+export const config = (name: string, overrides?: Partial<ExtensionConfig>): ExtensionConfig =>
+  extensionConfig({ command: `fake:${name}`, ...overrides, name })
 
 export const make = (
   name: string,

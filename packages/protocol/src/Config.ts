@@ -57,3 +57,22 @@ export const Defaults = {
   builtin_tools: [] as ReadonlyArray<string>,
   policy: { deny: [], ask: [], allow: [], default: "allow" } satisfies PolicyConfig
 } as const
+
+/** The fields of an extension's config as written: everything but `name` and `command` may be left out. */
+export type ExtensionConfigInput = Pick<ExtensionConfig, "name" | "command"> & {
+  readonly [K in Exclude<keyof ExtensionConfig, "name" | "command">]?: ExtensionConfig[K] | undefined
+}
+
+/** An extension's config with the defaults of DESIGN §5 filled in: the one place those defaults are applied. */
+export const extensionConfig = (input: ExtensionConfigInput): ExtensionConfig => ({
+  name: input.name,
+  command: input.command,
+  args: input.args ?? [],
+  events: input.events ?? [],
+  timeout_ms: input.timeout_ms ?? Defaults.timeout_ms,
+  startup_timeout_ms: input.startup_timeout_ms ?? Defaults.startup_timeout_ms,
+  on_failure: input.on_failure ?? Defaults.on_failure,
+  cwd: input.cwd,
+  env: input.env ?? {},
+  grace_ms: input.grace_ms ?? Defaults.grace_ms
+})

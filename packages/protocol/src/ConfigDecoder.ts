@@ -1,5 +1,6 @@
 import { Result } from "effect"
 import {
+  extensionConfig,
   type Config,
   Defaults,
   type ExtensionConfig,
@@ -372,18 +373,7 @@ const walkExtension = (
     issues.push({ path: key(path, "command"), message: "missing; the program to run, e.g. \"bash\"" })
   }
   if (issues.length > before || got.name === undefined || got.command === undefined) return undefined
-  return {
-    name: got.name,
-    command: got.command,
-    args: got.args ?? [],
-    events: got.events ?? [],
-    timeout_ms: got.timeout_ms ?? Defaults.timeout_ms,
-    startup_timeout_ms: got.startup_timeout_ms ?? Defaults.startup_timeout_ms,
-    on_failure: got.on_failure ?? Defaults.on_failure,
-    cwd: got.cwd,
-    env: got.env ?? {},
-    grace_ms: got.grace_ms ?? Defaults.grace_ms
-  }
+  return extensionConfig({ ...got, name: got.name, command: got.command })
 }
 
 const walkPolicy = (issues: Issues, path: string, u: unknown): PolicyConfig | undefined => {
