@@ -111,6 +111,25 @@ describe("FakeExtension", () => {
       assert.strictEqual((yield* ext.status).served, 3)
     }))
 
+  it.effect("a request due before the one the timer is set for still times out on its own deadline", () =>
+    Effect.gen(function*() {
+      // The first exchange arms the timer for its startup deadline (10 s); it answers at once. The second hangs
+      // and is due 1 s after its write, long before 10 s: it must time out at 1 s, not when the timer next looks.
+      let calls = 0
+      const ext = yield* FakeExtension.make(
+        "early",
+        () => (calls++ === 0 ? Effect.succeed({}) : Effect.never),
+        { startup_timeout_ms: 10_000, timeout_ms: 1000 }
+      )
+      yield* ext.send(toolCall("c1"))
+      const second = yield* ext.send(toolCall("c2")).pipe(Effect.flip, Effect.forkChild)
+      yield* TestClock.adjust("999 millis")
+      assert.isUndefined(second.pollUnsafe())
+      yield* TestClock.adjust("1 millis")
+      const error = yield* Fiber.join(second)
+      assert.deepStrictEqual(error._tag === "ExtensionTimeout" && error.timeout_ms, 1000)
+    }))
+
   it.effect("a malformed reply (wrong field type) kills it: MalformedReply names the field", () =>
     Effect.gen(function*() {
       const ext = yield* FakeExtension.fromReplies("bad", { tool_call: () => ({ block: "yes" }) })
