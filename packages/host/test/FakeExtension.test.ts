@@ -118,10 +118,12 @@ describe("FakeExtension", () => {
       let calls = 0
       const ext = yield* FakeExtension.make(
         "early",
-        () => (calls++ === 0 ? Effect.succeed({}) : Effect.never),
+        () => (calls++ === 0 ? Effect.as(Effect.sleep("10 millis"), {}) : Effect.never),
         { startup_timeout_ms: 10_000, timeout_ms: 1000 }
       )
-      yield* ext.send(toolCall("c1"))
+      const first = yield* ext.send(toolCall("c1")).pipe(Effect.forkChild)
+      yield* TestClock.adjust("10 millis")
+      yield* Fiber.join(first)
       const second = yield* ext.send(toolCall("c2")).pipe(Effect.flip, Effect.forkChild)
       yield* TestClock.adjust("999 millis")
       assert.isUndefined(second.pollUnsafe())
