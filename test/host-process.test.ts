@@ -203,6 +203,32 @@ describe("faults next to a working guard", () => {
   }
 })
 
+describe("tools", () => {
+  it.live("the agent's own built-in tools and the config's are both protected from extensions", () =>
+    Effect.gen(function*() {
+      const owner = (tools: string) =>
+        fixtureConfig("host-tools.mjs", { name: `p-${tools.replaceAll(",", "-")}`, env: { TOOLS: tools } })
+      const cfg = config([owner("bash,grep,word_count")], { builtin_tools: ["bash"] })
+      const run = yield* Effect.gen(function*() {
+        const h = yield* ExtensionHost
+        const listed = yield* h.listTools
+        const invoked = yield* h.invokeTool({ tool: "word_count", args: { text: "a b" } })
+        yield* h.status
+        return { listed, invoked }
+      }).pipe(
+        Effect.provide(
+          ExtensionHost.layer(cfg, { sessionId: "s-1", baseDir: examples, builtinTools: ["grep"] }).pipe(
+            Layer.provideMerge(AuditLog.layerMemory)
+          )
+        ),
+        Effect.provide(NodeServices.layer)
+      )
+      assert.deepStrictEqual(run.listed.accepted.map((t) => t.tool.name), ["word_count"])
+      assert.deepStrictEqual(run.listed.rejected.map((r) => [r.name, r.reason]), [["bash", "builtin"], ["grep", "builtin"]])
+      assert.deepStrictEqual(run.invoked, { result: "word_count:{\"text\":\"a b\"}", is_error: false })
+    }))
+})
+
 describe("concurrency and order", () => {
   const echoes = (order: ReadonlyArray<number>) => {
     const all: ReadonlyArray<ExtensionConfig> = [

@@ -140,13 +140,18 @@ export interface HostOptions {
 /** HostOptions from a decoded config file, for the layers that take one. */
 export const optionsFromConfig = (
   config: Config,
-  options: { readonly sessionId: string; readonly policyHooks?: ReadonlyArray<PolicyHook> | undefined }
+  options: {
+    readonly sessionId: string
+    readonly policyHooks?: ReadonlyArray<PolicyHook> | undefined
+    readonly builtinTools?: ReadonlyArray<string> | undefined
+  }
 ): HostOptions => ({
   sessionId: options.sessionId,
   policy: config.policy,
   policyHooks: options.policyHooks,
   maxRewriteRounds: config.max_rewrite_rounds,
-  builtinTools: config.builtin_tools
+  // The agent knows its own tools; the config may name more. An extension may shadow none of them.
+  builtinTools: [...new Set([...config.builtin_tools, ...(options.builtinTools ?? [])])].sort()
 })
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -550,6 +555,8 @@ export interface ProcessHostOptions {
   readonly baseDir: string
   /** Compiled-in policy hooks, evaluated before the config's rules (DESIGN §3). */
   readonly policyHooks?: ReadonlyArray<PolicyHook> | undefined
+  /** The agent's own tools, added to the config's `builtin_tools`: no extension may declare one of these. */
+  readonly builtinTools?: ReadonlyArray<string> | undefined
   /** Longest reply line in bytes (default 16 MiB). */
   readonly maxLineBytes?: number | undefined
 }
