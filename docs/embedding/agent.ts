@@ -2,7 +2,7 @@
  * Embedding the extension host in an Effect-based agent. This file is type-checked by `pnpm test` and exercised
  * by test/embedding.test.ts, so docs/embedding.md (which quotes it) stays true.
  */
-import { AuditLog, ExtensionHost, FakeExtension } from "@abhed/host"
+import { Approval, AuditLog, ExtensionHost, FakeExtension } from "@abhed/host"
 import { type JsonObject, parseConfig } from "@abhed/protocol"
 import * as NodeServices from "@effect/platform-node/NodeServices"
 import { Effect, Layer, Schema } from "effect"
@@ -10,9 +10,6 @@ import { Effect, Layer, Schema } from "effect"
 // --- 1. The agent's tool step: ask the host before running a tool, and again before the model sees the output.
 
 export class ToolDenied extends Schema.TaggedError<ToolDenied>()("ToolDenied", { reasons: Schema.String }) {}
-
-/** What the agent does when the decision is "ask": prompt the user. Here, a stand-in that always declines. */
-export const approve = (_tool: string, _args: JsonObject): Effect.Effect<boolean> => Effect.succeed(false)
 
 export const runTool = (
   tool: string,
@@ -23,8 +20,8 @@ export const runTool = (
     const host = yield* ExtensionHost
     const call = yield* host.toolCall({ tool, args })
     const reasons = call.reasons.map((r) => `${r.extension}: ${r.reason}`).join("; ")
-    if (call.decision === "deny") return yield* new ToolDenied({ reasons })
-    if (call.decision === "ask" && !(yield* approve(tool, call.args))) return yield* new ToolDenied({ reasons })
+    // allow runs, deny does not, ask is the Approver's call (a prompt, or `Approver.layerDeny` when unattended)
+    if (!(yield* Approval.resolve(tool, call))) return yield* new ToolDenied({ reasons })
     // Run with the SETTLED args: the ones every extension saw in the last round.
     const output = yield* execute(call.args)
     return yield* host.toolResult({ tool, args: call.args, content: output, is_error: false })
