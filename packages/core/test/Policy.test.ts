@@ -1,4 +1,4 @@
-import type { PolicyConfig, PolicyRule } from "@abhed/protocol"
+import { isJsonObject, type PolicyConfig, type PolicyRule } from "@abhed/protocol"
 import { Effect } from "effect"
 import { describe, expect, it } from "vitest"
 import { allowAll, evaluatePolicy, evaluateRules, type HookDecision, matchesRule, type PolicyHook } from "../src/Policy.ts"
@@ -83,5 +83,14 @@ describe("evaluatePolicy", () => {
   })
   it("a hook deny overrides an allow rule", () => {
     expect(run([hook("h", "deny", [])], bash("ls"))).toEqual({ level: "deny", source: "hook:h", reason: undefined })
+  })
+})
+
+describe("argText with odd keys", () => {
+  it("a deny rule on an object arg sees a `__proto__` key in it", () => {
+    const args: unknown = JSON.parse(`{"command":{"__proto__":"rm -rf /"}}`)
+    if (!isJsonObject(args)) throw new Error("not an object")
+    const call = { tool: "bash", args }
+    expect(matchesRule(rule("bash", { command: "*rm -rf*" }), call)).toBe(true)
   })
 })

@@ -10,7 +10,8 @@ export const canonicalJson = (value: unknown): string => JSON.stringify(sortKeys
 const sortKeys = (value: unknown): unknown => {
   if (Array.isArray(value)) return value.map(sortKeys)
   if (isJsonObject(value)) {
-    const out: Record<string, unknown> = {}
+    // No prototype: on a plain object, assigning the key "__proto__" would set the prototype and drop the key.
+    const out: Record<string, unknown> = Object.create(null)
     for (const key of Object.keys(value).sort()) out[key] = sortKeys(value[key])
     return out
   }
