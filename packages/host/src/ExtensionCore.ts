@@ -4,6 +4,8 @@ import {
   type EventName,
   type ExtensionConfig,
   Framing,
+  MaxJsonDepth,
+  nestedDeeperThan,
   type SessionEndRequest
 } from "@abhed/protocol"
 import { Clock, Deferred, Duration, Effect, Fiber, Ref, Result, Scope, Semaphore } from "effect"
@@ -79,6 +81,8 @@ interface State {
 }
 
 const preview = (json: unknown): string => {
+  // Any line the extension wrote, unchecked: JSON.stringify would overflow the stack on deep nesting.
+  if (nestedDeeperThan(json, MaxJsonDepth)) return `(JSON nested more than ${MaxJsonDepth} levels deep)`
   const text = JSON.stringify(json) ?? String(json)
   return text.length > 200 ? `${text.slice(0, 197)}...` : text
 }

@@ -107,6 +107,23 @@ describe("ExtensionHost over fakes", () => {
       }), { maxRewriteRounds: 3 })
   })
 
+  it.effect("a hostile reply nested 100k deep is a malformed reply (the extension dies), not a host defect", () => {
+    let deep: unknown = "x"
+    for (let i = 0; i < 100_000; i++) deep = [deep]
+    // Round 2 would encode these args: JSON.stringify overflows the stack.
+    const hostile = FakeExtension.fromReplies("hostile", { tool_call: () => ({ args: { command: deep } }) }, {
+      on_failure: "deny"
+    })
+    return withHost([hostile, silent], (h) =>
+      Effect.gen(function*() {
+        const out = yield* h.toolCall({ tool: "bash", args: { command: "ls" } })
+        assert.strictEqual(out.decision, "deny")
+        assert.deepStrictEqual(out.args, { command: "ls" })
+        const [status] = yield* h.status
+        assert.strictEqual(status?.state._tag === "dead" ? status.state.cause._tag : "alive", "malformed_reply")
+      }))
+  })
+
   it.effect("tool_result: redactors compose, is_error is only raised, and the request carries round", () => {
     const seen: Array<number | undefined> = []
     const akia = FakeExtension.fromReplies("akia", {

@@ -4,6 +4,27 @@ export type JsonObject = { readonly [key: string]: unknown }
 export const isJsonObject = (u: unknown): u is JsonObject =>
   typeof u === "object" && u !== null && !Array.isArray(u)
 
+/**
+ * The deepest nesting of arrays and objects a reply may carry. `JSON.parse` accepts any depth, but
+ * `JSON.stringify` and every recursive walk (settling comparisons, the audit log, the next round's request)
+ * overflow the stack a few thousand levels down: a reply deeper than this is malformed.
+ */
+export const MaxJsonDepth = 256
+
+/** Whether `value` nests arrays and objects more than `limit` levels deep (a scalar is 0, `[]` is 1). Iterative. */
+export const nestedDeeperThan = (value: unknown, limit: number): boolean => {
+  const stack: Array<{ readonly value: unknown; readonly depth: number }> = [{ value, depth: 0 }]
+  for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
+    if (typeof next.value !== "object" || next.value === null) continue
+    const depth = next.depth + 1
+    if (depth > limit) return true
+    for (const child of Array.isArray(next.value) ? next.value : Object.values(next.value)) {
+      if (typeof child === "object" && child !== null) stack.push({ value: child, depth })
+    }
+  }
+  return false
+}
+
 /** Canonical JSON text: object keys sorted, so two values compare equal regardless of key order. */
 export const canonicalJson = (value: unknown): string => JSON.stringify(sortKeys(value))
 

@@ -1,6 +1,6 @@
 import { Result, Schema } from "effect"
 import type { EventName } from "./Event.ts"
-import { isJsonObject, type JsonObject } from "./Json.ts"
+import { isJsonObject, type JsonObject, MaxJsonDepth, nestedDeeperThan } from "./Json.ts"
 import type { ToolDeclaration } from "./Tool.ts"
 
 /**
@@ -172,6 +172,13 @@ export const decodeReply = <E extends EventName>(
   event: E,
   input: unknown
 ): Result.Result<DecodedReply<E>, MalformedReply> => {
+  // First, so that nothing below (previews, and later the host's comparisons and encoding) walks a deep value.
+  if (nestedDeeperThan(input, MaxJsonDepth)) {
+    const path = isJsonObject(input) ? Object.keys(input).find((k) => nestedDeeperThan(input[k], MaxJsonDepth - 1)) ?? "" : ""
+    return Result.fail(
+      new MalformedReply({ event, path, expected: `JSON nested at most ${MaxJsonDepth} levels deep`, got: "deeper" })
+    )
+  }
   if (!isJsonObject(input)) {
     return Result.fail(new MalformedReply({ event, path: "", expected: "a JSON object", got: kindOf(input) }))
   }

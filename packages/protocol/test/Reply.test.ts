@@ -179,3 +179,20 @@ describe("decodeReply", () => {
     )
   })
 })
+
+describe("decodeReply on deeply nested JSON (JSON.parse accepts any depth; JSON.stringify overflows the stack)", () => {
+  const deep = (depth: number): unknown => {
+    let v: unknown = "x"
+    for (let i = 0; i < depth; i++) v = [v]
+    return v
+  }
+  it("a field nested too deeply is malformed, not a thrown RangeError", () => {
+    expect(malformed("tool_call", { args: { a: deep(100_000) } }).path).toBe("args")
+    expect(malformed("invoke_tool", { result: deep(100_000) }).path).toBe("result")
+    expect(malformed("tool_call", { block: deep(100_000) }).path).toBe("block")
+    expect(malformed("tool_call", deep(100_000)).path).toBe("")
+  })
+  it("ordinary nesting is accepted", () => {
+    expect(ok("tool_call", { args: { a: deep(64) } }).reply.args).toEqual({ a: deep(64) })
+  })
+})
