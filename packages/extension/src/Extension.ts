@@ -71,21 +71,34 @@ const serve = <E extends EventName, R>(
         Effect.tapCause((cause) => Effect.logError(`${event}: handler failed`, Cause.pretty(cause)))
       )
     ),
-    Effect.flatMap((reply) =>
-      Result.match(decodeReply(event, reply), {
-        // Re-checking our own reply keeps a handler bug from getting the whole extension marked dead.
-        onFailure: (error) =>
-          Effect.logError(`${event}: handler returned a malformed reply (sent {} instead): ${error.message}`).pipe(
-            Effect.as(NoOpinion)
-          ),
-        onSuccess: (decoded) =>
-          Result.match(encode(event, decoded.reply), {
-            onFailure: (error) => Effect.logError(`${error.message} (sent {} instead)`).pipe(Effect.as(NoOpinion)),
-            onSuccess: Effect.succeed
-          })
-      })
-    ),
+    Effect.flatMap((reply) => checked(event, reply)),
     Effect.catchCause(() => Effect.succeed(NoOpinion))
+  )
+
+/**
+ * The reply line for a handler's reply, or `{}` (logged) when it does not match the protocol or cannot be encoded.
+ * Suspended: checking a value the types did not guard (a BigInt field) can throw, and that must be logged too.
+ */
+const checked = (event: EventName, reply: unknown): Effect.Effect<string> =>
+  Effect.suspend(() =>
+    Result.match(decodeReply(event, reply), {
+      // Re-checking our own reply keeps a handler bug from getting the whole extension marked dead.
+      onFailure: (error) =>
+        Effect.logError(`${event}: handler returned a malformed reply (sent {} instead): ${error.message}`).pipe(
+          Effect.as(NoOpinion)
+        ),
+      onSuccess: (decoded) =>
+        Result.match(encode(event, decoded.reply), {
+          onFailure: (error) => Effect.logError(`${error.message} (sent {} instead)`).pipe(Effect.as(NoOpinion)),
+          onSuccess: Effect.succeed
+        })
+    })
+  ).pipe(
+    Effect.catchDefect((defect) =>
+      Effect.logError(`${event}: handler returned a reply that cannot be checked (sent {} instead)`, defect).pipe(
+        Effect.as(NoOpinion)
+      )
+    )
   )
 
 type Servers<R> = { readonly [E in EventName]: (input: unknown) => Effect.Effect<string, never, R> }
