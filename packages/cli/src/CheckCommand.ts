@@ -2,9 +2,13 @@ import { Console, Effect, Stdio } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
 import { CheckFailed } from "./CliError.ts"
 import { evaluate, failedChecks } from "./CheckResult.ts"
-import { renderJson, renderText } from "./CheckReport.ts"
+import { commandLine, renderJson, renderText } from "./CheckReport.ts"
 import { observe } from "./CheckRunner.ts"
 import { styleFor } from "./Style.ts"
+
+// A reply cannot arrive in zero time, and nothing can be waited for a negative time: such flags are bad usage.
+const positive = Flag.filter((n: number) => n > 0, () => "a positive number of milliseconds")
+const nonNegative = Flag.filter((n: number) => n >= 0, () => "0 or more milliseconds")
 
 /** `abhed-ext check [--timeout-ms N] [--json] -- COMMAND [ARGS...]`: conformance check of one extension. */
 export const check = Command.make(
@@ -12,19 +16,23 @@ export const check = Command.make(
   {
     timeoutMs: Flag.Int("timeout-ms").pipe(
       Flag.withDescription("how long each reply may take, in ms (the host's timeout_ms)"),
-      Flag.withDefault(5000)
+      Flag.withDefault(5000),
+      positive
     ),
     startupTimeoutMs: Flag.Int("startup-timeout-ms").pipe(
       Flag.withDescription("how long the first reply may take, start-up included, in ms (startup_timeout_ms)"),
-      Flag.withDefault(10000)
+      Flag.withDefault(10000),
+      positive
     ),
     quietMs: Flag.Int("quiet-ms").pipe(
       Flag.withDescription("how long stdout is watched for unsolicited lines before the first request and after each reply"),
-      Flag.withDefault(50)
+      Flag.withDefault(50),
+      nonNegative
     ),
     graceMs: Flag.Int("grace-ms").pipe(
       Flag.withDescription("how long the extension has to exit after its stdin closes, in ms (the host's grace_ms)"),
-      Flag.withDefault(1000)
+      Flag.withDefault(1000),
+      nonNegative
     ),
     json: Flag.Boolean("json").pipe(Flag.withDescription("print one JSON report instead of text"), Flag.withDefault(false)),
     command: Argument.String("command").pipe(Argument.withDescription("the extension's command (after --)")),
@@ -33,7 +41,7 @@ export const check = Command.make(
   Effect.fn("check")(function*({ args, command, graceMs, json, quietMs, startupTimeoutMs, timeoutMs }) {
     const observation = yield* observe({ command, args, timeoutMs, startupTimeoutMs, quietMs, graceMs })
     const results = evaluate(observation)
-    const target = [command, ...args].join(" ")
+    const target = commandLine([command, ...args])
     if (json) {
       yield* Console.log(renderJson([command, ...args], results, observation.stderr_tail))
     } else {

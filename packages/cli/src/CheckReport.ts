@@ -9,6 +9,10 @@ const mark = (r: CheckResult, s: Style): string =>
 const latency = (r: CheckResult): string =>
   r.latency === undefined ? "" : `  (p50 ${r.latency.p50_ms} ms, max ${r.latency.max_ms} ms)`
 
+/** The command as a POSIX shell would take it back: arguments with spaces or metacharacters are single-quoted. */
+export const commandLine = (argv: ReadonlyArray<string>): string =>
+  argv.map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replaceAll("'", "'\\''")}'`)).join(" ")
+
 export const renderText = (
   target: string,
   results: ReadonlyArray<CheckResult>,

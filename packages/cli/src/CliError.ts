@@ -34,12 +34,28 @@ export class CheckFailed extends Schema.TaggedError<CheckFailed>()("CheckFailed"
   }
 }
 
-/** An input file (events, examples) could not be read: exit 1. */
+/** An input file (events, examples) could not be read: exit 1. Reported as one line on stderr, not a trace. */
 export class InputUnreadable extends Schema.TaggedError<InputUnreadable>()("InputUnreadable", {
   file: Schema.String,
   detail: Schema.String
 }) {
+  override get [Runtime.errorReported](): boolean {
+    return false
+  }
   override get message(): string {
     return `cannot read ${this.file}: ${this.detail}`
+  }
+}
+
+/** The `--audit` file could not be opened for appending: exit 1. Reported as one line on stderr, not a trace. */
+export class AuditUnwritable extends Schema.TaggedError<AuditUnwritable>()("AuditUnwritable", {
+  file: Schema.String,
+  detail: Schema.String
+}) {
+  override get [Runtime.errorReported](): boolean {
+    return false
+  }
+  override get message(): string {
+    return `cannot write ${this.file}: ${this.detail}`
   }
 }

@@ -1,4 +1,4 @@
-import { Effect, FileSystem, Option, Stdio, Stream } from "effect"
+import { Console, Effect, FileSystem, Option, Stdio, Stream } from "effect"
 import { InputUnreadable } from "./CliError.ts"
 
 /** The lines of an events file, or of stdin when no file is given. Read lazily: a pipe streams. */
@@ -11,5 +11,6 @@ export const inputLines = (
         Stream.mapError((e) => new InputUnreadable({ file: file.value, detail: e.message }))
       )
       : (yield* Stdio.Stdio).stdin.pipe(Stream.mapError((e) => new InputUnreadable({ file: "stdin", detail: e.message })))
-    return bytes.pipe(Stream.decodeText(), Stream.splitLines)
+    // One line on stderr, not a stack trace: the error is marked reported (CliError.ts).
+    return bytes.pipe(Stream.decodeText(), Stream.splitLines, Stream.tapError((e) => Console.error(e.message)))
   })

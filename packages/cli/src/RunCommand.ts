@@ -1,11 +1,19 @@
 import { AuditLog } from "@abhed/host"
-import { Console, Effect, Option } from "effect"
+import { Console, Effect, Layer, Option } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
+import { AuditUnwritable } from "./CliError.ts"
 import { loadConfig } from "./ConfigFile.ts"
 import { processHost } from "./HostLayer.ts"
 import { inputLines } from "./Input.ts"
 import { render } from "./Output.ts"
 import { runSession } from "./Session.ts"
+
+/** The JSONL audit sink; a file it cannot open is one line on stderr and exit 1, not a stack trace. */
+const auditLayer = (file: string) =>
+  AuditLog.layerJsonl(file).pipe(
+    Layer.catchTag("AuditWriteError", (e) => Layer.effect(AuditLog, Effect.fail(new AuditUnwritable({ file, detail: e.detail })))),
+    Layer.tapError((e) => Console.error(e.message))
+  )
 
 /** `abhed-ext run --config FILE [--audit FILE] [EVENTS.jsonl]`: DESIGN §7, one output line per input line. */
 export const run = Command.make(
@@ -34,7 +42,7 @@ export const run = Command.make(
       defaultSessionId: "abhed-ext",
       sessionId: Option.getOrUndefined(sessionId),
       onLine: (r) => Console.log(render(r.output))
-    }).pipe(Effect.provide(Option.isSome(audit) ? AuditLog.layerJsonl(audit.value) : AuditLog.layerNone))
+    }).pipe(Effect.provide(Option.isSome(audit) ? auditLayer(audit.value) : AuditLog.layerNone))
   })
 ).pipe(
   Command.withShortDescription("Decide a stream of requests with the extensions of a config"),

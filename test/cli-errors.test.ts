@@ -1,0 +1,51 @@
+import { describe, expect, it } from "vitest"
+import { runCli } from "./cli-helpers.ts"
+
+/** What a user sees when the CLI cannot do its job: one line naming the problem, the documented exit code. */
+
+const config = "docs/examples/abhed.json"
+const call = `{"event":"tool_call","tool":"read","args":{"path":".env"}}\n`
+
+describe.concurrent("abhed-ext run: files it cannot use", () => {
+  it("an events file that cannot be read exits 1 with one line naming it, no stack trace", async () => {
+    const r = await runCli(["run", "--config", config, "test/fixtures/cli-no-such-events.jsonl"])
+    expect(r.code).toBe(1)
+    expect(r.stdout).toBe("")
+    expect(r.stderr.trim().split("\n")).toHaveLength(1)
+    expect(r.stderr).toContain("cannot read test/fixtures/cli-no-such-events.jsonl")
+    expect(r.stderr).not.toMatch(/\bat .*\.ts:\d+/)
+  })
+
+  it("an audit file that cannot be written exits 1 with one line naming it, no stack trace", async () => {
+    const r = await runCli(["run", "--config", config, "--audit", "/no/such/dir/audit.jsonl"], { input: call })
+    expect(r.code).toBe(1)
+    expect(r.stderr.trim().split("\n")).toHaveLength(1)
+    expect(r.stderr).toContain("cannot write /no/such/dir/audit.jsonl")
+    expect(r.stderr).not.toMatch(/\bat .*\.ts:\d+/)
+  })
+})
+
+describe.concurrent("abhed-ext check: durations must make sense", () => {
+  // A zero or negative reply timeout cannot be met: reject it as bad usage instead of reporting the extension.
+  for (const [flag, value] of [["--timeout-ms", "0"], ["--timeout-ms", "-5"], ["--startup-timeout-ms", "0"], [
+    "--grace-ms",
+    "-1"
+  ], ["--quiet-ms", "-1"]] as const) {
+    it(`${flag} ${value} is bad usage (exit 1, names the flag), nothing is checked`, async () => {
+      const r = await runCli(["check", `${flag}=${value}`, "--", "cat"])
+      expect(r.code).toBe(1)
+      expect(r.stderr).toContain(flag)
+      expect(r.stdout).not.toContain("abhed-ext check: cat")
+    })
+  }
+})
+
+describe("abhed-ext check: the command line it prints", () => {
+  it("quotes arguments so the shown command can be pasted back into a shell", async () => {
+    const r = await runCli(["check", "--timeout-ms", "2000", "--", "bash", "-c", "cat"])
+    expect(r.stdout.split("\n")[0]).toBe("abhed-ext check: bash -c cat")
+    const q = await runCli(["check", "--timeout-ms", "2000", "--", "bash", "-c", "echo '{}' >/dev/null; cat"])
+    expect(q.stdout.split("\n")[0]).toBe(`abhed-ext check: bash -c 'echo '\\''{}'\\'' >/dev/null; cat'`)
+    expect(q.code).toBe(0)
+  })
+})
