@@ -24,9 +24,12 @@ export const DefaultGlobs: ReadonlyArray<string> = [
 
 const FileTools: ReadonlySet<string> = new Set(["read", "write", "edit"])
 
-/** The glob a path matches, if any. `./a/.env` and `a//.env` are normalized first so they cannot slip by. */
+/**
+ * The glob a path matches, if any. `./a/.env` and `a//.env` are normalized first so they cannot slip by, and
+ * leading `../` segments are dropped: `**` never matches `..`, yet `../.env` is as secret as `.env`.
+ */
 export const matchingGlob = (path: string, globs: ReadonlyArray<string>): string | undefined => {
-  const normalized = Path.posix.normalize(path.replaceAll("\\", "/"))
+  const normalized = Path.posix.normalize(path.replaceAll("\\", "/")).replace(/^(\.\.\/)+/, "")
   return globs.find((glob) => Path.matchesGlob(normalized, glob))
 }
 

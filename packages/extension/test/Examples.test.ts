@@ -5,7 +5,7 @@ import { spawnSync } from "node:child_process"
 import { existsSync, readFileSync } from "node:fs"
 import { describe, expect, it } from "vitest"
 import { redact } from "../../../docs/examples/credential-redactor.ts"
-import { runsGitPush } from "../../../docs/examples/secrets-guard.ts"
+import { DefaultGlobs, matchingGlob, runsGitPush } from "../../../docs/examples/secrets-guard.ts"
 import { shellQuote, wrap } from "../../../docs/examples/sandbox-rewriter.ts"
 import { examples, exchange, request, start, toolCall, toolResult } from "./ExtensionProcess.ts"
 
@@ -89,6 +89,13 @@ describe("secrets-guard.ts", () => {
     })
     expect(fromEnv.replies.slice(0, 2)).toEqual([{}, { block: true, reason: "keys/x.key matches secret pattern **/*.key" }])
     expect(fromEnv.replies[2]).toMatchObject({ system: expect.stringContaining("**/*.key, **/*.p12") })
+  })
+
+  it("blocks secret paths above the working directory too (a leading ../ does not slip by **/)", () => {
+    for (const path of ["../.env", "../../app/.env", "..\\.env", "../.ssh/id_rsa", "../config/secret.json", "x/../../.env"]) {
+      expect([path, matchingGlob(path, DefaultGlobs)]).toEqual([path, expect.any(String)])
+    }
+    for (const path of ["../src/main.ts", "../README.md"]) expect([path, matchingGlob(path, DefaultGlobs)]).toEqual([path, undefined])
   })
 
   it("finds git push wherever it is the command, not where it is only text", () => {
