@@ -15,8 +15,18 @@ export const shellQuote = (text: string): string => `'${text.replaceAll("'", "'\
 
 export const prefix = (wrapper: string): string => `${wrapper} -- bash -c `
 
+// One single-quoted bash word as shellQuote writes it: '…' pieces joined by \' (an escaped quote).
+const QuotedWord = /^'[^']*'(?:\\''[^']*')*$/
+
+/**
+ * Already wrapped means: the prefix, then exactly one quoted word. Checking the prefix alone would let
+ * `sandbox-run -- bash -c 'true'; rm -rf ~` through, with `rm` running outside the sandbox.
+ */
+export const isWrapped = (wrapper: string, command: string): boolean =>
+  command.startsWith(prefix(wrapper)) && QuotedWord.test(command.slice(prefix(wrapper).length))
+
 export const wrap = (wrapper: string, command: string): string =>
-  command.startsWith(prefix(wrapper)) ? command : `${prefix(wrapper)}${shellQuote(command)}`
+  isWrapped(wrapper, command) ? command : `${prefix(wrapper)}${shellQuote(command)}`
 
 export const handlers = (wrapper: string): Extension.Handlers => ({
   tool_call: (req) => {

