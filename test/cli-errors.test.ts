@@ -1,5 +1,8 @@
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import { describe, expect, it } from "vitest"
-import { runCli } from "./cli-helpers.ts"
+import { jsonLines, runCli } from "./cli-helpers.ts"
 
 /** What a user sees when the CLI cannot do its job: one line naming the problem, the documented exit code. */
 
@@ -47,5 +50,31 @@ describe("abhed-ext check: the command line it prints", () => {
     const q = await runCli(["check", "--timeout-ms", "2000", "--", "bash", "-c", "echo '{}' >/dev/null; cat"])
     expect(q.stdout.split("\n")[0]).toBe(`abhed-ext check: bash -c 'echo '\\''{}'\\'' >/dev/null; cat'`)
     expect(q.code).toBe(0)
+  })
+})
+
+describe("abhed-ext run: stdout carries the output lines only", () => {
+  it("a dead extension's warning and --log-level debug logs go to stderr; every stdout line is JSON", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "abhed-cli-"))
+    try {
+      const config = join(dir, "abhed.json")
+      writeFileSync(
+        config,
+        JSON.stringify({
+          extensions: [
+            { name: "dead", command: "abhed-no-such-command-xyz" },
+            { name: "chatty", command: "bash", args: ["-c", "while read -r l; do echo \"chatty: $l\" >&2; echo '{}'; done"] }
+          ]
+        })
+      )
+      const r = await runCli(["run", "--log-level", "debug", "--config", config], { input: call })
+      expect(r.code).toBe(0)
+      expect(r.stdout.trim().split("\n")).toHaveLength(1)
+      expect(jsonLines(r.stdout)).toEqual([{ event: "tool_call", decision: "allow", reasons: [], args: { path: ".env" }, rounds: 1 }])
+      expect(r.stderr).toContain("extension dead is dead")
+      expect(r.stderr).toContain("chatty: ")
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
   })
 })

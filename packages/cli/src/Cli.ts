@@ -1,5 +1,5 @@
 import * as NodeServices from "@effect/platform-node/NodeServices"
-import { Effect } from "effect"
+import { Effect, Logger } from "effect"
 import { Command } from "effect/cli"
 import { check } from "./CheckCommand.ts"
 import { demo, runDemo } from "./DemoCommand.ts"
@@ -21,4 +21,9 @@ export const cli = Command.make("abhed-ext", {}, () => runDemo).pipe(
   Command.withSubcommands([run, check, demo])
 )
 
-export const main = Command.run(cli, { version: Version }).pipe(Effect.provide(NodeServices.layer))
+// Logs (a dead extension's warning, extensions' stderr at --log-level debug) go to stderr: stdout carries the
+// output lines that scripts parse (DESIGN §7), and Effect's default logger would print them there.
+export const main = Command.run(cli, { version: Version }).pipe(
+  Effect.provideService(Logger.LogToStderr, true),
+  Effect.provide(NodeServices.layer)
+)
