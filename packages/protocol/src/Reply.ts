@@ -88,7 +88,7 @@ const indices: Field = {
   expected: "array of integer indices",
   check: (u) => {
     if (!Array.isArray(u)) return ""
-    const bad = u.findIndex((i) => !Number.isSafeInteger(i))
+    const bad = u.findIndex((i) => !Number.isInteger(i))
     return bad === -1 ? undefined : `[${bad}]`
   }
 }

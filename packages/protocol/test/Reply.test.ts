@@ -52,6 +52,13 @@ describe("decodeReply", () => {
     expect(decoded.ignored).toEqual([...foreign].sort())
   })
 
+  it("a huge or negative keep index is an integer: decoded, and left to the combiner to ignore as out of range", () => {
+    expect(ok("context", { keep: [0, 1e300, -4, 9007199254740993] })).toEqual({
+      reply: { keep: [0, 1e300, -4, 9007199254740993] },
+      ignored: []
+    })
+  })
+
   it("keep in a tool_call reply is ignored and listed; the rest counts", () => {
     expect(ok("tool_call", { block: true, keep: [1], summary: 3 })).toEqual({
       reply: { block: true },
