@@ -203,6 +203,21 @@ describe("faults next to a working guard", () => {
   }
 })
 
+describe("shutdown", () => {
+  it.live("extensions are closed at once, not one after another", () =>
+    Effect.gen(function*() {
+      // Each ignores SIGTERM and stdin's end: its close takes two graces (300 ms each) before SIGKILL.
+      const stubborn = [1, 2, 3, 4].map((i) => fixtureConfig("ext-ignore-term.py", { name: `stubborn-${i}` }))
+      let closedAt = 0
+      const startedClose = yield* withHost(config(stubborn), () => Effect.sync(() => Date.now())).pipe(
+        Effect.tap(() => Effect.sync(() => (closedAt = Date.now())))
+      )
+      // One after another would be at least 4 × 600 ms; at once, about 600 ms. A bound, not a synchronization.
+      assert.isBelow(closedAt - startedClose.result, 1800)
+      for (const s of startedClose.status) assert.strictEqual(s.state._tag, "live")
+    }), 30_000)
+})
+
 describe("tools", () => {
   it.live("the agent's own built-in tools and the config's are both protected from extensions", () =>
     Effect.gen(function*() {

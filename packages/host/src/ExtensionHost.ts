@@ -36,7 +36,7 @@ import {
   type RequestOf,
   type ToolDeclaration
 } from "@abhed/protocol"
-import { Clock, Context, Effect, Layer, Metric, Ref, Schema, type Scope } from "effect"
+import { Clock, Context, Effect, Layer, Metric, Ref, Schema, Scope } from "effect"
 import type { ChildProcessSpawner } from "effect/process"
 import { AuditLog, type AuditExchange, type AuditRound, type ExchangeStatus } from "./AuditLog.ts"
 import { subscribes, type EncodedRequest, type Extension, type ExtensionStatus } from "./Extension.ts"
@@ -96,6 +96,15 @@ export interface InvokeToolInput {
 export interface InvokeToolOutcome {
   readonly result: unknown
   readonly is_error: boolean
+}
+
+/** A programming error: `make` was given two extensions with one name (a config file cannot express this). */
+export class DuplicateExtensionNames extends Schema.TaggedError<DuplicateExtensionNames>()("DuplicateExtensionNames", {
+  names: Schema.Array(Schema.String)
+}) {
+  override get message() {
+    return `extension names must be unique: ${this.names.join(", ")}`
+  }
 }
 
 export class UnknownTool extends Schema.TaggedError<UnknownTool>()("UnknownTool", { tool: Schema.String }) {
@@ -270,6 +279,11 @@ export const make = (
   const audit = yield* AuditLog
   // Canonical order is name order (DESIGN §3): config order never reaches any outcome or record.
   const extensions = [...extensionsInput].sort(byName)
+  const duplicates = extensions.filter((x, i) => i > 0 && extensions[i - 1]?.name === x.name).map((x) => x.name)
+  if (duplicates.length > 0) {
+    // Names are the canonical order and the identity in every record: two alike would let load order decide.
+    return yield* Effect.die(new DuplicateExtensionNames({ names: [...new Set(duplicates)] }))
+  }
   const policy = options.policy ?? Defaults.policy
   const hooks = options.policyHooks ?? []
   const maxRounds = options.maxRewriteRounds ?? Defaults.max_rewrite_rounds
@@ -570,16 +584,23 @@ const layer = (
   options: ProcessHostOptions
 ): Layer.Layer<ExtensionHost, never, AuditLog | ChildProcessSpawner.ChildProcessSpawner> =>
   layerFromExtensions(
-    Effect.forEach(
-      config.extensions,
-      (x) =>
-        ProcessExtension.make(x, {
-          sessionId: options.sessionId,
-          baseDir: options.baseDir,
-          ...(options.maxLineBytes !== undefined ? { maxLineBytes: options.maxLineBytes } : {})
-        }),
-      { concurrency: "unbounded" }
-    ),
+    Effect.gen(function*() {
+      // Each extension in a scope of its own, under one that closes them all at once: every close may wait
+      // session_end's timeout and two graces, and eight hung extensions closed one after another would take
+      // eight times as long. Within one extension the close sequence keeps its order.
+      const all = yield* Scope.fork(yield* Effect.scope, "parallel")
+      return yield* Effect.forEach(
+        config.extensions,
+        (x) =>
+          Effect.flatMap(Scope.fork(all, "sequential"), (own) =>
+            ProcessExtension.make(x, {
+              sessionId: options.sessionId,
+              baseDir: options.baseDir,
+              ...(options.maxLineBytes !== undefined ? { maxLineBytes: options.maxLineBytes } : {})
+            }).pipe(Scope.provide(own))),
+        { concurrency: "unbounded" }
+      )
+    }),
     optionsFromConfig(config, options)
   )
 

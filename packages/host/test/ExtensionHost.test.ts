@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import type { PolicyConfig } from "@abhed/protocol"
-import { Effect, Fiber, Layer, Metric, type Scope, Tracer } from "effect"
+import { Cause, Effect, Fiber, Layer, Metric, type Scope, Tracer } from "effect"
 import { TestClock } from "effect/testing"
 import {
   AuditLog,
@@ -324,6 +324,25 @@ describe("ExtensionHost over fakes", () => {
         decide: (call) => Effect.succeed(call.args["command"] === "make" ? "allow" : "abstain")
       }]
     })
+  })
+})
+
+describe("names", () => {
+  it.effect("two extensions with one name are refused: the name is their canonical order and identity", () =>
+    Effect.gen(function*() {
+      const exit = yield* Effect.exit(withHost([silent, FakeExtension.fromReplies("silent", {})], () => Effect.void))
+      assert.isTrue(exit._tag === "Failure")
+      assert.include(String(exit._tag === "Failure" ? Cause.squash(exit.cause) : ""), "extension names must be unique: silent")
+    }))
+
+  it.effect("out-of-range keep indices, however large, are ignored and noted, not fatal", () => {
+    const wide = FakeExtension.fromReplies("wide", { context: () => ({ keep: [1, 1e300, -1] }) })
+    return withHost([wide], (h) =>
+      Effect.gen(function*() {
+        assert.deepStrictEqual(yield* h.context(["a", "b"]), { keep: [1], messages: ["b"] })
+        const status = yield* h.status
+        assert.strictEqual(status[0]?.state._tag, "live")
+      }))
   })
 })
 
