@@ -143,8 +143,8 @@ describe("abhed-ext run: input handling", () => {
     const r = await runCli(["run", "--config", guardConfig, "--audit", audit], { input })
     expect(r.code, r.stderr).toBe(0)
     const records = jsonLines(readFileSync(audit, "utf8")) as Array<Line>
-    // session_start and list_tools at startup, then the call. (session_end goes out as the processes close.)
-    expect(records.map((x) => x["event"])).toEqual(["session_start", "list_tools", "tool_call"])
+    // session_start and list_tools at startup, then the call, then session_end as the host closes.
+    expect(records.map((x) => x["event"])).toEqual(["session_start", "list_tools", "tool_call", "session_end"])
     const call = records[2]
     expect(call?.["call_id"]).toBe("k-1")
     const exchanges = (call?.["rounds"] as Array<{ exchanges: Array<Line> }>)[0]?.exchanges

@@ -40,7 +40,7 @@ describe("docs/embedding", () => {
       assert.instanceOf(denied, ToolDenied)
       assert.include(denied.reasons, "secrets are off limits")
       const records = NodeFs.readFileSync(audit, "utf8").trim().split("\n").map((l) => JSON.parse(l) as { event: string })
-      assert.deepStrictEqual(records.map((r) => r.event), ["session_start", "list_tools", "tool_call"])
+      assert.deepStrictEqual(records.map((r) => r.event), ["session_start", "list_tools", "tool_call", "session_end"])
     }).pipe(Effect.provideService(References.MinimumLogLevel, "Error")), 30_000)
 
   it.effect("an asked call runs only when the Approver says yes", () =>

@@ -78,6 +78,8 @@ interface State {
   readonly closing: boolean
   /** An exchange was interrupted after its write: a reply may still come, so the stream is out of step. */
   readonly abandoned: boolean
+  /** session_end was sent already (by the host, which audits it): the close sequence does not send it again. */
+  readonly sessionEnded: boolean
 }
 
 const preview = (json: unknown): string => {
@@ -97,6 +99,9 @@ export const make = Effect.fnUntraced(function*<R>(options: CoreOptions<R>) {
   const { config } = options
   const name = config.name
   const scope = yield* Effect.scope
+  // Exchange fibers live in a child scope made now, so it closes after every finalizer added later: the host's
+  // session_end dispatch (and this extension's own close sequence) can still run exchanges while closing.
+  const exchanges = yield* Scope.fork(scope, "sequential")
   const permit = yield* Semaphore.make(1) // waiters are served in arrival order: FIFO
   const state = yield* Ref.make<State>({
     phase: { _tag: "starting" },
@@ -104,7 +109,8 @@ export const make = Effect.fnUntraced(function*<R>(options: CoreOptions<R>) {
     exchanges: 0,
     served: 0,
     closing: false,
-    abandoned: false
+    abandoned: false,
+    sessionEnded: false
   })
   const transportReady = yield* Deferred.make<Transport>()
   const transport = Deferred.await(transportReady)
@@ -206,7 +212,12 @@ export const make = Effect.fnUntraced(function*<R>(options: CoreOptions<R>) {
         if (s.phase._tag === "dead") return [Result.fail(describeDeathCause(s.phase.cause)), s]
         const timeoutMs = timeoutOverride ?? (s.exchanges === 0 ? config.startup_timeout_ms : config.timeout_ms)
         const inFlight: InFlight = { event: request.event, reply, timeoutMs, deadline: Number.POSITIVE_INFINITY }
-        return [Result.succeed(inFlight), { ...s, inFlight, exchanges: s.exchanges + 1 }]
+        return [Result.succeed(inFlight), {
+          ...s,
+          inFlight,
+          exchanges: s.exchanges + 1,
+          sessionEnded: s.sessionEnded || request.event === "session_end"
+        }]
       })
       if (Result.isFailure(registered)) {
         return yield* new ExtensionDead({ extension: name, cause: registered.failure })
@@ -239,7 +250,7 @@ export const make = Effect.fnUntraced(function*<R>(options: CoreOptions<R>) {
   yield* Effect.addFinalizer(() =>
     Effect.gen(function*() {
       const s = yield* Ref.get(state)
-      if (s.phase._tag !== "dead" && !s.abandoned && subscribes(config, "session_end")) {
+      if (s.phase._tag !== "dead" && !s.abandoned && !s.sessionEnded && subscribes(config, "session_end")) {
         // Bounded by timeout_ms even when it is the first exchange; a failure here just kills it.
         yield* permit.withPermit(
           exchange({ event: "session_end", value: sessionEnd, bytes: Framing.encodeLine(sessionEnd) }, config.timeout_ms)
@@ -259,7 +270,7 @@ export const make = Effect.fnUntraced(function*<R>(options: CoreOptions<R>) {
     // at once, so requests queue for the permit in the order `send` was called.
     send: (request) =>
       permit.withPermit(exchange(request)).pipe(
-        Effect.forkIn(scope, { startImmediately: true }),
+        Effect.forkIn(exchanges, { startImmediately: true }),
         Effect.flatMap(Fiber.join)
       ),
     status: Effect.gen(function*() {

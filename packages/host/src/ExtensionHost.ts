@@ -275,7 +275,7 @@ const exchange = <E extends EventName>(extension: Extension, request: EncodedReq
 export const make = (
   extensionsInput: ReadonlyArray<Extension>,
   options: HostOptions
-): Effect.Effect<ExtensionHostShape, never, AuditLog> => Effect.gen(function*() {
+): Effect.Effect<ExtensionHostShape, never, AuditLog | Scope.Scope> => Effect.gen(function*() {
   const audit = yield* AuditLog
   // Canonical order is name order (DESIGN §3): config order never reaches any outcome or record.
   const extensions = [...extensionsInput].sort(byName)
@@ -512,6 +512,11 @@ export const make = (
   // ---- startup: session_start, then list_tools (DESIGN §4 lifecycle)
   yield* single("session_start", { event: "session_start", session_id: sessionId }, () => ({ outcome: {}, notes: [] }))
   const startupTools = yield* listTools
+  // At close, session_end is one more dispatch: in parallel, bounded by each timeout, and in the audit log.
+  // It runs before the extensions' own close sequences (finalizers run in reverse), which then skip it.
+  yield* Effect.addFinalizer(() =>
+    Effect.asVoid(single("session_end", { event: "session_end", session_id: sessionId }, () => ({ outcome: {}, notes: [] })))
+  )
   const tools = yield* Ref.make<ReadonlyArray<AcceptedTool>>(startupTools.accepted)
 
   const invokeTool = (call: InvokeToolInput) =>

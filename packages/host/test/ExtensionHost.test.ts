@@ -327,6 +327,27 @@ describe("ExtensionHost over fakes", () => {
   })
 })
 
+describe("session_end", () => {
+  it.effect("is dispatched once at close, to subscribers only, and audited as the last record", () =>
+    Effect.gen(function*() {
+      const seen: Array<string> = []
+      const recorder = FakeExtension.make("rec", (req) => Effect.sync(() => (seen.push(req.event), {})))
+      const other = FakeExtension.fromReplies("calls", {}, { events: ["tool_call"] })
+      yield* Effect.gen(function*() {
+        const h = yield* ExtensionHost
+        yield* h.toolCall({ tool: "bash", args: {} })
+      }).pipe(Effect.provide(ExtensionHost.layerFake([recorder, other], { sessionId: "s-1" })))
+      assert.deepStrictEqual(seen, ["session_start", "list_tools", "tool_call", "session_end"])
+      const entries = yield* AuditLog.use((a) => a.entries)
+      const last = entries.at(-1)
+      assert.strictEqual(last?.event, "session_end")
+      assert.deepStrictEqual(last?.rounds[0]?.exchanges.map((x) => [x.extension, x.status]), [
+        ["calls", "not_subscribed"],
+        ["rec", "replied"]
+      ])
+    }).pipe(Effect.provide(AuditLog.layerMemory)))
+})
+
 describe("names", () => {
   it.effect("two extensions with one name are refused: the name is their canonical order and identity", () =>
     Effect.gen(function*() {
@@ -374,7 +395,8 @@ describe("observability", () => {
         "ExtensionHost.session_start",
         "ExtensionHost.list_tools",
         "ExtensionHost.tool_call",
-        "ExtensionHost.tool_call"
+        "ExtensionHost.tool_call",
+        "ExtensionHost.session_end"
       ])
       const call = spans.find((s) => s.name === "ExtensionHost.tool_call")
       assert.strictEqual(call?.attributes.get("call_id"), "c-9")
