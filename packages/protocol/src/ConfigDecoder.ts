@@ -38,7 +38,8 @@ export const parseConfig = (text: string): Result.Result<Config, ConfigError> =>
   try {
     input = JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text)
   } catch (cause) {
-    const detail = cause instanceof Error ? cause.message : String(cause)
+    // V8 quotes the offending text, newlines included: keep the message on one line.
+    const detail = (cause instanceof Error ? cause.message : String(cause)).replace(/\s*\n\s*/g, " ")
     return Result.fail(new ConfigError({ issues: [{ path: "", message: `invalid JSON: ${detail}` }] }))
   }
   return decodeConfig(input)

@@ -139,7 +139,13 @@ const nestedField = (path: string, sub: string, field: Field): { expected: strin
 }
 
 const preview = (u: unknown): string => {
-  const text = JSON.stringify(u) ?? String(u)
+  let text: string
+  try {
+    text = JSON.stringify(u) ?? String(u)
+  } catch {
+    // Not JSON at all (a BigInt or a cycle, from an in-process handler): describe it rather than throw.
+    text = typeof u === "bigint" ? `${u}n` : Object.prototype.toString.call(u)
+  }
   return text.length > 80 ? `${text.slice(0, 77)}...` : text
 }
 

@@ -370,6 +370,7 @@ describe("parseConfig", () => {
     expect(r.failure.issues).toHaveLength(1)
     expect(r.failure.issues[0]?.path).toBe("")
     expect(r.failure.message).toMatch(/^invalid JSON: .*line 3 column 18\)$/)
+    expect(r.failure.message).not.toContain("\n") // one problem, one line
   })
 
   it("empty text is a ConfigError", () => {

@@ -52,6 +52,11 @@ describe("decodeReply", () => {
     expect(decoded.ignored).toEqual([...foreign].sort())
   })
 
+  it("a value JSON cannot hold (from an in-process handler) is malformed, never a thrown error", () => {
+    const r = decodeReply("tool_call", { block: BigInt(1) })
+    expect(Result.isFailure(r) && r.failure.message).toBe("block: expected boolean, got 1n")
+  })
+
   it("a huge or negative keep index is an integer: decoded, and left to the combiner to ignore as out of range", () => {
     expect(ok("context", { keep: [0, 1e300, -4, 9007199254740993] })).toEqual({
       reply: { keep: [0, 1e300, -4, 9007199254740993] },
