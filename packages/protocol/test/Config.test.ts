@@ -373,6 +373,11 @@ describe("parseConfig", () => {
     expect(r.failure.message).not.toContain("\n") // one problem, one line
   })
 
+  it("a syntax error whose message quotes several lines of the file is still reported on one line", () => {
+    const r = parseConfig("nope\n{}")
+    expect(Result.isFailure(r) && r.failure.message).toMatch(/^invalid JSON: [^\n]*$/)
+  })
+
   it("empty text is a ConfigError", () => {
     const r = parseConfig("")
     expect(Result.isFailure(r) && r.failure.message).toMatch(/^invalid JSON: /)
