@@ -150,14 +150,14 @@ describe("Extension.main (real child process)", () => {
     expect(done.stdout).toBe(`${"{}\n".repeat(10)}{"block":true,"reason":"no"}\n`)
   })
 
-  it("logs a reply it cannot even check (a BigInt field) to stderr and answers {}", async () => {
+  it("logs a reply JSON cannot hold (a BigInt field) to stderr and answers {}", async () => {
     const ext = start("node", [sdkExtension])
     expect(await ext.send(toolCall("bigint", {}))).toEqual({})
     expect(await ext.send(toolCall("rm", {}))).toEqual({ block: true, reason: "no" })
     const done = await ext.close()
     expect(done.code).toBe(0)
     expect(done.stdout).toBe('{}\n{"block":true,"reason":"no"}\n')
-    expect(done.stderr).toContain("tool_call: handler returned a reply that cannot be checked")
+    expect(done.stderr).toContain("tool_call: handler returned a malformed reply (sent {} instead): reason: expected string, got 10n")
   })
 
   it("round-trips unicode and newlines inside strings", async () => {
