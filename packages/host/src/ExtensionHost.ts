@@ -268,6 +268,12 @@ const exchange = <E extends EventName>(extension: Extension, request: EncodedReq
 
 // ---------------------------------------------------------------------------------------------------------------
 
+/** Who gets an event: its subscribers in name order, and the others (audited as not_subscribed). */
+interface Audience {
+  readonly subscribers: ReadonlyArray<Extension>
+  readonly skipped: ReadonlyArray<AuditExchange>
+}
+
 /**
  * The host over a set of extensions (process-backed or fakes). Runs the startup handshake (session_start, then
  * list_tools) and returns the service. Extensions are owned by the caller's scope.
@@ -292,6 +298,16 @@ export const make = (
   const reported = new Set<string>()
   const seq = yield* Ref.make(0)
   const nextSeq = Ref.getAndUpdate(seq, (n) => n + 1)
+  // Who gets each event, worked out once: the subscribers (in name order) and the rest, for the audit.
+  const audience: Record<EventName, Audience> = Object.fromEntries(EventNames.map((event): [EventName, Audience] => [
+    event,
+    {
+      subscribers: extensions.filter((x) => subscribes(x.config, event)),
+      skipped: extensions
+        .filter((x) => !subscribes(x.config, event))
+        .map((x): AuditExchange => ({ extension: x.name, status: "not_subscribed", latency_ms: 0 }))
+    }
+  ])) as Record<EventName, Audience> // fromEntries over every EventName: the record is total
   const callIds = yield* Ref.make(0)
   const callIdOf = (given: string | undefined) =>
     given !== undefined ? Effect.succeed(given) : Ref.getAndUpdate(callIds, (n) => n + 1).pipe(Effect.map((n) => `c-${n + 1}`))
@@ -307,13 +323,10 @@ export const make = (
   const fanOut = <E extends EventName>(event: E, value: RequestOf<E>) =>
     Effect.gen(function*() {
       const request: EncodedRequest<E> = { event, value, bytes: Framing.encodeLine(value) }
-      const subscribers = extensions.filter((x) => subscribes(x.config, event))
+      const { skipped, subscribers } = audience[event]
+      // forEach keeps the input order, and subscribers are in name order: so are the exchanges.
       const exchanges = yield* Effect.forEach(subscribers, (x) => exchange(x, request, reported), { concurrency: "unbounded" })
-      const sorted = [...exchanges].sort((a, b) => byName(a.extension, b.extension))
-      const skipped: ReadonlyArray<AuditExchange> = extensions
-        .filter((x) => !subscribes(x.config, event))
-        .map((x) => ({ extension: x.name, status: "not_subscribed", latency_ms: 0 }))
-      return { exchanges: sorted, skipped }
+      return { exchanges, skipped }
     })
 
   const auditRound = (
