@@ -1,7 +1,7 @@
 import type { Reason } from "@abhed/core"
 import type { JsonObject } from "@abhed/protocol"
 import { Context, Effect, Layer } from "effect"
-import type { ToolCallOutcome } from "./ExtensionHost.ts"
+import type { ToolCallOutcome } from "./Outcome.ts"
 
 /**
  * Who answers an "ask" (DESIGN §6). The host never resolves an ask itself: it is the operator's (or the user's)

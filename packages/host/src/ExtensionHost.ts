@@ -15,11 +15,8 @@ import {
   unsettledReason,
   VerdictReducer,
   type AcceptedTool,
-  type FinalDecision,
   type Named,
   type PolicyHook,
-  type Reason,
-  type RejectedTool,
   type RoundReply,
   type Verdict
 } from "@abhed/core"
@@ -33,95 +30,28 @@ import {
   type JsonObject,
   type PolicyConfig,
   type ReplyOf,
-  type RequestOf,
-  type ToolDeclaration
+  type RequestOf
 } from "@abhed/protocol"
-import { Clock, Context, Effect, Layer, Metric, Ref, Schema, Scope } from "effect"
+import { Clock, Context, Effect, Layer, Metric, Ref, Scope } from "effect"
 import type { ChildProcessSpawner } from "effect/process"
 import { AuditLog, type AuditExchange, type AuditRound, type ExchangeStatus } from "./AuditLog.ts"
 import { subscribes, type EncodedRequest, type Extension, type ExtensionStatus } from "./Extension.ts"
 import * as ProcessExtension from "./ProcessExtension.ts"
 import { describeDeathCause, deathCauseOf, type ExtensionError } from "./ExtensionError.ts"
-
-// ---------------------------------------------------------------------------------------------------------------
-// Outcomes: what the agent gets back, one type per event (DESIGN §2–§3)
-
-export interface ToolCallInput {
-  readonly tool: string
-  readonly args: JsonObject
-  readonly call_id?: string | undefined
-}
-export interface ToolCallOutcome {
-  readonly decision: FinalDecision
-  readonly reasons: ReadonlyArray<Reason>
-  /** The settled args: what every subscriber saw in the last round, and what the tool must run with. */
-  readonly args: JsonObject
-  readonly rounds: number
-}
-
-export interface ToolResultInput {
-  readonly tool: string
-  readonly args: JsonObject
-  readonly content: string
-  readonly is_error: boolean
-  readonly call_id?: string | undefined
-}
-export interface ToolResultOutcome {
-  readonly content: string
-  readonly is_error: boolean
-  readonly rounds: number
-}
-
-export interface ContextOutcome {
-  readonly keep: ReadonlyArray<number>
-  readonly messages: ReadonlyArray<unknown>
-}
-export interface SystemOutcome {
-  readonly system: string
-}
-export interface CompactOutcome {
-  readonly cancel: boolean
-  /** The supplied summary, or null: the agent writes its own. */
-  readonly summary: string | null
-}
-export interface ToolsOutcome {
-  readonly accepted: ReadonlyArray<AcceptedTool>
-  readonly rejected: ReadonlyArray<RejectedTool>
-}
-export interface InvokeToolInput {
-  readonly tool: string
-  readonly args: JsonObject
-  readonly call_id?: string | undefined
-}
-export interface InvokeToolOutcome {
-  readonly result: unknown
-  readonly is_error: boolean
-}
-
-/** A programming error: `make` was given two extensions with one name (a config file cannot express this). */
-export class DuplicateExtensionNames extends Schema.TaggedError<DuplicateExtensionNames>()("DuplicateExtensionNames", {
-  names: Schema.Array(Schema.String)
-}) {
-  override get message() {
-    return `extension names must be unique: ${this.names.join(", ")}`
-  }
-}
-
-export class UnknownTool extends Schema.TaggedError<UnknownTool>()("UnknownTool", { tool: Schema.String }) {
-  override get message() {
-    return `no extension provides the tool "${this.tool}"`
-  }
-}
-
-export class ToolOwnerUnavailable extends Schema.TaggedError<ToolOwnerUnavailable>()("ToolOwnerUnavailable", {
-  tool: Schema.String,
-  extension: Schema.String,
-  cause: Schema.String
-}) {
-  override get message() {
-    return `tool "${this.tool}": extension ${this.extension} unavailable: ${this.cause}`
-  }
-}
+import { DuplicateExtensionNames, ToolOwnerUnavailable, UnknownTool } from "./HostError.ts"
+import { HostMetrics, metricsByEvent } from "./HostMetrics.ts"
+import type {
+  CompactOutcome,
+  ContextOutcome,
+  InvokeToolInput,
+  InvokeToolOutcome,
+  SystemOutcome,
+  ToolCallInput,
+  ToolCallOutcome,
+  ToolResultInput,
+  ToolResultOutcome,
+  ToolsOutcome
+} from "./Outcome.ts"
 
 /** What the agent calls: one method per event (DESIGN §2). */
 export interface ExtensionHostShape {
@@ -162,30 +92,6 @@ export const optionsFromConfig = (
   // The agent knows its own tools; the config may name more. An extension may shadow none of them.
   builtinTools: [...new Set([...config.builtin_tools, ...(options.builtinTools ?? [])])].sort()
 })
-
-// ---------------------------------------------------------------------------------------------------------------
-// Metrics (effect's own): dispatches and their latency per event, deaths per cause
-
-const dispatches = Metric.counter("abhed_dispatch_total", { description: "events dispatched to extensions", incremental: true })
-const dispatchLatency = Metric.timer("abhed_dispatch_latency", { description: "time to decide one event" })
-const deaths = Metric.counter("abhed_extension_deaths_total", { description: "extensions marked dead", incremental: true })
-
-/** The host's metrics, for exporters and tests. */
-export const HostMetrics = { dispatches, dispatchLatency, deaths } as const
-
-// Built once per event, not per dispatch: a metric with attributes is a new key each time it is made.
-interface EventMetrics {
-  readonly count: typeof dispatches
-  readonly latency: typeof dispatchLatency
-  readonly span: string
-}
-const metricsByEvent: Record<EventName, EventMetrics> = Object.fromEntries(
-  EventNames.map((event): [EventName, EventMetrics] => [event, {
-    count: Metric.withAttributes(dispatches, { event }),
-    latency: Metric.withAttributes(dispatchLatency, { event }),
-    span: `ExtensionHost.${event}`
-  }])
-) as Record<EventName, EventMetrics> // fromEntries over every EventName: the record is total
 
 // ---------------------------------------------------------------------------------------------------------------
 // Exchanges: one extension's part of one round
@@ -236,7 +142,7 @@ const reportDeath = (reported: Set<string>, extension: Extension, error: Extensi
       const cause = status.state._tag === "dead"
         ? status.state.cause._tag
         : error._tag === "ExtensionDead" ? "unknown" : deathCauseOf(error)._tag
-      yield* Metric.update(Metric.withAttributes(deaths, { cause }), 1)
+      yield* Metric.update(Metric.withAttributes(HostMetrics.deaths, { cause }), 1)
       yield* Effect.logWarning(`extension ${extension.name} is dead: ${causeText(error)}`)
     })
   })

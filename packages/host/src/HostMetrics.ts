@@ -1,0 +1,24 @@
+import { type EventName, EventNames } from "@abhed/protocol"
+import { Metric } from "effect"
+
+/** The host's metrics (effect's own): dispatches and their latency per event, deaths per cause. */
+const dispatches = Metric.counter("abhed_dispatch_total", { description: "events dispatched to extensions", incremental: true })
+const dispatchLatency = Metric.timer("abhed_dispatch_latency", { description: "time to decide one event" })
+const deaths = Metric.counter("abhed_extension_deaths_total", { description: "extensions marked dead", incremental: true })
+
+/** The host's metrics, for exporters and tests. */
+export const HostMetrics = { dispatches, dispatchLatency, deaths } as const
+
+// Built once per event, not per dispatch: a metric with attributes is a new key each time it is made.
+interface EventMetrics {
+  readonly count: typeof dispatches
+  readonly latency: typeof dispatchLatency
+  readonly span: string
+}
+export const metricsByEvent: Record<EventName, EventMetrics> = Object.fromEntries(
+  EventNames.map((event): [EventName, EventMetrics] => [event, {
+    count: Metric.withAttributes(dispatches, { event }),
+    latency: Metric.withAttributes(dispatchLatency, { event }),
+    span: `ExtensionHost.${event}`
+  }])
+) as Record<EventName, EventMetrics> // fromEntries over every EventName: the record is total

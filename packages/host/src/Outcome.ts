@@ -1,0 +1,56 @@
+import type { AcceptedTool, FinalDecision, Reason, RejectedTool } from "@abhed/core"
+import type { JsonObject } from "@abhed/protocol"
+
+/** What the agent gives the host and gets back, one type per event (DESIGN §2–§3). */
+
+export interface ToolCallInput {
+  readonly tool: string
+  readonly args: JsonObject
+  readonly call_id?: string | undefined
+}
+export interface ToolCallOutcome {
+  readonly decision: FinalDecision
+  readonly reasons: ReadonlyArray<Reason>
+  /** The settled args: what every subscriber saw in the last round, and what the tool must run with. */
+  readonly args: JsonObject
+  readonly rounds: number
+}
+
+export interface ToolResultInput {
+  readonly tool: string
+  readonly args: JsonObject
+  readonly content: string
+  readonly is_error: boolean
+  readonly call_id?: string | undefined
+}
+export interface ToolResultOutcome {
+  readonly content: string
+  readonly is_error: boolean
+  readonly rounds: number
+}
+
+export interface ContextOutcome {
+  readonly keep: ReadonlyArray<number>
+  readonly messages: ReadonlyArray<unknown>
+}
+export interface SystemOutcome {
+  readonly system: string
+}
+export interface CompactOutcome {
+  readonly cancel: boolean
+  /** The supplied summary, or null: the agent writes its own. */
+  readonly summary: string | null
+}
+export interface ToolsOutcome {
+  readonly accepted: ReadonlyArray<AcceptedTool>
+  readonly rejected: ReadonlyArray<RejectedTool>
+}
+export interface InvokeToolInput {
+  readonly tool: string
+  readonly args: JsonObject
+  readonly call_id?: string | undefined
+}
+export interface InvokeToolOutcome {
+  readonly result: unknown
+  readonly is_error: boolean
+}
