@@ -199,45 +199,50 @@ export const make = Effect.fnUntraced(function*<R>(options: CoreOptions<R>) {
     inFlight: Effect.map(Ref.get(state), (s) => s.inFlight?.event)
   }
 
-  /** One request and its reply. Runs under the permit. */
+  /**
+   * One request and its reply. Runs under the permit. On the hot path, so written as a few plain steps: register
+   * (one synchronous step), write, arm the watchdog, await, decode.
+   */
   const exchange = <E extends EventName>(
     request: EncodedRequest<E>,
     timeoutOverride?: number
   ): Effect.Effect<DecodedReply<E>, ExtensionError> =>
-    Effect.gen(function*() {
-      const reply = yield* Deferred.make<unknown, DeathError>()
+    Ref.modify(state, (s): [InFlight | string, State] => {
       // Checking for death and registering the request is one atomic step: a death in between would
       // otherwise leave this request waiting for a reply that cannot come.
-      const registered = yield* Ref.modify(state, (s): [Result.Result<InFlight, string>, State] => {
-        if (s.phase._tag === "dead") return [Result.fail(describeDeathCause(s.phase.cause)), s]
-        const timeoutMs = timeoutOverride ?? (s.exchanges === 0 ? config.startup_timeout_ms : config.timeout_ms)
-        const inFlight: InFlight = { event: request.event, reply, timeoutMs, deadline: Number.POSITIVE_INFINITY }
-        return [Result.succeed(inFlight), {
-          ...s,
-          inFlight,
-          exchanges: s.exchanges + 1,
-          sessionEnded: s.sessionEnded || request.event === "session_end"
-        }]
-      })
-      if (Result.isFailure(registered)) {
-        return yield* new ExtensionDead({ extension: name, cause: registered.failure })
-      }
-      const t = yield* transport
-      yield* t.write(request)
-      // The timeout counts from the write, on the Clock (TestClock in tests).
-      yield* arm(registered.success)
-      const json = yield* Deferred.await(reply).pipe(
-        Effect.onInterrupt(() => Ref.update(state, (s) => ({ ...s, abandoned: true })))
-      )
-      const decoded = decodeReply(request.event, json)
-      if (Result.isFailure(decoded)) return yield* decoded.failure
-      yield* Ref.update(state, (s): State => ({
+      if (s.phase._tag === "dead") return [describeDeathCause(s.phase.cause), s]
+      const timeoutMs = timeoutOverride ?? (s.exchanges === 0 ? config.startup_timeout_ms : config.timeout_ms)
+      const reply = Deferred.makeUnsafe<unknown, DeathError>()
+      const inFlight: InFlight = { event: request.event, reply, timeoutMs, deadline: Number.POSITIVE_INFINITY }
+      return [inFlight, {
         ...s,
-        served: s.served + 1,
-        phase: s.phase._tag === "starting" ? { _tag: "live" } : s.phase
-      }))
-      return decoded.success
-    }).pipe(
+        inFlight,
+        exchanges: s.exchanges + 1,
+        sessionEnded: s.sessionEnded || request.event === "session_end"
+      }]
+    }).pipe(Effect.flatMap((inFlight): Effect.Effect<DecodedReply<E>, ExtensionError> => {
+      if (typeof inFlight === "string") return Effect.fail(new ExtensionDead({ extension: name, cause: inFlight }))
+      const reply = inFlight.reply
+      return transport.pipe(
+        Effect.flatMap((t) => t.write(request)),
+        // The timeout counts from the write, on the Clock (TestClock in tests).
+        Effect.andThen(arm(inFlight)),
+        Effect.andThen(Deferred.await(reply)),
+        Effect.onInterrupt(() => Ref.update(state, (s) => ({ ...s, abandoned: true }))),
+        Effect.flatMap((json) => {
+          const decoded = decodeReply(request.event, json)
+          if (Result.isFailure(decoded)) return Effect.fail(decoded.failure)
+          return Effect.as(
+            Ref.update(state, (now): State => ({
+              ...now,
+              served: now.served + 1,
+              phase: now.phase._tag === "starting" ? { _tag: "live" } : now.phase
+            })),
+            decoded.success
+          )
+        })
+      )
+    })).pipe(
       Effect.tapError((error) => (error._tag === "ExtensionDead" ? Effect.void : die(error)))
     )
 

@@ -147,29 +147,31 @@ const reportDeath = (reported: Set<string>, extension: Extension, error: Extensi
     })
   })
 
+// On the hot path (once per extension per round): no generator, one clock for both readings.
 const exchange = <E extends EventName>(extension: Extension, request: EncodedRequest<E>, reported: Set<string>) =>
-  Effect.gen(function*() {
-    const start = yield* Clock.currentTimeMillis
-    const result = yield* Effect.result(extension.send(request))
-    const latency_ms = (yield* Clock.currentTimeMillis) - start
-    if (result._tag === "Success") {
-      const { ignored, reply } = result.success
-      const audit: AuditExchange = ignored.length > 0
-        ? { extension: extension.name, status: "replied", latency_ms, reply, ignored }
-        : { extension: extension.name, status: "replied", latency_ms, reply }
-      return { extension, status: "replied", reply, audit, failure: undefined } satisfies Exchange<E>
-    }
-    const error = result.failure
-    const status = statusOf(error)
-    yield* reportDeath(reported, extension, error)
-    const cause = causeText(error)
-    return {
-      extension,
-      status,
-      reply: undefined,
-      audit: { extension: extension.name, status, latency_ms, error: cause },
-      failure: `extension ${extension.name} unavailable: ${cause}`
-    } satisfies Exchange<E>
+  Clock.clockWith((clock) => {
+    const start = clock.currentTimeMillisUnsafe()
+    return Effect.matchEffect(extension.send(request), {
+      onSuccess: ({ ignored, reply }): Effect.Effect<Exchange<E>> => {
+        const latency_ms = clock.currentTimeMillisUnsafe() - start
+        const audit: AuditExchange = ignored.length > 0
+          ? { extension: extension.name, status: "replied", latency_ms, reply, ignored }
+          : { extension: extension.name, status: "replied", latency_ms, reply }
+        return Effect.succeed({ extension, status: "replied", reply, audit, failure: undefined })
+      },
+      onFailure: (error): Effect.Effect<Exchange<E>> => {
+        const latency_ms = clock.currentTimeMillisUnsafe() - start
+        const status = statusOf(error)
+        const cause = causeText(error)
+        return Effect.as(reportDeath(reported, extension, error), {
+          extension,
+          status,
+          reply: undefined,
+          audit: { extension: extension.name, status, latency_ms, error: cause },
+          failure: `extension ${extension.name} unavailable: ${cause}`
+        })
+      }
+    })
   })
 
 // ---------------------------------------------------------------------------------------------------------------
