@@ -8,7 +8,7 @@ import {
   nestedDeeperThan,
   type SessionEndRequest
 } from "@abhed/protocol"
-import { Clock, Deferred, Duration, Effect, Fiber, Ref, Result, Scope, Semaphore } from "effect"
+import { Clock, Deferred, Duration, Effect, Ref, Result, Scope, Semaphore } from "effect"
 import { type EncodedRequest, type Extension, type ExtensionState, subscribes } from "./Extension.ts"
 import {
   deathCauseOf,
@@ -199,51 +199,105 @@ export const make = Effect.fnUntraced(function*<R>(options: CoreOptions<R>) {
     inFlight: Effect.map(Ref.get(state), (s) => s.inFlight?.event)
   }
 
-  /**
-   * One request and its reply. Runs under the permit. On the hot path, so written as a few plain steps: register
-   * (one synchronous step), write, arm the watchdog, await, decode.
+  /*
+   * One request and its reply, under the permit, in steps: register (one synchronous step: checking for death and
+   * registering is atomic, or a death in between would leave the request waiting for a reply that cannot come),
+   * write and arm the watchdog (the timeout counts from the write), await the reply, decode it. Any failure but
+   * `ExtensionDead` kills the extension. On the hot path, so written without generators.
    */
+  const register = <E extends EventName>(
+    request: EncodedRequest<E>,
+    timeoutOverride: number | undefined
+  ): Effect.Effect<InFlight, ExtensionDead> =>
+    Effect.flatMap(
+      Ref.modify(state, (s): [InFlight | string, State] => {
+        if (s.phase._tag === "dead") return [describeDeathCause(s.phase.cause), s]
+        const timeoutMs = timeoutOverride ?? (s.exchanges === 0 ? config.startup_timeout_ms : config.timeout_ms)
+        const reply = Deferred.makeUnsafe<unknown, DeathError>()
+        const inFlight: InFlight = { event: request.event, reply, timeoutMs, deadline: Number.POSITIVE_INFINITY }
+        return [inFlight, {
+          ...s,
+          inFlight,
+          exchanges: s.exchanges + 1,
+          sessionEnded: s.sessionEnded || request.event === "session_end"
+        }]
+      }),
+      (inFlight) => typeof inFlight === "string" ? Effect.fail(new ExtensionDead({ extension: name, cause: inFlight })) : Effect.succeed(inFlight)
+    )
+
+  const write = <E extends EventName>(inFlight: InFlight, request: EncodedRequest<E>) =>
+    transport.pipe(Effect.flatMap((t) => t.write(request)), Effect.andThen(arm(inFlight)))
+
+  const finish = <E extends EventName>(request: EncodedRequest<E>, json: unknown) => {
+    const decoded = decodeReply(request.event, json)
+    if (Result.isFailure(decoded)) return Effect.fail(decoded.failure)
+    return Effect.as(
+      Ref.update(state, (now): State => ({
+        ...now,
+        served: now.served + 1,
+        phase: now.phase._tag === "starting" ? { _tag: "live" } : now.phase
+      })),
+      decoded.success
+    )
+  }
+
+  const dieUnlessDead = (error: ExtensionError) => (error._tag === "ExtensionDead" ? Effect.void : die(error))
+
+  /** The whole exchange in the calling fiber: for the close sequence's session_end. */
   const exchange = <E extends EventName>(
     request: EncodedRequest<E>,
     timeoutOverride?: number
   ): Effect.Effect<DecodedReply<E>, ExtensionError> =>
-    Ref.modify(state, (s): [InFlight | string, State] => {
-      // Checking for death and registering the request is one atomic step: a death in between would
-      // otherwise leave this request waiting for a reply that cannot come.
-      if (s.phase._tag === "dead") return [describeDeathCause(s.phase.cause), s]
-      const timeoutMs = timeoutOverride ?? (s.exchanges === 0 ? config.startup_timeout_ms : config.timeout_ms)
-      const reply = Deferred.makeUnsafe<unknown, DeathError>()
-      const inFlight: InFlight = { event: request.event, reply, timeoutMs, deadline: Number.POSITIVE_INFINITY }
-      return [inFlight, {
-        ...s,
-        inFlight,
-        exchanges: s.exchanges + 1,
-        sessionEnded: s.sessionEnded || request.event === "session_end"
-      }]
-    }).pipe(Effect.flatMap((inFlight): Effect.Effect<DecodedReply<E>, ExtensionError> => {
-      if (typeof inFlight === "string") return Effect.fail(new ExtensionDead({ extension: name, cause: inFlight }))
-      const reply = inFlight.reply
-      return transport.pipe(
-        Effect.flatMap((t) => t.write(request)),
-        // The timeout counts from the write, on the Clock (TestClock in tests).
-        Effect.andThen(arm(inFlight)),
-        Effect.andThen(Deferred.await(reply)),
-        Effect.onInterrupt(() => Ref.update(state, (s) => ({ ...s, abandoned: true }))),
-        Effect.flatMap((json) => {
-          const decoded = decodeReply(request.event, json)
-          if (Result.isFailure(decoded)) return Effect.fail(decoded.failure)
-          return Effect.as(
-            Ref.update(state, (now): State => ({
-              ...now,
-              served: now.served + 1,
-              phase: now.phase._tag === "starting" ? { _tag: "live" } : now.phase
-            })),
-            decoded.success
-          )
-        })
-      )
-    })).pipe(
-      Effect.tapError((error) => (error._tag === "ExtensionDead" ? Effect.void : die(error)))
+    register(request, timeoutOverride).pipe(
+      Effect.flatMap((inFlight) =>
+        write(inFlight, request).pipe(
+          Effect.andThen(Deferred.await(inFlight.reply)),
+          Effect.flatMap((json) => finish(request, json))
+        )
+      ),
+      Effect.tapError(dieUnlessDead)
+    )
+
+  /**
+   * After the write, the reply belongs to this request whatever the caller does: a caller interrupted while it
+   * waits hands the rest of the exchange to a fiber in the extension's scope, which keeps the permit until the
+   * reply (or the timeout, or a death) comes, so the next request can never read this one's reply. The common
+   * case forks nothing.
+   */
+  const handOff = <E extends EventName>(inFlight: InFlight, request: EncodedRequest<E>) =>
+    Deferred.await(inFlight.reply).pipe(
+      Effect.flatMap((json) => finish(request, json)),
+      Effect.tapError(dieUnlessDead),
+      Effect.onInterrupt(() => Ref.update(state, (s) => ({ ...s, abandoned: true }))),
+      Effect.ignore,
+      Effect.ensuring(permit.release(1)),
+      Effect.forkIn(exchanges, { startImmediately: true }),
+      Effect.asVoid
+    )
+
+  const send = <E extends EventName>(request: EncodedRequest<E>): Effect.Effect<DecodedReply<E>, ExtensionError> =>
+    Effect.uninterruptibleMask((restore) =>
+      // Waiting for the permit may be interrupted (nothing was written yet): requests queue FIFO.
+      Effect.flatMap(restore(permit.take(1)), () => {
+        let handedOff = false
+        return register(request, undefined).pipe(
+          Effect.flatMap((inFlight) =>
+            write(inFlight, request).pipe(
+              Effect.andThen(
+                restore(Deferred.await(inFlight.reply)).pipe(
+                  Effect.onInterrupt(() => {
+                    handedOff = true
+                    return handOff(inFlight, request)
+                  })
+                )
+              ),
+              Effect.flatMap((json) => finish(request, json))
+            )
+          ),
+          Effect.tapError(dieUnlessDead),
+          Effect.ensuring(Effect.suspend(() => (handedOff ? Effect.void : permit.release(1))))
+        )
+      })
     )
 
   const connected = yield* options.connect(events).pipe(
@@ -270,14 +324,7 @@ export const make = Effect.fnUntraced(function*<R>(options: CoreOptions<R>) {
   const extension: Extension = {
     name,
     config,
-    // The exchange runs in its own fiber in the extension's scope: a caller that gives up (interruption) does not
-    // abandon the exchange half way, so the reply is still consumed and the stream stays in step. The fiber starts
-    // at once, so requests queue for the permit in the order `send` was called.
-    send: (request) =>
-      permit.withPermit(exchange(request)).pipe(
-        Effect.forkIn(exchanges, { startImmediately: true }),
-        Effect.flatMap(Fiber.join)
-      ),
+    send,
     status: Effect.gen(function*() {
       const s = yield* Ref.get(state)
       return {

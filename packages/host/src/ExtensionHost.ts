@@ -233,7 +233,11 @@ export const make = (
       const request: EncodedRequest<E> = { event, value, bytes: Framing.encodeLine(value) }
       const { skipped, subscribers } = audience[event]
       // forEach keeps the input order, and subscribers are in name order: so are the exchanges.
-      const exchanges = yield* Effect.forEach(subscribers, (x) => exchange(x, request, reported), { concurrency: "unbounded" })
+      const only = subscribers.length === 1 ? subscribers[0] : undefined
+      const exchanges = only !== undefined
+        // One subscriber: no fiber to fork and join.
+        ? [yield* exchange(only, request, reported)]
+        : yield* Effect.forEach(subscribers, (x) => exchange(x, request, reported), { concurrency: "unbounded" })
       return { exchanges, skipped }
     })
 
