@@ -44,7 +44,8 @@ export type SettleOutcome<P, V> =
   | { readonly _tag: "Stopped"; readonly payload: P; readonly rounds: number; readonly value: V }
   /**
    * Still proposing after `maxRounds` rounds: the caller must fail closed. `payload` is the one fanned out in the
-   * last round (not the unadopted proposal); `proposers` are that round's proposers, sorted.
+   * last round (not the unadopted proposal); `proposers` are that round's proposers, sorted; `fighters` everyone
+   * who proposed a different payload in any round, sorted (with two fighters the last round names only one).
    */
   | {
     readonly _tag: "Unsettled"
@@ -52,6 +53,7 @@ export type SettleOutcome<P, V> =
     readonly rounds: number
     readonly value: V
     readonly proposers: ReadonlyArray<string>
+    readonly fighters: ReadonlyArray<string>
   }
 
 export interface SettleOptions<P, V> {
@@ -75,6 +77,7 @@ export const settleEffect = <P, V, E, R>(
     const maxRounds = Math.max(1, Math.floor(options.maxRounds))
     let payload = options.initial
     let value = reducer.initialValue
+    const fighters = new Set<string>()
     for (let round = 1;; round++) {
       const replies = yield* options.round(payload, round)
       value = reducer.combine(value, reducer.combineAll(replies.map((r) => r.value)))
@@ -82,8 +85,10 @@ export const settleEffect = <P, V, E, R>(
       const proposals = replies.map((r) => ({ name: r.name, value: r.proposal }))
       const step = settleStep(payload, proposals)
       if (step._tag === "Settled") return { _tag: "Settled", payload, rounds: round, value }
+      const proposers = proposersOf(payload, proposals)
+      for (const name of proposers) fighters.add(name)
       if (round >= maxRounds) {
-        return { _tag: "Unsettled", payload, rounds: round, value, proposers: proposersOf(payload, proposals) }
+        return { _tag: "Unsettled", payload, rounds: round, value, proposers, fighters: [...fighters].sort(NameOrder) }
       }
       payload = step.payload
     }

@@ -68,7 +68,14 @@ describe("settle", () => {
       a: (p) => (p["x"] === 1 ? {} : { proposal: { x: 1 } })
     }, { x: 0 }, 3)
     // Round 3 fans out x=2, so only a still proposes.
-    expect(outcome).toEqual({ _tag: "Unsettled", payload: { x: 2 }, rounds: 3, value: none, proposers: ["a"] })
+    expect(outcome).toEqual({
+      _tag: "Unsettled",
+      payload: { x: 2 },
+      rounds: 3,
+      value: none,
+      proposers: ["a"],
+      fighters: ["a", "b"]
+    })
     expect(seen.map(([r, n, p]) => `${r}${n}${p["x"]}`)).toEqual(["1b0", "1a0", "2b1", "2a1", "3b2", "3a2"])
     expect(unsettledReason(["a", "b"])).toBe("rewrites did not settle: a, b")
   })

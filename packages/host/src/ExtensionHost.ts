@@ -10,8 +10,10 @@ import {
   fromToolCallReply,
   IsErrorReducer,
   join,
+  NameOrder,
   none,
   settleEffect,
+  sortByName,
   unsettledReason,
   VerdictReducer,
   type AcceptedTool,
@@ -24,7 +26,6 @@ import {
   Defaults,
   EventNames,
   Framing,
-  jsonEquals,
   type Config,
   type EventName,
   type JsonObject,
@@ -32,7 +33,7 @@ import {
   type ReplyOf,
   type RequestOf
 } from "@abhed/protocol"
-import { Clock, Context, Effect, Layer, Metric, Ref, Scope } from "effect"
+import { Clock, Context, Effect, Layer, Metric, Order, Ref, Scope } from "effect"
 import type { ChildProcessSpawner } from "effect/process"
 import { AuditLog, type AuditExchange, type AuditRound, type ExchangeStatus } from "./AuditLog.ts"
 import { subscribes, type EncodedRequest, type Extension, type ExtensionStatus } from "./Extension.ts"
@@ -126,8 +127,11 @@ const statusOf = (error: ExtensionError): ExchangeStatus => {
 const causeText = (error: ExtensionError): string =>
   error._tag === "ExtensionDead" ? error.cause : describeDeathCause(deathCauseOf(error))
 
-const byName = (a: { readonly name: string }, b: { readonly name: string }) =>
-  a.name < b.name ? -1 : a.name > b.name ? 1 : 0
+/** Requests of settling rounds after the first carry `round` (DESIGN §3); the first has none. */
+const roundField = (round: number): { readonly round?: number } => (round > 1 ? { round } : {})
+
+/** Audit entries in canonical (name) order. */
+const ExchangeOrder = Order.mapInput(NameOrder, (x: AuditExchange) => x.extension)
 
 /**
  * Counts a death once per extension, whoever sees it first: the request it failed on, or a later request that
@@ -192,7 +196,7 @@ export const make = (
 ): Effect.Effect<ExtensionHostShape, never, AuditLog | Scope.Scope> => Effect.gen(function*() {
   const audit = yield* AuditLog
   // Canonical order is name order (DESIGN §3): config order never reaches any outcome or record.
-  const extensions = [...extensionsInput].sort(byName)
+  const extensions = sortByName(extensionsInput)
   const duplicates = extensions.filter((x, i) => i > 0 && extensions[i - 1]?.name === x.name).map((x) => x.name)
   if (duplicates.length > 0) {
     // Names are the canonical order and the identity in every record: two alike would let load order decide.
@@ -247,9 +251,7 @@ export const make = (
     skipped: ReadonlyArray<AuditExchange>
   ): AuditRound => ({
     round,
-    exchanges: [...exchanges.map((x) => x.audit), ...skipped].sort((a, b) =>
-      a.extension < b.extension ? -1 : a.extension > b.extension ? 1 : 0
-    )
+    exchanges: [...exchanges.map((x) => x.audit), ...skipped].sort(ExchangeOrder)
   })
 
   /** Runs one dispatch with its span, metrics and audit record. */
@@ -284,7 +286,6 @@ export const make = (
       const call_id = yield* callIdOf(call.call_id)
       return yield* dispatch("tool_call", call_id, Effect.gen(function*() {
         const rounds: Array<AuditRound> = []
-        const fighters = new Set<string>()
         const outcome = yield* settleEffect<JsonObject, Verdict, never, never>({
           initial: call.args,
           reducer: VerdictReducer,
@@ -292,14 +293,16 @@ export const make = (
           maxRounds,
           round: (args, round) =>
             Effect.gen(function*() {
-              const value: RequestOf<"tool_call"> = round === 1
-                ? { event: "tool_call", session_id: sessionId, call_id, tool: call.tool, args }
-                : { event: "tool_call", session_id: sessionId, call_id, tool: call.tool, args, round }
+              const value: RequestOf<"tool_call"> = {
+                event: "tool_call",
+                session_id: sessionId,
+                call_id,
+                tool: call.tool,
+                args,
+                ...roundField(round)
+              }
               const { exchanges, skipped } = yield* fanOut("tool_call", value)
               rounds.push(auditRound(round, exchanges, skipped))
-              for (const x of exchanges) {
-                if (x.reply?.args !== undefined && !jsonEquals(x.reply.args, args)) fighters.add(x.extension.name)
-              }
               return exchanges.map((x): RoundReply<JsonObject, Verdict> => {
                 const mode = onFailure(x)
                 const failure = x.failure ?? ""
@@ -318,7 +321,7 @@ export const make = (
           ? join(outcome.value, {
             level: "deny",
             // Everyone who proposed in any round: with two fighters, the last round names only one of them.
-            reasons: [...fighters].sort().map((name) => ({ extension: name, reason: unsettledReason([...fighters].sort()) }))
+            reasons: outcome.fighters.map((name) => ({ extension: name, reason: unsettledReason(outcome.fighters) }))
           })
           : outcome.value
         const policyDecision = yield* evaluatePolicy(policy, hooks, { tool: call.tool, args: outcome.payload })
@@ -343,7 +346,6 @@ export const make = (
       const call_id = yield* callIdOf(input.call_id)
       return yield* dispatch("tool_result", call_id, Effect.gen(function*() {
         const rounds: Array<AuditRound> = []
-        const fighters = new Set<string>()
         const withheldBy: Array<string> = []
         const outcome = yield* settleEffect<string, boolean, never, never>({
           initial: input.content,
@@ -352,14 +354,18 @@ export const make = (
           maxRounds,
           round: (content, round) =>
             Effect.gen(function*() {
-              const value: RequestOf<"tool_result"> = round === 1
-                ? { event: "tool_result", session_id: sessionId, call_id, tool: input.tool, args: input.args, content, is_error: input.is_error }
-                : { event: "tool_result", session_id: sessionId, call_id, tool: input.tool, args: input.args, content, is_error: input.is_error, round }
+              const value: RequestOf<"tool_result"> = {
+                event: "tool_result",
+                session_id: sessionId,
+                call_id,
+                tool: input.tool,
+                args: input.args,
+                content,
+                is_error: input.is_error,
+                ...roundField(round)
+              }
               const { exchanges, skipped } = yield* fanOut("tool_result", value)
               rounds.push(auditRound(round, exchanges, skipped))
-              for (const x of exchanges) {
-                if (x.reply?.content !== undefined && x.reply.content !== content) fighters.add(x.extension.name)
-              }
               for (const x of exchanges) if (onFailure(x) !== "ignore" && x.failure !== undefined) withheldBy.push(x.failure)
               return exchanges.map((x): RoundReply<string, boolean> => ({
                 name: x.extension.name,
@@ -373,7 +379,7 @@ export const make = (
           ? { content: `[withheld: ${[...new Set(withheldBy)].sort().join("; ")}]`, is_error: true, rounds: outcome.rounds }
           : outcome._tag === "Unsettled"
           ? {
-            content: `[withheld: ${unsettledReason([...fighters].sort())}]`,
+            content: `[withheld: ${unsettledReason(outcome.fighters)}]`,
             is_error: true,
             rounds: outcome.rounds
           }
