@@ -243,21 +243,6 @@ export const make = Effect.fnUntraced(function*<R>(options: CoreOptions<R>) {
 
   const dieUnlessDead = (error: ExtensionError) => (error._tag === "ExtensionDead" ? Effect.void : die(error))
 
-  /** The whole exchange in the calling fiber: for the close sequence's session_end. */
-  const exchange = <E extends EventName>(
-    request: EncodedRequest<E>,
-    timeoutOverride?: number
-  ): Effect.Effect<DecodedReply<E>, ExtensionError> =>
-    register(request, timeoutOverride).pipe(
-      Effect.flatMap((inFlight) =>
-        write(inFlight, request).pipe(
-          Effect.andThen(Deferred.await(inFlight.reply)),
-          Effect.flatMap((json) => finish(request, json))
-        )
-      ),
-      Effect.tapError(dieUnlessDead)
-    )
-
   /**
    * After the write, the reply belongs to this request whatever the caller does: a caller interrupted while it
    * waits hands the rest of the exchange to a fiber in the extension's scope, which keeps the permit until the
@@ -275,12 +260,15 @@ export const make = Effect.fnUntraced(function*<R>(options: CoreOptions<R>) {
       Effect.asVoid
     )
 
-  const send = <E extends EventName>(request: EncodedRequest<E>): Effect.Effect<DecodedReply<E>, ExtensionError> =>
+  const send = <E extends EventName>(
+    request: EncodedRequest<E>,
+    timeoutOverride?: number
+  ): Effect.Effect<DecodedReply<E>, ExtensionError> =>
     Effect.uninterruptibleMask((restore) =>
       // Waiting for the permit may be interrupted (nothing was written yet): requests queue FIFO.
       Effect.flatMap(restore(permit.take(1)), () => {
         let handedOff = false
-        return register(request, undefined).pipe(
+        return register(request, timeoutOverride).pipe(
           Effect.flatMap((inFlight) =>
             write(inFlight, request).pipe(
               Effect.andThen(
@@ -311,9 +299,8 @@ export const make = Effect.fnUntraced(function*<R>(options: CoreOptions<R>) {
       const s = yield* Ref.get(state)
       if (s.phase._tag !== "dead" && !s.abandoned && !s.sessionEnded && subscribes(config, "session_end")) {
         // Bounded by timeout_ms even when it is the first exchange; a failure here just kills it.
-        yield* permit.withPermit(
-          exchange({ event: "session_end", value: sessionEnd, bytes: Framing.encodeLine(sessionEnd) }, config.timeout_ms)
-        ).pipe(Effect.ignore)
+        yield* send({ event: "session_end", value: sessionEnd, bytes: Framing.encodeLine(sessionEnd) }, config.timeout_ms)
+          .pipe(Effect.ignore)
       }
       const dead = yield* Ref.modify(state, (s): [boolean, State] => [s.phase._tag === "dead", { ...s, closing: true }])
       if (dead) yield* terminateOnce
@@ -324,7 +311,7 @@ export const make = Effect.fnUntraced(function*<R>(options: CoreOptions<R>) {
   const extension: Extension = {
     name,
     config,
-    send,
+    send: (request) => send(request),
     status: Effect.gen(function*() {
       const s = yield* Ref.get(state)
       return {
