@@ -1,12 +1,11 @@
 import { Effect } from "effect"
 import { noop } from "../ExtensionFiles.ts"
 import { interleave, timed } from "../Harness.ts"
-import { configOf, startHost } from "../HostSide.ts"
-import { closeAll, rawStartup } from "../RawHost.ts"
 import { row } from "../Report.ts"
+import { withSides } from "../Sides.ts"
 import type { Scenario } from "../Scenario.ts"
 import { summarize } from "../Stats.ts"
-import { rawToolCall, sessionId, toolArgs } from "./ToolCall.ts"
+import { rawToolCall, toolArgs } from "./ToolCall.ts"
 
 /**
  * 7. Batches of 64 concurrent tool_call dispatches over 4 no-op extensions: throughput against raw. Both sides
@@ -18,19 +17,16 @@ export const concurrent: Scenario = {
   run: async (plan, progress) => {
     const k = plan.inFlight
     progress(`${k} in flight over 4 extensions, ${plan.concurrent.iterations} batches per side`)
-    const host = await startHost(configOf(4, noop), sessionId)
-    const raw = await rawStartup(4, noop.command, noop.args, sessionId)
     const batch = Array.from({ length: k }, (_, i) => i)
-    const hostBatch = Effect.forEach(batch, () => host.host.toolCall({ tool: "bash", args: toolArgs }), {
-      concurrency: "unbounded"
-    })
-    const rawOne = rawToolCall(raw)
-    const samples = await interleave({
-      host: timed(() => host.run(hostBatch)),
-      raw: timed(() => Promise.all(batch.map(rawOne)))
-    }, plan.concurrent).finally(async () => {
-      await host.dispose()
-      await closeAll(raw)
+    const samples = await withSides({ count: 4, command: noop }, [{ count: 4, command: noop }], (host, [raw = []]) => {
+      const hostBatch = Effect.forEach(batch, () => host.host.toolCall({ tool: "bash", args: toolArgs }), {
+        concurrency: "unbounded"
+      })
+      const rawOne = rawToolCall(raw)
+      return interleave({
+        host: timed(() => host.run(hostBatch)),
+        raw: timed(() => Promise.all(batch.map(rawOne)))
+      }, plan.concurrent)
     })
     const h = summarize(samples.host)
     const r = summarize(samples.raw)

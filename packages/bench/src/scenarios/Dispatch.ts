@@ -1,48 +1,32 @@
 import { type ExtensionCommand, noop, sdkNoop } from "../ExtensionFiles.ts"
 import type { Plan } from "../Plan.ts"
 import { interleave, timed } from "../Harness.ts"
-import { configOf, startHost } from "../HostSide.ts"
-import { closeAll, rawStartup } from "../RawHost.ts"
 import { type Row, row } from "../Report.ts"
 import type { Scenario } from "../Scenario.ts"
+import { withSides } from "../Sides.ts"
 import { summarize } from "../Stats.ts"
-import { hostToolCall, rawToolCall, sessionId } from "./ToolCall.ts"
+import { hostToolCall, rawToolCall } from "./ToolCall.ts"
 
 /**
  * 1. Sequential tool_call dispatches to 1 and to 8 no-op extensions (budget: p50 ratio ≤ 1.5), and the same to
  * one SDK no-op, to price the SDK.
  */
-const measure = async (
-  count: number,
-  command: ExtensionCommand,
-  plan: Plan
-) => {
-  const host = await startHost(configOf(count, command), sessionId)
-  const raw = await rawStartup(count, command.command, command.args, sessionId)
-  try {
-    return await interleave({ host: timed(hostToolCall(host)), raw: timed(rawToolCall(raw)) }, plan.dispatch)
-  } finally {
-    await host.dispose()
-    await closeAll(raw)
-  }
-}
+const measure = (count: number, command: ExtensionCommand, plan: Plan) =>
+  withSides({ count, command }, [{ count, command }], (host, [raw = []]) =>
+    interleave({ host: timed(hostToolCall(host)), raw: timed(rawToolCall(raw)) }, plan.dispatch))
 
 /** Host and raw to one SDK no-op, and raw to one plain no-op, all interleaved. */
-const measureSdk = async (plan: Plan) => {
-  const host = await startHost(configOf(1, sdkNoop), sessionId)
-  const rawSdk = await rawStartup(1, sdkNoop.command, sdkNoop.args, sessionId)
-  const rawPlain = await rawStartup(1, noop.command, noop.args, sessionId)
-  try {
-    return await interleave({
-      host: timed(hostToolCall(host)),
-      rawSdk: timed(rawToolCall(rawSdk)),
-      rawPlain: timed(rawToolCall(rawPlain))
-    }, plan.dispatch)
-  } finally {
-    await host.dispose()
-    await closeAll([...rawSdk, ...rawPlain])
-  }
-}
+const measureSdk = (plan: Plan) =>
+  withSides(
+    { count: 1, command: sdkNoop },
+    [{ count: 1, command: sdkNoop }, { count: 1, command: noop }],
+    (host, [rawSdk = [], rawPlain = []]) =>
+      interleave({
+        host: timed(hostToolCall(host)),
+        rawSdk: timed(rawToolCall(rawSdk)),
+        rawPlain: timed(rawToolCall(rawPlain))
+      }, plan.dispatch)
+  )
 
 export const dispatch: Scenario = {
   title: "1. sequential tool_call dispatches",

@@ -1,11 +1,10 @@
 import { sleeping } from "../ExtensionFiles.ts"
 import { interleave, timed } from "../Harness.ts"
-import { configOf, startHost } from "../HostSide.ts"
-import { closeAll, rawStartup } from "../RawHost.ts"
 import { row } from "../Report.ts"
 import type { Scenario } from "../Scenario.ts"
+import { withSides } from "../Sides.ts"
 import { summarize } from "../Stats.ts"
-import { hostToolCall, rawToolCall, sessionId } from "./ToolCall.ts"
+import { hostToolCall, rawToolCall } from "./ToolCall.ts"
 
 /**
  * 2. Fan-out: the host dispatching to 8 extensions that each take 50 ms, against the raw client dispatching to
@@ -17,17 +16,16 @@ export const fanOut: Scenario = {
   run: async (plan, progress) => {
     progress(`8 × ${plan.sleepMs} ms extensions, ${plan.fanOut.iterations} dispatches per side`)
     const command = sleeping(plan.sleepMs)
-    const host = await startHost(configOf(8, command), sessionId)
-    const raw8 = await rawStartup(8, command.command, command.args, sessionId)
-    const raw1 = await rawStartup(1, command.command, command.args, sessionId)
-    const samples = await interleave({
-      host8: timed(hostToolCall(host)),
-      raw1: timed(rawToolCall(raw1)),
-      raw8: timed(rawToolCall(raw8))
-    }, plan.fanOut).finally(async () => {
-      await host.dispose()
-      await closeAll([...raw8, ...raw1])
-    })
+    const samples = await withSides(
+      { count: 8, command },
+      [{ count: 8, command }, { count: 1, command }],
+      (host, [raw8 = [], raw1 = []]) =>
+        interleave({
+          host8: timed(hostToolCall(host)),
+          raw1: timed(rawToolCall(raw1)),
+          raw8: timed(rawToolCall(raw8))
+        }, plan.fanOut)
+    )
     const host8 = summarize(samples.host8)
     const one = summarize(samples.raw1)
     const eight = summarize(samples.raw8)

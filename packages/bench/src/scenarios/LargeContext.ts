@@ -1,9 +1,9 @@
 import { noop } from "../ExtensionFiles.ts"
 import { interleave, timed } from "../Harness.ts"
-import { configOf, startHost } from "../HostSide.ts"
-import { closeAll, rawDispatch, rawStartup } from "../RawHost.ts"
+import { rawDispatch } from "../RawHost.ts"
 import { row } from "../Report.ts"
 import type { Scenario } from "../Scenario.ts"
+import { withSides } from "../Sides.ts"
 import { summarize } from "../Stats.ts"
 import { sessionId } from "./ToolCall.ts"
 
@@ -31,15 +31,11 @@ export const largeContext: Scenario = {
     const mib = plan.contextBytes / 1024 / 1024
     progress(`${mib} MiB context to 4 extensions, ${plan.largeContext.iterations} dispatches per side`)
     const messages = transcript(plan.contextBytes)
-    const host = await startHost(configOf(4, noop), sessionId)
-    const raw = await rawStartup(4, noop.command, noop.args, sessionId)
-    const samples = await interleave({
-      host: timed(() => host.run(host.host.context(messages))),
-      raw: timed(() => rawDispatch(raw, { event: "context", session_id: sessionId, messages }))
-    }, plan.largeContext).finally(async () => {
-      await host.dispose()
-      await closeAll(raw)
-    })
+    const samples = await withSides({ count: 4, command: noop }, [{ count: 4, command: noop }], (host, [raw = []]) =>
+      interleave({
+        host: timed(() => host.run(host.host.context(messages))),
+        raw: timed(() => rawDispatch(raw, { event: "context", session_id: sessionId, messages }))
+      }, plan.largeContext))
     const h = summarize(samples.host)
     const r = summarize(samples.raw)
     const name = `3. ${mib} MiB context to 4 no-op ext`
