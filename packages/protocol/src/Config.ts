@@ -8,6 +8,10 @@ import type { EventName } from "./Event.ts"
 export type OnFailure = "ignore" | "ask" | "deny"
 export const OnFailureValues: ReadonlyArray<OnFailure> = ["ignore", "ask", "deny"]
 
+/** Whether a reply must echo the request's `id` (DESIGN §2). A reply that carries a wrong id is fatal either way. */
+export type ReplyIds = "optional" | "required"
+export const ReplyIdsValues: ReadonlyArray<ReplyIds> = ["optional", "required"]
+
 export interface ExtensionConfig {
   readonly name: string
   readonly command: string
@@ -23,6 +27,12 @@ export interface ExtensionConfig {
   readonly env: { readonly [key: string]: string }
   /** Time between closing stdin and SIGTERM, and between SIGTERM and SIGKILL. */
   readonly grace_ms: number
+  /** Names or `*` globs of the host's environment variables passed through beyond the baseline (DESIGN §4). */
+  readonly env_passthrough: ReadonlyArray<string>
+  /** Whether a reply without `id` is malformed (DESIGN §2). */
+  readonly reply_ids: ReplyIds
+  /** Which tool calls this extension takes part in (DESIGN §3); undefined = every call. */
+  readonly match: ReadonlyArray<PolicyRule> | undefined
 }
 
 export type PolicyLevel = "allow" | "ask" | "deny"
@@ -53,6 +63,7 @@ export const Defaults = {
   startup_timeout_ms: 10000,
   grace_ms: 1000,
   on_failure: "ignore",
+  reply_ids: "optional",
   max_rewrite_rounds: 4,
   builtin_tools: [] as ReadonlyArray<string>,
   policy: { deny: [], ask: [], allow: [], default: "allow" } satisfies PolicyConfig
@@ -74,5 +85,8 @@ export const extensionConfig = (input: ExtensionConfigInput): ExtensionConfig =>
   on_failure: input.on_failure ?? Defaults.on_failure,
   cwd: input.cwd,
   env: input.env ?? {},
-  grace_ms: input.grace_ms ?? Defaults.grace_ms
+  grace_ms: input.grace_ms ?? Defaults.grace_ms,
+  env_passthrough: input.env_passthrough ?? [],
+  reply_ids: input.reply_ids ?? Defaults.reply_ids,
+  match: input.match
 })

@@ -6,6 +6,7 @@ import {
   type ExtensionConfig,
   OnFailureValues,
   type PolicyConfig,
+  ReplyIdsValues,
   type PolicyLevel,
   type PolicyRule
 } from "./Config.ts"
@@ -365,7 +366,22 @@ const walkExtension = (
     grace_ms: (p, v) => nonNegativeInt(issues, p, v, ms),
     on_failure: (p, v) => literal(issues, p, v, OnFailureValues),
     cwd: (p, v) => nonEmptyString(issues, p, v, " (a folder, relative to the config file's folder)"),
-    env: (p, v) => stringMap(issues, p, v, "string values", envName)
+    env: (p, v) => stringMap(issues, p, v, "string values", envName),
+    env_passthrough: (p, v) => {
+      const items = array(issues, p, v, "variable names or globs")
+      if (items === undefined) return undefined
+      const out: Array<string> = []
+      items.forEach((item, i) => {
+        const s = string(issues, `${p}[${i}]`, item)
+        if (s === undefined) return
+        const problem = envName(s)
+        if (problem !== undefined) issues.push({ path: `${p}[${i}]`, message: problem })
+        else out.push(s)
+      })
+      return out
+    },
+    reply_ids: (p, v) => literal(issues, p, v, ReplyIdsValues),
+    match: (p, v) => walkRules(issues, p, v)
   })
   if (!Object.hasOwn(o, "name")) {
     issues.push({ path: key(path, "name"), message: "missing; every extension needs a unique name" })

@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { Defaults, OnFailureValues } from "./Config.ts"
+import { Defaults, OnFailureValues, ReplyIdsValues } from "./Config.ts"
 import { EventName, EventNames } from "./Event.ts"
 
 /**
@@ -25,6 +25,25 @@ const NonNegativeInt = Schema.Int.check(
 )
 const Env = Schema.Record(Schema.String.check(Schema.isPattern(EnvNamePattern)), Schema.String)
 const Globs = Schema.Record(Schema.String, Schema.String)
+
+export const PolicyRuleFile = Schema.Struct({
+  tool: Schema.NonEmptyString.annotate({
+    description: "Tool name glob: `*` matches any run of characters (including `/`), `?` one character, `\\` escapes."
+  }),
+  args: Schema.optionalKey(Globs.annotate({
+    description:
+      "Globs on named arguments; every one must match (a string argument as-is, any other value as canonical JSON). A missing argument never matches.",
+    default: {}
+  })),
+  reason: Schema.optionalKey(Schema.String.annotate({ description: "Shown to the user and the model when the rule decides." }))
+}).annotate({
+  identifier: "PolicyRule",
+  description: "A policy rule: matches a tool call by tool name and argument globs."
+})
+export type PolicyRuleFile = typeof PolicyRuleFile.Type
+
+/** Environment variable names or `*` globs to pass through from the host. */
+export const EnvPassthroughPattern = /^[^=\u0000]+$/u
 
 export const ExtensionFile = Schema.Struct({
   name: Schema.String.check(Schema.isPattern(ExtensionNameRule)).annotate({
@@ -65,30 +84,31 @@ export const ExtensionFile = Schema.Struct({
     description: "Working directory of the process, relative to this file's folder. Default: this file's folder."
   })),
   env: Schema.optionalKey(Env.annotate({
-    description: "Environment variables added to the host's environment.",
+    description:
+      "Environment variables set for the extension (on top of the baseline: PATH, HOME, USER, LOGNAME, SHELL, LANG, LC_*, TERM, TMPDIR, TZ).",
     default: {}
+  })),
+  env_passthrough: Schema.optionalKey(
+    Schema.Array(Schema.String.check(Schema.isPattern(EnvPassthroughPattern))).annotate({
+      description:
+        "Names of the host's environment variables passed to the extension beyond the baseline; `*` matches any run of characters (\"AWS_*\"). Nothing else of the host's environment is passed.",
+      default: []
+    })
+  ),
+  reply_ids: Schema.optionalKey(Schema.Literals(ReplyIdsValues).annotate({
+    description:
+      "required: every reply must echo the request's id (a reply without it is malformed). optional: a reply may echo it. A reply with a wrong id kills the extension either way.",
+    default: Defaults.reply_ids
+  })),
+  match: Schema.optionalKey(Schema.Array(PolicyRuleFile).annotate({
+    description:
+      "Only tool calls matching one of these rules (same shape as policy rules) are sent to this extension (tool_call and tool_result). Omitted = every call."
   }))
 }).annotate({
   identifier: "Extension",
   description: "One extension: a process speaking line-delimited JSON on stdin/stdout."
 })
 export type ExtensionFile = typeof ExtensionFile.Type
-
-export const PolicyRuleFile = Schema.Struct({
-  tool: Schema.NonEmptyString.annotate({
-    description: "Tool name glob: `*` matches any run of characters (including `/`), `?` one character, `\\` escapes."
-  }),
-  args: Schema.optionalKey(Globs.annotate({
-    description:
-      "Globs on named arguments; every one must match (a string argument as-is, any other value as canonical JSON). A missing argument never matches.",
-    default: {}
-  })),
-  reason: Schema.optionalKey(Schema.String.annotate({ description: "Shown to the user and the model when the rule decides." }))
-}).annotate({
-  identifier: "PolicyRule",
-  description: "A policy rule: matches a tool call by tool name and argument globs."
-})
-export type PolicyRuleFile = typeof PolicyRuleFile.Type
 
 const Rules = (level: string) =>
   Schema.optionalKey(Schema.Array(PolicyRuleFile).annotate({

@@ -52,7 +52,10 @@ describe("decodeConfig: defaults", () => {
       grace_ms: 1000,
       on_failure: "ignore",
       cwd: undefined,
-      env: {}
+      env: {},
+      env_passthrough: [],
+      reply_ids: "optional",
+      match: undefined
     }])
     const [only] = config.extensions
     expect(only !== undefined && Object.hasOwn(only, "cwd")).toBe(true) // present, as the type says
@@ -90,7 +93,10 @@ describe("decodeConfig: defaults", () => {
         grace_ms: 0,
         on_failure: "deny",
         cwd: "extensions/guard",
-        env: { GUARD_MODE: "strict", EMPTY: "" }
+        env: { GUARD_MODE: "strict", EMPTY: "" },
+        env_passthrough: ["GITHUB_TOKEN", "AWS_*"],
+        reply_ids: "required",
+        match: [{ tool: "bash", args: { command: "git push*" }, reason: "pushes" }]
       }, { name: "0audit", command: "./audit.sh" }],
       policy: {
         deny: [{ tool: "bash", args: { command: "rm -rf *" }, reason: "no rm -rf" }],
@@ -198,7 +204,7 @@ describe("decodeConfig: every problem names its path and the fix", () => {
     expect(extIssue({ timeout: 5 })).toEqual(["extensions[0].timeout: unknown key; did you mean \"timeout_ms\"?"])
     expect(extIssue({ evnets: [] })).toEqual(["extensions[0].evnets: unknown key; did you mean \"events\"?"])
     expect(extIssue({ zzz: 1 })).toEqual([
-      "extensions[0].zzz: unknown key; expected one of name, command, args, events, timeout_ms, startup_timeout_ms, grace_ms, on_failure, cwd, env"
+      "extensions[0].zzz: unknown key; expected one of name, command, args, events, timeout_ms, startup_timeout_ms, grace_ms, on_failure, cwd, env, env_passthrough, reply_ids, match"
     ])
     expect(linesOf({ extension: [] })).toEqual(["extension: unknown key; did you mean \"extensions\"?"])
     expect(linesOf({ policy: { denny: [] } })).toEqual(["policy.denny: unknown key; did you mean \"deny\"?"])
@@ -212,7 +218,7 @@ describe("decodeConfig: every problem names its path and the fix", () => {
 
   it("an allow-like key is unknown everywhere in an extension: typo protection also guards against permits", () => {
     expect(extIssue({ allow: true })).toEqual([
-      "extensions[0].allow: unknown key; expected one of name, command, args, events, timeout_ms, startup_timeout_ms, grace_ms, on_failure, cwd, env"
+      "extensions[0].allow: unknown key; expected one of name, command, args, events, timeout_ms, startup_timeout_ms, grace_ms, on_failure, cwd, env, env_passthrough, reply_ids, match"
     ])
   })
 
@@ -221,7 +227,7 @@ describe("decodeConfig: every problem names its path and the fix", () => {
     expect(linesOf(input)).toEqual([
       "__proto__: unknown key; expected one of $schema, extensions, policy, max_rewrite_rounds, builtin_tools",
       "toString: unknown key; expected one of $schema, extensions, policy, max_rewrite_rounds, builtin_tools",
-      "extensions[0].constructor: unknown key; expected one of name, command, args, events, timeout_ms, startup_timeout_ms, grace_ms, on_failure, cwd, env"
+      "extensions[0].constructor: unknown key; expected one of name, command, args, events, timeout_ms, startup_timeout_ms, grace_ms, on_failure, cwd, env, env_passthrough, reply_ids, match"
     ])
   })
 
