@@ -5,10 +5,13 @@ import { Runtime, Schema } from "effect"
  * that raises it, so the runtime is told not to log it again (`errorReported`) and which code to exit with.
  */
 
-/** The config file is missing, unreadable or invalid: exit 2. `issues` are `path: message` lines. */
-export class ConfigInvalid extends Schema.TaggedError<ConfigInvalid>()("ConfigInvalid", {
+/**
+ * The config file is missing, unreadable or invalid: exit 2. `detail` is the host's report (`ConfigUnreadable`,
+ * `ConfigInvalid`): one line per problem, each naming the file and the path inside it.
+ */
+export class ConfigRejected extends Schema.TaggedError<ConfigRejected>()("ConfigRejected", {
   file: Schema.String,
-  issues: Schema.Array(Schema.String)
+  detail: Schema.String
 }) {
   override get [Runtime.errorExitCode](): number {
     return 2
@@ -17,7 +20,7 @@ export class ConfigInvalid extends Schema.TaggedError<ConfigInvalid>()("ConfigIn
     return false
   }
   override get message(): string {
-    return this.issues.map((issue) => `${this.file}: ${issue}`).join("\n")
+    return this.detail
   }
 }
 

@@ -1,29 +1,16 @@
-import { formatIssue, parseConfig, type Config } from "@abhed/protocol"
-import { Console, Effect, FileSystem, Path, Result } from "effect"
-import { ConfigInvalid } from "./CliError.ts"
+import { loadConfig as loadConfigFile, type LoadedConfig } from "@abhed/host"
+import { Console, Effect, type FileSystem, type Path } from "effect"
+import { ConfigRejected } from "./CliError.ts"
 
-export interface LoadedConfig {
-  readonly config: Config
-  /** The config file's folder: relative `cwd`s (and the commands' relative args) resolve against it (DESIGN §5). */
-  readonly baseDir: string
-  readonly file: string
-}
+export type { LoadedConfig }
 
 /**
- * Read and decode `abhed.json`. Every problem goes to stderr, one per line, prefixed with the file and naming
- * the path in the config (`abhed.json: extensions[1].events[0]: unknown event …`); then the run fails with exit 2.
+ * Read and decode `abhed.json` with the host's loader. Every problem goes to stderr, one per line, prefixed with
+ * the file and naming the path in the config (`abhed.json: extensions[1].events[0]: unknown event …`); then the run
+ * fails with exit 2, whether the file could not be read or is invalid.
  */
-export const loadConfig = (file: string): Effect.Effect<LoadedConfig, ConfigInvalid, FileSystem.FileSystem | Path.Path> =>
-  Effect.gen(function*() {
-    const fs = yield* FileSystem.FileSystem
-    const path = yield* Path.Path
-    const absolute = path.resolve(file)
-    const text = yield* fs.readFileString(absolute).pipe(
-      Effect.mapError((e) => new ConfigInvalid({ file, issues: [`cannot read the config file: ${e.message}`] }))
-    )
-    const parsed = parseConfig(text)
-    if (Result.isFailure(parsed)) {
-      return yield* new ConfigInvalid({ file, issues: parsed.failure.issues.map(formatIssue) })
-    }
-    return { config: parsed.success, baseDir: path.dirname(absolute), file: absolute }
-  }).pipe(Effect.tapError((e) => Console.error(e.message)))
+export const loadConfig = (file: string): Effect.Effect<LoadedConfig, ConfigRejected, FileSystem.FileSystem | Path.Path> =>
+  loadConfigFile(file).pipe(
+    Effect.mapError((e) => new ConfigRejected({ file, detail: e.message })),
+    Effect.tapError((e) => Console.error(e.message))
+  )

@@ -33,9 +33,10 @@ import {
   type ReplyOf,
   type RequestOf
 } from "@abhed/protocol"
-import { Clock, Context, Effect, Layer, Metric, Order, Ref, Scope } from "effect"
+import { Clock, Context, Effect, type FileSystem, Layer, Metric, Order, type Path, Ref, Scope } from "effect"
 import type { ChildProcessSpawner } from "effect/process"
 import { AuditLog, type AuditExchange, type AuditRound, type ExchangeStatus } from "./AuditLog.ts"
+import { type ConfigInvalid, type ConfigUnreadable, loadConfig } from "./ConfigLoader.ts"
 import { subscribes, type EncodedRequest, type Extension, type ExtensionStatus } from "./Extension.ts"
 import * as ProcessExtension from "./ProcessExtension.ts"
 import { describeDeathCause, deathCauseOf, type ExtensionError } from "./ExtensionError.ts"
@@ -541,9 +542,24 @@ const layer = (
   )
 
 /**
+ * The host over real processes from a config file: reads and decodes `file` (relative to the current directory),
+ * then `layer(config, { ...options, baseDir: the file's folder })`. Fails with `ConfigUnreadable` or
+ * `ConfigInvalid` (every problem, with its path) before any extension starts.
+ */
+const layerFromFile = (
+  file: string,
+  options: Omit<ProcessHostOptions, "baseDir">
+): Layer.Layer<
+  ExtensionHost,
+  ConfigUnreadable | ConfigInvalid,
+  AuditLog | ChildProcessSpawner.ChildProcessSpawner | FileSystem.FileSystem | Path.Path
+> => Layer.unwrap(Effect.map(loadConfig(file), (loaded) => layer(loaded.config, { ...options, baseDir: loaded.baseDir })))
+
+/**
  * The extension host service. Layers:
- * - `ExtensionHost.layer(config, { sessionId, baseDir })`: over real processes (needs the platform's
- *   `ChildProcessSpawner`, e.g. `NodeServices.layer`, and an `AuditLog`);
+ * - `ExtensionHost.layerFromFile(path, { sessionId })`: over real processes, from an `abhed.json` (needs the
+ *   platform's `ChildProcessSpawner`, `FileSystem` and `Path`, e.g. `NodeServices.layer`, and an `AuditLog`);
+ * - `ExtensionHost.layer(config, { sessionId, baseDir })`: the same from a decoded config;
  * - `ExtensionHost.layerFromExtensions(acquire, options)`: over extensions you acquire (fakes, or your own);
  * - `ExtensionHost.layerFake(fakes, options)`: over in-process fakes;
  * - `ExtensionHost.layerMock(partial)`: a plain mock for agent tests (a missing member is a defect when called).
@@ -551,6 +567,7 @@ const layer = (
 export class ExtensionHost extends Context.Service<ExtensionHost, ExtensionHostShape>()("@abhed/host/ExtensionHost") {
   static readonly make = make
   static readonly layer = layer
+  static readonly layerFromFile = layerFromFile
   static readonly layerFromExtensions = layerFromExtensions
   /** Over in-process fakes (`FakeExtension.make` / `fromReplies`): every host rule, no processes. */
   static readonly layerFake = (

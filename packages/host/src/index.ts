@@ -1,4 +1,5 @@
 export * from "./AuditLog.ts"
+export * from "./ConfigLoader.ts"
 export * from "./Extension.ts"
 export * from "./ExtensionError.ts"
 export * from "./ExtensionHost.ts"
