@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs"
 import * as NodeServices from "@effect/platform-node/NodeServices"
 import { Effect, Logger } from "effect"
 import { Command } from "effect/cli"
@@ -5,7 +6,13 @@ import { check } from "./CheckCommand.ts"
 import { demo, runDemo } from "./DemoCommand.ts"
 import { run } from "./RunCommand.ts"
 
-export const Version = "0.1.0"
+/** The version in this package's package.json (one directory up from both src/ and dist/). */
+export const Version: string = ((): string => {
+  const manifest: unknown = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"))
+  return typeof manifest === "object" && manifest !== null && "version" in manifest && typeof manifest.version === "string"
+    ? manifest.version
+    : "unknown"
+})()
 
 /** `abhed-ext`: run, check, demo. With no subcommand it runs the demo. */
 export const cli = Command.make("abhed-ext", {}, () => runDemo).pipe(

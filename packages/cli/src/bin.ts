@@ -1,3 +1,4 @@
+#!/usr/bin/env node
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { main } from "./Cli.ts"
 
