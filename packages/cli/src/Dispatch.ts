@@ -25,7 +25,11 @@ export const dispatch = (
         call_id: request.call_id
       }).pipe(Effect.map((o) => ({ event: "tool_result", content: o.content, is_error: o.is_error })))
     case "context":
-      return host.context(request.messages).pipe(Effect.map((o) => ({ event: "context", keep: o.keep })))
+      return host.context(request.messages).pipe(
+        Effect.map((o) => (o.withheld.length > 0
+          ? { event: "context", keep: o.keep, withheld: o.withheld }
+          : { event: "context", keep: o.keep }))
+      )
     case "before_agent_start":
       return host.beforeAgentStart(request.system).pipe(
         Effect.map((o) => ({ event: "before_agent_start", system: o.system }))

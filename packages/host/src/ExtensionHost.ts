@@ -19,6 +19,7 @@ import {
   type AcceptedTool,
   type Named,
   type PolicyHook,
+  type Reason,
   type RoundReply,
   type Verdict
 } from "@abhed/core"
@@ -403,16 +404,28 @@ export const make = (
       return { outcome, rounds: [auditRound(1, exchanges, skipped)], notes }
     }))
 
+  // ---- context: the intersection of the kept sets; a failing filter whose on_failure is not ignore keeps nothing
   const context = (messages: ReadonlyArray<unknown>) =>
-    single("context", { event: "context", session_id: sessionId, messages }, (replies) => {
+    dispatch("context", undefined, Effect.gen(function*() {
+      const { exchanges, skipped } = yield* fanOut("context", { event: "context", session_id: sessionId, messages })
+      const replies: Array<Named<ReplyOf<"context">>> = []
+      const withheld: Array<Reason> = []
+      for (const x of exchanges) {
+        if (x.reply !== undefined) replies.push({ name: x.extension.name, value: x.reply })
+        // "ask" acts as "deny": nobody can be asked mid-turn (DESIGN §4). Exchanges are in name order.
+        else if (x.failure !== undefined && onFailure(x) !== "ignore") withheld.push({ extension: x.extension.name, reason: x.failure })
+      }
       const { keep, outOfRange } = combineKeep(messages.length, replies)
+      const notes = outOfRange.map((o) => `${o.extension}: keep indices out of range ignored: ${o.indices.join(", ")}`)
+      const rounds = [auditRound(1, exchanges, skipped)]
+      if (withheld.length > 0) {
+        const outcome: ContextOutcome = { keep: [], messages: [], withheld }
+        return { outcome, rounds, notes: [...notes, ...withheld.map((w) => `context withheld: ${w.reason}`)] }
+      }
       const kept: Array<unknown> = []
       for (const i of keep) kept.push(messages[i])
-      return {
-        outcome: { keep, messages: kept } satisfies ContextOutcome,
-        notes: outOfRange.map((o) => `${o.extension}: keep indices out of range ignored: ${o.indices.join(", ")}`)
-      }
-    })
+      return { outcome: { keep, messages: kept, withheld } satisfies ContextOutcome, rounds, notes }
+    }))
 
   const beforeAgentStart = (system: string) =>
     single("before_agent_start", { event: "before_agent_start", session_id: sessionId, system }, (replies) => ({

@@ -162,7 +162,7 @@ describe("ExtensionHost over fakes", () => {
     return withHost([b, a], (h) =>
       Effect.gen(function*() {
         const ctx = yield* h.context(["m0", "m1", "m2"])
-        assert.deepStrictEqual(ctx, { keep: [1, 2], messages: ["m1", "m2"] })
+        assert.deepStrictEqual(ctx, { keep: [1, 2], messages: ["m1", "m2"], withheld: [] })
         const sys = yield* h.beforeAgentStart("base")
         assert.strictEqual(sys.system, "base\n\nfrom a\n\nfrom b")
         const compact = yield* h.beforeCompact([])
@@ -255,6 +255,52 @@ describe("ExtensionHost over fakes", () => {
             assert.match(result.content, /^\[withheld: extension strict unavailable/)
           }))
       }
+    })
+  })
+
+  it.effect("context: a non-integer keep index is ignored and noted; the filter lives and its drop stands", () => {
+    const filter = FakeExtension.fromReplies("filter", { context: () => ({ keep: [0, 2.5] }) })
+    return withHost([filter], (h) =>
+      Effect.gen(function*() {
+        assert.deepStrictEqual(yield* h.context(["public", "private"]), { keep: [0], messages: ["public"], withheld: [] })
+        assert.strictEqual((yield* h.status)[0]?.state._tag, "live")
+        const entries = yield* AuditLog.use((a) => a.entries)
+        assert.deepStrictEqual(entries.find((e) => e.event === "context")?.notes, [
+          "filter: keep indices out of range ignored: 2.5"
+        ])
+      }))
+  })
+
+  it.effect("context: on_failure deny or ask on a failed or dead filter keeps nothing, with the reason", () => {
+    const broken = (on_failure: "ask" | "deny" | "ignore") =>
+      FakeExtension.fromReplies("filter", { context: () => ({ keep: "all" }) }, { on_failure, events: ["context"] })
+    const other = FakeExtension.fromReplies("other", { context: () => ({ keep: [0, 1] }) })
+    return Effect.gen(function*() {
+      for (const mode of ["ask", "deny"] as const) {
+        yield* withHost([broken(mode), other], (h) =>
+          Effect.gen(function*() {
+            // Fails on this request, then is dead for the next: both keep nothing.
+            for (let i = 0; i < 2; i++) {
+              const out = yield* h.context(["a", "b"])
+              assert.deepStrictEqual(out.keep, [])
+              assert.deepStrictEqual(out.messages, [])
+              assert.deepStrictEqual(out.withheld.map((w) => w.extension), ["filter"])
+              assert.match(out.withheld[0]?.reason ?? "", /^extension filter unavailable: malformed_reply/)
+            }
+            const entries = yield* AuditLog.use((a) => a.entries)
+            const records = entries.filter((e) => e.event === "context")
+            assert.strictEqual(records.length, 2)
+            for (const r of records) {
+              assert.deepInclude(r.outcome, { keep: [], messages: [] })
+              assert.isTrue(r.notes.some((n) => n.startsWith("context withheld: extension filter unavailable")))
+            }
+          }))
+      }
+      // ignore (the default): the dead filter is skipped and the others decide.
+      yield* withHost([broken("ignore"), other], (h) =>
+        Effect.gen(function*() {
+          assert.deepStrictEqual(yield* h.context(["a", "b"]), { keep: [0, 1], messages: ["a", "b"], withheld: [] })
+        }))
     })
   })
 
@@ -360,7 +406,7 @@ describe("names", () => {
     const wide = FakeExtension.fromReplies("wide", { context: () => ({ keep: [1, 1e300, -1] }) })
     return withHost([wide], (h) =>
       Effect.gen(function*() {
-        assert.deepStrictEqual(yield* h.context(["a", "b"]), { keep: [1], messages: ["b"] })
+        assert.deepStrictEqual(yield* h.context(["a", "b"]), { keep: [1], messages: ["b"], withheld: [] })
         const status = yield* h.status
         assert.strictEqual(status[0]?.state._tag, "live")
       }))

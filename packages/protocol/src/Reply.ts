@@ -18,6 +18,10 @@ export interface ToolResultReply {
   readonly is_error?: boolean
 }
 export interface ContextReply {
+  /**
+   * Indices into the request's `messages`. A number that names no message (not an integer, negative, too large)
+   * is ignored by the host and noted in the audit: it cannot keep anything else.
+   */
   readonly keep?: ReadonlyArray<number>
 }
 export interface BeforeAgentStartReply {
@@ -84,11 +88,13 @@ const bool: Field = { expected: "boolean", check: is(Schema.Boolean) }
 const str: Field = { expected: "string", check: is(Schema.String) }
 const obj: Field = { expected: "object", check: (u) => (isJsonObject(u) ? undefined : "") }
 const anyJson: Field = { expected: "any JSON value", check: () => undefined }
+// Any number is an index here: one that names no message (2.5, -1, 9 of 2) is the combiner's to ignore and note,
+// so one bad index cannot kill a filter and turn its drops into "keep everything" (DESIGN §3).
 const indices: Field = {
-  expected: "array of integer indices",
+  expected: "array of message indices (numbers)",
   check: (u) => {
     if (!Array.isArray(u)) return ""
-    const bad = u.findIndex((i) => !Number.isInteger(i))
+    const bad = u.findIndex((i) => typeof i !== "number")
     return bad === -1 ? undefined : `[${bad}]`
   }
 }
@@ -135,7 +141,7 @@ const nestedField = (path: string, sub: string, field: Field): { expected: strin
   if (sub.endsWith(".name")) return toolFields.name
   if (sub.endsWith(".description")) return toolFields.description
   if (sub.endsWith(".input_schema")) return toolFields.input_schema
-  return { expected: path === "keep" ? "integer" : "object" }
+  return { expected: path === "keep" ? "number" : "object" }
 }
 
 const preview = (u: unknown): string => {

@@ -1,0 +1,61 @@
+import { mkdtempSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { describe, expect, it } from "vitest"
+import { jsonLines, runCli } from "./cli-helpers.ts"
+
+/**
+ * Issue 9 through the real CLI: each guarantee below was broken on the old code (a bad keep index lost a drop,
+ * a dead context filter leaked what it held back, ...).
+ */
+
+type Line = Record<string, unknown>
+
+/** An extension as a bash loop: `reply` is the line it writes for every request. */
+const loop = (reply: string) => ({ command: "bash", args: ["-c", `while IFS= read -r line; do printf '%s\\n' '${reply}'; done`] })
+
+const writeConfig = (config: unknown): string => {
+  const dir = mkdtempSync(join(tmpdir(), "abhed-holes-"))
+  const file = join(dir, "abhed.json")
+  writeFileSync(file, JSON.stringify(config))
+  return file
+}
+
+const run = async (config: unknown, input: ReadonlyArray<string>, extra: ReadonlyArray<string> = []) => {
+  const r = await runCli(["run", "--config", writeConfig(config), ...extra], { input: `${input.join("\n")}\n` })
+  expect(r.code, r.stderr).toBe(0)
+  return { ...r, out: jsonLines(r.stdout) as Array<Line> }
+}
+
+const context = (messages: ReadonlyArray<unknown>) => JSON.stringify({ event: "context", messages })
+
+describe("context: keep", () => {
+  it("a non-integer index is ignored: the filter's drop stands and it stays alive", async () => {
+    const config = { extensions: [{ name: "filter", events: ["context"], ...loop(`{"keep":[0,2.5]}`) }] }
+    const { out } = await run(config, [context(["public", "private"]), context(["again", "private"])])
+    // The old decoder killed the filter as malformed, and keep became [0,1].
+    expect(out).toEqual([{ event: "context", keep: [0] }, { event: "context", keep: [0] }])
+  })
+
+  it("on_failure deny (and ask) on a failing context filter keeps nothing, with the reason", async () => {
+    for (const on_failure of ["deny", "ask"]) {
+      const config = {
+        extensions: [{ name: "filter", events: ["context"], on_failure, ...loop(`{"keep":"all"}`) }]
+      }
+      const { out } = await run(config, [context(["a", "secret"]), context(["b"])])
+      expect(out).toHaveLength(2)
+      for (const o of out) {
+        expect(o["keep"]).toEqual([])
+        const withheld = o["withheld"] as Array<{ extension: string; reason: string }>
+        expect(withheld.map((w) => w.extension)).toEqual(["filter"])
+        expect(withheld[0]?.reason).toMatch(/^extension filter unavailable: malformed_reply/)
+      }
+    }
+  })
+
+  it("on_failure ignore (the default): a failing context filter is skipped", async () => {
+    const config = { extensions: [{ name: "filter", events: ["context"], ...loop(`{"keep":"all"}`) }] }
+    const { out } = await run(config, [context(["a", "b"])])
+    expect(out).toEqual([{ event: "context", keep: [0, 1] }])
+  })
+})
