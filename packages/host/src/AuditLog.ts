@@ -13,6 +13,7 @@ export type ExchangeStatus =
   | "too_long"
   | "dead"
   | "not_subscribed"
+  | "not_matched"
 
 export interface AuditExchange {
   readonly extension: string

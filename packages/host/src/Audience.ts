@@ -1,0 +1,49 @@
+import { takesPart } from "@abhed/core"
+import type { EventName, Request } from "@abhed/protocol"
+import type { AuditExchange } from "./AuditLog.ts"
+import { subscribes, type Extension } from "./Extension.ts"
+
+/**
+ * Who gets one round of an event (DESIGN §3): the subscribers that take part, in name order, and the others as
+ * audit entries (`not_subscribed`, or `not_matched` for a subscriber whose `match` rules miss this call).
+ */
+export interface Audience {
+  readonly subscribers: ReadonlyArray<Extension>
+  readonly skipped: ReadonlyArray<AuditExchange>
+}
+
+/** A round's audience, from the round's own request: a rewrite can change who matches the next round. */
+export type RoundAudience = (request: Request) => Audience
+
+const skip = (x: Extension, status: "not_subscribed" | "not_matched"): AuditExchange => ({
+  extension: x.name,
+  status,
+  latency_ms: 0
+})
+
+/**
+ * Works out once, per event, as much of the audience as does not depend on the payload. With no matcher among
+ * the event's subscribers (every event but tool_call and tool_result, and the common case for those two) the
+ * audience is that one precomputed value; otherwise each round filters the matchers on the round's tool and args.
+ * `extensions` must be in name order.
+ */
+export const roundAudience = (extensions: ReadonlyArray<Extension>, event: EventName): RoundAudience => {
+  const subscribers = extensions.filter((x) => subscribes(x.config, event))
+  const notSubscribed = extensions.filter((x) => !subscribes(x.config, event)).map((x) => skip(x, "not_subscribed"))
+  const fixed: Audience = { subscribers, skipped: notSubscribed }
+  const matched = event === "tool_call" || event === "tool_result"
+    ? subscribers.some((x) => x.config.match !== undefined)
+    : false
+  if (!matched) return () => fixed
+  const candidates = subscribers.map((x) => ({ extension: x, notMatched: skip(x, "not_matched") }))
+  return (request) => {
+    if (request.event !== "tool_call" && request.event !== "tool_result") return fixed
+    const taking: Array<Extension> = []
+    const skipped = [...notSubscribed]
+    for (const { extension, notMatched } of candidates) {
+      if (takesPart(extension.config.match, request)) taking.push(extension)
+      else skipped.push(notMatched)
+    }
+    return { subscribers: taking, skipped }
+  }
+}
