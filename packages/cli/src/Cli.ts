@@ -4,6 +4,7 @@ import { Effect, Logger } from "effect"
 import { Command } from "effect/cli"
 import { check } from "./CheckCommand.ts"
 import { demo, runDemo } from "./DemoCommand.ts"
+import { hook } from "./HookCommand.ts"
 import { run } from "./RunCommand.ts"
 
 /** The version in this package's package.json (one directory up from both src/ and dist/). */
@@ -25,7 +26,7 @@ export const cli = Command.make("abhed-ext", {}, () => runDemo).pipe(
     { command: "abhed-ext run --config abhed.json session.jsonl", description: "decide every request of a session" },
     { command: "abhed-ext check -- bash my-extension.sh", description: "check that an extension follows the protocol" }
   ]),
-  Command.withSubcommands([run, check, demo])
+  Command.withSubcommands([run, check, demo, hook])
 )
 
 // Logs (a dead extension's warning, extensions' stderr at --log-level debug) go to stderr: stdout carries the

@@ -1,0 +1,90 @@
+import { canonicalJson } from "@abhed/protocol"
+import { Effect } from "effect"
+import type { HookFormat } from "./HookFormat.ts"
+import { isObject, type Json, peerInput, toolPart } from "./HookInput.ts"
+import { type Matcher, matches } from "./HookMatcher.ts"
+import { type HookRun, mapRun } from "./HookOutcome.ts"
+import type { ToolNames } from "./HookToolNames.ts"
+
+/**
+ * The long-lived side of `abhed-ext hook`: one request line in, one reply line out. Per request it decides whether
+ * the hook runs at all (the peer has the event; `--matcher` matches the tool), runs it once through `run`, and maps
+ * what came of it (HookOutcome.ts). Every reply echoes the request's `id` when it has one.
+ *
+ * Settling rounds: the host may send a call again (`round` 2, 3, …) after a rewrite. When what comes back is this
+ * hook's own proposal, the peer would never have run the hook on it (it runs a hook once per call), so the same
+ * reply is given again without a run: the rewrite settles, and no spawn is spent on it.
+ */
+
+export interface AdapterOptions {
+  readonly format: HookFormat
+  readonly matcher: Matcher
+  readonly names: ToolNames
+  readonly failClosed: boolean
+  /** The hook's command line, for log lines. */
+  readonly label: string
+  readonly cwd: string
+  readonly now: () => string
+}
+
+export interface Answer {
+  /** The reply line (JSON, no newline). */
+  readonly line: string
+  /** Lines for our stderr. */
+  readonly log: ReadonlyArray<string>
+  /** Whether the hook was run for this request. */
+  readonly ran: boolean
+}
+
+/** How many calls' own proposals are remembered (the rounds of one call come back to back). */
+const RememberedProposals = 64
+
+export const makeAdapter = (options: AdapterOptions, run: (input: string) => Effect.Effect<HookRun>) => {
+  const proposals = new Map<string, { readonly payload: string; readonly reply: Record<string, unknown> }>()
+  const remember = (key: string, payload: unknown, reply: Record<string, unknown>) => {
+    proposals.delete(key)
+    proposals.set(key, { payload: canonicalJson(payload), reply })
+    if (proposals.size > RememberedProposals) {
+      const oldest = proposals.keys().next()
+      if (oldest.done !== true) proposals.delete(oldest.value)
+    }
+  }
+
+  const withId = (request: Json | undefined, reply: Record<string, unknown>): string =>
+    JSON.stringify(request !== undefined && Object.hasOwn(request, "id") ? { id: request["id"], ...reply } : reply)
+
+  const answer = (line: string): Effect.Effect<Answer> =>
+    Effect.suspend((): Effect.Effect<Answer> => {
+      let request: unknown
+      try {
+        request = JSON.parse(line)
+      } catch {
+        return Effect.succeed({ line: "{}", log: [`${options.label}: a request that is not JSON; answered {}`], ran: false })
+      }
+      if (!isObject(request)) return Effect.succeed({ line: "{}", log: [], ran: false })
+      const event = typeof request["event"] === "string" ? request["event"] : ""
+      const input = peerInput(options.format, request, { cwd: options.cwd, now: options.now(), names: options.names })
+      if (input === undefined) return Effect.succeed({ line: withId(request, {}), log: [], ran: false })
+      const tool = toolPart(request, options.names)
+      if (tool !== undefined && !matches(options.matcher, tool.peerTool)) {
+        return Effect.succeed({ line: withId(request, {}), log: [], ran: false })
+      }
+      const key = tool === undefined ? undefined : `${event}\u0000${tool.callId}`
+      const payload = tool === undefined ? undefined : event === "tool_call" ? tool.args : tool.content
+      const round = request["round"]
+      if (key !== undefined && typeof round === "number" && round >= 2) {
+        const own = proposals.get(key)
+        if (own !== undefined && own.payload === canonicalJson(payload)) {
+          return Effect.succeed({ line: withId(request, own.reply), log: [], ran: false })
+        }
+      }
+      return Effect.map(run(JSON.stringify(input)), (result) => {
+        const mapped = mapRun(event, tool, result, { format: options.format, failClosed: options.failClosed, label: options.label })
+        const proposal = mapped.reply["args"] ?? mapped.reply["content"]
+        if (key !== undefined && proposal !== undefined) remember(key, proposal, mapped.reply)
+        return { line: withId(request, mapped.reply), log: mapped.log, ran: true }
+      })
+    })
+
+  return { answer }
+}

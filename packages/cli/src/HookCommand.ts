@@ -1,0 +1,102 @@
+import { Console, Effect, Option, Result, Stream } from "effect"
+import { Argument, Command, Flag } from "effect/cli"
+import { makeAdapter } from "./HookAdapter.ts"
+import { HookUsage } from "./HookError.ts"
+import { HookFormats } from "./HookFormat.ts"
+import { parseMatcher } from "./HookMatcher.ts"
+import { runHook } from "./HookRunner.ts"
+import { parseToolNames, toolNames } from "./HookToolNames.ts"
+import { inputLines } from "./Input.ts"
+
+/** Below the extension's own default `timeout_ms` (5000), so an overrunning hook is ours to kill, not the host's. */
+export const DefaultHookTimeoutMs = 4000
+
+const shellQuote = (s: string): string => (/^[A-Za-z0-9_./=:,@+-]+$/.test(s) ? s : `'${s.replaceAll("'", "'\\''")}'`)
+
+/**
+ * `abhed-ext hook --format claude|gemini [--matcher M] [--tool-names ours=peer,…] [--timeout-ms N] [--fail-closed]
+ * -- COMMAND [ARGS…]`: a long-lived extension that runs a Claude Code or Gemini CLI command hook once per event, under
+ * veto-only rules (docs/hooks.md). stdout carries replies and nothing else; everything else goes to stderr.
+ */
+export const hook = Command.make(
+  "hook",
+  {
+    format: Flag.Literals("format", HookFormats).pipe(Flag.withDescription("whose hook this is: claude (Claude Code) or gemini (Gemini CLI)")),
+    matcher: Flag.String("matcher").pipe(
+      Flag.withDescription("the hook's matcher, with the peer's rules (exact names, a | list, or a regex); unmatched calls get {} without a run"),
+      Flag.optional
+    ),
+    toolNames: Flag.String("tool-names").pipe(
+      Flag.withDescription("ours=peer tool names over the defaults, e.g. bash=Bash,read=Read"),
+      Flag.optional
+    ),
+    timeoutMs: Flag.Int("timeout-ms").pipe(
+      Flag.withDescription("how long one run of the hook may take; then its process group is killed (keep it below the extension's timeout_ms)"),
+      Flag.withDefault(DefaultHookTimeoutMs),
+      Flag.filter((n: number) => n > 0, () => "a positive number of milliseconds")
+    ),
+    failClosed: Flag.Boolean("fail-closed").pipe(
+      Flag.withDescription("a run that does not finish (timeout, crash, cannot start) blocks, instead of being no opinion"),
+      Flag.withDefault(false)
+    ),
+    command: Argument.String("command").pipe(Argument.withDescription("the hook's command (after --)")),
+    args: Argument.String("args").pipe(Argument.withDescription("its arguments"), Argument.variadic())
+  },
+  Effect.fn("hook")(function*({ args, command, failClosed, format, matcher, timeoutMs, toolNames: namesSpec }) {
+    const parsedMatcher = parseMatcher(format, Option.getOrUndefined(matcher))
+    if (Result.isFailure(parsedMatcher)) return yield* new HookUsage({ detail: `--matcher: ${parsedMatcher.failure}` })
+    const overrides = Option.isSome(namesSpec) ? parseToolNames(namesSpec.value) : Result.succeed({})
+    if (Result.isFailure(overrides)) return yield* new HookUsage({ detail: overrides.failure })
+    const cwd = process.cwd()
+    // The project folder, as the peers tell their hooks (`"$CLAUDE_PROJECT_DIR"/.claude/hooks/…`).
+    const env: NodeJS.ProcessEnv = format === "claude"
+      ? { ...process.env, CLAUDE_PROJECT_DIR: process.env["CLAUDE_PROJECT_DIR"] ?? cwd }
+      : {
+        ...process.env,
+        GEMINI_PROJECT_DIR: process.env["GEMINI_PROJECT_DIR"] ?? cwd,
+        CLAUDE_PROJECT_DIR: process.env["CLAUDE_PROJECT_DIR"] ?? cwd
+      }
+    const label = [command, ...args].map(shellQuote).join(" ")
+    const adapter = makeAdapter(
+      {
+        format,
+        matcher: parsedMatcher.success,
+        names: toolNames(format, overrides.success),
+        failClosed,
+        label,
+        cwd,
+        now: () => new Date().toISOString()
+      },
+      (input) => runHook({ command, args, env }, input, timeoutMs)
+    )
+    const lines = yield* inputLines(Option.none())
+    yield* lines.pipe(
+      Stream.filter((line) => line.trim() !== ""),
+      Stream.runForEach((line) =>
+        Effect.flatMap(adapter.answer(line), (answer) =>
+          Effect.andThen(
+            Effect.forEach(answer.log, (l) => Console.error(`abhed-ext hook: ${l}`), { discard: true }),
+            Console.log(answer.line)
+          ))
+      )
+    )
+  })
+).pipe(
+  Command.withShortDescription("Run a Claude Code or Gemini CLI command hook as an extension"),
+  Command.withDescription(
+    "A long-lived extension that runs an existing Claude Code or Gemini CLI command hook once per event: the " +
+      "peer's input JSON on its stdin, its exit code and JSON answer mapped back under veto-only rules (deny and " +
+      "exit 2 block, ask asks, allow is no opinion, updatedInput rewrites). Each run is bounded by --timeout-ms " +
+      "and its process group killed on overrun. Put it in abhed.json as an extension's command; see docs/hooks.md."
+  ),
+  Command.withExamples([
+    {
+      command: "abhed-ext hook --format claude --matcher Bash -- python3 .claude/hooks/bash_validator.py",
+      description: "a Claude Code PreToolUse hook on Bash"
+    },
+    {
+      command: "abhed-ext hook --format gemini --matcher run_shell_command --fail-closed -- .gemini/hooks/guard.sh",
+      description: "a Gemini CLI BeforeTool hook that blocks when it cannot answer"
+    }
+  ])
+)

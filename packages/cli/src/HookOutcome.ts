@@ -1,0 +1,196 @@
+import type { HookFormat } from "./HookFormat.ts"
+import { isObject, type Json, type ToolPart } from "./HookInput.ts"
+import { argsFromPeer, argsToPeer } from "./HookToolNames.ts"
+
+/**
+ * How one run of a peer's hook becomes our reply (docs/hooks.md, "The mapping"). Veto only: a hook can block, ask
+ * and rewrite; its "allow" / "approve" is no opinion, and the reply says so in `reason` (which counts for nothing
+ * without `block` or `ask`, but is kept in the audit record).
+ */
+
+/** What came of running the hook once. */
+export type HookRun =
+  | { readonly _tag: "Exited"; readonly code: number; readonly stdout: string; readonly stderr: string }
+  /** Killed by a signal we did not send (a crash). */
+  | { readonly _tag: "Signaled"; readonly signal: string; readonly stderr: string }
+  /** Overran `--timeout-ms`: its process group was killed. */
+  | { readonly _tag: "TimedOut"; readonly timeoutMs: number; readonly stderr: string }
+  | { readonly _tag: "SpawnFailed"; readonly detail: string }
+
+export interface MapOptions {
+  readonly format: HookFormat
+  /** A run that did not finish (timed out, crashed, could not start) blocks instead of being no opinion. */
+  readonly failClosed: boolean
+  /** For messages: the hook's command line. */
+  readonly label: string
+}
+
+export interface Mapped {
+  /** The reply, without `id` (the caller echoes it). */
+  readonly reply: Record<string, unknown>
+  /** Lines for our stderr. */
+  readonly log: ReadonlyArray<string>
+}
+
+type Level = "none" | "ask" | "block"
+
+/** What the hook said, before it is shaped into a reply for the event at hand. */
+interface Said {
+  level: Level
+  reasons: Array<string>
+  notes: Array<string>
+  /** `tool_call`: the peer-shaped input to run instead (Claude `updatedInput`, Gemini `tool_input`, merged). */
+  input?: Json | undefined
+  /** `tool_result`: text that replaces the output (Gemini `tool_output`, or its block reason). */
+  replaceContent?: string | undefined
+  /** `tool_result`: text appended to the output (Claude's PostToolUse block reason; Gemini `additionalContext`). */
+  appendContent: Array<string>
+}
+
+const stricter = (a: Level, b: Level): Level => (a === "block" || b === "block" ? "block" : a === "ask" || b === "ask" ? "ask" : "none")
+
+const raise = (said: Said, level: Level, reason: string | undefined, fallback: string) => {
+  said.level = stricter(said.level, level)
+  said.reasons.push(reason !== undefined && reason.trim() !== "" ? reason.trim() : fallback)
+}
+
+const text = (u: unknown): string | undefined => (typeof u === "string" ? u : undefined)
+
+const emptySaid = (): Said => ({ level: "none", reasons: [], notes: [], appendContent: [] })
+
+/** Exit 0 with JSON on stdout: the peer's structured answer. */
+const readJson = (format: HookFormat, event: string, out: Json, said: Said) => {
+  const specific = isObject(out["hookSpecificOutput"]) ? out["hookSpecificOutput"] : {}
+  const reason = text(out["reason"])
+  if (out["continue"] === false) raise(said, "block", text(out["stopReason"]), "the hook stopped (continue: false)")
+  const decision = text(out["decision"])
+  if (format === "claude") {
+    if (decision === "block") raise(said, "block", reason, "the hook blocked (decision: block)")
+    if (decision === "approve") said.notes.push("the hook answered decision \"approve\": not a permit here; no opinion")
+    if (event === "tool_call") {
+      const permission = text(specific["permissionDecision"])
+      const why = text(specific["permissionDecisionReason"])
+      if (permission === "deny") raise(said, "block", why, "the hook denied (permissionDecision: deny)")
+      if (permission === "ask") raise(said, "ask", why, "the hook asks (permissionDecision: ask)")
+      if (permission === "allow" || permission === "defer") {
+        said.notes.push(
+          `the hook answered permissionDecision "${permission}"${why !== undefined ? ` (${why})` : ""}: ` +
+            "an extension may veto, never permit; no opinion"
+        )
+      }
+      if (isObject(specific["updatedInput"])) said.input = specific["updatedInput"]
+    }
+    return
+  }
+  // Gemini CLI
+  if (decision === "deny" || decision === "block") raise(said, "block", reason, `the hook denied (decision: ${decision})`)
+  if (decision === "ask") raise(said, "ask", reason, "the hook asks (decision: ask)")
+  if (decision === "allow" || decision === "approve") {
+    said.notes.push(`the hook answered decision "${decision}": an extension may veto, never permit; no opinion`)
+  }
+  if (event === "tool_call" && isObject(specific["tool_input"])) said.input = specific["tool_input"]
+  if (event === "tool_result") {
+    const replaced = text(specific["tool_output"])
+    if (replaced !== undefined) said.replaceContent = replaced
+    const extra = text(specific["additionalContext"])
+    if (extra !== undefined && extra !== "") said.appendContent.push(extra)
+  }
+}
+
+/** Exit code, stdout and stderr: what the hook said, per the peer's rules. */
+const interpret = (run: HookRun, event: string, options: MapOptions, log: Array<string>): Said => {
+  const said = emptySaid()
+  const unfinished = (why: string) => {
+    log.push(`${options.label}: ${why}`)
+    if (options.failClosed) raise(said, "block", undefined, `hook ${why} (--fail-closed)`)
+  }
+  switch (run._tag) {
+    case "SpawnFailed":
+      unfinished(`could not start: ${run.detail}`)
+      return said
+    case "TimedOut":
+      unfinished(`did not finish within ${run.timeoutMs} ms; its process group was killed`)
+      return said
+    case "Signaled":
+      unfinished(`was killed by ${run.signal}`)
+      return said
+    case "Exited":
+      break
+  }
+  if (run.code === 2) {
+    raise(said, "block", run.stderr, "the hook exited with code 2")
+    return said
+  }
+  if (run.code !== 0) {
+    // The peers' "non-blocking error": the call goes on; stderr is for the operator.
+    log.push(`${options.label}: exited with code ${run.code} (a non-blocking error: no opinion)${tail(run.stderr)}`)
+    return said
+  }
+  const trimmed = run.stdout.trim()
+  if (trimmed === "") return said
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(trimmed)
+  } catch {
+    // Plain text on stdout is the peer's transcript/debug output, not an answer.
+    if (trimmed.startsWith("{")) log.push(`${options.label}: stdout is not valid JSON; no opinion`)
+    return said
+  }
+  if (isObject(parsed)) readJson(options.format, event, parsed, said)
+  return said
+}
+
+const tail = (stderr: string): string => {
+  const t = stderr.trim()
+  return t === "" ? "" : `: ${t.length > 2000 ? `…${t.slice(-2000)}` : t}`
+}
+
+const joinReasons = (reasons: ReadonlyArray<string>): string => reasons.join("; ")
+
+/** `content` with `extra` appended as its own paragraph, once: a settling round that sees it again adds nothing. */
+export const appendOnce = (content: string, extra: string): string => {
+  const suffix = `\n\n${extra}`
+  return content.endsWith(suffix) || content === extra ? content : content === "" ? extra : `${content}${suffix}`
+}
+
+/** Our reply to `event` after the hook ran once on it. `tool` is the call, for tool events. */
+export const mapRun = (event: string, tool: ToolPart | undefined, run: HookRun, options: MapOptions): Mapped => {
+  const log: Array<string> = []
+  const said = interpret(run, event, options, log)
+  const reply: Record<string, unknown> = {}
+  if (event === "tool_call" && tool !== undefined) {
+    if (said.level === "block") {
+      reply["block"] = true
+      reply["reason"] = joinReasons(said.reasons)
+      return { reply, log }
+    }
+    if (said.level === "ask") {
+      reply["ask"] = true
+      reply["reason"] = joinReasons(said.reasons)
+    }
+    if (said.input !== undefined) {
+      const peerArgs = options.format === "gemini" ? { ...peerShaped(tool), ...said.input } : said.input
+      reply["args"] = argsFromPeer(tool.peerTool, peerArgs, tool.args)
+    }
+  } else if (event === "tool_result" && tool !== undefined) {
+    let content = tool.content
+    let isError = false
+    if (said.replaceContent !== undefined) content = said.replaceContent
+    if (said.level !== "none") {
+      isError = true
+      const why = joinReasons(said.reasons)
+      // Gemini hides the output behind the reason; Claude shows the reason after the output.
+      content = options.format === "gemini" ? why : appendOnce(content, why)
+    }
+    for (const extra of said.appendContent) content = appendOnce(content, extra)
+    if (content !== tool.content) reply["content"] = content
+    if (isError) reply["is_error"] = true
+  } else if (said.level !== "none") {
+    log.push(`${options.label}: a block on ${event} has no counterpart here (not a tool event); ignored: ${joinReasons(said.reasons)}`)
+  }
+  if (said.notes.length > 0 && reply["reason"] === undefined) reply["reason"] = said.notes.join("; ")
+  for (const note of said.notes) log.push(`${options.label}: ${note}`)
+  return { reply, log }
+}
+
+const peerShaped = (tool: ToolPart): Json => argsToPeer(tool.peerTool, tool.args)
