@@ -1,0 +1,180 @@
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { describe, expect, it } from "vitest"
+import { bin, jsonLines, repoRoot, runCli } from "./cli-helpers.ts"
+
+/**
+ * Real Claude Code and Gemini CLI hooks (test/fixtures/hooks, in the peers' documented formats) run as extensions
+ * through `abhed-ext hook`, decided by `abhed-ext run` (docs/hooks.md).
+ */
+
+const fixture = (name: string) => `${repoRoot}test/fixtures/hooks/${name}`
+type Line = Record<string, unknown>
+
+/** One adapter extension: `abhed-ext hook FLAGS -- COMMAND…`, started with this Node. */
+const adapter = (name: string, flags: ReadonlyArray<string>, command: ReadonlyArray<string>, extra: Line = {}) => ({
+  name,
+  command: process.execPath,
+  args: [bin, "hook", ...flags, "--", ...command],
+  ...extra
+})
+
+const writeConfig = (config: unknown): string => {
+  const dir = mkdtempSync(join(tmpdir(), "abhed-hooks-"))
+  const file = join(dir, "abhed.json")
+  writeFileSync(file, JSON.stringify(config, null, 2))
+  return file
+}
+
+const call = (command: string, extra: Line = {}) => JSON.stringify({ event: "tool_call", tool: "bash", args: { command }, ...extra })
+const lines = (...ls: ReadonlyArray<string>) => `${ls.join("\n")}\n`
+
+/** Processes whose command line contains `marker`, from /proc (the test's own process excluded). */
+const processesWith = (marker: string): Array<string> => {
+  const found: Array<string> = []
+  for (const pid of readdirSync("/proc")) {
+    if (!/^\d+$/.test(pid) || Number(pid) === process.pid) continue
+    try {
+      const cmdline = readFileSync(`/proc/${pid}/cmdline`, "utf8").replaceAll("\0", " ")
+      if (cmdline.includes(marker)) found.push(`${pid}: ${cmdline}`)
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return found
+}
+
+describe("Claude Code hooks through abhed-ext hook", () => {
+  const config = writeConfig({
+    extensions: [
+      adapter("git-guard", ["--format", "claude", "--matcher", "Bash"], ["python3", fixture("git_guard.py")], { events: ["tool_call"] }),
+      adapter("push-ask", ["--format", "claude", "--matcher", "Bash"], ["bash", fixture("push_ask.sh")], { events: ["tool_call"] }),
+      adapter("env-guard", ["--format", "claude", "--matcher", "Read|Write|Edit"], ["bash", fixture("env_guard.sh")], {
+        events: ["tool_call"]
+      }),
+      adapter("secret-output", ["--format", "claude"], ["python3", fixture("secret_output.py")], { events: ["tool_result"] }),
+      adapter("broken", ["--format", "claude"], ["bash", fixture("broken.sh")], { events: ["tool_call"] })
+    ],
+    policy: { ask: [{ tool: "bash", args: { command: "git *" }, reason: "git needs a look" }] }
+  })
+
+  it("deny and ask land with the hook's reason; allow lifts nothing; exit 2 blocks with stderr; exit 1 is no opinion", async () => {
+    const r = await runCli(["run", "--config", config], {
+      input: lines(
+        call("git status"),
+        call("rm -rf /etc"),
+        call("git push origin main"),
+        JSON.stringify({ event: "tool_call", tool: "read", args: { path: "config/.env" } }),
+        JSON.stringify({ event: "tool_call", tool: "read", args: { path: "src/app.ts" } }),
+        call("ls")
+      )
+    })
+    expect(r.code, r.stderr).toBe(0)
+    const out = jsonLines(r.stdout) as Array<Line>
+    expect(out).toHaveLength(6)
+    // The hook answered permissionDecision "allow" for git: the policy's ask still stands, and only the policy's reason.
+    expect(out[0]).toMatchObject({ decision: "ask", reasons: [{ extension: "policy", reason: "git needs a look" }] })
+    expect(out[1]).toMatchObject({
+      decision: "deny",
+      reasons: [{ extension: "git-guard", reason: "rm -rf on an absolute path is not allowed" }]
+    })
+    // Asked by the hook and by the policy: both reasons, in name order.
+    expect(out[2]).toMatchObject({ decision: "ask" })
+    expect(out[2]?.["reasons"]).toEqual([
+      { extension: "policy", reason: "git needs a look" },
+      { extension: "push-ask", reason: "pushing publishes commits" }
+    ])
+    // The hook reads .tool_input.file_path: our `path` reaches it under the peer's name.
+    expect(out[3]).toMatchObject({ decision: "deny", reasons: [{ extension: "env-guard", reason: "Blocked: config/.env may hold secrets" }] })
+    expect(out[3]?.["args"]).toEqual({ path: "config/.env" })
+    expect(out[4]).toMatchObject({ decision: "allow", reasons: [] })
+    expect(out[5]).toMatchObject({ decision: "allow", reasons: [] })
+  })
+
+  it("a PostToolUse block marks the result an error and appends the reason to what the model sees", async () => {
+    const content = "aws_access_key_id = AKIAIOSFODNN7EXAMPLE"
+    const r = await runCli(["run", "--config", config], {
+      input: lines(
+        JSON.stringify({ event: "tool_result", tool: "bash", args: { command: "cat creds" }, content, is_error: false }),
+        JSON.stringify({ event: "tool_result", tool: "bash", args: { command: "ls" }, content: "a b", is_error: false })
+      )
+    })
+    expect(r.code, r.stderr).toBe(0)
+    const out = jsonLines(r.stdout) as Array<Line>
+    expect(out[0]).toEqual({
+      event: "tool_result",
+      content: `${content}\n\nthe output holds an AWS access key; do not repeat it`,
+      is_error: true
+    })
+    expect(out[1]).toEqual({ event: "tool_result", content: "a b", is_error: false })
+  })
+
+  it("updatedInput rewrites settle like any rewrite, with another extension's rewrite in the same call", async () => {
+    const cfg = writeConfig({
+      extensions: [
+        adapter("timeout-wrap", ["--format", "claude", "--matcher", "Bash"], ["python3", fixture("timeout_wrap.py")], {
+          events: ["tool_call"]
+        }),
+        // Lower name: its proposal is adopted first; the hook then sees and wraps the rewritten command.
+        {
+          name: "a-rewriter",
+          command: process.execPath,
+          args: [`${repoRoot}test/fixtures/host-rewriter.mjs`],
+          events: ["tool_call"],
+          env: { FROM: "npm t", TO: "npm test" }
+        }
+      ]
+    })
+    const r = await runCli(["run", "--config", cfg], { input: lines(call("npm t"), call("make")) })
+    expect(r.code, r.stderr).toBe(0)
+    const out = jsonLines(r.stdout) as Array<Line>
+    expect(out[0]).toMatchObject({ decision: "allow", args: { command: "timeout 600 npm test" }, rounds: 3 })
+    expect(out[1]).toMatchObject({ decision: "allow", args: { command: "make" }, rounds: 1 })
+  })
+
+  it("a hook that sleeps past --timeout-ms is killed with its helpers; the run goes on; --fail-closed blocks", async () => {
+    const marker = `abhed-sleeper-${process.pid}-${Date.now()}`
+    const cfg = writeConfig({
+      extensions: [
+        adapter("sleepy", ["--format", "claude", "--timeout-ms", "300"], ["bash", fixture("sleeper.sh"), `${marker}-open`], {
+          events: ["tool_call"]
+        }),
+        adapter("sleepy-closed", ["--format", "claude", "--timeout-ms", "300", "--fail-closed", "--matcher", "Write"], [
+          "bash",
+          fixture("sleeper.sh"),
+          `${marker}-closed`
+        ], { events: ["tool_call"] })
+      ]
+    })
+    const r = await runCli(["run", "--config", cfg], {
+      input: lines(call("ls"), call("pwd"), JSON.stringify({ event: "tool_call", tool: "write", args: { path: "a", content: "" } }))
+    })
+    expect(r.code, r.stderr).toBe(0)
+    const out = jsonLines(r.stdout) as Array<Line>
+    expect(out).toHaveLength(3)
+    expect(out[0]).toMatchObject({ decision: "allow", reasons: [] })
+    expect(out[1]).toMatchObject({ decision: "allow", reasons: [] })
+    expect(out[2]).toMatchObject({ decision: "deny" })
+    expect(JSON.stringify(out[2]?.["reasons"])).toContain("did not finish within 300 ms")
+    expect(processesWith(marker)).toEqual([])
+  })
+})
+
+describe("Gemini CLI hooks through abhed-ext hook", () => {
+  it("BeforeTool decision deny blocks with the reason; decision allow is no opinion", async () => {
+    const cfg = writeConfig({
+      extensions: [
+        adapter("gemini-guard", ["--format", "gemini", "--matcher", "run_shell_command"], ["bash", fixture("gemini_guard.sh")], {
+          events: ["tool_call"]
+        })
+      ],
+      policy: { default: "ask" }
+    })
+    const r = await runCli(["run", "--config", cfg], { input: lines(call("rm -r build"), call("ls")) })
+    expect(r.code, r.stderr).toBe(0)
+    const out = jsonLines(r.stdout) as Array<Line>
+    expect(out[0]).toMatchObject({ decision: "deny", reasons: [{ extension: "gemini-guard", reason: "no rm from the agent" }] })
+    expect(out[1]).toMatchObject({ decision: "ask", reasons: [{ extension: "policy" }] })
+  })
+})
