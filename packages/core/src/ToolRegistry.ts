@@ -1,4 +1,4 @@
-import type { ListToolsReply, ToolDeclaration } from "@abhed/protocol"
+import { isToolName, type ListToolsReply, type ToolDeclaration } from "@abhed/protocol"
 import type { Named } from "./Named.ts"
 import { NameOrder, sortByName } from "./Named.ts"
 
@@ -7,12 +7,19 @@ export interface AcceptedTool {
   readonly tool: ToolDeclaration
 }
 
+/**
+ * Why a declaration was rejected: `invalid_name` (not `^[A-Za-z0-9_.-]{1,64}$`), `builtin` (equal to a built-in
+ * tool, ignoring case) or `duplicate` (declared more than once, ignoring case).
+ */
+export type RejectionReason = "invalid_name" | "builtin" | "duplicate"
+
 export interface RejectedTool {
+  /** The name as declared. */
   readonly name: string
-  /** Every extension that declared the name, sorted, each once. */
+  /** Every extension that declared the name with this spelling, sorted, each once. */
   readonly extensions: ReadonlyArray<string>
   /** "builtin" wins when a name is both a built-in and declared twice. */
-  readonly reason: "duplicate" | "builtin"
+  readonly reason: RejectionReason
 }
 
 export interface ToolsOutcome {
@@ -22,35 +29,53 @@ export interface ToolsOutcome {
   readonly rejected: ReadonlyArray<RejectedTool>
 }
 
+/** Names compare ignoring case (valid names are ASCII, so this is exact): `BASH` is `bash`. */
+const fold = (name: string): string => name.toLowerCase()
+
+const distinctSorted = (names: Iterable<string>): Array<string> => [...new Set(names)].sort(NameOrder)
+
 /**
- * `list_tools` (DESIGN §3): the union of the declared tools. A name declared more than once (by two extensions,
- * or twice by one) or equal to a built-in tool is rejected for every declarer: picking a winner would make the
- * outcome depend on load order, and shadowing a built-in would let an extension impersonate it.
+ * `list_tools` (DESIGN §3): the union of the declared tools. A declaration whose name is not a valid tool name is
+ * rejected (a look-alike such as `bash\u200b` or `b\u0430sh` would escape the policy's rules for `bash`). A name
+ * declared more than once (by two extensions, or twice by one) or equal to a built-in tool, both compared ignoring
+ * case, is rejected for every declarer: picking a winner would make the outcome depend on load order, and shadowing
+ * a built-in would let an extension impersonate it.
  */
 export const combineTools = (builtin: ReadonlyArray<string>, replies: ReadonlyArray<Named<ListToolsReply>>): ToolsOutcome => {
-  const builtins = new Set(builtin)
-  const byTool = new Map<string, Array<AcceptedTool>>()
+  const builtins = new Set(builtin.map(fold))
+  const byKey = new Map<string, Array<AcceptedTool>>()
+  const invalid = new Map<string, Array<string>>()
   for (const { name, value } of sortByName(replies)) {
     for (const tool of value.tools ?? []) {
-      const list = byTool.get(tool.name)
-      if (list === undefined) byTool.set(tool.name, [{ extension: name, tool }])
+      if (!isToolName(tool.name)) {
+        const list = invalid.get(tool.name)
+        if (list === undefined) invalid.set(tool.name, [name])
+        else list.push(name)
+        continue
+      }
+      const key = fold(tool.name)
+      const list = byKey.get(key)
+      if (list === undefined) byKey.set(key, [{ extension: name, tool }])
       else list.push({ extension: name, tool })
     }
   }
   const accepted: Array<AcceptedTool> = []
   const rejected: Array<RejectedTool> = []
-  for (const toolName of [...byTool.keys()].sort(NameOrder)) {
-    const declarations = byTool.get(toolName) ?? []
+  for (const [key, declarations] of byKey) {
     const first = declarations[0]
-    if (first !== undefined && declarations.length === 1 && !builtins.has(toolName)) {
+    if (first !== undefined && declarations.length === 1 && !builtins.has(key)) {
       accepted.push(first)
-    } else {
-      rejected.push({
-        name: toolName,
-        extensions: [...new Set(declarations.map((d) => d.extension))].sort(NameOrder),
-        reason: builtins.has(toolName) ? "builtin" : "duplicate"
-      })
+      continue
+    }
+    const reason = builtins.has(key) ? "builtin" : "duplicate"
+    for (const spelling of distinctSorted(declarations.map((d) => d.tool.name))) {
+      const extensions = distinctSorted(declarations.filter((d) => d.tool.name === spelling).map((d) => d.extension))
+      rejected.push({ name: spelling, extensions, reason })
     }
   }
+  for (const [name, extensions] of invalid) rejected.push({ name, extensions: distinctSorted(extensions), reason: "invalid_name" })
+  accepted.sort((a, b) => NameOrder(a.tool.name, b.tool.name))
+  // A spelling is either invalid or in exactly one group: names are unique here.
+  rejected.sort((a, b) => NameOrder(a.name, b.name))
   return { accepted, rejected }
 }

@@ -40,4 +40,38 @@ describe("combineTools", () => {
       ]
     })
   })
+
+  it("a name that is not ^[A-Za-z0-9_.-]{1,64}$ is rejected as invalid_name; the declarer's other tools stay", () => {
+    const lookalikes = ["bash\u200b", "bash ", "b\u0430sh", "", "x".repeat(65), "a/b", "caf\u00e9"]
+    const out = combineTools(["bash"], [{ name: "a", value: { tools: [...lookalikes.map((n) => tool(n)), tool("ok.tool-1_x")] } }])
+    expect(out.accepted.map((a) => a.tool.name)).toEqual(["ok.tool-1_x"])
+    expect(out.rejected.map((r) => [r.name, r.reason])).toEqual(
+      [...lookalikes].sort().map((n) => [n, "invalid_name"])
+    )
+    expect(combineTools([], [{ name: "a", value: { tools: [tool("x".repeat(64))] } }]).accepted).toHaveLength(1)
+  })
+  it("collisions with built-ins compare ignoring case", () => {
+    const out = combineTools(["bash"], [
+      { name: "a", value: { tools: [tool("BASH")] } },
+      { name: "b", value: { tools: [tool("Bash"), tool("Read")] } }
+    ])
+    expect(out).toEqual({
+      accepted: [{ extension: "b", tool: tool("Read") }],
+      rejected: [
+        { name: "BASH", extensions: ["a"], reason: "builtin" },
+        { name: "Bash", extensions: ["b"], reason: "builtin" }
+      ]
+    })
+  })
+  it("collisions between extensions compare ignoring case: every spelling is rejected", () => {
+    const out = combineTools([], [
+      { name: "a", value: { tools: [tool("Grep")] } },
+      { name: "b", value: { tools: [tool("grep"), tool("own")] } }
+    ])
+    expect(out.accepted.map((a) => a.tool.name)).toEqual(["own"])
+    expect(out.rejected).toEqual([
+      { name: "Grep", extensions: ["a"], reason: "duplicate" },
+      { name: "grep", extensions: ["b"], reason: "duplicate" }
+    ])
+  })
 })

@@ -68,7 +68,7 @@ const toolsReply: fc.Arbitrary<ListToolsReply> = fc.record(
   {
     tools: fc.array(
       fc.record({
-        name: fc.constantFrom("bash", "grep", "fetch", "x"),
+        name: fc.constantFrom("bash", "grep", "fetch", "x", "BASH", "Grep", "bash\u200b", "b\u0430sh", "bash ", ""),
         description: fc.string({ maxLength: 2 }),
         input_schema: fc.constant({})
       }),
@@ -139,6 +139,21 @@ describe("load order never changes an outcome", () => {
     const builtin = fc.subarray(["bash", "read"])
     fc.assert(fc.property(builtin, namedSet(toolsReply), (b, [xs, ys]) => {
       expect(combineTools(b, ys)).toEqual(combineTools(b, xs))
+    }), runs)
+  })
+  it("list_tools: every accepted name is valid and unique ignoring case, and none folds to a built-in", () => {
+    const builtin = fc.subarray(["bash", "read", "Fetch"])
+    fc.assert(fc.property(builtin, namedSet(toolsReply), (b, [xs]) => {
+      const { accepted, rejected } = combineTools(b, xs)
+      const folded = accepted.map((a) => a.tool.name.toLowerCase())
+      expect(new Set(folded).size).toBe(folded.length)
+      for (const name of folded) {
+        expect(name).toMatch(/^[a-z0-9_.-]{1,64}$/)
+        expect(b.map((x) => x.toLowerCase())).not.toContain(name)
+      }
+      // Nothing is lost: every declaration is accepted or rejected.
+      const declared = new Set(xs.flatMap((x) => (x.value.tools ?? []).map((t) => t.name)))
+      expect(new Set([...accepted.map((a) => a.tool.name), ...rejected.map((r) => r.name)])).toEqual(declared)
     }), runs)
   })
 })

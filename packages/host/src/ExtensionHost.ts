@@ -20,6 +20,7 @@ import {
   type Named,
   type PolicyHook,
   type Reason,
+  type RejectionReason,
   type RoundReply,
   type Verdict
 } from "@abhed/core"
@@ -132,6 +133,16 @@ const causeText = (error: ExtensionError): string =>
 
 /** Requests of settling rounds after the first carry `round` (DESIGN §3); the first has none. */
 const roundField = (round: number): { readonly round?: number } => (round > 1 ? { round } : {})
+
+const rejection: { readonly [R in RejectionReason]: string } = {
+  invalid_name: "not a valid tool name (letters, digits, _ . - only, 1 to 64 characters)",
+  builtin: "collides with a built-in tool (names compare ignoring case)",
+  duplicate: "declared more than once (names compare ignoring case)"
+}
+
+/** A tool name for a note, with every character outside printable ASCII escaped: a look-alike must show. */
+const quoteToolName = (name: string): string =>
+  `"${name.replace(/[^\x20-\x7e]|["\\]/g, (c) => c === "\"" || c === "\\" ? `\\${c}` : `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`)}"`
 
 /** Audit entries in canonical (name) order. */
 const ExchangeOrder = Order.mapInput(NameOrder, (x: AuditExchange) => x.extension)
@@ -436,11 +447,7 @@ export const make = (
     const outcome = combineTools(builtin, replies)
     return {
       outcome: outcome satisfies ToolsOutcome,
-      notes: outcome.rejected.map((r) =>
-        `tool "${r.name}" rejected for ${r.extensions.join(", ")}: ${
-          r.reason === "builtin" ? "collides with a built-in tool" : "declared more than once"
-        }`
-      )
+      notes: outcome.rejected.map((r) => `tool ${quoteToolName(r.name)} rejected for ${r.extensions.join(", ")}: ${rejection[r.reason]}`)
     }
   })
 

@@ -99,7 +99,8 @@ const indices: Field = {
   }
 }
 const toolFields = {
-  name: { expected: "non-empty string", check: is(Schema.NonEmptyString) },
+  // Any string: a name that is not a valid tool name rejects that one declaration, not the whole reply (DESIGN §3).
+  name: str,
   description: str,
   input_schema: obj
 } as const

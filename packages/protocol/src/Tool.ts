@@ -1,8 +1,20 @@
 import { Schema } from "effect"
 
-/** A tool an extension declares in its `list_tools` reply. */
+/**
+ * What a declared tool name must look like (DESIGN §3): the rule model providers already impose. ASCII only, so
+ * no look-alike (`b\u0430sh`, `bash\u200b`, `bash `) can pass for a built-in, and a case-insensitive comparison
+ * is exact.
+ */
+export const ToolNamePattern = /^[A-Za-z0-9_.-]{1,64}$/
+
+export const isToolName = (name: string): boolean => ToolNamePattern.test(name)
+
+/**
+ * A tool an extension declares in its `list_tools` reply. On the wire `name` is any string: a name that does not
+ * match `ToolNamePattern` rejects that declaration only (audited), and the extension stays alive.
+ */
 export const ToolDeclaration = Schema.Struct({
-  name: Schema.NonEmptyString,
+  name: Schema.String,
   description: Schema.String,
   input_schema: Schema.Record(Schema.String, Schema.Unknown)
 })

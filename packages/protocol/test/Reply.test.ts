@@ -69,6 +69,11 @@ describe("decodeReply", () => {
     expect(ok("context", { keep: [-0.5, Number.POSITIVE_INFINITY] })).toEqual({ reply: { keep: [-0.5, Number.POSITIVE_INFINITY] }, ignored: [] })
   })
 
+  it("a tool name that is not a valid tool name decodes: the registry rejects that declaration, not the reply", () => {
+    const tools = ["", "bash\u200b", "b\u0430sh"].map((name) => ({ name, description: "", input_schema: {} }))
+    expect(ok("list_tools", { tools })).toEqual({ reply: { tools }, ignored: [] })
+  })
+
   it("keep in a tool_call reply is ignored and listed; the rest counts", () => {
     expect(ok("tool_call", { block: true, keep: [1], summary: 3 })).toEqual({
       reply: { block: true },
@@ -133,9 +138,9 @@ describe("decodeReply", () => {
     ["list_tools", { tools: [{ name: "a", description: "", input_schema: {} }, 7] }, "tools[1]", "tools[1]: expected object, got 7"],
     [
       "list_tools",
-      { tools: [{ name: "a", description: "", input_schema: {} }, { name: "", description: "", input_schema: {} }] },
+      { tools: [{ name: "a", description: "", input_schema: {} }, { name: 7, description: "", input_schema: {} }] },
       "tools[1].name",
-      "tools[1].name: expected non-empty string, got \"\""
+      "tools[1].name: expected string, got 7"
     ],
     [
       "list_tools",
