@@ -11,20 +11,21 @@ import {
   isLive,
   timedSend,
   toolCall,
-  withExtension
+  withExtension,
+  within
 } from "./extension-helpers.ts"
 
 /**
  * One real misbehaving process per fault (fixtures in bash+jq, python3 and node). For each: `send` fails with a
- * typed error (never a defect), within timeout + grace + slack, the death cause is the right one, and nothing of
- * the process group survives the scope (checked by `withExtension`).
+ * typed error (never a defect), the death cause is the right one, and nothing of the process group survives the
+ * scope (checked by `withExtension`). Fixtures get patient timeouts (`fixtureConfig`), so a slow start is never
+ * mistaken for a hang; only the hang test sets a short one. Time is asserted where it is the point, loosely.
  */
 
-const TIMEOUT = 500
+/** The hang test's startup timeout: short, since the fixture never replies. */
 const STARTUP = 1000
+/** fixtureConfig's grace. */
 const GRACE = 300
-/** A sanity bound on elapsed time, not a synchronization. */
-const SLACK = 1500
 
 const live = (name: string, body: () => Effect.Effect<void, unknown, never>, timeout?: number) =>
   it.live(name, body, timeout)
@@ -40,11 +41,10 @@ describe("process extension faults", () => {
     provided(
       withExtension(fixtureConfig("ext-exit-at-start.sh"), (ext) =>
         Effect.gen(function*() {
-          const { millis, result } = yield* timedSend(ext, toolCall("c1"))
+          const { result } = yield* timedSend(ext, toolCall("c1"))
           const error = expectFailure(result)
           // Depending on when the exit is seen, the request is in flight (ExtensionExited) or refused (ExtensionDead).
           assert.include(["ExtensionExited", "ExtensionDead"], error._tag)
-          assert.isBelow(millis, STARTUP + GRACE + SLACK)
           const status = yield* ext.status
           assert.deepStrictEqual(status.state, { _tag: "dead", cause: { _tag: "exited", code: 3, signal: null } })
           assert.include(status.stderr_tail, "ext-exit-at-start: bye")
@@ -62,7 +62,8 @@ describe("process extension faults", () => {
           const error = expectFailure(result)
           assert.strictEqual(error._tag, "ExtensionDead")
           assert.match(error._tag === "ExtensionDead" ? error.cause : "", /^spawn_failed: .*abhed-no-such-command/)
-          assert.isBelow(millis, 100)
+          // Refused at once: nothing to wait for (the timeout would be seconds).
+          assert.isBelow(millis, within(10))
         }))
     ))
 
@@ -79,10 +80,9 @@ describe("process extension faults", () => {
     provided(
       withExtension(fixtureConfig("ext-crash.py"), (ext) =>
         Effect.gen(function*() {
-          const { millis, result } = yield* timedSend(ext, toolCall("c1"))
+          const { result } = yield* timedSend(ext, toolCall("c1"))
           const error = expectFailure(result)
           assert.deepStrictEqual(error._tag === "ExtensionExited" && [error.code, error.signal], [7, null])
-          assert.isBelow(millis, STARTUP)
           assert.deepStrictEqual((yield* ext.status).state, {
             _tag: "dead",
             cause: { _tag: "exited", code: 7, signal: null }
@@ -104,7 +104,7 @@ describe("process extension faults", () => {
     return provided(
       Effect.gen(function*() {
         const closed = yield* withExtension(
-          fixtureConfig("ext-hang.mjs", { env: { ABHED_FIXTURE_LOG: log } }),
+          fixtureConfig("ext-hang.mjs", { startup_timeout_ms: STARTUP, env: { ABHED_FIXTURE_LOG: log } }),
           (ext) =>
             Effect.gen(function*() {
               const first = yield* timedSend(ext, toolCall("c1"))
@@ -112,13 +112,13 @@ describe("process extension faults", () => {
               // The first exchange gets startup_timeout_ms.
               assert.deepStrictEqual(error._tag === "ExtensionTimeout" && error.timeout_ms, STARTUP)
               assert.isAtLeast(first.millis, STARTUP - 20)
-              assert.isBelow(first.millis, STARTUP + SLACK)
+              assert.isBelow(first.millis, within(STARTUP))
               // The process ignores SIGTERM, so it is alive for the grace: a second write would be logged.
               const second = yield* timedSend(ext, toolCall("c2"))
               const dead = expectFailure(second.result)
               assert.strictEqual(dead._tag, "ExtensionDead")
               assert.strictEqual(dead._tag === "ExtensionDead" && dead.cause, `timed_out (${STARTUP} ms)`)
-              assert.isBelow(second.millis, 100)
+              assert.isBelow(second.millis, within(10)) // refused at once, not after a timeout
             })
         )
         const lines = readLines(log)
@@ -178,19 +178,18 @@ describe("process extension faults", () => {
 
   live("a 32 MiB line: ReplyTooLong, with host memory bounded", () =>
     provided(
-      withExtension(fixtureConfig("ext-long-line.mjs", { startup_timeout_ms: 10_000 }), (ext) =>
+      withExtension(fixtureConfig("ext-long-line.mjs"), (ext) =>
         Effect.gen(function*() {
           const before = process.memoryUsage()
           let peak = before.rss
           const sampler = setInterval(() => {
             peak = Math.max(peak, process.memoryUsage().rss)
           }, 2)
-          const { millis, result } = yield* timedSend(ext, toolCall("c1"))
+          const { result } = yield* timedSend(ext, toolCall("c1"))
           clearInterval(sampler)
           peak = Math.max(peak, process.memoryUsage().rss)
           const error = expectFailure(result)
           assert.deepStrictEqual(error._tag === "ReplyTooLong" && error.max_line_bytes, 16 * 1024 * 1024)
-          assert.isBelow(millis, 10_000)
           // The decoder gives up at 16 MiB without reading the rest: nowhere near a copy of 32 MiB, let alone
           // several (a string of it alone would be 64 MiB).
           const grewMiB = (peak - before.rss) / (1024 * 1024)
@@ -215,14 +214,14 @@ describe("process extension faults", () => {
 
   live("100 MiB on stderr while answering: the reply arrives, the kept tail is at most 64 KiB", () =>
     provided(
-      withExtension(fixtureConfig("ext-stderr-flood.py", { startup_timeout_ms: 25_000 }), (ext) =>
+      withExtension(fixtureConfig("ext-stderr-flood.py"), (ext) =>
         Effect.gen(function*() {
           const { result } = yield* timedSend(ext, toolCall("c1"))
           assert.strictEqual(result._tag, "Success")
           // The reply can overtake the end of the flood on the other pipe; the tail catches up.
           const status = yield* ext.status.pipe(
             Effect.repeat({ until: (s) => s.stderr_tail.endsWith("flood done\n") }),
-            Effect.timeout("10 seconds")
+            Effect.timeout(within(2500))
           )
           assert.isAtMost(Buffer.byteLength(status.stderr_tail), 64 * 1024)
           assert.isAbove(Buffer.byteLength(status.stderr_tail), 60 * 1024)
@@ -262,24 +261,23 @@ describe("process extension faults", () => {
           }))
         // stdin closed → grace → SIGTERM (ignored) → grace → SIGKILL.
         assert.isAtLeast(closed.closeMillis, 2 * GRACE - 20)
-        assert.isBelow(closed.closeMillis, 2 * GRACE + TIMEOUT + SLACK)
+        assert.isBelow(closed.closeMillis, within(2 * GRACE))
       })
     ))
 
   live("a grandchild that keeps the pipes open: the exit is seen anyway, and the grandchild is killed", () =>
     provided(
       Effect.gen(function*() {
-        const closed = yield* withExtension(fixtureConfig("ext-grandchild.sh", { timeout_ms: 5000 }), (ext) =>
+        const closed = yield* withExtension(fixtureConfig("ext-grandchild.sh"), (ext) =>
           Effect.gen(function*() {
             const first = yield* timedSend(ext, toolCall("c1"))
             if (first.result._tag === "Failure") return assert.fail(first.result.failure.message)
             const grandchild = Number(first.result.success.reply.reason)
             assert.isTrue(isLive(grandchild))
-            // The leader has exited while its child holds stdout open: reported as an exit, not a 5 s timeout.
+            // The leader has exited while its child holds stdout open: reported as an exit, not a timeout.
             const second = yield* timedSend(ext, toolCall("c2"))
             const error = expectFailure(second.result)
             assert.include(["ExtensionExited", "ExtensionDead"], error._tag)
-            assert.isBelow(second.millis, 2000)
             const status = yield* awaitDeath(ext)
             assert.deepStrictEqual(status.state, { _tag: "dead", cause: { _tag: "exited", code: 0, signal: null } })
             return grandchild
