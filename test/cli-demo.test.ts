@@ -18,6 +18,9 @@ describe("abhed-ext demo", () => {
     expect(r.stdout).toContain("── host: session_start")
     expect(r.stdout).toMatch(/→ DENY \(secrets-guard: /)
     expect(r.stdout).toMatch(/→ ASK /)
+    // block-secrets has a matcher (read of *secret*): written only that call, shown skipped on the others.
+    expect(r.stdout).toMatch(/block-secrets +— +not matched: skipped by its match rules, not written/)
+    expect(r.stdout).toMatch(/block-secrets +\d+ ms +BLOCK "secrets are off limits"/)
     expect(r.stdout).toMatch(/Summary: 30 events\. Of 14 tool calls, \d+ denied, \d+ asked/)
     expect(r.stdout).not.toContain("\u001b[")
   })

@@ -1,4 +1,4 @@
-import { AuditLog, type AuditRecord } from "@abhed/host"
+import { AuditLog, type AuditRecord, type ExchangeStatus } from "@abhed/host"
 import { Console, Effect, Option, Stdio } from "effect"
 import { Command } from "effect/cli"
 import { loadConfig } from "./ConfigFile.ts"
@@ -8,6 +8,9 @@ import { processHost } from "./HostLayer.ts"
 import { inputLines } from "./Input.ts"
 import { type LineResult, runSession } from "./Session.ts"
 import { styleFor } from "./Style.ts"
+
+/** Exchange statuses that say nothing about an extension's health. */
+const healthy: ReadonlySet<ExchangeStatus> = new Set<ExchangeStatus>(["replied", "not_subscribed", "not_matched"])
 
 /** Runs docs/examples/abhed.json over docs/examples/session.jsonl and prints what each extension said. */
 export const runDemo = Effect.gen(function*() {
@@ -46,7 +49,7 @@ export const runDemo = Effect.gen(function*() {
     ...new Set(
       all.flatMap((r) =>
         r.rounds.flatMap((round) =>
-          round.exchanges.filter((x) => x.status !== "replied" && x.status !== "not_subscribed").map((x) => x.extension)
+          round.exchanges.filter((x) => !healthy.has(x.status)).map((x) => x.extension)
         )
       )
     )

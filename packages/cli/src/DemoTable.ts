@@ -40,6 +40,7 @@ const exchangeRow = (event: string, x: AuditExchange, s: Style, width: number): 
     const ignored = x.ignored !== undefined && x.ignored.length > 0 ? s.dim(` (ignored: ${x.ignored.join(", ")})`) : ""
     return `    ${name} ${s.dim(ms)}  ${text}${ignored}`
   }
+  if (x.status === "not_matched") return `    ${name} ${s.dim(`${"—".padStart(7)}  not matched: skipped by its match rules, not written`)}`
   return `    ${name} ${s.dim(ms)}  ${s.red(`${x.status.toUpperCase()}: ${x.error ?? "no reply"}`)}`
 }
 

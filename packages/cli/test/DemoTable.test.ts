@@ -23,6 +23,7 @@ const record: AuditRecord = {
       exchanges: [
         { extension: "guard", status: "replied", latency_ms: 3, reply: { args: { command: "wrapped ls" } } },
         { extension: "other", status: "not_subscribed", latency_ms: 0 },
+        { extension: "pusher", status: "not_matched", latency_ms: 0 },
         { extension: "slow", status: "timed_out", latency_ms: 2000, error: "timed_out (2000 ms)" }
       ]
     },
@@ -40,6 +41,7 @@ describe("demo table", () => {
     expect(text).toMatch(/slow .*TIMED_OUT: timed_out \(2000 ms\)/)
     expect(text).toMatch(/slow .*DEAD: timed_out \(2000 ms\)/)
     expect(text).not.toContain("other") // not subscribed: no row
+    expect(text).toMatch(/pusher +— +not matched: skipped by its match rules, not written/) // subscribed, match missed
     expect(text).toContain("note: policy: allow (default)")
     expect(text).toContain("→ ASK (slow: extension slow unavailable: timed_out (2000 ms)) after 2 rounds; args rewritten to")
     expect(text).not.toContain("\u001b[")
