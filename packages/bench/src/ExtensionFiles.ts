@@ -20,5 +20,11 @@ export const sleeping = (ms: number): ExtensionCommand => ({ command: process.ex
 /** `Extension.main({})` from @abhed/extension: the SDK's no-op. */
 export const sdkNoop: ExtensionCommand = { command: process.execPath, args: [file("sdk-noop.ts")] }
 
+/** `Extension.main({})` from the built @abhed/extension (`pnpm build` first): the SDK's no-op as installed. */
+export const sdkNoopBuilt: ExtensionCommand = { command: process.execPath, args: [file("sdk-noop-built.mjs")] }
+
+/** The built SDK's entry point, which `sdkNoopBuilt` needs. */
+export const builtSdk: string = fileURLToPath(new URL("../../extension/dist/index.js", import.meta.url))
+
 /** The directory extension paths resolve against (the host's `baseDir`). */
 export const extensionsDir: string = fileURLToPath(new URL("./extensions/", import.meta.url))

@@ -7,6 +7,7 @@ import { dispatch } from "./scenarios/Dispatch.ts"
 import { fanOut } from "./scenarios/FanOut.ts"
 import { largeContext } from "./scenarios/LargeContext.ts"
 import { memory } from "./scenarios/Memory.ts"
+import { sdkFootprint } from "./scenarios/SdkFootprint.ts"
 import { spawnPerEventScenario } from "./scenarios/SpawnPerEvent.ts"
 import { startup } from "./scenarios/Startup.ts"
 
@@ -22,7 +23,8 @@ const scenarios: ReadonlyArray<readonly [number, Scenario]> = [
   [4, startup],
   [5, memory],
   [6, spawnPerEventScenario],
-  [7, concurrent]
+  [7, concurrent],
+  [8, sdkFootprint]
 ]
 
 const usage = "usage: pnpm bench [--quick] [--json] [--only 1,2,...]"

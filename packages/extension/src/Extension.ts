@@ -1,184 +1,119 @@
-import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
-import * as NodeStdio from "@effect/platform-node/NodeStdio"
-import {
-  decodeReply,
-  type EventName,
-  isEventName,
-  isJsonObject,
-  type ReplyOf,
-  type RequestOf,
-  RequestSchemas
-} from "@abhed/protocol"
-import { Cause, Console, Effect, Logger, Result, Schema, Stream } from "effect"
-import type { PlatformError } from "effect/PlatformError"
-import { Stdio } from "effect/Stdio"
-import { Console as NodeConsole } from "node:console"
+import { Console } from "node:console"
+import type { Handlers } from "./Handler.ts"
+import { type EffectOutcome, type LogLevel, type ReplyLine, responder } from "./Responder.ts"
 
 /**
- * The SDK for writing an Abhed extension in TypeScript with Effect (DESIGN §2).
+ * The SDK for writing an Abhed extension in TypeScript (DESIGN §2), with or without Effect.
  *
  * An extension is a process that reads one JSON request per line on stdin and writes exactly one JSON reply per
- * request on stdout, in order. `run` does the protocol; the author only writes handlers. Whatever goes wrong
- * with one request (a bad line, an unknown event, a failing handler, a reply of the wrong shape), the reply is
- * `{}` — no opinion — and the cause goes to stderr, so the host never marks the extension dead for it.
+ * request on stdout, in order. `main` does the protocol; the author only writes handlers, each returning its
+ * reply as a plain value, a Promise or an Effect. This module loads nothing from `effect`: the protocol checks
+ * are loaded when a request first reaches a handler, the Effect runtime when a handler first returns an Effect
+ * (an extension that never does pays nothing for it). For an Effect program that provides its own services, see
+ * `@abhed/extension/effect`.
  */
 
-/** Handles one event. Any failure or defect is logged to stderr and answered with `{}`. */
-export type Handler<E extends EventName, R = never> = (request: RequestOf<E>) => Effect.Effect<ReplyOf<E>, unknown, R>
+export type { Handler, Handlers } from "./Handler.ts"
+export type { LogLevel } from "./Responder.ts"
 
-/** Handlers by event name. An event without a handler is answered with `{}`. */
-export type Handlers<R = never> = { readonly [E in EventName]?: Handler<E, R> }
-
-/** A reply that `JSON.stringify` cannot encode (a BigInt, a cycle) or encodes to nothing (a function). */
-export class UnencodableReply extends Schema.TaggedError<UnencodableReply>()("UnencodableReply", {
-  event: Schema.String,
-  detail: Schema.String
-}) {
-  override get message(): string {
-    return `${this.event}: reply cannot be encoded as JSON: ${this.detail}`
-  }
+/** Reports to stderr, one line per failure. */
+const logToStderr = (level: LogLevel, message: string): void => {
+  process.stderr.write(`abhed-extension ${level === "Error" ? "error" : "warning"}: ${message}\n`)
 }
 
-const NoOpinion = "{}\n"
-
-const encode = (event: EventName, reply: unknown): Result.Result<string, UnencodableReply> => {
-  try {
-    const text = JSON.stringify(reply)
-    // JSON.stringify returns undefined for functions and symbols, despite its declared type.
-    return typeof text === "string"
-      ? Result.succeed(`${text}\n`)
-      : Result.fail(new UnencodableReply({ event, detail: `got ${typeof reply}` }))
-  } catch (error) {
-    return Result.fail(new UnencodableReply({ event, detail: String(error) }))
-  }
+/** Runs an Effect a handler returned with effect's default runtime, loaded on first use. */
+const runEffect = async (effect: import("effect").Effect.Effect<unknown, unknown>): Promise<EffectOutcome> => {
+  const [{ runPromiseExit }, { pretty }] = await Promise.all([import("effect/Effect"), import("effect/Cause")])
+  const exit = await runPromiseExit(effect)
+  return exit._tag === "Success" ? { _tag: "Success", value: exit.value } : { _tag: "Failure", cause: pretty(exit.cause) }
 }
 
 /**
- * Decode the request, run the handler, check the reply against the protocol, encode it. Never fails: every
- * failure is logged and becomes `{}`.
+ * The reply lines for `handlers`, one per request line, for tests: `respond(handlers)(line)` is exactly what
+ * `main` writes for `line`. Failures are reported to `log` (default: stderr, as `main` does).
  */
-const serve = <E extends EventName, R>(
-  event: E,
-  schema: Schema.Decoder<RequestOf<E>>,
-  handler: Handler<E, R>,
-  input: unknown
-): Effect.Effect<string, never, R> =>
-  Schema.decodeUnknownEffect(schema)(input).pipe(
-    Effect.tapError((error) => Effect.logWarning(`${event}: request does not match the protocol: ${error.message}`)),
-    // A handler that throws instead of returning an Effect is a defect, caught below like any other.
-    Effect.flatMap((request) =>
-      Effect.suspend(() => handler(request)).pipe(
-        Effect.tapCause((cause) => Effect.logError(`${event}: handler failed`, Cause.pretty(cause)))
-      )
-    ),
-    Effect.flatMap((reply) => checked(event, reply)),
-    Effect.catchCause(() => Effect.succeed(NoOpinion))
-  )
-
-/**
- * The reply line for a handler's reply, or `{}` (logged) when it does not match the protocol or cannot be encoded.
- * Suspended: checking a value the types did not guard (a BigInt field) can throw, and that must be logged too.
- */
-const checked = (event: EventName, reply: unknown): Effect.Effect<string> =>
-  Effect.suspend(() =>
-    Result.match(decodeReply(event, reply), {
-      // Re-checking our own reply keeps a handler bug from getting the whole extension marked dead.
-      onFailure: (error) =>
-        Effect.logError(`${event}: handler returned a malformed reply (sent {} instead): ${error.message}`).pipe(
-          Effect.as(NoOpinion)
-        ),
-      onSuccess: (decoded) =>
-        Result.match(encode(event, decoded.reply), {
-          onFailure: (error) => Effect.logError(`${error.message} (sent {} instead)`).pipe(Effect.as(NoOpinion)),
-          onSuccess: Effect.succeed
-        })
-    })
-  ).pipe(
-    Effect.catchDefect((defect) =>
-      Effect.logError(`${event}: handler returned a reply that cannot be checked (sent {} instead)`, defect).pipe(
-        Effect.as(NoOpinion)
-      )
-    )
-  )
-
-type Servers<R> = { readonly [E in EventName]: (input: unknown) => Effect.Effect<string, never, R> }
-
-const noOpinion = () => Effect.succeed(NoOpinion)
-
-const server = <E extends EventName, R>(
-  event: E,
-  schema: Schema.Decoder<RequestOf<E>>,
-  handler: Handler<E, R> | undefined
-) =>
-  handler === undefined
-    ? noOpinion // not decoded at all: an event we do not handle costs nothing, however large its payload
-    : (input: unknown) => serve(event, schema, handler, input)
-
-const servers = <R>(handlers: Handlers<R>): Servers<R> => ({
-  tool_call: server("tool_call", RequestSchemas.tool_call, handlers.tool_call),
-  tool_result: server("tool_result", RequestSchemas.tool_result, handlers.tool_result),
-  context: server("context", RequestSchemas.context, handlers.context),
-  before_agent_start: server("before_agent_start", RequestSchemas.before_agent_start, handlers.before_agent_start),
-  before_compact: server("before_compact", RequestSchemas.before_compact, handlers.before_compact),
-  list_tools: server("list_tools", RequestSchemas.list_tools, handlers.list_tools),
-  invoke_tool: server("invoke_tool", RequestSchemas.invoke_tool, handlers.invoke_tool),
-  session_start: server("session_start", RequestSchemas.session_start, handlers.session_start),
-  session_end: server("session_end", RequestSchemas.session_end, handlers.session_end)
-})
-
-const parseJson = Schema.decodeUnknownResult(Schema.fromJsonString(Schema.Unknown))
-
-/**
- * The reply line (newline included) for one request line. Never fails: a line that is not JSON, not an object,
- * or names an unknown event gets `{}` like an event without a handler.
- */
-export const respond = <R>(handlers: Handlers<R>): (line: string) => Effect.Effect<string, never, R> => {
-  const byEvent = servers(handlers)
-  return (line) => {
-    const parsed = parseJson(line)
-    if (Result.isFailure(parsed)) {
-      return Effect.logWarning(`request is not JSON (sent {}): ${parsed.failure.message}`).pipe(Effect.as(NoOpinion))
-    }
-    const request = parsed.success
-    if (!isJsonObject(request)) {
-      return Effect.logWarning("request is not a JSON object (sent {})").pipe(Effect.as(NoOpinion))
-    }
-    const event = request["event"]
-    if (!isEventName(event)) {
-      // Newer hosts may send events this SDK does not know yet: no opinion is the right answer, not an error.
-      return Effect.logDebug(`unknown event ${JSON.stringify(event)} (sent {})`).pipe(Effect.as(NoOpinion))
-    }
-    return byEvent[event](request)
-  }
+export const respond = (
+  handlers: Handlers,
+  log: (level: LogLevel, message: string) => void = logToStderr
+): (line: string) => Promise<string> => {
+  const reply = responder(handlers, { runEffect, log })
+  return async (line) => reply(line)
 }
 
-/** Node's console writing to stderr, so `Console.log` inside a handler cannot corrupt the reply stream. */
-const stderrConsole = new NodeConsole({ stdout: process.stderr, stderr: process.stderr })
+/**
+ * Calls `onLine` for each line of `input` (without its `\n` or `\r\n`), skipping blank ones, and `onEnd` when it
+ * closes (after an unterminated last line). A line is only joined once its end arrives, so a large request costs
+ * one pass over its chunks.
+ */
+const readLines = (input: NodeJS.ReadStream, onLine: (line: string) => void, onEnd: () => void): void => {
+  let parts: Array<string> = []
+  const emit = (text: string) => {
+    const line = text.endsWith("\r") ? text.slice(0, -1) : text
+    if (line.trim() !== "") onLine(line)
+  }
+  input.setEncoding("utf8") // a multi-byte character split across chunks is decoded whole
+  input.on("data", (chunk: string) => {
+    let start = 0
+    let newline = chunk.indexOf("\n")
+    while (newline !== -1) {
+      parts.push(chunk.slice(start, newline))
+      emit(parts.join(""))
+      parts = []
+      start = newline + 1
+      newline = chunk.indexOf("\n", start)
+    }
+    if (start < chunk.length) parts.push(chunk.slice(start))
+  })
+  input.on("end", () => {
+    if (parts.length > 0) emit(parts.join(""))
+    onEnd()
+  })
+}
 
 /**
- * Serve requests from stdin until it closes: exactly one reply line per request line, in order, and nothing
- * else on stdout (the Effect logger and `Console` go to stderr). Blank lines are not requests and get no reply,
- * as in the protocol's framing. Writes wait for stdout to drain.
+ * Run an extension as the process's main program: serve requests from stdin until it closes, exactly one reply
+ * line per request line, in order, and nothing else on stdout. From the call on, `console` and
+ * `process.stdout.write` go to stderr (a `console.log` in a handler cannot corrupt the replies), and so do the
+ * SDK's own reports and Effect's logger. Exits 0 once stdin has closed and every reply is written, even if a
+ * handler left a timer running; and quietly when the host stops reading (EPIPE).
  */
-export const run = <R = never>(handlers: Handlers<R>): Effect.Effect<void, PlatformError, Stdio | R> =>
-  Effect.gen(function*() {
-    const stdio = yield* Stdio
-    const reply = respond(handlers)
-    yield* stdio.stdin.pipe(
-      Stream.decodeText(),
-      Stream.splitLines,
-      Stream.filter((line) => line.trim() !== ""),
-      Stream.mapEffect(reply),
-      Stream.run(stdio.stdout())
-    )
-  }).pipe(
-    Effect.provideService(Logger.LogToStderr, true),
-    Effect.provideService(Console.Console, stderrConsole)
+export const main = (handlers: Handlers): void => {
+  const stdout = process.stdout
+  const writeReply = stdout.write.bind(stdout)
+  const stderr = process.stderr
+  globalThis.console = new Console({ stdout: stderr, stderr })
+  stdout.write = stderr.write.bind(stderr)
+  stdout.on("error", () => process.exit(0))
+
+  const reply = responder(handlers, { runEffect, log: logToStderr })
+  const queue: Array<string> = []
+  let busy = false
+  let ended = false
+
+  const send = (text: string): Promise<void> | undefined =>
+    writeReply(text) ? undefined : new Promise((resolve) => stdout.once("drain", () => resolve()))
+
+  // One request at a time, in order: a reply that is ready at once is written at once.
+  const pump = async () => {
+    busy = true
+    for (let next = queue.shift(); next !== undefined; next = queue.shift()) {
+      const answer: ReplyLine = reply(next)
+      const drained = send(typeof answer === "string" ? answer : await answer)
+      if (drained !== undefined) await drained
+    }
+    busy = false
+    if (ended) process.exit(0)
+  }
+
+  readLines(
+    process.stdin,
+    (line) => {
+      queue.push(line)
+      if (!busy) void pump()
+    },
+    () => {
+      ended = true
+      if (!busy) process.exit(0)
+    }
   )
-
-/**
- * Run an extension as the process's main program: `run` over the process's stdio with `NodeRuntime.runMain`.
- * Exits 0 when stdin closes, after every reply is written.
- */
-export const main = (handlers: Handlers): void =>
-  NodeRuntime.runMain(run(handlers).pipe(Effect.provide(NodeStdio.layer)))
+}

@@ -1,4 +1,5 @@
 import { Extension } from "@abhed/extension"
+import { EffectExtension } from "@abhed/extension/effect"
 import { Effect, References, Sink, Stream } from "effect"
 import * as Stdio from "effect/Stdio"
 import fc from "fast-check"
@@ -6,12 +7,13 @@ import { describe, expect, it } from "vitest"
 import { exchange, fixtures, request, start, toolCall, toolResult } from "./ExtensionProcess.ts"
 
 const sdkExtension = `${fixtures}sdk-extension.ts`
+const plainExtension = `${fixtures}plain-extension.ts`
 
 /** In-process runs log their (expected) warnings nowhere, to keep the test output readable. */
 const quiet = <A, E>(effect: Effect.Effect<A, E>) => Effect.provideService(effect, References.MinimumLogLevel, "None")
 
-/** Run `Extension.run` in-process over the given stdin chunks; returns everything written to stdout. */
-const runInProcess = (handlers: Extension.Handlers, chunks: ReadonlyArray<string>): Promise<string> => {
+/** Run `EffectExtension.run` in-process over the given stdin chunks; returns everything written to stdout. */
+const runInProcess = (handlers: EffectExtension.Handlers, chunks: ReadonlyArray<string>): Promise<string> => {
   const written: Array<string> = []
   const encoder = new TextEncoder()
   const layer = Stdio.layerTest({
@@ -23,21 +25,21 @@ const runInProcess = (handlers: Extension.Handlers, chunks: ReadonlyArray<string
         })
       )
   })
-  return Effect.runPromise(Extension.run(handlers).pipe(Effect.provide(layer), quiet)).then(() => written.join(""))
+  return Effect.runPromise(EffectExtension.run(handlers).pipe(Effect.provide(layer), quiet)).then(() => written.join(""))
 }
 
-describe("Extension.respond (in-process)", () => {
-  const respond = Extension.respond({
+describe("EffectExtension.respond (in-process)", () => {
+  const respond = EffectExtension.respond({
     tool_call: (req) => Effect.succeed(req.tool === "rm" ? { block: true, reason: "no" } : {}),
     tool_result: (req) => Effect.succeed({ content: req.content.toUpperCase() })
   })
-  const reply = (line: string) => Effect.runSync(quiet(respond(line)))
+  const reply = (line: string) => Effect.runPromise(quiet(respond(line)))
 
-  it("answers any line with exactly one line holding a JSON object", () => {
-    fc.assert(
-      fc.property(fc.oneof(fc.string(), fc.json(), fc.string({ unit: "grapheme" })), (raw) => {
+  it("answers any line with exactly one line holding a JSON object", async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.oneof(fc.string(), fc.json(), fc.string({ unit: "grapheme" })), async (raw) => {
         const line = raw.replace(/[\r\n]/g, " ")
-        const out = reply(line)
+        const out = await reply(line)
         expect(out.endsWith("\n")).toBe(true)
         expect(out.slice(0, -1)).not.toMatch(/[\r\n]/)
         const parsed: unknown = JSON.parse(out)
@@ -47,22 +49,23 @@ describe("Extension.respond (in-process)", () => {
     )
   })
 
-  it("dispatches by event to the handler and encodes its reply", () => {
-    expect(reply(JSON.stringify(toolCall("rm", {})))).toBe('{"block":true,"reason":"no"}\n')
-    expect(reply(JSON.stringify(toolCall("ls", {})))).toBe("{}\n")
-    expect(reply(JSON.stringify(toolResult("ls", "abc")))).toBe('{"content":"ABC"}\n')
+  it("dispatches by event to the handler and encodes its reply", async () => {
+    expect(await reply(JSON.stringify(toolCall("rm", {})))).toBe('{"block":true,"reason":"no"}\n')
+    expect(await reply(JSON.stringify(toolCall("ls", {})))).toBe("{}\n")
+    expect(await reply(JSON.stringify(toolResult("ls", "abc")))).toBe('{"content":"ABC"}\n')
   })
 
-  it("answers {} for no handler, unknown events, non-objects and requests that break the schema", () => {
-    expect(reply(JSON.stringify(request("context", { messages: [] })))).toBe("{}\n")
-    expect(reply(JSON.stringify(request("tool_calls", { tool: "rm" })))).toBe("{}\n")
-    expect(reply("[1,2]")).toBe("{}\n")
-    expect(reply("{\"event\":\"tool_call\"")).toBe("{}\n")
-    expect(reply(JSON.stringify(request("tool_call", { tool: "rm" })))).toBe("{}\n") // call_id, args missing
+  it("answers {} for no handler, unknown events, non-objects and requests that break the schema", async () => {
+    expect(await reply(JSON.stringify(request("context", { messages: [] })))).toBe("{}\n")
+    expect(await reply(JSON.stringify(request("tool_calls", { tool: "rm" })))).toBe("{}\n")
+    expect(await reply(JSON.stringify(request("toString", { tool: "rm" })))).toBe("{}\n")
+    expect(await reply("[1,2]")).toBe("{}\n")
+    expect(await reply("{\"event\":\"tool_call\"")).toBe("{}\n")
+    expect(await reply(JSON.stringify(request("tool_call", { tool: "rm" })))).toBe("{}\n") // call_id, args missing
   })
 
-  it("drops fields that do not belong to the event and answers {} for a malformed reply", () => {
-    const odd = Extension.respond({
+  it("drops fields that do not belong to the event and answers {} for a malformed reply", async () => {
+    const odd = EffectExtension.respond({
       // Deliberately wrong at runtime (the types forbid it): the SDK must not forward it.
       tool_call: (req) => Effect.succeed(JSON.parse(req.tool === "bad" ? '{"keep":"x","block":1}' : '{"keep":[1],"ask":true}')),
       list_tools: () => Effect.succeed({ tools: [{ name: "t", description: "d", input_schema: {} }] }),
@@ -73,25 +76,85 @@ describe("Extension.respond (in-process)", () => {
         return Effect.succeed({ result })
       }
     })
-    const r = (line: unknown) => Effect.runSync(quiet(odd(JSON.stringify(line))))
-    expect(r(toolCall("ok", {}))).toBe('{"ask":true}\n')
-    expect(r(toolCall("bad", {}))).toBe("{}\n")
-    expect(r(request("list_tools"))).toBe('{"tools":[{"name":"t","description":"d","input_schema":{}}]}\n')
-    expect(r(request("invoke_tool", { call_id: "c", tool: "t", args: {} }))).toBe("{}\n")
+    const r = (line: unknown) => Effect.runPromise(quiet(odd(JSON.stringify(line))))
+    expect(await r(toolCall("ok", {}))).toBe('{"ask":true}\n')
+    expect(await r(toolCall("bad", {}))).toBe("{}\n")
+    expect(await r(request("list_tools"))).toBe('{"tools":[{"name":"t","description":"d","input_schema":{}}]}\n')
+    expect(await r(request("invoke_tool", { call_id: "c", tool: "t", args: {} }))).toBe("{}\n")
   })
 
-  it("passes round and call_id through to the handler", () => {
-    const seen = Extension.respond({
+  it("passes round and call_id through to the handler", async () => {
+    const seen = EffectExtension.respond({
       tool_call: (req) => Effect.succeed({ reason: `${req.call_id}/${req.round ?? 0}` })
     })
-    expect(Effect.runSync(seen(JSON.stringify({ ...toolCall("x", {}, "c-9"), round: 2 })))).toBe(
+    expect(await Effect.runPromise(seen(JSON.stringify({ ...toolCall("x", {}, "c-9"), round: 2 })))).toBe(
       '{"reason":"c-9/2"}\n'
     )
   })
 })
 
-describe("Extension.run (in-process stdio)", () => {
-  const handlers: Extension.Handlers = { tool_result: (req) => Effect.succeed({ content: `<${req.content}>` }) }
+describe("Extension.respond (in-process, handlers with or without Effect)", () => {
+  const logged: Array<string> = []
+  const respond = Extension.respond({
+    tool_call: (req) =>
+      req.tool === "plain"
+        ? { block: true, reason: "plain" }
+        : req.tool === "promise"
+        ? Promise.resolve({ reason: "promise" })
+        : req.tool === "effect"
+        ? Effect.succeed({ reason: "effect" })
+        : req.tool === "reject"
+        ? Promise.reject(new Error("rejected on purpose"))
+        : req.tool === "fail"
+        ? Effect.fail("failed on purpose")
+        : (() => {
+          throw new Error("thrown on purpose")
+        })(),
+    // Deliberately the wrong shape at runtime (the types forbid it).
+    tool_result: () => JSON.parse('{"content":"x","is_error":"yes"}')
+  }, (level, message) => void logged.push(`${level}: ${message}`))
+  const call = (tool: string, extra: object = {}) => respond(JSON.stringify({ ...toolCall(tool, {}), ...extra }))
+
+  it("takes a plain value, a Promise or an Effect", async () => {
+    expect(await call("plain")).toBe('{"block":true,"reason":"plain"}\n')
+    expect(await call("promise")).toBe('{"reason":"promise"}\n')
+    expect(await call("effect")).toBe('{"reason":"effect"}\n')
+  })
+
+  it("answers {} for a throw, a rejection, a failing Effect and a malformed plain reply", async () => {
+    logged.length = 0
+    expect(await call("throw")).toBe("{}\n")
+    expect(await call("reject")).toBe("{}\n")
+    expect(await call("fail")).toBe("{}\n")
+    expect(await respond(JSON.stringify(toolResult("t", "a")))).toBe("{}\n")
+    expect(logged).toEqual([
+      expect.stringMatching(/^Error: tool_call: handler failed \(sent \{\}\): Error: thrown on purpose/),
+      expect.stringMatching(/^Error: tool_call: handler failed \(sent \{\}\): Error: rejected on purpose/),
+      expect.stringMatching(/^Error: tool_call: handler failed \(sent \{\}\): Error: failed on purpose/),
+      expect.stringMatching(/^Error: tool_result: handler returned a malformed reply \(sent \{\}\ instead\): is_error/)
+    ])
+  })
+
+  it("echoes the request's id, as the JSON value it was, on every reply", async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.jsonValue(), fc.constantFrom("plain", "effect", "throw", "unknown"), async (id, tool) => {
+        const line = tool === "unknown"
+          ? JSON.stringify({ ...request("no_such_event"), id })
+          : JSON.stringify({ ...toolCall(tool, {}), id })
+        const reply: unknown = JSON.parse(await respond(line))
+        // JSON has no -0: the id goes over the wire as text, so the host sees 0.
+        expect(reply).toEqual(expect.objectContaining({ id: JSON.parse(JSON.stringify(id)) }))
+      }),
+      { numRuns: 1000 }
+    )
+    expect(await call("plain", { id: "r-1" })).toBe('{"block":true,"reason":"plain","id":"r-1"}\n')
+    expect(await respond(JSON.stringify({ ...request("before_compact", { messages: [] }), id: 7 }))).toBe('{"id":7}\n')
+    expect(await call("plain")).not.toContain('"id"') // no id in the request, none in the reply
+  })
+})
+
+describe("EffectExtension.run (in-process stdio)", () => {
+  const handlers: EffectExtension.Handlers = { tool_result: (req) => Effect.succeed({ content: `<${req.content}>` }) }
 
   it("reassembles lines split across chunks, accepts CRLF, skips blank lines, answers an unterminated last line", async () => {
     const a = JSON.stringify(toolResult("t", "a"))
@@ -109,7 +172,7 @@ describe("Extension.run (in-process stdio)", () => {
       stdin: Stream.fromIterable([bytes.slice(0, cut), bytes.slice(cut)]),
       stdout: () => Sink.forEach((chunk: string | Uint8Array) => Effect.sync(() => void written.push(String(chunk))))
     })
-    await Effect.runPromise(Extension.run(handlers).pipe(Effect.provide(layer), quiet))
+    await Effect.runPromise(EffectExtension.run(handlers).pipe(Effect.provide(layer), quiet))
     expect(written.join("")).toBe('{"content":"<😀é>"}\n')
   })
 })
@@ -148,6 +211,27 @@ describe("Extension.main (real child process)", () => {
     expect(done.stderr).toContain("logged text must go to stderr")
     // Nothing but the eleven replies on stdout.
     expect(done.stdout).toBe(`${"{}\n".repeat(10)}{"block":true,"reason":"no"}\n`)
+  })
+
+  it("takes plain and Promise handlers; throws and rejections are answered {} and logged; prints go to stderr", async () => {
+    const ext = start("node", [plainExtension])
+    expect(await ext.send(toolCall("rm", {}, "c-1"))).toEqual({ block: true, reason: "no" })
+    expect(await ext.send(toolCall("ls", { path: "." }, "c-2"))).toEqual({ args: { path: ".", later: true } })
+    expect(await ext.send(toolResult("t", "abc"))).toEqual({ content: "ABC" })
+    expect(await ext.send(toolCall("throw", {}))).toEqual({})
+    expect(await ext.send(toolCall("reject", {}))).toEqual({})
+    expect(await ext.send(toolCall("print", {}))).toEqual({})
+    expect(await ext.send({ ...toolCall("rm", {}), id: { n: 1 } })).toEqual({ block: true, reason: "no", id: { n: 1 } })
+    const done = await ext.close()
+    expect(done.code).toBe(0)
+    expect(done.stdout).toBe(
+      '{"block":true,"reason":"no"}\n{"args":{"path":".","later":true}}\n{"content":"ABC"}\n{}\n{}\n{}\n' +
+        '{"block":true,"reason":"no","id":{"n":1}}\n'
+    )
+    expect(done.stderr).toContain("plain handler threw: tool throw")
+    expect(done.stderr).toContain("plain handler rejected: tool reject")
+    expect(done.stderr).toContain("console.log text must go to stderr")
+    expect(done.stderr).toContain("stdout.write text must go to stderr")
   })
 
   it("logs a reply JSON cannot hold (a BigInt field) to stderr and answers {}", async () => {

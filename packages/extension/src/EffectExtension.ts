@@ -1,0 +1,65 @@
+import { Cause, Console, Effect, Exit, Logger, Stream } from "effect"
+import type { PlatformError } from "effect/PlatformError"
+import { Stdio } from "effect/Stdio"
+import { Console as NodeConsole } from "node:console"
+import type { Handlers } from "./Handler.ts"
+import { type LogLevel, responder } from "./Responder.ts"
+
+/**
+ * The SDK inside an Effect program (`@abhed/extension/effect`): handlers whose Effects need services `R`, served
+ * over the `Stdio` service. The same protocol handling as `Extension.main`; failures are logged with Effect's
+ * logger (at Warning / Error), to stderr.
+ */
+
+export type { Handler, Handlers } from "./Handler.ts"
+
+const responderIn = <R>(handlers: Handlers<R>) =>
+  Effect.map(Effect.context<R>(), (context) => {
+    const runExit = Effect.runPromiseExitWith(context)
+    const logAt = (level: LogLevel, message: string) =>
+      Effect.runFork((level === "Error" ? Effect.logError(message) : Effect.logWarning(message)).pipe(Effect.provide(context)))
+    return responder(handlers, {
+      runEffect: (effect) =>
+        runExit(effect).then((exit) =>
+          Exit.isSuccess(exit) ? { _tag: "Success", value: exit.value } : { _tag: "Failure", cause: Cause.pretty(exit.cause) }
+        ),
+      log: (level, message) => void logAt(level, message)
+    })
+  })
+
+/**
+ * The reply line (newline included) for one request line. Never fails: a line that is not JSON, not an object,
+ * or names an unknown event gets `{}` like an event without a handler.
+ */
+export const respond = <R>(handlers: Handlers<R>): (line: string) => Effect.Effect<string, never, R> => (line) =>
+  Effect.flatMap(responderIn(handlers), (reply) => {
+    const answer = reply(line)
+    return typeof answer === "string" ? Effect.succeed(answer) : Effect.promise(() => answer)
+  })
+
+/** Node's console writing to stderr, so `Console.log` inside a handler cannot corrupt the reply stream. */
+const stderrConsole = new NodeConsole({ stdout: process.stderr, stderr: process.stderr })
+
+/**
+ * Serve requests from stdin until it closes: exactly one reply line per request line, in order, and nothing
+ * else on stdout (the Effect logger and `Console` go to stderr). Blank lines are not requests and get no reply,
+ * as in the protocol's framing. Writes wait for stdout to drain.
+ */
+export const run = <R = never>(handlers: Handlers<R>): Effect.Effect<void, PlatformError, Stdio | R> =>
+  Effect.gen(function*() {
+    const stdio = yield* Stdio
+    const reply = yield* responderIn(handlers)
+    yield* stdio.stdin.pipe(
+      Stream.decodeText(),
+      Stream.splitLines,
+      Stream.filter((line) => line.trim() !== ""),
+      Stream.mapEffect((line) => {
+        const answer = reply(line)
+        return typeof answer === "string" ? Effect.succeed(answer) : Effect.promise(() => answer)
+      }),
+      Stream.run(stdio.stdout())
+    )
+  }).pipe(
+    Effect.provideService(Logger.LogToStderr, true),
+    Effect.provideService(Console.Console, stderrConsole)
+  )

@@ -1,0 +1,115 @@
+import type { EventName, JsonObject } from "@abhed/protocol"
+import type { Effect } from "effect"
+import type { Handler, Handlers } from "./Handler.ts"
+
+/**
+ * One request line in, one reply line out (DESIGN §2): the part of the SDK that `main` and the Effect `run` share.
+ * It loads nothing from `effect` by itself: the protocol checks (Checks.ts) are imported the first time a
+ * request reaches a handler, and an Effect a handler returns is run by the caller (`runEffect`), so an extension
+ * of plain handlers or none pays for no more than it uses. Whatever goes wrong with one request (a bad line, an
+ * unknown event, a failing handler, a reply of the wrong shape), the reply is `{}`, no opinion, and the cause
+ * goes to `log`: the host never marks the extension dead for it.
+ */
+
+/** How one Effect a handler returned ended: its value, or its cause, printed. */
+export type EffectOutcome =
+  | { readonly _tag: "Success"; readonly value: unknown }
+  | { readonly _tag: "Failure"; readonly cause: string }
+
+export type LogLevel = "Warning" | "Error"
+
+export interface ResponderOptions<R> {
+  /** Runs an Effect returned by a handler. Never rejects. */
+  readonly runEffect: (effect: Effect.Effect<unknown, unknown, R>) => Promise<EffectOutcome>
+  /** Where failures are reported: stderr, never stdout. */
+  readonly log: (level: LogLevel, message: string) => void
+}
+
+/** The reply to a line, newline included: at once when no handler runs, else when the handler is done. */
+export type ReplyLine = string | Promise<string>
+
+const NoOpinion = "{}"
+
+/**
+ * Effect values carry this key (effect's `Effect.TypeId`, "~effect/Effect"): checked by name so that telling an
+ * Effect from a plain reply does not load effect. A test returns a real Effect from a handler.
+ */
+const EffectTypeId = "~effect/Effect"
+
+const isEffect = <R>(u: unknown): u is Effect.Effect<unknown, unknown, R> =>
+  (typeof u === "object" || typeof u === "function") && u !== null && EffectTypeId in u
+
+const isPromiseLike = (u: unknown): u is PromiseLike<unknown> =>
+  (typeof u === "object" || typeof u === "function") && u !== null && "then" in u && typeof u.then === "function"
+
+const isObject = (u: unknown): u is JsonObject => typeof u === "object" && u !== null && !Array.isArray(u)
+
+const describe = (error: unknown): string =>
+  error instanceof Error ? (error.stack ?? `${error.name}: ${error.message}`) : String(error)
+
+/**
+ * The reply line with the request's `id` echoed (issue 8), as the opaque JSON value it was. `reply` is one JSON
+ * object; a handler's own `id` field was already dropped by the protocol check.
+ */
+const line = (reply: string, id: unknown): string =>
+  id === undefined ? `${reply}\n` : `${reply.slice(0, -1)}${reply === NoOpinion ? "" : ","}"id":${JSON.stringify(id)}}\n`
+
+let checks: Promise<typeof import("./Checks.ts")> | undefined
+const loadChecks = () => (checks ??= import("./Checks.ts"))
+
+export const responder = <R>(handlers: Handlers<R>, options: ResponderOptions<R>): (text: string) => ReplyLine => {
+  const { log } = options
+
+  const serve = async <E extends EventName>(event: E, request: JsonObject, id: unknown): Promise<string> => {
+    const { decodeRequest, encodeReply } = await loadChecks()
+    const decoded = decodeRequest(event, request)
+    if (decoded._tag === "Failure") {
+      log("Warning", `${event}: request does not match the protocol (sent {}): ${decoded.failure}`)
+      return line(NoOpinion, id)
+    }
+    let value: unknown
+    try {
+      const handler: Handler<E, R> | undefined = handlers[event]
+      const result = handler === undefined ? {} : handler(decoded.success)
+      if (isEffect<R>(result)) {
+        const outcome = await options.runEffect(result)
+        if (outcome._tag === "Failure") {
+          log("Error", `${event}: handler failed (sent {}): ${outcome.cause}`)
+          return line(NoOpinion, id)
+        }
+        value = outcome.value
+      } else {
+        value = isPromiseLike(result) ? await result : result
+      }
+    } catch (error) {
+      log("Error", `${event}: handler failed (sent {}): ${describe(error)}`)
+      return line(NoOpinion, id)
+    }
+    const encoded = encodeReply(event, value)
+    if (encoded._tag === "Failure") {
+      log("Error", encoded.failure)
+      return line(NoOpinion, id)
+    }
+    return line(encoded.success, id)
+  }
+
+  return (text) => {
+    let request: unknown
+    try {
+      request = JSON.parse(text)
+    } catch (error) {
+      log("Warning", `request is not JSON (sent {}): ${error instanceof Error ? error.message : String(error)}`)
+      return line(NoOpinion, undefined)
+    }
+    if (!isObject(request)) {
+      log("Warning", "request is not a JSON object (sent {})")
+      return line(NoOpinion, undefined)
+    }
+    const id = Object.hasOwn(request, "id") ? request["id"] : undefined
+    const event = request["event"]
+    // Own keys only: an event named "toString" must not find Object.prototype's. An event without a handler,
+    // or one this SDK does not know (newer hosts may send it), is answered at once, its payload never decoded.
+    if (typeof event !== "string" || !Object.hasOwn(handlers, event)) return line(NoOpinion, id)
+    return loadChecks().then(({ isEventName }) => (isEventName(event) ? serve(event, request, id) : line(NoOpinion, id)))
+  }
+}

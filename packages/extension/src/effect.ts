@@ -1,0 +1,2 @@
+export * as EffectExtension from "./EffectExtension.ts"
+export type { EventName, ReplyOf, RequestOf, ToolDeclaration } from "@abhed/protocol"
