@@ -48,9 +48,9 @@ const processesWith = (marker: string): Array<string> => {
 describe("Claude Code hooks through abhed-ext hook", () => {
   const config = writeConfig({
     extensions: [
-      adapter("git-guard", ["--format", "claude", "--matcher", "Bash"], ["python3", fixture("git_guard.py")], { events: ["tool_call"] }),
+      adapter("git-guard", ["--format", "claude", "--matcher", "Bash"], ["python3", fixture("project/.claude/hooks/git_guard.py")], { events: ["tool_call"] }),
       adapter("push-ask", ["--format", "claude", "--matcher", "Bash"], ["bash", fixture("push_ask.sh")], { events: ["tool_call"] }),
-      adapter("env-guard", ["--format", "claude", "--matcher", "Read|Write|Edit"], ["bash", fixture("env_guard.sh")], {
+      adapter("env-guard", ["--format", "claude", "--matcher", "Read|Write|Edit"], ["bash", fixture("project/.claude/hooks/env_guard.sh")], {
         events: ["tool_call"]
       }),
       adapter("secret-output", ["--format", "claude"], ["python3", fixture("secret_output.py")], { events: ["tool_result"] }),
@@ -176,5 +176,45 @@ describe("Gemini CLI hooks through abhed-ext hook", () => {
     const out = jsonLines(r.stdout) as Array<Line>
     expect(out[0]).toMatchObject({ decision: "deny", reasons: [{ extension: "gemini-guard", reason: "no rm from the agent" }] })
     expect(out[1]).toMatchObject({ decision: "ask", reasons: [{ extension: "policy" }] })
+  })
+})
+
+describe("abhed-ext import-hooks", () => {
+  it("turns a settings file with three hooks into a config run accepts, and names the one it cannot carry over", async () => {
+    const settings = "test/fixtures/hooks/project/.claude/settings.json"
+    const imported = await runCli(["import-hooks", settings])
+    expect(imported.code, imported.stderr).toBe(0)
+    expect(imported.stderr).toContain("hooks.UserPromptSubmit[0].hooks[0]")
+    expect(imported.stderr).toContain("UserPromptSubmit has no counterpart here")
+    expect(imported.stderr).not.toContain("PreToolUse[")
+    const config = JSON.parse(imported.stdout) as { extensions: Array<Line> }
+    expect(config.extensions.map((e) => e["events"])).toEqual([["tool_call"], ["tool_call"]])
+    // Exact-name matchers become match rules in our tool names; the matcher is carried over too.
+    expect(config.extensions[1]?.["match"]).toEqual([{ tool: "read" }, { tool: "edit" }, { tool: "write" }])
+    expect(config.extensions[1]?.["args"]).toContain("Read|Edit|Write")
+    // Claude's timeout is in seconds.
+    expect(config.extensions[0]?.["args"]).toEqual(expect.arrayContaining(["--timeout-ms", "3000"]))
+    const file = writeConfig(config)
+    const r = await runCli(["run", "--config", file], {
+      input: lines(
+        call("rm -rf /var"),
+        JSON.stringify({ event: "tool_call", tool: "edit", args: { path: ".env.local", old_string: "a", new_string: "b" } }),
+        call("git log")
+      )
+    })
+    expect(r.code, r.stderr).toBe(0)
+    const out = jsonLines(r.stdout) as Array<Line>
+    expect(out[0]).toMatchObject({ decision: "deny", reasons: [{ reason: "rm -rf on an absolute path is not allowed" }] })
+    expect(out[1]).toMatchObject({ decision: "deny", reasons: [{ reason: "Blocked: .env.local may hold secrets" }] })
+    expect(out[2]).toMatchObject({ decision: "allow", reasons: [] })
+  })
+
+  it("a file that is not JSON is one line on stderr and exit 1", async () => {
+    const file = join(mkdtempSync(join(tmpdir(), "abhed-hooks-")), "settings.json")
+    writeFileSync(file, "{ nope")
+    const r = await runCli(["import-hooks", file])
+    expect(r.code).toBe(1)
+    expect(r.stdout).toBe("")
+    expect(r.stderr).toContain(`cannot read ${file}: not JSON`)
   })
 })

@@ -5,6 +5,7 @@ import { Command } from "effect/cli"
 import { check } from "./CheckCommand.ts"
 import { demo, runDemo } from "./DemoCommand.ts"
 import { hook } from "./HookCommand.ts"
+import { importHooks } from "./ImportHooksCommand.ts"
 import { run } from "./RunCommand.ts"
 
 /** The version in this package's package.json (one directory up from both src/ and dist/). */
@@ -26,7 +27,7 @@ export const cli = Command.make("abhed-ext", {}, () => runDemo).pipe(
     { command: "abhed-ext run --config abhed.json session.jsonl", description: "decide every request of a session" },
     { command: "abhed-ext check -- bash my-extension.sh", description: "check that an extension follows the protocol" }
   ]),
-  Command.withSubcommands([run, check, demo, hook])
+  Command.withSubcommands([run, check, demo, hook, importHooks])
 )
 
 // Logs (a dead extension's warning, extensions' stderr at --log-level debug) go to stderr: stdout carries the

@@ -1,0 +1,175 @@
+import { type EventName, isJsonObject } from "@abhed/protocol"
+import { Result } from "effect"
+import { type HookFormat, ourEvent } from "./HookFormat.ts"
+import { parseMatcher } from "./HookMatcher.ts"
+import { ourToolName, toolNames } from "./HookToolNames.ts"
+
+/**
+ * `import-hooks`: a Claude Code or Gemini CLI `settings.json` read as a list of command hooks, and the `abhed.json`
+ * that runs each one through `abhed-ext hook`. Pure: the caller reads the file and says how to start the adapter.
+ *
+ * Both peers write `{"hooks": {"<Event>": [{"matcher": "…", "hooks": [{"type": "command", "command": "…",
+ * "timeout": N}]}]}}`. Claude's `timeout` is in seconds, Gemini's in milliseconds.
+ */
+
+export interface SettingsHook {
+  /** Where it is in the file: `hooks.PreToolUse[0].hooks[1]`. */
+  readonly where: string
+  readonly peerEvent: string
+  readonly event: EventName
+  readonly matcher: string | undefined
+  /** A shell command line, as the peer runs it. */
+  readonly command: string
+  readonly timeoutMs: number | undefined
+}
+
+export interface Skipped {
+  readonly where: string
+  readonly why: string
+}
+
+export interface SettingsHooks {
+  readonly format: HookFormat
+  readonly hooks: ReadonlyArray<SettingsHook>
+  readonly skipped: ReadonlyArray<Skipped>
+}
+
+const claudeOnly = new Set(["PreToolUse", "PostToolUse", "PostToolUseFailure", "PermissionRequest", "UserPromptSubmit", "Stop", "SubagentStop", "PreCompact", "Notification"])
+const geminiOnly = new Set(["BeforeTool", "AfterTool", "BeforeAgent", "AfterAgent", "BeforeModel", "AfterModel", "BeforeToolSelection", "PreCompress"])
+
+/** Gemini keeps switches beside the events in its `hooks` object; they are not hooks. */
+const geminiSwitches = new Set(["enabled", "disabled", "notifications"])
+
+/** Whose settings these are, from the event names in them (Claude's when nothing tells). */
+export const detectFormat = (settings: unknown): HookFormat => {
+  const hooks = isJsonObject(settings) && isJsonObject(settings["hooks"]) ? settings["hooks"] : {}
+  const events = Object.keys(hooks)
+  if (events.some((e) => geminiOnly.has(e)) && !events.some((e) => claudeOnly.has(e))) return "gemini"
+  return "claude"
+}
+
+const why = (peerEvent: string, format: HookFormat): string =>
+  `${peerEvent} has no counterpart here (supported: ${
+    format === "claude" ? "PreToolUse, PostToolUse, SessionStart, SessionEnd, PreCompact" : "BeforeTool, AfterTool, SessionStart, SessionEnd, PreCompress"
+  })`
+
+/** Every command hook of the file, and every entry that cannot be carried over, with the reason. */
+export const readSettings = (format: HookFormat, settings: unknown): Result.Result<SettingsHooks, string> => {
+  if (!isJsonObject(settings)) return Result.fail("expected a JSON object (a settings.json)")
+  const all = settings["hooks"]
+  if (all === undefined) return Result.succeed({ format, hooks: [], skipped: [] })
+  if (!isJsonObject(all)) return Result.fail("hooks: expected an object of events")
+  const hooks: Array<SettingsHook> = []
+  const skipped: Array<Skipped> = []
+  for (const [peerEvent, groups] of Object.entries(all)) {
+    const at = `hooks.${peerEvent}`
+    if (format === "gemini" && geminiSwitches.has(peerEvent)) continue
+    if (!Array.isArray(groups)) {
+      skipped.push({ where: at, why: "expected an array of matcher groups" })
+      continue
+    }
+    const event = ourEvent(format, peerEvent)
+    for (const [g, group] of groups.entries()) {
+      const gAt = `${at}[${g}]`
+      if (!isJsonObject(group) || !Array.isArray(group["hooks"])) {
+        skipped.push({ where: gAt, why: "expected {\"matcher\": …, \"hooks\": [...]}" })
+        continue
+      }
+      const matcher = typeof group["matcher"] === "string" ? group["matcher"] : undefined
+      for (const [h, entry] of group["hooks"].entries()) {
+        const where = `${gAt}.hooks[${h}]`
+        if (!isJsonObject(entry)) {
+          skipped.push({ where, why: "expected a hook object" })
+          continue
+        }
+        const type = entry["type"]
+        const command = entry["command"]
+        const label = typeof command === "string" ? ` (${command})` : ""
+        if (event === undefined) {
+          skipped.push({ where: `${where}${label}`, why: why(peerEvent, format) })
+          continue
+        }
+        if (type !== "command") {
+          skipped.push({
+            where: `${where}${label}`,
+            why: `a ${typeof type === "string" ? type : "typeless"} hook is not a command: only command hooks can run as extensions`
+          })
+          continue
+        }
+        if (typeof command !== "string" || command.trim() === "") {
+          skipped.push({ where, why: "a command hook without a command" })
+          continue
+        }
+        if ((event === "tool_call" || event === "tool_result") && Result.isFailure(parseMatcher(format, matcher))) {
+          skipped.push({ where: `${where}${label}`, why: `matcher ${JSON.stringify(matcher)} is not a valid regular expression` })
+          continue
+        }
+        const timeout = entry["timeout"]
+        const timeoutMs = typeof timeout === "number" && timeout > 0
+          ? Math.round(format === "claude" ? timeout * 1000 : timeout)
+          : undefined
+        hooks.push({ where, peerEvent, event, matcher, command, timeoutMs })
+      }
+    }
+  }
+  return Result.succeed({ format, hooks, skipped })
+}
+
+/** How the generated config starts the adapter: e.g. `node /…/bin.ts` then `hook …`. */
+export interface AdapterLaunch {
+  readonly command: string
+  readonly args: ReadonlyArray<string>
+}
+
+/** A name for the extension: unique (by position), readable (the event and the script's name). */
+const nameOf = (hook: SettingsHook, index: number): string => {
+  const words = hook.command.split(/\s+/).map((w) => w.replace(/^["']|["']$/g, ""))
+  const script = words.find((w) => /\.(py|sh|js|mjs|ts|rb|pl)$/.test(w)) ?? words[0] ?? "hook"
+  const base = (script.split("/").pop() ?? "hook").replace(/\.[A-Za-z0-9]+$/, "")
+  const slug = base.toLowerCase().replace(/[^a-z0-9._-]+/g, "-").replace(/^[^a-z0-9]+|-+$/g, "").slice(0, 40)
+  return `${hook.peerEvent.toLowerCase()}-${index + 1}${slug === "" ? "" : `-${slug}`}`
+}
+
+/**
+ * The `match` rules for a peer matcher that is only exact names (Claude's `Bash`, `Edit|Write`): the host then
+ * skips the adapter for other calls without a round trip. A regex stays with the adapter (`--matcher`).
+ */
+const matchRules = (format: HookFormat, hook: SettingsHook) => {
+  if (hook.event !== "tool_call" && hook.event !== "tool_result") return undefined
+  const parsed = parseMatcher(format, hook.matcher)
+  if (Result.isFailure(parsed) || parsed.success._tag !== "Names") return undefined
+  if (format !== "claude") return undefined
+  const names = toolNames(format)
+  return parsed.success.names.map((n) => ({ tool: ourToolName(names, n) }))
+}
+
+/** Slack between the hook's own bound and the extension's, for the adapter's round trip and the spawn. */
+const ExtensionSlackMs = 1000
+
+/** One adapter extension per hook. `cwd`: the project folder the hooks expect to run in. */
+export const toConfig = (
+  imported: SettingsHooks,
+  launch: AdapterLaunch,
+  cwd: string
+): { readonly extensions: ReadonlyArray<Record<string, unknown>> } => ({
+  extensions: imported.hooks.map((hook, i) => {
+    const flags = ["--format", imported.format]
+    const isTool = hook.event === "tool_call" || hook.event === "tool_result"
+    if (isTool && hook.matcher !== undefined && hook.matcher !== "" && hook.matcher !== "*") flags.push("--matcher", hook.matcher)
+    if (hook.timeoutMs !== undefined) flags.push("--timeout-ms", String(hook.timeoutMs))
+    const match = matchRules(imported.format, hook)
+    const extension: Record<string, unknown> = {
+      name: nameOf(hook, i),
+      command: launch.command,
+      args: [...launch.args, "hook", ...flags, "--", "bash", "-c", hook.command],
+      events: [hook.event],
+      cwd
+    }
+    if (hook.timeoutMs !== undefined) {
+      extension["timeout_ms"] = hook.timeoutMs + ExtensionSlackMs
+      extension["startup_timeout_ms"] = Math.max(10_000, hook.timeoutMs + 5 * ExtensionSlackMs)
+    }
+    if (match !== undefined) extension["match"] = match
+    return extension
+  })
+})
