@@ -66,7 +66,7 @@ const readJson = (format: HookFormat, event: string, out: Json, said: Said) => {
   const decision = text(out["decision"])
   if (format === "claude") {
     if (decision === "block") raise(said, "block", reason, "the hook blocked (decision: block)")
-    if (decision === "approve") said.notes.push("the hook answered decision \"approve\": not a permit here; no opinion")
+    if (decision === "approve") said.notes.push("the hook answered decision \"approve\": an extension may veto, never permit; no opinion")
     if (event === "tool_call") {
       const permission = text(specific["permissionDecision"])
       const why = text(specific["permissionDecisionReason"])

@@ -1,0 +1,261 @@
+import { Effect, Result } from "effect"
+import { describe, expect, it } from "vitest"
+import { makeAdapter } from "../src/HookAdapter.ts"
+import { peerInput, toolPart } from "../src/HookInput.ts"
+import { matches, parseMatcher } from "../src/HookMatcher.ts"
+import { appendOnce, type HookRun, mapRun } from "../src/HookOutcome.ts"
+import { detectFormat, readSettings, toConfig } from "../src/HookSettings.ts"
+import { argsFromPeer, argsToPeer, ourToolName, parseToolNames, peerToolName, toolNames } from "../src/HookToolNames.ts"
+import type { HookFormat } from "../src/HookFormat.ts"
+
+const claude = toolNames("claude")
+const exited = (code: number, stdout = "", stderr = ""): HookRun => ({ _tag: "Exited", code, stdout, stderr })
+const json = (u: unknown) => exited(0, JSON.stringify(u))
+const pre = (decision: string, extra: Record<string, unknown> = {}) =>
+  json({ hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: decision, ...extra } })
+
+const callRequest = (command: string, extra: Record<string, unknown> = {}) => ({
+  event: "tool_call",
+  session_id: "s",
+  call_id: "c-1",
+  tool: "bash",
+  args: { command, description: "d" },
+  ...extra
+})
+const resultRequest = (content: string) => ({
+  event: "tool_result",
+  session_id: "s",
+  call_id: "c-1",
+  tool: "bash",
+  args: { command: "cat x" },
+  content,
+  is_error: false
+})
+
+const map = (request: Record<string, unknown>, run: HookRun, format: HookFormat = "claude", failClosed = false) =>
+  mapRun(String(request["event"]), toolPart(request, toolNames(format)), run, { format, failClosed, label: "hook" })
+
+describe("tool names", () => {
+  it("map both ways with the defaults, pass unknown names through, and take overrides", () => {
+    expect(peerToolName(claude, "bash")).toBe("Bash")
+    expect(ourToolName(claude, "Bash")).toBe("bash")
+    expect(peerToolName(claude, "weather")).toBe("weather")
+    expect(peerToolName(toolNames("gemini"), "bash")).toBe("run_shell_command")
+    const custom = toolNames("claude", { bash: "Shell" })
+    expect(peerToolName(custom, "bash")).toBe("Shell")
+    expect(ourToolName(custom, "Bash")).toBe("Bash")
+    expect(ourToolName(custom, "Shell")).toBe("bash")
+  })
+
+  it("--tool-names names a bad entry", () => {
+    expect(parseToolNames("bash=Bash, read=Read")).toEqual(Result.succeed({ bash: "Bash", read: "Read" }))
+    expect(Result.isFailure(parseToolNames("bash"))).toBe(true)
+    expect(parseToolNames("bash=")).toEqual(Result.fail(`--tool-names: "bash=" is not ours=peer (e.g. bash=Bash)`))
+  })
+
+  it("file tools see path as file_path, and a rewrite comes back as path", () => {
+    expect(argsToPeer("Read", { path: "a" })).toEqual({ file_path: "a" })
+    expect(argsToPeer("Bash", { path: "a" })).toEqual({ path: "a" })
+    expect(argsToPeer("Read", { path: "a", file_path: "b" })).toEqual({ path: "a", file_path: "b" })
+    expect(argsFromPeer("Read", { file_path: "z" }, { path: "a" })).toEqual({ path: "z" })
+    expect(argsFromPeer("Read", { file_path: "z" }, { file_path: "a" })).toEqual({ file_path: "z" })
+  })
+})
+
+describe("matchers, with each peer's rules", () => {
+  const m = (format: HookFormat, source: string | undefined, tool: string) => {
+    const parsed = parseMatcher(format, source)
+    if (Result.isFailure(parsed)) throw new Error(parsed.failure)
+    return matches(parsed.success, tool)
+  }
+  it("Claude: empty and * match all; plain names are exact; anything else is an unanchored regex", () => {
+    expect(m("claude", undefined, "Bash")).toBe(true)
+    expect(m("claude", "", "Bash")).toBe(true)
+    expect(m("claude", "*", "Bash")).toBe(true)
+    expect(m("claude", "Bash", "Bash")).toBe(true)
+    expect(m("claude", "Bash", "BashOutput")).toBe(false)
+    expect(m("claude", "Edit|Write", "Write")).toBe(true)
+    expect(m("claude", "Edit|Write", "Read")).toBe(false)
+    expect(m("claude", "mcp__.*", "mcp__github__list")).toBe(true)
+    expect(m("claude", "^Notebook", "NotebookEdit")).toBe(true)
+    expect(Result.isFailure(parseMatcher("claude", "(["))).toBe(true)
+  })
+  it("Gemini: a regex tested against the name; one that does not compile is an exact name", () => {
+    expect(m("gemini", "read_.*", "read_file")).toBe(true)
+    expect(m("gemini", "run_shell_command", "run_shell_command")).toBe(true)
+    expect(m("gemini", "run_shell_command", "read_file")).toBe(false)
+    expect(m("gemini", "([", "([")).toBe(true)
+  })
+})
+
+describe("peer input", () => {
+  const context = { cwd: "/p", now: "2026-01-01T00:00:00.000Z", names: claude }
+  it("Claude PreToolUse carries the documented fields", () => {
+    expect(peerInput("claude", callRequest("ls"), context)).toEqual({
+      session_id: "s",
+      cwd: "/p",
+      permission_mode: "default",
+      hook_event_name: "PreToolUse",
+      tool_name: "Bash",
+      tool_input: { command: "ls", description: "d" },
+      tool_use_id: "c-1"
+    })
+  })
+  it("Claude PostToolUse adds tool_response; Gemini AfterTool its own shape", () => {
+    expect(peerInput("claude", resultRequest("out"), context)?.["tool_response"]).toMatchObject({ stdout: "out", content: "out" })
+    expect(peerInput("gemini", resultRequest("out"), { ...context, names: toolNames("gemini") })).toMatchObject({
+      hook_event_name: "AfterTool",
+      tool_name: "run_shell_command",
+      timestamp: context.now,
+      tool_response: { llmContent: "out", returnDisplay: "out" }
+    })
+  })
+  it("events the peer has no hook for get no input (the reply is {})", () => {
+    expect(peerInput("claude", { event: "context", session_id: "s", messages: [] }, context)).toBeUndefined()
+    expect(peerInput("claude", { event: "brand_new", session_id: "s" }, context)).toBeUndefined()
+    expect(peerInput("claude", { event: "session_start", session_id: "s" }, context)).toMatchObject({ hook_event_name: "SessionStart" })
+  })
+})
+
+describe("mapping a run back (veto only)", () => {
+  it("deny blocks and ask asks, with the hook's reason", () => {
+    expect(map(callRequest("x"), pre("deny", { permissionDecisionReason: "no" })).reply).toEqual({ block: true, reason: "no" })
+    expect(map(callRequest("x"), pre("ask", { permissionDecisionReason: "sure?" })).reply).toEqual({ ask: true, reason: "sure?" })
+  })
+
+  it("allow, approve and defer are no opinion, and the reply says so", () => {
+    for (const run of [pre("allow", { permissionDecisionReason: "fine" }), pre("defer"), json({ decision: "approve" })]) {
+      const { reply } = map(callRequest("x"), run)
+      expect(reply["block"]).toBeUndefined()
+      expect(reply["ask"]).toBeUndefined()
+      expect(String(reply["reason"])).toContain("never permit; no opinion")
+    }
+  })
+
+  it("exit 2 blocks with stderr; other exit codes, empty and plain-text stdout are no opinion", () => {
+    expect(map(callRequest("x"), exited(2, "", "nope\n")).reply).toEqual({ block: true, reason: "nope" })
+    expect(map(callRequest("x"), exited(2)).reply).toEqual({ block: true, reason: "the hook exited with code 2" })
+    const one = map(callRequest("x"), exited(1, "", "boom"))
+    expect(one.reply).toEqual({})
+    expect(one.log.join("\n")).toContain("boom")
+    expect(map(callRequest("x"), exited(0, "checked\n")).reply).toEqual({})
+    expect(map(callRequest("x"), exited(0)).reply).toEqual({})
+  })
+
+  it("legacy decision block and continue: false block", () => {
+    expect(map(callRequest("x"), json({ decision: "block", reason: "old style" })).reply).toEqual({ block: true, reason: "old style" })
+    expect(map(callRequest("x"), json({ continue: false, stopReason: "halt" })).reply).toEqual({ block: true, reason: "halt" })
+  })
+
+  it("updatedInput is an args rewrite (whole, Claude) or merged (Gemini tool_input), in our names; deny drops it", () => {
+    expect(map(callRequest("x"), pre("allow", { updatedInput: { command: "y" } })).reply["args"]).toEqual({ command: "y" })
+    expect(map(callRequest("x"), pre("ask", { updatedInput: { command: "y" } })).reply).toMatchObject({ ask: true, args: { command: "y" } })
+    expect(map(callRequest("x"), pre("deny", { updatedInput: { command: "y" } })).reply["args"]).toBeUndefined()
+    const read = { event: "tool_call", session_id: "s", call_id: "c", tool: "read", args: { path: "a", limit: 3 } }
+    expect(map(read, pre("allow", { updatedInput: { file_path: "b" } })).reply["args"]).toEqual({ path: "b" })
+    const gemini = map(callRequest("x"), json({ hookSpecificOutput: { tool_input: { command: "y" } } }), "gemini")
+    expect(gemini.reply["args"]).toEqual({ command: "y", description: "d" })
+  })
+
+  it("PostToolUse block: is_error and the reason appended once, however many rounds see it", () => {
+    const first = map(resultRequest("out"), json({ decision: "block", reason: "leak" })).reply
+    expect(first).toEqual({ content: "out\n\nleak", is_error: true })
+    const again = map(resultRequest("out\n\nleak"), json({ decision: "block", reason: "leak" })).reply
+    expect(again).toEqual({ is_error: true })
+    expect(map(resultRequest("out"), exited(2, "", "shown")).reply).toEqual({ content: "out\n\nshown", is_error: true })
+    expect(appendOnce("", "x")).toBe("x")
+  })
+
+  it("Gemini: decision deny blocks a call and hides a result behind the reason", () => {
+    expect(map(callRequest("x"), json({ decision: "deny", reason: "r" }), "gemini").reply).toEqual({ block: true, reason: "r" })
+    expect(map(callRequest("x"), json({ decision: "block" }), "gemini").reply).toMatchObject({ block: true })
+    expect(map(resultRequest("secret"), json({ decision: "deny", reason: "hidden" }), "gemini").reply).toEqual({
+      content: "hidden",
+      is_error: true
+    })
+    expect(map(resultRequest("a"), json({ hookSpecificOutput: { tool_output: "b" } }), "gemini").reply).toEqual({ content: "b" })
+  })
+
+  it("a run that does not finish is no opinion, or a block with --fail-closed", () => {
+    const late: HookRun = { _tag: "TimedOut", timeoutMs: 300, stderr: "" }
+    expect(map(callRequest("x"), late).reply).toEqual({})
+    expect(map(callRequest("x"), late, "claude", true).reply).toMatchObject({ block: true })
+    expect(map(resultRequest("a"), late, "claude", true).reply).toMatchObject({ is_error: true })
+    const gone: HookRun = { _tag: "SpawnFailed", detail: "ENOENT" }
+    expect(map(callRequest("x"), gone).reply).toEqual({})
+    expect(map(callRequest("x"), gone, "claude", true).reply).toMatchObject({ block: true })
+  })
+})
+
+describe("the adapter loop", () => {
+  const adapter = (matcher: string | undefined, runs: Array<string>, answer: HookRun) => {
+    const parsed = parseMatcher("claude", matcher)
+    if (Result.isFailure(parsed)) throw new Error(parsed.failure)
+    return makeAdapter(
+      { format: "claude", matcher: parsed.success, names: claude, failClosed: false, label: "hook", cwd: "/p", now: () => "t" },
+      (input) => Effect.sync(() => (runs.push(input), answer))
+    )
+  }
+  const say = (a: ReturnType<typeof adapter>, request: unknown) => Effect.runSync(a.answer(JSON.stringify(request)))
+
+  it("echoes the request's id in every reply, including {}", () => {
+    const runs: Array<string> = []
+    const a = adapter("Bash", runs, pre("deny", { permissionDecisionReason: "no" }))
+    expect(JSON.parse(say(a, callRequest("x", { id: "r-7" })).line)).toEqual({ id: "r-7", block: true, reason: "no" })
+    expect(JSON.parse(say(a, { event: "context", session_id: "s", messages: [], id: 9 }).line)).toEqual({ id: 9 })
+    expect(JSON.parse(say(a, callRequest("x")).line)).toEqual({ block: true, reason: "no" })
+  })
+
+  it("a call the matcher does not match is answered {} without running the hook", () => {
+    const runs: Array<string> = []
+    const a = adapter("Bash", runs, pre("deny"))
+    const answer = say(a, { event: "tool_call", session_id: "s", call_id: "c", tool: "read", args: { path: "x" } })
+    expect(answer).toMatchObject({ line: "{}", ran: false })
+    expect(runs).toEqual([])
+  })
+
+  it("its own rewrite coming back in a later round gets the same reply without a run", () => {
+    const runs: Array<string> = []
+    const a = adapter(undefined, runs, pre("allow", { updatedInput: { command: "wrapped" } }))
+    const first = say(a, callRequest("x"))
+    expect(JSON.parse(first.line)["args"]).toEqual({ command: "wrapped" })
+    const second = say(a, { ...callRequest("x"), args: { command: "wrapped" }, round: 2 })
+    expect(second).toMatchObject({ line: first.line, ran: false })
+    expect(runs).toHaveLength(1)
+    // Someone else's rewrite in round 2 is judged afresh.
+    expect(say(a, { ...callRequest("x"), args: { command: "other" }, round: 2 }).ran).toBe(true)
+  })
+})
+
+describe("settings files", () => {
+  const settings = {
+    hooks: {
+      PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: "guard.sh", timeout: 2 }] }],
+      PostToolUse: [{ matcher: "mcp__.*", hooks: [{ type: "prompt", prompt: "check this" }, { type: "command", command: "post.py" }] }],
+      Stop: [{ hooks: [{ type: "command", command: "stop.sh" }] }]
+    }
+  }
+  it("keeps command hooks of supported events and says why the others are left", () => {
+    const read = readSettings("claude", settings)
+    if (Result.isFailure(read)) throw new Error(read.failure)
+    expect(read.success.hooks.map((h) => [h.where, h.event, h.matcher, h.timeoutMs])).toEqual([
+      ["hooks.PreToolUse[0].hooks[0]", "tool_call", "Bash", 2000],
+      ["hooks.PostToolUse[0].hooks[1]", "tool_result", "mcp__.*", undefined]
+    ])
+    expect(read.success.skipped.map((s) => s.where)).toEqual(["hooks.PostToolUse[0].hooks[0]", "hooks.Stop[0].hooks[0] (stop.sh)"])
+    expect(read.success.skipped[0]?.why).toContain("prompt hook is not a command")
+    const config = toConfig(read.success, { command: "abhed-ext", args: [] }, "/p")
+    expect(config.extensions[0]).toMatchObject({ events: ["tool_call"], match: [{ tool: "bash" }], timeout_ms: 3000, cwd: "/p" })
+    // A regex matcher stays with the adapter: no match rules.
+    expect(config.extensions[1]?.["match"]).toBeUndefined()
+    expect(config.extensions[1]?.["args"]).toEqual(["hook", "--format", "claude", "--matcher", "mcp__.*", "--", "bash", "-c", "post.py"])
+  })
+  it("tells Gemini settings by their event names", () => {
+    expect(detectFormat({ hooks: { BeforeTool: [] } })).toBe("gemini")
+    expect(detectFormat({ hooks: { PreToolUse: [] } })).toBe("claude")
+    const read = readSettings("gemini", { hooks: { enabled: true, BeforeTool: [{ matcher: "run_shell_command", hooks: [{ type: "command", command: "g.sh", timeout: 500 }] }] } })
+    if (Result.isFailure(read)) throw new Error(read.failure)
+    expect(read.success.hooks.map((h) => [h.event, h.timeoutMs])).toEqual([["tool_call", 500]])
+    expect(read.success.skipped).toEqual([])
+  })
+})
