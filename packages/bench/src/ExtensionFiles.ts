@@ -26,5 +26,22 @@ export const sdkNoopBuilt: ExtensionCommand = { command: process.execPath, args:
 /** The built SDK's entry point, which `sdkNoopBuilt` needs. */
 export const builtSdk: string = fileURLToPath(new URL("../../extension/dist/index.js", import.meta.url))
 
+/** A Claude Code PreToolUse command hook (bash): what a peer spawns once per event. */
+export const claudeHook: ExtensionCommand = { command: "bash", args: [file("hook-allow.sh")] }
+
+/** The same hook run as an extension through `abhed-ext hook` (packages/cli), started by this Node. */
+export const claudeHookAdapter: ExtensionCommand = {
+  command: process.execPath,
+  args: [
+    fileURLToPath(new URL("../../cli/src/bin.ts", import.meta.url)),
+    "hook",
+    "--format",
+    "claude",
+    "--",
+    claudeHook.command,
+    ...claudeHook.args
+  ]
+}
+
 /** The directory extension paths resolve against (the host's `baseDir`). */
 export const extensionsDir: string = fileURLToPath(new URL("./extensions/", import.meta.url))

@@ -5,6 +5,7 @@ import type { Scenario } from "./Scenario.ts"
 import { concurrent } from "./scenarios/Concurrent.ts"
 import { dispatch } from "./scenarios/Dispatch.ts"
 import { fanOut } from "./scenarios/FanOut.ts"
+import { hookAdapter } from "./scenarios/HookAdapter.ts"
 import { largeContext } from "./scenarios/LargeContext.ts"
 import { memory } from "./scenarios/Memory.ts"
 import { sdkFootprint } from "./scenarios/SdkFootprint.ts"
@@ -24,7 +25,8 @@ const scenarios: ReadonlyArray<readonly [number, Scenario]> = [
   [5, memory],
   [6, spawnPerEventScenario],
   [7, concurrent],
-  [8, sdkFootprint]
+  [8, sdkFootprint],
+  [9, hookAdapter]
 ]
 
 const usage = "usage: pnpm bench [--quick] [--json] [--only 1,2,...]"

@@ -188,8 +188,8 @@ export const mapRun = (event: string, tool: ToolPart | undefined, run: HookRun, 
   } else if (said.level !== "none") {
     log.push(`${options.label}: a block on ${event} has no counterpart here (not a tool event); ignored: ${joinReasons(said.reasons)}`)
   }
+  // Kept in the reply (and so in the audit record), not logged: an "allow" on every call is not news.
   if (said.notes.length > 0 && reply["reason"] === undefined) reply["reason"] = said.notes.join("; ")
-  for (const note of said.notes) log.push(`${options.label}: ${note}`)
   return { reply, log }
 }
 
