@@ -39,9 +39,22 @@ export interface RoundReply<P, V> {
 
 export type SettleOutcome<P, V> =
   /** A round with no differing proposal: `payload` is what every subscriber saw in that round. */
-  | { readonly _tag: "Settled"; readonly payload: P; readonly rounds: number; readonly value: V }
+  | {
+    readonly _tag: "Settled"
+    readonly payload: P
+    readonly rounds: number
+    readonly value: V
+    /** Whose proposal was adopted after each round but the last, in round order (empty: nobody rewrote). */
+    readonly adopted: ReadonlyArray<string>
+  }
   /** `stop(value)` became true (a deny): ended at once. `payload` is the one fanned out in the last round. */
-  | { readonly _tag: "Stopped"; readonly payload: P; readonly rounds: number; readonly value: V }
+  | {
+    readonly _tag: "Stopped"
+    readonly payload: P
+    readonly rounds: number
+    readonly value: V
+    readonly adopted: ReadonlyArray<string>
+  }
   /**
    * Still proposing after `maxRounds` rounds: the caller must fail closed. `payload` is the one fanned out in the
    * last round (not the unadopted proposal); `proposers` are that round's proposers, sorted; `fighters` everyone
@@ -54,6 +67,7 @@ export type SettleOutcome<P, V> =
     readonly value: V
     readonly proposers: ReadonlyArray<string>
     readonly fighters: ReadonlyArray<string>
+    readonly adopted: ReadonlyArray<string>
   }
 
 export interface SettleOptions<P, V> {
@@ -78,18 +92,28 @@ export const settleEffect = <P, V, E, R>(
     let payload = options.initial
     let value = reducer.initialValue
     const fighters = new Set<string>()
+    const adopted: Array<string> = []
     for (let round = 1;; round++) {
       const replies = yield* options.round(payload, round)
       value = reducer.combine(value, reducer.combineAll(replies.map((r) => r.value)))
-      if (stop(value)) return { _tag: "Stopped", payload, rounds: round, value }
+      if (stop(value)) return { _tag: "Stopped", payload, rounds: round, value, adopted }
       const proposals = replies.map((r) => ({ name: r.name, value: r.proposal }))
       const step = settleStep(payload, proposals)
-      if (step._tag === "Settled") return { _tag: "Settled", payload, rounds: round, value }
+      if (step._tag === "Settled") return { _tag: "Settled", payload, rounds: round, value, adopted }
       const proposers = proposersOf(payload, proposals)
       for (const name of proposers) fighters.add(name)
       if (round >= maxRounds) {
-        return { _tag: "Unsettled", payload, rounds: round, value, proposers, fighters: [...fighters].sort(NameOrder) }
+        return {
+          _tag: "Unsettled",
+          payload,
+          rounds: round,
+          value,
+          proposers,
+          fighters: [...fighters].sort(NameOrder),
+          adopted
+        }
       }
+      adopted.push(step.proposer)
       payload = step.payload
     }
   })

@@ -42,14 +42,14 @@ describe("settleStep", () => {
 describe("settle", () => {
   it("no proposals → settled after one round", () => {
     const { outcome } = run({ a: () => ({}), b: () => ({ value: ask("b", "?") }) }, { x: 1 })
-    expect(outcome).toEqual({ _tag: "Settled", payload: { x: 1 }, rounds: 1, value: ask("b", "?") })
+    expect(outcome).toEqual({ _tag: "Settled", payload: { x: 1 }, rounds: 1, value: ask("b", "?"), adopted: [] })
   })
   it("a rewrite is shown to everyone once more before it settles", () => {
     const { outcome, seen } = run({
       redact: (p) => (p["cmd"] === "SECRET" ? { proposal: { cmd: "***" } } : {}),
       watch: () => ({})
     }, { cmd: "SECRET" })
-    expect(outcome).toMatchObject({ _tag: "Settled", payload: { cmd: "***" }, rounds: 2 })
+    expect(outcome).toMatchObject({ _tag: "Settled", payload: { cmd: "***" }, rounds: 2, adopted: ["redact"] })
     expect(seen).toEqual([
       [1, "redact", { cmd: "SECRET" }], [1, "watch", { cmd: "SECRET" }],
       [2, "redact", { cmd: "***" }], [2, "watch", { cmd: "***" }]
@@ -60,7 +60,7 @@ describe("settle", () => {
       asker: (_p, round) => (round === 1 ? { value: ask("asker", "first look") } : {}),
       rewriter: (p) => (p["x"] === 1 ? {} : { proposal: { x: 1 } })
     }, { x: 0 })
-    expect(outcome).toEqual({ _tag: "Settled", payload: { x: 1 }, rounds: 2, value: ask("asker", "first look") })
+    expect(outcome).toEqual({ _tag: "Settled", payload: { x: 1 }, rounds: 2, value: ask("asker", "first look"), adopted: ["rewriter"] })
   })
   it("fighting rewriters → Unsettled after maxRounds, with the last round's proposers", () => {
     const { outcome, seen } = run({
@@ -74,7 +74,9 @@ describe("settle", () => {
       rounds: 3,
       value: none,
       proposers: ["a"],
-      fighters: ["a", "b"]
+      fighters: ["a", "b"],
+      // Round 1: a (lowest name) adopted, x=1; round 2: b, x=2; round 3 ends unsettled.
+      adopted: ["a", "b"]
     })
     expect(seen.map(([r, n, p]) => `${r}${n}${p["x"]}`)).toEqual(["1b0", "1a0", "2b1", "2a1", "3b2", "3a2"])
     expect(unsettledReason(["a", "b"])).toBe("rewrites did not settle: a, b")
@@ -84,7 +86,7 @@ describe("settle", () => {
       guard: (p) => (p["x"] === 1 ? { value: deny("guard", "no x=1") } : {}),
       rewriter: (p) => (p["x"] === 1 ? {} : { proposal: { x: 1 } })
     }, { x: 0 })
-    expect(outcome).toEqual({ _tag: "Stopped", payload: { x: 1 }, rounds: 2, value: deny("guard", "no x=1") })
+    expect(outcome).toEqual({ _tag: "Stopped", payload: { x: 1 }, rounds: 2, value: deny("guard", "no x=1"), adopted: ["rewriter"] })
   })
   it("the stop check comes before settling: a deny with proposals is Stopped", () => {
     const { outcome } = run({ g: () => ({ value: deny("g", "no"), proposal: { x: 9 } }) }, { x: 0 })
@@ -106,7 +108,7 @@ describe("settle", () => {
         { name: "flag", proposal: undefined, value: content.includes("AKIA") }
       ]
     })
-    expect(outcome).toEqual({ _tag: "Settled", payload: "key [redacted]", rounds: 2, value: true })
+    expect(outcome).toEqual({ _tag: "Settled", payload: "key [redacted]", rounds: 2, value: true, adopted: ["redact"] })
   })
 })
 

@@ -333,7 +333,8 @@ export const make = (
           decision: decision.decision,
           reasons: decision.reasons,
           args: outcome.payload,
-          rounds: outcome.rounds
+          rounds: outcome.rounds,
+          rewrittenBy: outcome.adopted
         }
         return {
           outcome: result,

@@ -14,6 +14,11 @@ export interface ToolCallOutcome {
   /** The settled args: what every subscriber saw in the last round, and what the tool must run with. */
   readonly args: JsonObject
   readonly rounds: number
+  /**
+   * Whose rewrite was adopted after each round, in round order (empty: the args are the model's). Optional so a
+   * plain mock can leave it out; the host always fills it in.
+   */
+  readonly rewrittenBy?: ReadonlyArray<string> | undefined
 }
 
 export interface ToolResultInput {

@@ -54,7 +54,7 @@ describe("ExtensionHost over fakes", () => {
         assert.strictEqual(asked.decision, "ask")
         assert.deepStrictEqual(asked.reasons, [{ extension: "asker", reason: "confirm shell" }])
         const allowed = yield* h.toolCall({ tool: "read", args: { path: "README.md" } })
-        assert.deepStrictEqual(allowed, { decision: "allow", reasons: [], args: { path: "README.md" }, rounds: 1 })
+        assert.deepStrictEqual(allowed, { decision: "allow", reasons: [], args: { path: "README.md" }, rounds: 1, rewrittenBy: [] })
       })))
 
   it.effect("tool_call: the policy joins, and no extension can lower it", () => {
@@ -89,6 +89,8 @@ describe("ExtensionHost over fakes", () => {
         assert.strictEqual(out.decision, "deny")
         assert.deepStrictEqual(out.args, { command: "rm -rf /" })
         assert.strictEqual(out.rounds, 2)
+        // Who proposed the args that were adopted: the agent can name the rewriter when they turn out invalid.
+        assert.deepStrictEqual(out.rewrittenBy, ["a-rewriter"])
       }))
   })
 
