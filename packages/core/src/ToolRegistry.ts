@@ -1,4 +1,6 @@
 import { isToolName, type ListToolsReply, type ToolDeclaration } from "@abhed/protocol"
+import { Result } from "effect"
+import { compileInputSchema } from "./InputSchema.ts"
 import type { Named } from "./Named.ts"
 import { NameOrder, sortByName } from "./Named.ts"
 
@@ -9,9 +11,10 @@ export interface AcceptedTool {
 
 /**
  * Why a declaration was rejected: `invalid_name` (not `^[A-Za-z0-9_.-]{1,64}$`), `builtin` (equal to a built-in
- * tool, ignoring case) or `duplicate` (declared more than once, ignoring case).
+ * tool, ignoring case), `duplicate` (declared more than once, ignoring case) or `input_schema` (declared once, with
+ * an input_schema that cannot be compiled to check the model's args against; `detail` says why).
  */
-export type RejectionReason = "invalid_name" | "builtin" | "duplicate"
+export type RejectionReason = "invalid_name" | "builtin" | "duplicate" | "input_schema"
 
 export interface RejectedTool {
   /** The name as declared. */
@@ -20,6 +23,7 @@ export interface RejectedTool {
   readonly extensions: ReadonlyArray<string>
   /** "builtin" wins when a name is both a built-in and declared twice. */
   readonly reason: RejectionReason
+  readonly detail?: string | undefined
 }
 
 export interface ToolsOutcome {
@@ -64,7 +68,9 @@ export const combineTools = (builtin: ReadonlyArray<string>, replies: ReadonlyAr
   for (const [key, declarations] of byKey) {
     const first = declarations[0]
     if (first !== undefined && declarations.length === 1 && !builtins.has(key)) {
-      accepted.push(first)
+      const compiled = compileInputSchema(first.tool.input_schema)
+      if (Result.isSuccess(compiled)) accepted.push(first)
+      else rejected.push({ name: first.tool.name, extensions: [first.extension], reason: "input_schema", detail: compiled.failure })
       continue
     }
     const reason = builtins.has(key) ? "builtin" : "duplicate"

@@ -137,7 +137,8 @@ const roundField = (round: number): { readonly round?: number } => (round > 1 ? 
 const rejection: { readonly [R in RejectionReason]: string } = {
   invalid_name: "not a valid tool name (letters, digits, _ . - only, 1 to 64 characters)",
   builtin: "collides with a built-in tool (names compare ignoring case)",
-  duplicate: "declared more than once (names compare ignoring case)"
+  duplicate: "declared more than once (names compare ignoring case)",
+  input_schema: "invalid input_schema"
 }
 
 /** A tool name for a note, with every character outside printable ASCII escaped: a look-alike must show. */
@@ -448,7 +449,7 @@ export const make = (
     const outcome = combineTools(builtin, replies)
     return {
       outcome: outcome satisfies ToolsOutcome,
-      notes: outcome.rejected.map((r) => `tool ${quoteToolName(r.name)} rejected for ${r.extensions.join(", ")}: ${rejection[r.reason]}`)
+      notes: outcome.rejected.map((r) => `tool ${quoteToolName(r.name)} rejected for ${r.extensions.join(", ")}: ${rejection[r.reason]}${r.detail !== undefined ? `: ${r.detail}` : ""}`)
     }
   })
 

@@ -219,6 +219,27 @@ describe("ExtensionHost over fakes", () => {
       }), { builtinTools: ["bash"] })
   })
 
+  it.effect("list_tools: a declaration whose input_schema cannot be compiled is rejected, with why in the audit", () => {
+    const p1 = FakeExtension.fromReplies("p1", {
+      list_tools: () => ({
+        tools: [
+          { name: "good", description: "", input_schema: { type: "object", properties: { a: { type: "string" } } } },
+          { name: "typo", description: "", input_schema: { type: "object", properties: { a: { type: "strng" } } } }
+        ]
+      })
+    })
+    return withHost([p1], (h) =>
+      Effect.gen(function*() {
+        assert.deepStrictEqual((yield* h.tools).map((t) => t.tool.name), ["good"])
+        const err = yield* Effect.flip(h.invokeTool({ tool: "typo", args: {} }))
+        assert.instanceOf(err, UnknownTool)
+        const record = (yield* AuditLog.use((a) => a.entries)).find((e) => e.event === "list_tools")
+        assert.deepStrictEqual(record?.notes, [
+          `tool "typo" rejected for p1: invalid input_schema: input_schema.properties.a.type: "strng" is not a JSON Schema type (string, number, integer, boolean, array, object, null)`
+        ])
+      }))
+  })
+
   it.effect("invoke_tool to a dead owner is a typed error", () => {
     const owner = FakeExtension.make("owner", (req) =>
       req.event === "list_tools"
