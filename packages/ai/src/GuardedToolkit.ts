@@ -1,0 +1,184 @@
+import type { Reason } from "@abhed/core"
+import { ExtensionHost, type ExtensionHostShape, type ToolCallOutcome } from "@abhed/host"
+import { canonicalJson } from "@abhed/protocol"
+import { Context, Effect, Exit, Result, Schema, Stream } from "effect"
+import type * as SchemaAST from "effect/SchemaAST"
+import { Tool, type Toolkit } from "effect/ai"
+import { box, fromContent, toContent, unbox } from "./ToolArgs.ts"
+
+/**
+ * A Toolkit whose every call the extensions judge (DESIGN §2–§3, docs/embedding.md):
+ *
+ * 1. `tool_call` first. A deny, and an ask nobody approved, become an `execution-denied` result whose reason names
+ *    the extensions and their reasons: the model reads why.
+ * 2. An ask goes through effect/ai's own approval flow: the tool's `needsApproval` dispatches `tool_call` and says
+ *    yes, so the model's turn ends with a `tool-approval-request`; the outcome (decision and settled args) is kept by
+ *    tool call id, and the approved turn runs exactly those args without asking the extensions again.
+ * 3. The tool runs with the SETTLED args, decoded again through its parameter Schema. Args an extension rewrote
+ *    into something the Schema rejects are refused (`execution-denied`, naming who rewrote them), never run.
+ * 4. Its final result goes through `tool_result` as text (ToolArgs.toContent) and is read back: unchanged, the
+ *    typed result stands; rewritten, it is decoded again through the tool's success (or failure) Schema; a rewrite
+ *    that does not decode, and an `is_error` an extension raised, become a failure result whose reason is the text
+ *    the extensions settled on. Preliminary results are dropped: they never went through `tool_result`.
+ */
+
+/** The Schema the model's args are checked against before anything is sent (extension tools: their input_schema). */
+export class ArgsSchema extends Context.Service<ArgsSchema, Schema.Top>()("@abhed/ai/ArgsSchema") {}
+
+/** Denied and failed calls, as effect/ai's own denial: valid for every tool, in both failure modes. */
+export const executionDenied = (reason: string): typeof Tool.ExecutionFailure.Type => ({
+  type: "execution-denied",
+  reason
+})
+
+export const formatReasons = (reasons: ReadonlyArray<Reason>): string =>
+  reasons.map((r) => `${r.extension}: ${r.reason}`).join("; ")
+
+interface Pending {
+  readonly tool: string
+  readonly params: string
+  readonly outcome: ToolCallOutcome
+  readonly approvalRequested: boolean
+}
+
+// Tool schemas are expected to need no services (effect/ai's own tools never do); one that does dies at run time.
+const serviceFree = (schema: Schema.Top): Schema.Codec<unknown, unknown> => schema as Schema.Codec<unknown, unknown>
+
+const argsSchemaOf = (tool: Tool.Any): Schema.Top => Context.getOrUndefined(tool.annotations, ArgsSchema) ?? tool.parametersSchema
+
+const validateArgs = (tool: Tool.Any, params: unknown) => Schema.decodeUnknownResult(serviceFree(argsSchemaOf(tool)))(params)
+
+const denied = (reason: string, origin: Tool.FailureOrigin): Tool.HandlerResult<Tool.Any> => {
+  const result = executionDenied(reason)
+  return { result, encodedResult: result, isFailure: true, failureOrigin: origin, preliminary: false }
+}
+
+const ownApproval = (tool: Tool.Any, params: unknown, context: Tool.NeedsApprovalContext): Effect.Effect<boolean> => {
+  const own = tool.needsApproval
+  if (own === undefined || typeof own === "boolean") return Effect.succeed(own === true)
+  const answer = own(params, context)
+  return typeof answer === "boolean" ? Effect.succeed(answer) : answer
+}
+
+/** The results this module builds are valid for every tool (`execution-denied`, or what the tool's schemas decoded). */
+const narrow = <T extends Tool.Any>(result: Tool.HandlerResult<Tool.Any>): Tool.HandlerResult<T> =>
+  result as Tool.HandlerResult<T>
+
+/** The guard over one handled toolkit. */
+const make = <Tools extends Record<string, Tool.Any>>(
+  host: ExtensionHostShape,
+  inner: Toolkit.WithHandler<Tools>
+): Toolkit.WithHandler<Tools> => {
+  const pending = new Map<string, Pending>()
+
+  const needsApproval = (tool: Tool.Any): Tool.NeedsApprovalFunction<Schema.Top> => (params, context) =>
+    Effect.gen(function*() {
+      const encoded = Schema.encodeUnknownExit(serviceFree(tool.parametersSchema))(params)
+      // Not encodable: nothing to ask about; `handle` refuses it the usual way.
+      if (Exit.isFailure(encoded)) return false
+      const outcome = yield* host.toolCall({ tool: tool.name, args: box(encoded.value).args, call_id: context.toolCallId })
+      const approvalRequested = outcome.decision === "ask" ||
+        (outcome.decision === "allow" && (yield* ownApproval(tool, params, context)))
+      pending.set(context.toolCallId, { tool: tool.name, params: canonicalJson(encoded.value), outcome, approvalRequested })
+      return approvalRequested
+    })
+
+  const guarded: Record<string, Tool.Any> = {}
+  for (const [name, tool] of Object.entries(inner.tools)) guarded[name] = tool.setNeedsApproval(needsApproval(tool))
+  // The same tools, each with `needsApproval` set: the record keeps its keys and each tool its type.
+  const tools = guarded as Tools
+
+  /** The outcome `needsApproval` recorded for this very call, if any (taken: a call id runs once). */
+  const take = (name: string, params: unknown, toolCallId: string | undefined): Pending | undefined => {
+    if (toolCallId === undefined) return undefined
+    const entry = pending.get(toolCallId)
+    pending.delete(toolCallId)
+    return entry !== undefined && entry.tool === name && entry.params === canonicalJson(params) ? entry : undefined
+  }
+
+  const afterResult = (
+    tool: Tool.Any,
+    outcome: ToolCallOutcome,
+    callId: string | undefined,
+    result: Tool.HandlerResult<Tool.Any>
+  ) =>
+    Effect.gen(function*() {
+      const content = toContent(result.encodedResult)
+      const out = yield* host.toolResult({
+        tool: tool.name,
+        args: outcome.args,
+        content,
+        is_error: result.isFailure,
+        call_id: callId
+      })
+      if (out.content === content && out.is_error === result.isFailure) return result
+      if (out.is_error && !result.isFailure) return denied(out.content, "result")
+      const parsed = fromContent(out.content, typeof result.encodedResult === "string")
+      const schema = result.isFailure ? Tool.failureResultSchema(tool) : tool.successSchema
+      const decoded = parsed._tag === "ok" ? Schema.decodeUnknownExit(serviceFree(schema))(parsed.value) : undefined
+      if (parsed._tag === "invalid" || decoded === undefined || Exit.isFailure(decoded)) {
+        return denied(`result rewritten by extensions no longer fits ${tool.name}'s result schema: ${out.content}`, "result")
+      }
+      const rewritten: Tool.HandlerResult<Tool.Any> = {
+        result: decoded.value,
+        encodedResult: parsed.value,
+        isFailure: result.isFailure,
+        preliminary: false,
+        ...(result.failureOrigin !== undefined ? { failureOrigin: result.failureOrigin } : {}),
+        // What the model reads is recomputed from the rewritten result: the original must not leak through it.
+        ...(!result.isFailure && tool.toModelOutput !== undefined ? { modelOutput: tool.toModelOutput(decoded.value) } : {})
+      }
+      return rewritten
+    })
+
+  const handle = <Name extends keyof Tools>(
+    name: Name,
+    params: Tool.ParametersEncoded<Tools[Name]>,
+    toolCallId?: string,
+    options?: SchemaAST.ParseOptions
+  ) =>
+    Effect.gen(function*() {
+      const tool = Object.hasOwn(tools, name) ? tools[name] : undefined
+      // Unknown tools, and args the model got wrong, fail the usual way: nothing is sent to the extensions.
+      if (tool === undefined || Result.isFailure(validateArgs(tool, params))) {
+        return yield* inner.handle(name, params, toolCallId, options)
+      }
+      const entry = take(tool.name, params, toolCallId)
+      const { boxed } = box(params)
+      const outcome = entry?.outcome ??
+        (yield* host.toolCall({ tool: tool.name, args: box(params).args, call_id: toolCallId }))
+      const single = (result: Tool.HandlerResult<Tool.Any>) => Stream.succeed(narrow<Tools[Name]>(result))
+      if (outcome.decision === "deny") return single(denied(formatReasons(outcome.reasons), "handler"))
+      if (outcome.decision === "ask" && entry?.approvalRequested !== true) {
+        return single(denied(`needs approval, which was not requested: ${formatReasons(outcome.reasons)}`, "handler"))
+      }
+      const settled = unbox(outcome.args, boxed)
+      const checked = validateArgs(tool, settled)
+      if (Result.isFailure(checked)) {
+        const by = (outcome.rewrittenBy ?? []).length > 0 ? [...new Set(outcome.rewrittenBy)].join(", ") : "an extension"
+        return single(denied(`args rewritten by ${by} no longer fit ${tool.name}'s parameters: ${checked.failure.message}`, "parameters"))
+      }
+      // `settled` decoded above: these are the parameters, encoded, as the handler takes them.
+      const results = yield* inner.handle(name, settled as Tool.ParametersEncoded<Tools[Name]>, toolCallId, options)
+      return results.pipe(
+        Stream.filter((result) => !result.preliminary),
+        Stream.mapEffect((result) => Effect.map(afterResult(tool, outcome, toolCallId, result), narrow<Tools[Name]>))
+      )
+    })
+
+  return { tools, handle }
+}
+
+/**
+ * Guards a handled toolkit (`yield* toolkit` with its handlers provided, or the Toolkit itself as an Effect).
+ * Build it once per conversation and pass the result as `toolkit` to every `generateText`/`streamText` call: the
+ * outcomes of asked calls are kept in it until the approved turn runs them.
+ */
+export const guard = <Tools extends Record<string, Tool.Any>, E = never, R = never>(
+  toolkit: Toolkit.WithHandler<Tools> | Effect.Effect<Toolkit.WithHandler<Tools>, E, R>
+): Effect.Effect<Toolkit.WithHandler<Tools>, E, R | ExtensionHost> =>
+  Effect.gen(function*() {
+    const inner = Effect.isEffect(toolkit) ? yield* toolkit : toolkit
+    const host = yield* ExtensionHost
+    return make(host, inner)
+  })

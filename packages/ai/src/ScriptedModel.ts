@@ -1,0 +1,45 @@
+import { Effect, Layer, Stream } from "effect"
+import { LanguageModel, type Prompt, type Response } from "effect/ai"
+
+/**
+ * A `LanguageModel` that plays a script, for tests and examples with no network: each model call takes the next
+ * turn, a function of the prompt it was sent (so a turn can read the tool results the previous one caused). After
+ * the last turn, every call answers `finish: stop` with no content.
+ */
+export type Turn = (prompt: Prompt.Prompt) => ReadonlyArray<Response.PartEncoded>
+
+const usage = { inputTokens: {}, outputTokens: {} }
+
+export const text = (value: string): Response.PartEncoded => ({ type: "text", text: value })
+
+export const toolCall = (id: string, name: string, params: unknown): Response.PartEncoded => ({
+  type: "tool-call",
+  id,
+  name,
+  params
+})
+
+export const finish = (reason: "stop" | "tool-calls"): Response.PartEncoded => ({ type: "finish", reason, usage })
+
+/** The prompts the model was sent, one per call, for assertions. */
+export interface Transcript {
+  readonly prompts: ReadonlyArray<Prompt.Prompt>
+}
+
+export const make = (turns: ReadonlyArray<Turn>): Effect.Effect<LanguageModel.LanguageModel & Transcript> =>
+  Effect.gen(function*() {
+    const prompts: Array<Prompt.Prompt> = []
+    const model = yield* LanguageModel.make({
+      generateText: (options) =>
+        Effect.sync(() => {
+          const turn = turns[prompts.length]
+          prompts.push(options.prompt)
+          return turn === undefined ? [finish("stop")] : [...turn(options.prompt)]
+        }),
+      streamText: () => Stream.empty
+    })
+    return Object.assign(model, { prompts })
+  })
+
+export const layer = (turns: ReadonlyArray<Turn>): Layer.Layer<LanguageModel.LanguageModel> =>
+  Layer.effect(LanguageModel.LanguageModel, make(turns))
