@@ -1,6 +1,7 @@
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { pathToFileURL } from "node:url"
 import { describe, expect, it } from "vitest"
 import { jsonLines, runCli } from "./cli-helpers.ts"
 
@@ -89,5 +90,56 @@ describe("list_tools: look-alike names", () => {
     for (const shown of ["\"BASH\"", "\"bash \"", "\"b\\u0430sh\"", "\"bash\\u200b\""]) {
       expect(notes.some((n) => n.startsWith(`tool ${shown} rejected for sly:`)), shown).toBe(true)
     }
+  })
+})
+
+describe("deep input", () => {
+  const deep = (depth: number) => `${`{"x":`.repeat(depth)}{}${"}".repeat(depth)}`
+  const guard = { extensions: [{ name: "guard", ...loop(`{}`) }] }
+
+  it("args or messages nested 5000 levels fail closed; the run prints each line's decision and goes on", async () => {
+    const input = [
+      `{"event":"tool_call","tool":"bash","args":${deep(5000)}}`,
+      `{"event":"tool_result","tool":"bash","args":${deep(5000)},"content":"secret","is_error":false}`,
+      `{"event":"context","messages":["hi",${deep(5000)}]}`,
+      `{"event":"tool_call","tool":${deep(5000)},"args":{}}`,
+      `{"event":${deep(5000)}}`,
+      `{"event":"tool_call","tool":"bash","args":{"command":"ls"}}`
+    ]
+    const r = await runCli(["run", "--config", writeConfig(guard)], { input: `${input.join("\n")}\n` })
+    expect(r.code, r.stderr).toBe(0)
+    expect(r.stderr).not.toMatch(/RangeError|Maximum call stack/)
+    const out = jsonLines(r.stdout) as Array<Line>
+    const reason = "args nested too deep (a request may nest at most 256 levels)"
+    expect(out[0]).toEqual({ event: "tool_call", decision: "deny", reasons: [{ extension: "host", reason }], args: {}, rounds: 0 })
+    expect(out[1]).toEqual({ event: "tool_result", content: `[withheld: ${reason}]`, is_error: true })
+    expect(out[2]).toEqual({
+      event: "context",
+      keep: [],
+      withheld: [{ extension: "host", reason: "messages nested too deep (a request may nest at most 256 levels)" }]
+    })
+    expect(out[3]).toMatchObject({ line: 4 })
+    expect(out[4]).toMatchObject({ line: 5 })
+    expect(out[5]).toEqual({ event: "tool_call", decision: "allow", reasons: [], args: { command: "ls" }, rounds: 1 })
+    expect(out).toHaveLength(6)
+  })
+
+  it("a crash report never goes to stdout: it goes to stderr, and stdout keeps only JSON lines", async () => {
+    // A bug on purpose (String.prototype.trim throws on one line), loaded before the CLI: the run dies of a defect.
+    const dir = mkdtempSync(join(tmpdir(), "abhed-holes-"))
+    const preload = join(dir, "crash.mjs")
+    writeFileSync(preload, `const trim = String.prototype.trim
+String.prototype.trim = function () { if (this.includes("CRASH-HERE")) throw new Error("planted defect"); return trim.call(this) }
+`)
+    const input = [`{"event":"tool_call","tool":"bash","args":{"command":"ls"}}`, `{"event":"session_end","x":"CRASH-HERE"}`]
+    const r = await runCli(["run", "--config", writeConfig(guard)], {
+      input: `${input.join("\n")}\n`,
+      env: { NODE_OPTIONS: `--import=${pathToFileURL(preload).href}` }
+    })
+    expect(r.code).not.toBe(0)
+    expect(r.stderr).toContain("planted defect")
+    expect(r.stdout).not.toContain("planted defect")
+    // Every stdout line is JSON: the first line's decision, nothing else.
+    expect(jsonLines(r.stdout)).toEqual([{ event: "tool_call", decision: "allow", reasons: [], args: { command: "ls" }, rounds: 1 }])
   })
 })

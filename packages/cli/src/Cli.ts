@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs"
 import * as NodeServices from "@effect/platform-node/NodeServices"
-import { Effect, Logger } from "effect"
+import { Cause, Effect, Logger, Runtime } from "effect"
 import { Command } from "effect/cli"
 import { check } from "./CheckCommand.ts"
 import { demo, runDemo } from "./DemoCommand.ts"
@@ -32,7 +32,13 @@ export const cli = Command.make("abhed-ext", {}, () => runDemo).pipe(
 
 // Logs (a dead extension's warning, extensions' stderr at --log-level debug) go to stderr: stdout carries the
 // output lines that scripts parse (DESIGN §7), and Effect's default logger would print them there.
+// A crash report (a defect's stack trace, a failure nobody reported) is a log too: it is written here, inside the
+// stderr setting, as runMain would write it. runMain's own report runs outside `main`, where it would go to stdout,
+// so bin.ts turns it off (`disableErrorReporting`).
 export const main = Command.run(cli, { version: Version }).pipe(
-  Effect.provideService(Logger.LogToStderr, true),
-  Effect.provide(NodeServices.layer)
+  Effect.provide(NodeServices.layer),
+  Effect.tapCause((cause) =>
+    Cause.hasInterruptsOnly(cause) || !Runtime.getErrorReported(Cause.squash(cause)) ? Effect.void : Effect.logError(cause)
+  ),
+  Effect.provideService(Logger.LogToStderr, true)
 )

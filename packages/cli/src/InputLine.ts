@@ -56,7 +56,9 @@ export const decodeInputLine = (text: string): Result.Result<InputRequest, strin
   const event = json["event"]
   if (event === undefined) return Result.fail(`missing "event"; expected one of ${EventNames.join(", ")}`)
   if (!isEventName(event)) {
-    return Result.fail(`unknown event ${JSON.stringify(event)}; expected one of ${EventNames.join(", ")}`)
+    // Only a string is quoted: any other value may be JSON nested too deep to print (DESIGN §4).
+    const got = typeof event === "string" ? JSON.stringify(event) : `of type ${Array.isArray(event) ? "array" : event === null ? "null" : typeof event}`
+    return Result.fail(`unknown event ${got}; expected one of ${EventNames.join(", ")}`)
   }
   const decoded = Schema.decodeUnknownResult(InputSchemas[event])(json)
   return Result.isSuccess(decoded)

@@ -55,7 +55,15 @@ export const runSession = <E, R, HE, HR>(options: SessionOptions<E, R, HE, HR>):
           const request = decoded.success
           const h = yield* hostFor(request)
           const output = yield* dispatch(h, request).pipe(
-            Effect.catch((e): Effect.Effect<ErrorLine> => Effect.succeed({ error: e.message, line }))
+            Effect.catch((e): Effect.Effect<ErrorLine> => Effect.succeed({ error: e.message, line })),
+            // A bug must not end the session with the rest of the input undecided: this line gets an error (the
+            // trace goes to the log, on stderr) and the next line is read.
+            Effect.catchDefect((defect) =>
+              Effect.as(
+                Effect.logError(`line ${line}: internal error`, defect),
+                { error: `internal error: ${defect instanceof Error ? defect.message : "unknown"}`, line }
+              )
+            )
           )
           yield* options.onLine({ line, input: request, output })
         })

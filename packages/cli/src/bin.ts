@@ -14,4 +14,5 @@ process.stdout.on("error", (error: NodeJS.ErrnoException) => {
 })
 
 // `pnpm abhed-ext …` / `node packages/cli/src/bin.ts …`: exit codes come from the failure (see CliError.ts).
-NodeRuntime.runMain(main)
+// `main` reports its own crashes, to stderr (Cli.ts): runMain's report would go to stdout.
+NodeRuntime.runMain(main, { disableErrorReporting: true })

@@ -21,6 +21,9 @@ const decisions: ReadonlyArray<FinalDecision> = ["allow", "ask", "deny"]
 /** The extension name under which the policy's reason appears. */
 export const PolicyReasonName = "policy"
 
+/** The extension name under which the host's own reasons appear (input it could not send to any extension). */
+export const HostReasonName = "host"
+
 export const decide = (policy: PolicyDecision, verdict: Verdict): Decision => {
   const level = Math.max(rank[policy.level], rank[verdict.level])
   const decision = decisions[level] ?? "deny" // level is 0..2 by construction; fail closed regardless

@@ -8,6 +8,7 @@ import {
   deny as denyVerdict,
   evaluatePolicy,
   fromToolCallReply,
+  HostReasonName,
   IsErrorReducer,
   join,
   NameOrder,
@@ -28,6 +29,7 @@ import {
   Defaults,
   EventNames,
   Framing,
+  unsendableField,
   type Config,
   type EventName,
   type JsonObject,
@@ -282,12 +284,26 @@ export const make = (
       )
     )
 
+  /**
+   * Input the host cannot send (DESIGN §4): recorded as a dispatch that reached no extension, with the reason in
+   * the notes, and answered with the event's fail-closed outcome. The agent's value goes nowhere, the audit included.
+   */
+  const refuse = <A>(event: EventName, callId: string | undefined, reason: string, outcome: A): Effect.Effect<A> =>
+    dispatch(event, callId, Effect.succeed({ outcome, rounds: [], notes: [`not sent to any extension: ${reason}`] }))
+  const hostReason = (reason: string): ReadonlyArray<Reason> => [{ extension: HostReasonName, reason }]
+
   const onFailure = (x: Exchange<EventName>) => (x.failure !== undefined ? x.extension.config.on_failure : "ignore")
 
   // ---- tool_call: settle the args, join the verdicts over all rounds, then the policy on the settled args
   const toolCall = (call: ToolCallInput) =>
     Effect.gen(function*() {
       const call_id = yield* callIdOf(call.call_id)
+      const unsendable = unsendableField("args", call.args)
+      if (unsendable !== undefined) {
+        // Denied, and nothing of the args is kept: the call must not run, and they cannot be encoded safely.
+        const outcome: ToolCallOutcome = { decision: "deny", reasons: hostReason(unsendable), args: {}, rounds: 0 }
+        return yield* refuse("tool_call", call_id, unsendable, outcome)
+      }
       return yield* dispatch("tool_call", call_id, Effect.gen(function*() {
         const rounds: Array<AuditRound> = []
         const outcome = yield* settleEffect<JsonObject, Verdict, never, never>({
@@ -349,6 +365,11 @@ export const make = (
   const toolResult = (input: ToolResultInput) =>
     Effect.gen(function*() {
       const call_id = yield* callIdOf(input.call_id)
+      const unsendable = unsendableField("args", input.args)
+      if (unsendable !== undefined) {
+        const outcome: ToolResultOutcome = { content: `[withheld: ${unsendable}]`, is_error: true, rounds: 0 }
+        return yield* refuse("tool_result", call_id, unsendable, outcome)
+      }
       return yield* dispatch("tool_result", call_id, Effect.gen(function*() {
         const rounds: Array<AuditRound> = []
         const withheldBy: Array<string> = []
@@ -408,8 +429,13 @@ export const make = (
     }))
 
   // ---- context: the intersection of the kept sets; a failing filter whose on_failure is not ignore keeps nothing
-  const context = (messages: ReadonlyArray<unknown>) =>
-    dispatch("context", undefined, Effect.gen(function*() {
+  const context = (messages: ReadonlyArray<unknown>) => {
+    const unsendable = unsendableField("messages", messages)
+    if (unsendable !== undefined) {
+      const outcome: ContextOutcome = { keep: [], messages: [], withheld: hostReason(unsendable) }
+      return refuse("context", undefined, unsendable, outcome)
+    }
+    return dispatch("context", undefined, Effect.gen(function*() {
       const { exchanges, skipped } = yield* fanOut("context", { event: "context", session_id: sessionId, messages })
       const replies: Array<Named<ReplyOf<"context">>> = []
       const withheld: Array<Reason> = []
@@ -429,6 +455,7 @@ export const make = (
       for (const i of keep) kept.push(messages[i])
       return { outcome: { keep, messages: kept, withheld } satisfies ContextOutcome, rounds, notes }
     }))
+  }
 
   const beforeAgentStart = (system: string) =>
     single("before_agent_start", { event: "before_agent_start", session_id: sessionId, system }, (replies) => ({
@@ -436,14 +463,18 @@ export const make = (
       notes: []
     }))
 
-  const beforeCompact = (messages: ReadonlyArray<unknown>) =>
-    single("before_compact", { event: "before_compact", session_id: sessionId, messages }, (replies) => {
+  const beforeCompact = (messages: ReadonlyArray<unknown>) => {
+    const unsendable = unsendableField("messages", messages)
+    // Cancelled: the restrictive answer (nothing is compacted that no extension could see).
+    if (unsendable !== undefined) return refuse("before_compact", undefined, unsendable, { cancel: true, summary: null } satisfies CompactOutcome)
+    return single("before_compact", { event: "before_compact", session_id: sessionId, messages }, (replies) => {
       const { cancel, cancelledBy, summary } = combineCompact(replies)
       return {
         outcome: { cancel, summary: cancel ? null : summary } satisfies CompactOutcome,
         notes: cancel ? [`cancelled by ${cancelledBy.join(", ")}`] : []
       }
     })
+  }
 
   const listTools = single("list_tools", { event: "list_tools", session_id: sessionId }, (replies) => {
     const outcome = combineTools(builtin, replies)
@@ -471,6 +502,11 @@ export const make = (
       const owner = extensions.find((x) => x.name === entry.extension)
       if (owner === undefined) return yield* new UnknownTool({ tool: call.tool })
       const call_id = yield* callIdOf(call.call_id)
+      const unsendable = unsendableField("args", call.args)
+      if (unsendable !== undefined) {
+        // Not sent to the owner: an error result the model can read, like any failed tool.
+        return yield* refuse("invoke_tool", call_id, unsendable, { result: `[withheld: ${unsendable}]`, is_error: true } satisfies InvokeToolOutcome)
+      }
       const value: RequestOf<"invoke_tool"> = {
         event: "invoke_tool",
         session_id: sessionId,

@@ -440,6 +440,79 @@ describe("session_end", () => {
     }).pipe(Effect.provide(AuditLog.layerMemory)))
 })
 
+describe("input from the agent never kills the host (DESIGN §4)", () => {
+  /** An object `depth` levels deep (`{}` is 1). */
+  const nest = (depth: number): Record<string, unknown> => {
+    let v: Record<string, unknown> = {}
+    for (let i = 1; i < depth; i++) v = { x: v }
+    return v
+  }
+  const deep = nest(5000)
+  const tool = { name: "t", description: "", input_schema: {} }
+
+  it.effect("args or messages nested too deep fail closed, reach no extension, and are not audited", () => {
+    const seen: Array<string> = []
+    const rec = FakeExtension.make("rec", (req) => {
+      seen.push(req.event)
+      return Effect.succeed(req.event === "list_tools" ? { tools: [tool] } : {})
+    })
+    return withHost([rec], (h) =>
+      Effect.gen(function*() {
+        const call = yield* h.toolCall({ tool: "bash", args: deep })
+        assert.deepStrictEqual(call, {
+          decision: "deny",
+          reasons: [{ extension: "host", reason: "args nested too deep (a request may nest at most 256 levels)" }],
+          args: {},
+          rounds: 0
+        })
+        const result = yield* h.toolResult({ tool: "bash", args: deep, content: "out", is_error: false })
+        assert.deepStrictEqual(result, {
+          content: "[withheld: args nested too deep (a request may nest at most 256 levels)]",
+          is_error: true,
+          rounds: 0
+        })
+        const context = yield* h.context(["fine", deep])
+        assert.deepStrictEqual(context.keep, [])
+        assert.deepStrictEqual(context.messages, [])
+        assert.deepStrictEqual(context.withheld.map((w) => w.extension), ["host"])
+        assert.deepStrictEqual(yield* h.beforeCompact([deep]), { cancel: true, summary: null })
+        const invoked = yield* h.invokeTool({ tool: "t", args: deep })
+        assert.isTrue(invoked.is_error)
+        // A cycle is infinitely deep: the same answer, no hang.
+        const cycle: Record<string, unknown> = {}
+        cycle["self"] = cycle
+        assert.strictEqual((yield* h.toolCall({ tool: "bash", args: cycle })).decision, "deny")
+        assert.deepStrictEqual(seen, ["session_start", "list_tools"])
+        const entries = yield* AuditLog.use((a) => a.entries)
+        const refused = entries.slice(2)
+        assert.deepStrictEqual(refused.map((e) => [e.event, e.rounds.length]), [
+          ["tool_call", 0],
+          ["tool_result", 0],
+          ["context", 0],
+          ["before_compact", 0],
+          ["invoke_tool", 0],
+          ["tool_call", 0]
+        ])
+        for (const e of refused) assert.match(e.notes[0] ?? "", /^not sent to any extension: (args|messages) nested too deep/)
+        // Nothing deep reached the records: each one can be written as JSON.
+        for (const e of entries) JSON.stringify(e)
+      }))
+  })
+
+  it.effect("the deepest sendable args (255 levels) go out; an extension that echoes them back stays within the reply limit", () => {
+    const echo = FakeExtension.fromReplies("echo", { tool_call: (req) => ({ args: req.args }) })
+    const args = nest(255)
+    return withHost([echo], (h) =>
+      Effect.gen(function*() {
+        const out = yield* h.toolCall({ tool: "bash", args })
+        assert.strictEqual(out.decision, "allow")
+        assert.strictEqual((yield* h.toolCall({ tool: "bash", args: { x: args } })).decision, "deny")
+        assert.strictEqual(out.rounds, 1)
+        assert.strictEqual((yield* h.status)[0]?.state._tag, "live")
+      }))
+  })
+})
+
 describe("names", () => {
   it.effect("two extensions with one name are refused: the name is their canonical order and identity", () =>
     Effect.gen(function*() {

@@ -25,6 +25,28 @@ export const nestedDeeperThan = (value: unknown, limit: number): boolean => {
   return false
 }
 
+/**
+ * Why the host cannot send a request field to an extension (DESIGN §4, input from the agent), or undefined when it
+ * can. The whole request may nest at most `MaxJsonDepth` levels, like a reply, so a field that sits one level down
+ * (`args`, `messages`) may nest `MaxJsonDepth - 1`: then an extension that echoes `args` back in its reply stays
+ * within the reply limit. A cycle is infinitely deep. A BigInt is not JSON. Iterative: it never overflows the
+ * stack on the input it is there to catch.
+ */
+export const unsendableField = (field: string, value: unknown): string | undefined => {
+  const limit = MaxJsonDepth - 1
+  const stack: Array<{ readonly value: unknown; readonly depth: number }> = [{ value, depth: 0 }]
+  for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
+    if (typeof next.value === "bigint") return `${field} holds a BigInt, which JSON cannot carry`
+    if (typeof next.value !== "object" || next.value === null) continue
+    const depth = next.depth + 1
+    if (depth > limit) return `${field} nested too deep (a request may nest at most ${MaxJsonDepth} levels)`
+    for (const child of Array.isArray(next.value) ? next.value : Object.values(next.value)) {
+      if ((typeof child === "object" && child !== null) || typeof child === "bigint") stack.push({ value: child, depth })
+    }
+  }
+  return undefined
+}
+
 /** Canonical JSON text: object keys sorted, so two values compare equal regardless of key order. */
 export const canonicalJson = (value: unknown): string => JSON.stringify(sortKeys(value))
 

@@ -1,5 +1,6 @@
+import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import { canonicalJson, jsonEquals } from "../src/index.ts"
+import { canonicalJson, jsonEquals, MaxJsonDepth, nestedDeeperThan, unsendableField } from "../src/index.ts"
 
 describe("canonicalJson", () => {
   it("keeps a `__proto__` key (JSON.parse makes it an own key; assigning it must not set a prototype)", () => {
@@ -11,5 +12,35 @@ describe("canonicalJson", () => {
     const a: unknown = JSON.parse(`{"__proto__":{"x":1}}`)
     expect(jsonEquals(a, {})).toBe(false)
     expect(canonicalJson(a)).not.toBe(canonicalJson({}))
+  })
+})
+
+describe("unsendableField", () => {
+  const nest = (depth: number, leaf: unknown = 1): unknown => {
+    let v: unknown = leaf
+    for (let i = 0; i < depth; i++) v = i % 2 === 0 ? { x: v } : [v]
+    return v
+  }
+  it("a field may nest MaxJsonDepth - 1 levels: then the request (and a reply echoing it) nests MaxJsonDepth", () => {
+    expect(unsendableField("args", nest(MaxJsonDepth - 1))).toBeUndefined()
+    expect(unsendableField("args", nest(MaxJsonDepth))).toBe("args nested too deep (a request may nest at most 256 levels)")
+    // The reply limit agrees: an extension that echoes the deepest sendable args back is not malformed.
+    expect(nestedDeeperThan({ args: nest(MaxJsonDepth - 1) }, MaxJsonDepth)).toBe(false)
+  })
+  it("never overflows the stack, however deep; a cycle is too deep; a BigInt is not JSON", () => {
+    expect(unsendableField("messages", nest(1_000_000))).toMatch(/^messages nested too deep/)
+    const cycle: Record<string, unknown> = {}
+    cycle["self"] = cycle
+    expect(unsendableField("args", cycle)).toMatch(/^args nested too deep/)
+    expect(unsendableField("args", { n: [1, { big: BigInt(1) }] })).toBe("args holds a BigInt, which JSON cannot carry")
+    expect(unsendableField("args", { a: "x", b: [1, null, true, { c: [] }] })).toBeUndefined()
+  })
+  it("property: unsendable exactly when deeper than MaxJsonDepth - 1", () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 600 }), (depth) => {
+        expect(unsendableField("args", nest(depth)) !== undefined).toBe(depth > MaxJsonDepth - 1)
+      }),
+      { numRuns: 1000 }
+    )
   })
 })
