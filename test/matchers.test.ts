@@ -59,7 +59,7 @@ describe("matchers over real processes", () => {
       )
       const counts: unknown = JSON.parse(NodeFs.readFileSync(countFile, "utf8"))
 
-      assert.deepStrictEqual(results.ls, { decision: "allow", reasons: [], args: { command: "ls", description: "then git push" }, rounds: 1 })
+      assert.deepStrictEqual(results.ls, { decision: "allow", reasons: [], args: { command: "ls", description: "then git push" }, rounds: 1, rewrittenBy: [] })
       assert.deepStrictEqual(results.lsResult, { content: "a\nb\n", is_error: false, rounds: 1 })
       assert.strictEqual(results.push.decision, "ask")
       assert.deepStrictEqual(results.push.reasons, [{ extension: "push-guard", reason: "confirm: git push origin main" }])

@@ -111,7 +111,7 @@ describe("matchers over fakes", () => {
     return withHost([guard, rewriter], (h) =>
       Effect.gen(function*() {
         const out = yield* h.toolCall({ tool: "bash", args: { command: "git push" } })
-        assert.deepStrictEqual(out, { decision: "allow", reasons: [], args: { command: "git status" }, rounds: 2 })
+        assert.deepStrictEqual(out, { decision: "allow", reasons: [], args: { command: "git status" }, rounds: 2, rewrittenBy: ["a-rewriter"] })
         assert.deepStrictEqual(statuses(yield* lastRecord), [
           [["a-rewriter", "replied"], ["z-guard", "replied"]],
           [["a-rewriter", "replied"], ["z-guard", "not_matched"]]
