@@ -12,13 +12,20 @@ import { bin, jsonLines, repoRoot, runCli } from "./cli-helpers.ts"
 const fixture = (name: string) => `${repoRoot}test/fixtures/hooks/${name}`
 type Line = Record<string, unknown>
 
-/** One adapter extension: `abhed-ext hook FLAGS -- COMMAND…`, started with this Node. */
-const adapter = (name: string, flags: ReadonlyArray<string>, command: ReadonlyArray<string>, extra: Line = {}) => ({
-  name,
-  command: process.execPath,
-  args: [bin, "hook", ...flags, "--", ...command],
-  ...extra
-})
+/**
+ * One adapter extension: `abhed-ext hook FLAGS -- COMMAND…`, started with this Node. Patient bounds (a loaded machine
+ * starts python3 slowly) unless the test sets its own `--timeout-ms`: only the timeout test does.
+ */
+const adapter = (name: string, flags: ReadonlyArray<string>, command: ReadonlyArray<string>, extra: Line = {}) => {
+  const patient = !flags.includes("--timeout-ms")
+  return {
+    name,
+    command: process.execPath,
+    args: [bin, "hook", ...flags, ...(patient ? ["--timeout-ms", "20000"] : []), "--", ...command],
+    ...(patient ? { timeout_ms: 30_000, startup_timeout_ms: 40_000 } : {}),
+    ...extra
+  }
+}
 
 const writeConfig = (config: unknown): string => {
   const dir = mkdtempSync(join(tmpdir(), "abhed-hooks-"))
@@ -193,7 +200,7 @@ describe("abhed-ext import-hooks", () => {
     expect(config.extensions[1]?.["match"]).toEqual([{ tool: "read" }, { tool: "edit" }, { tool: "write" }])
     expect(config.extensions[1]?.["args"]).toContain("Read|Edit|Write")
     // Claude's timeout is in seconds.
-    expect(config.extensions[0]?.["args"]).toEqual(expect.arrayContaining(["--timeout-ms", "3000"]))
+    expect(config.extensions[0]?.["args"]).toEqual(expect.arrayContaining(["--timeout-ms", "10000"]))
     const file = writeConfig(config)
     const r = await runCli(["run", "--config", file], {
       input: lines(

@@ -11,6 +11,9 @@ import { inputLines } from "./Input.ts"
 /** Below the extension's own default `timeout_ms` (5000), so an overrunning hook is ours to kill, not the host's. */
 export const DefaultHookTimeoutMs = 4000
 
+/** A usage error: one line on stderr (the error is marked reported), exit 64. */
+const usage = (detail: string) => Effect.andThen(Console.error(`abhed-ext hook: ${detail}`), Effect.fail(new HookUsage({ detail })))
+
 const shellQuote = (s: string): string => (/^[A-Za-z0-9_./=:,@+-]+$/.test(s) ? s : `'${s.replaceAll("'", "'\\''")}'`)
 
 /**
@@ -44,9 +47,9 @@ export const hook = Command.make(
   },
   Effect.fn("hook")(function*({ args, command, failClosed, format, matcher, timeoutMs, toolNames: namesSpec }) {
     const parsedMatcher = parseMatcher(format, Option.getOrUndefined(matcher))
-    if (Result.isFailure(parsedMatcher)) return yield* new HookUsage({ detail: `--matcher: ${parsedMatcher.failure}` })
+    if (Result.isFailure(parsedMatcher)) return yield* usage(`--matcher: ${parsedMatcher.failure}`)
     const overrides = Option.isSome(namesSpec) ? parseToolNames(namesSpec.value) : Result.succeed({})
-    if (Result.isFailure(overrides)) return yield* new HookUsage({ detail: overrides.failure })
+    if (Result.isFailure(overrides)) return yield* usage(overrides.failure)
     const cwd = process.cwd()
     // The project folder, as the peers tell their hooks (`"$CLAUDE_PROJECT_DIR"/.claude/hooks/…`).
     const env: NodeJS.ProcessEnv = format === "claude"
