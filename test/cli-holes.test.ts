@@ -1,9 +1,9 @@
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
+import { mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { pathToFileURL } from "node:url"
 import { describe, expect, it } from "vitest"
-import { jsonLines, runCli } from "./cli-helpers.ts"
+import { jsonLines, repoRoot, runCli } from "./cli-helpers.ts"
 
 /**
  * Issue 9 through the real CLI: each guarantee below was broken on the old code (a bad keep index lost a drop,
@@ -141,5 +141,36 @@ String.prototype.trim = function () { if (this.includes("CRASH-HERE")) throw new
     expect(r.stdout).not.toContain("planted defect")
     // Every stdout line is JSON: the first line's decision, nothing else.
     expect(jsonLines(r.stdout)).toEqual([{ event: "tool_call", decision: "allow", reasons: [], args: { command: "ls" }, rounds: 1 }])
+  })
+})
+
+describe("audit: no secrets, owner only", () => {
+  const secrets = ["wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", "AKIAIOSFODNN7EXAMPLE", "ghp_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", "MIIEowIBAAKCAQEA7bq"]
+  const session = readFileSync(`${repoRoot}docs/examples/session.jsonl`, "utf8")
+  const runExample = async (extra: ReadonlyArray<string>) => {
+    const audit = join(mkdtempSync(join(tmpdir(), "abhed-holes-")), "audit.jsonl")
+    const r = await runCli(["run", "--config", "docs/examples/abhed.json", "--audit", audit, ...extra], { input: session })
+    expect(r.code, r.stderr).toBe(0)
+    return { audit, text: readFileSync(audit, "utf8") }
+  }
+
+  it("with the bundled example config, the audit file holds no token a redactor removed, and is created 0600", async () => {
+    // The session itself carries the secrets (tool outputs), and the redactors' round-1 proposals did too.
+    for (const s of secrets) expect(session).toContain(s)
+    const { audit, text } = await runExample([])
+    expect(statSync(audit).mode & 0o777).toBe(0o600)
+    for (const s of secrets) expect(text, s).not.toContain(s)
+    const records = jsonLines(text) as Array<Line>
+    const results = records.filter((r) => r["event"] === "tool_result")
+    expect(results.length).toBeGreaterThan(0)
+    for (const r of results) expect(Object.keys(r["outcome"] as Line).sort()).toEqual(["content", "is_error", "rounds"])
+    for (const r of results) expect((r["outcome"] as Line)["content"]).toMatchObject({ sha256: expect.stringMatching(/^[0-9a-f]{64}$/) })
+    // Args stay verbatim.
+    expect(text).toContain("cat ~/.aws/credentials")
+  })
+
+  it("--audit-content full keeps content verbatim: the operator opted in", async () => {
+    const { text } = await runExample(["--audit-content", "full"])
+    expect(text).toContain("wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY")
   })
 })

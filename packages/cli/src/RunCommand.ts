@@ -1,4 +1,4 @@
-import { AuditLog } from "@abhed/host"
+import { type AuditContent, AuditLog } from "@abhed/host"
 import { Console, Effect, Layer, Option } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
 import { AuditUnwritable } from "./CliError.ts"
@@ -9,8 +9,8 @@ import { render } from "./Output.ts"
 import { runSession } from "./Session.ts"
 
 /** The JSONL audit sink; a file it cannot open is one line on stderr and exit 1, not a stack trace. */
-const auditLayer = (file: string) =>
-  AuditLog.layerJsonl(file).pipe(
+const auditLayer = (file: string, content: AuditContent) =>
+  AuditLog.layerJsonl(file, { content }).pipe(
     Layer.catchTag("AuditWriteError", (e) => Layer.effect(AuditLog, Effect.fail(new AuditUnwritable({ file, detail: e.detail })))),
     Layer.tapError((e) => Console.error(e.message))
   )
@@ -24,6 +24,13 @@ export const run = Command.make(
       Flag.withDescription("append the audit records (one JSON line per dispatch) to this file"),
       Flag.optional
     ),
+    auditContent: Flag.Literals("audit-content", ["digest", "full"]).pipe(
+      Flag.withDescription(
+        "what the audit keeps of tool_result content, invoke_tool results, kept context messages and compaction " +
+          "summaries, in replies and outcomes: digest = {sha256, bytes} (default); full = verbatim, secrets included"
+      ),
+      Flag.withDefault("digest" as const)
+    ),
     sessionId: Flag.String("session-id").pipe(
       Flag.withDescription("session id sent to the extensions (default: the first request's session_id, else \"abhed-ext\")"),
       Flag.optional
@@ -33,7 +40,7 @@ export const run = Command.make(
       Argument.optional
     )
   },
-  Effect.fn("run")(function*({ audit, config, events, sessionId }) {
+  Effect.fn("run")(function*({ audit, auditContent, config, events, sessionId }) {
     const loaded = yield* loadConfig(config)
     const lines = yield* inputLines(events)
     yield* runSession({
@@ -42,7 +49,7 @@ export const run = Command.make(
       defaultSessionId: "abhed-ext",
       sessionId: Option.getOrUndefined(sessionId),
       onLine: (r) => Console.log(render(r.output))
-    }).pipe(Effect.provide(Option.isSome(audit) ? auditLayer(audit.value) : AuditLog.layerNone))
+    }).pipe(Effect.provide(Option.isSome(audit) ? auditLayer(audit.value, auditContent) : AuditLog.layerNone))
   })
 ).pipe(
   Command.withShortDescription("Decide a stream of requests with the extensions of a config"),

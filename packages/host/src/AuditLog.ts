@@ -1,4 +1,5 @@
 import { Context, Effect, FileSystem, Layer, Ref, Schema, Semaphore } from "effect"
+import { type AuditContent, auditView } from "./AuditContent.ts"
 
 /**
  * One record per dispatch (DESIGN §6). Extension entries are sorted by name, so identical inputs give identical
@@ -53,7 +54,10 @@ export class AuditLog extends Context.Service<AuditLog, {
   /** Records kept in memory (empty for sinks that keep nothing). */
   readonly entries: Effect.Effect<ReadonlyArray<AuditRecord>>
 }>()("@abhed/host/AuditLog") {
-  /** Keeps every record in memory: for tests, the CLI and short sessions. */
+  /**
+   * Keeps every record in memory, as it is (content verbatim: nothing is written anywhere): for tests, the demo and
+   * short sessions. A sink of your own can keep what the JSONL sink keeps with `auditView(record, "digest")`.
+   */
   static readonly layerMemory = Layer.effect(
     AuditLog,
     Effect.gen(function*() {
@@ -69,28 +73,44 @@ export class AuditLog extends Context.Service<AuditLog, {
   static readonly layerNone = Layer.succeed(AuditLog, AuditLog.of({ record: () => Effect.void, entries: Effect.succeed([]) }))
 
   /**
-   * Appends one JSON line per record to `path`. The file is opened once for the layer's lifetime. A write that
-   * fails is logged and does not fail the dispatch: the audit trail must never take the agent down.
+   * Appends one JSON line per record to `path`. The file is opened once for the layer's lifetime, and created with
+   * mode 0600 (owner only): records hold args verbatim. An existing file keeps its mode (the operator chose it), with
+   * a warning when others may read it. Content is recorded as `{sha256, bytes}` unless `content: "full"` (DESIGN §4,
+   * `AuditContent`). A write that fails is logged and does not fail the dispatch: the audit trail must never take
+   * the agent down.
    */
-  static readonly layerJsonl = (path: string) =>
+  static readonly layerJsonl = (path: string, options?: AuditJsonlOptions) =>
     Layer.effect(
       AuditLog,
       Effect.gen(function*() {
         const fs = yield* FileSystem.FileSystem
-        const file = yield* fs.open(path, { flag: "a" }).pipe(
+        const content = options?.content ?? "digest"
+        const file = yield* fs.open(path, { flag: "a", mode: 0o600 }).pipe(
           Effect.mapError((e) => new AuditWriteError({ path, detail: e.message }))
         )
+        const info = yield* Effect.option(file.stat)
+        if (info._tag === "Some" && (info.value.mode & 0o077) !== 0) {
+          const mode = (info.value.mode & 0o777).toString(8).padStart(4, "0")
+          yield* Effect.logWarning(`audit log ${path} may be read by others (mode ${mode}): chmod 600 ${path}`)
+        }
         const encoder = new TextEncoder()
         // Concurrent dispatches finish concurrently: one writer at a time keeps every line whole.
         const lock = yield* Semaphore.make(1)
         return AuditLog.of({
           record: (r) =>
-            file.writeAll(encoder.encode(`${JSON.stringify(r)}\n`)).pipe(
+            Effect.suspend(() => file.writeAll(encoder.encode(`${JSON.stringify(auditView(r, content))}\n`))).pipe(
               Effect.catch((e) => Effect.logWarning(`audit log ${path}: ${e.message}`)),
+              // A record JSON cannot hold (from an embedder's own values) is one lost line, not a dead agent.
+              Effect.catchDefect((d) => Effect.logWarning(`audit log ${path}: record not written: ${String(d)}`)),
               lock.withPermit
             ),
           entries: Effect.succeed([])
         })
       })
     )
+}
+
+export interface AuditJsonlOptions {
+  /** `"digest"` (default): content as `{sha256, bytes}`; `"full"`: verbatim, secrets included. */
+  readonly content?: AuditContent | undefined
 }

@@ -1,3 +1,4 @@
+export * from "./AuditContent.ts"
 export * from "./AuditLog.ts"
 export * from "./ConfigLoader.ts"
 export * from "./Extension.ts"

@@ -1,0 +1,67 @@
+import { createHash } from "node:crypto"
+import { isJsonObject } from "@abhed/protocol"
+import type { AuditExchange, AuditRecord, AuditRound } from "./AuditLog.ts"
+
+/**
+ * What an audit record keeps of the content that flows through the host (DESIGN §4). A redactor's proposal holds
+ * the very secret it removes, so by default content is recorded as `{sha256, bytes}`: enough to tell two contents
+ * apart, or to match one you hold, and nothing to read. `"full"` keeps it verbatim, for an operator who opts in.
+ * Args are always verbatim: the policy and the guards judge them, and the audit must show what they judged.
+ */
+export type AuditContent = "digest" | "full"
+
+/** A content recorded without itself: the SHA-256 of its UTF-8 text (hex) and that text's length in bytes. */
+export interface ContentDigest {
+  readonly sha256: string
+  readonly bytes: number
+}
+
+/** A string is digested as itself; any other JSON value as its JSON text. */
+export const contentDigest = (value: unknown): ContentDigest => {
+  const text = typeof value === "string" ? value : JSON.stringify(value) ?? "null"
+  const bytes = Buffer.from(text, "utf8")
+  return { sha256: createHash("sha256").update(bytes).digest("hex"), bytes: bytes.length }
+}
+
+/**
+ * The content fields, per event: in the replies (proposals) and in the outcome. `tool_result` content; an
+ * `invoke_tool` result (a tool's output, like a tool_result's); the messages a `context` dispatch kept; a
+ * `before_compact` summary (a digest of the conversation).
+ */
+const replyFields: { readonly [event: string]: ReadonlyArray<string> } = {
+  tool_result: ["content"],
+  invoke_tool: ["result"],
+  before_compact: ["summary"]
+}
+const outcomeFields: { readonly [event: string]: ReadonlyArray<string> } = {
+  tool_result: ["content"],
+  invoke_tool: ["result"],
+  context: ["messages"],
+  before_compact: ["summary"]
+}
+
+/** A copy of `value` with each named field that is present (and not null) replaced by its digest. */
+const digestFields = (value: unknown, fields: ReadonlyArray<string>): unknown => {
+  if (!isJsonObject(value) || !fields.some((f) => value[f] !== undefined && value[f] !== null)) return value
+  const out: Record<string, unknown> = { ...value }
+  for (const f of fields) {
+    const v = value[f]
+    if (v !== undefined && v !== null) out[f] = contentDigest(v)
+  }
+  return out
+}
+
+/** The record as the sink keeps it: content digested (`"digest"`), or as it is (`"full"`). */
+export const auditView = (record: AuditRecord, content: AuditContent): AuditRecord => {
+  if (content === "full") return record
+  const inReplies = replyFields[record.event] ?? []
+  const inOutcome = outcomeFields[record.event] ?? []
+  if (inReplies.length === 0 && inOutcome.length === 0) return record
+  const rounds = inReplies.length === 0 ? record.rounds : record.rounds.map((round): AuditRound => ({
+    ...round,
+    exchanges: round.exchanges.map((x): AuditExchange =>
+      x.reply === undefined ? x : { ...x, reply: digestFields(x.reply, inReplies) }
+    )
+  }))
+  return { ...record, rounds, outcome: digestFields(record.outcome, inOutcome) }
+}
