@@ -19,6 +19,13 @@ interface Compiled {
   /** Segments between stars; `starred` = the pattern has at least one star. */
   readonly segments: ReadonlyArray<ReadonlyArray<Unit>>
   readonly starred: boolean
+  /**
+   * The same segments as strings, when the pattern has no `?` and is well-formed UTF-16 (no lone surrogate): then
+   * matching code points equals matching UTF-16 code units (a well-formed literal cannot start or end inside a
+   * surrogate pair), so the text need not be split into code points. The common case for policy rules and
+   * matchers, which run on every call: `"git push*"`, `"bash"`.
+   */
+  readonly literal: ReadonlyArray<string> | undefined
 }
 
 const compile = (pattern: string): Compiled => {
@@ -39,7 +46,10 @@ const compile = (pattern: string): Compiled => {
       current.push(c)
     }
   }
-  return { segments, starred: segments.length > 1 }
+  const literal = segments.every((segment) => segment.every((u) => u !== AnyChar)) && pattern.isWellFormed()
+    ? segments.map((segment) => segment.join(""))
+    : undefined
+  return { segments, starred: segments.length > 1, literal }
 }
 
 const matchesAt = (segment: ReadonlyArray<Unit>, text: ReadonlyArray<string>, at: number): boolean => {
@@ -56,7 +66,25 @@ const find = (segment: ReadonlyArray<Unit>, text: ReadonlyArray<string>, from: n
   return -1
 }
 
+/** `run` for a pattern without `?`: the same leftmost-greedy walk, on the string itself. */
+const runLiteral = (segments: ReadonlyArray<string>, text: string): boolean => {
+  const first = segments[0] ?? ""
+  if (segments.length === 1) return text === first
+  const last = segments[segments.length - 1] ?? ""
+  if (text.length < first.length + last.length || !text.startsWith(first) || !text.endsWith(last)) return false
+  let pos = first.length
+  const end = text.length - last.length
+  for (let s = 1; s < segments.length - 1; s++) {
+    const segment = segments[s] ?? ""
+    const at = text.indexOf(segment, pos)
+    if (at === -1 || at + segment.length > end) return false
+    pos = at + segment.length
+  }
+  return true
+}
+
 const run = (compiled: Compiled, text: string): boolean => {
+  if (compiled.literal !== undefined) return runLiteral(compiled.literal, text)
   const t = Array.from(text)
   const { segments } = compiled
   const first = segments[0] ?? []

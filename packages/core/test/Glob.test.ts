@@ -89,4 +89,17 @@ describe("globMatch", () => {
       { numRuns: 1000 }
     )
   })
+  it("agrees with the reference on patterns without `?` (matched on the string) and on lone surrogates", () => {
+    // High and low halves of 😀, alone and paired: a literal must never match half a pair.
+    const alphabet = fc.constantFrom("a", "b", "😀", "\uD83D", "\uDE00", "\uDE01")
+    const patternChar = fc.constantFrom("a", "b", "😀", "\uD83D", "\uDE00", "*", "*", "\\", "?")
+    fc.assert(
+      fc.property(fc.array(patternChar, { maxLength: 8 }), fc.array(alphabet, { maxLength: 10 }), (p, t) => {
+        const pattern = p.join("")
+        const text = t.join("")
+        expect(globMatch(pattern, text)).toBe(reference(pattern, text))
+      }),
+      { numRuns: 2000 }
+    )
+  })
 })
