@@ -1,4 +1,4 @@
-import { takesPart } from "@abhed/core"
+import { NameOrder, takesPart } from "@abhed/core"
 import type { EventName, Request } from "@abhed/protocol"
 import type { AuditExchange } from "./AuditLog.ts"
 import { subscribes, type Extension } from "./Extension.ts"
@@ -35,15 +35,49 @@ export const roundAudience = (extensions: ReadonlyArray<Extension>, event: Event
     ? subscribers.some((x) => x.config.match !== undefined)
     : false
   if (!matched) return () => fixed
-  const candidates = subscribers.map((x) => ({ extension: x, notMatched: skip(x, "not_matched") }))
+  // Every extension in name order, with the entry it gets when it sits the round out: `skipped` comes out in
+  // name order too, so the round's audit entries are a merge, not a sort.
+  const all = extensions.map((x) =>
+    subscribes(x.config, event)
+      ? { extension: x, subscribed: true, skipped: skip(x, "not_matched") }
+      : { extension: x, subscribed: false, skipped: skip(x, "not_subscribed") }
+  )
   return (request) => {
     if (request.event !== "tool_call" && request.event !== "tool_result") return fixed
     const taking: Array<Extension> = []
-    const skipped = [...notSubscribed]
-    for (const { extension, notMatched } of candidates) {
-      if (takesPart(extension.config.match, request)) taking.push(extension)
-      else skipped.push(notMatched)
+    const skipped: Array<AuditExchange> = []
+    for (const x of all) {
+      if (x.subscribed && takesPart(x.extension.config.match, request)) taking.push(x.extension)
+      else skipped.push(x.skipped)
     }
     return { subscribers: taking, skipped }
   }
+}
+
+/**
+ * A round's audit entries in name order, from the exchanges (in name order: the subscribers are) and the skipped
+ * (in name order: `roundAudience` makes them so): merged, not sorted, since this runs on every round.
+ */
+export const mergeByName = (
+  a: ReadonlyArray<AuditExchange>,
+  b: ReadonlyArray<AuditExchange>
+): Array<AuditExchange> => {
+  if (b.length === 0) return [...a]
+  if (a.length === 0) return [...b]
+  const out: Array<AuditExchange> = []
+  let i = 0
+  let j = 0
+  while (i < a.length && j < b.length) {
+    const x = a[i]
+    const y = b[j]
+    if (x === undefined || y === undefined) break
+    if (NameOrder(x.extension, y.extension) <= 0) {
+      out.push(x)
+      i++
+    } else {
+      out.push(y)
+      j++
+    }
+  }
+  return out.concat(a.slice(i), b.slice(j))
 }

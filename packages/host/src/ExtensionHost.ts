@@ -11,7 +11,6 @@ import {
   HostReasonName,
   IsErrorReducer,
   join,
-  NameOrder,
   none,
   settleEffect,
   sortByName,
@@ -37,11 +36,11 @@ import {
   type ReplyOf,
   type RequestOf
 } from "@abhed/protocol"
-import { Clock, Context, Effect, type FileSystem, Layer, Metric, Order, type Path, Ref, Scope } from "effect"
+import { Clock, Context, Effect, type FileSystem, Layer, Metric, type Path, Ref, Scope } from "effect"
 import type { ChildProcessSpawner } from "effect/process"
 import { AuditLog, type AuditExchange, type AuditRound, type ExchangeStatus } from "./AuditLog.ts"
 import { type ConfigInvalid, type ConfigUnreadable, loadConfig } from "./ConfigLoader.ts"
-import { roundAudience, type RoundAudience } from "./Audience.ts"
+import { mergeByName, roundAudience, type RoundAudience } from "./Audience.ts"
 import type { EncodedRequest, Extension, ExtensionStatus } from "./Extension.ts"
 import * as ProcessExtension from "./ProcessExtension.ts"
 import { describeDeathCause, deathCauseOf, type ExtensionError } from "./ExtensionError.ts"
@@ -147,8 +146,6 @@ const rejection: { readonly [R in RejectionReason]: string } = {
 const quoteToolName = (name: string): string =>
   `"${name.replace(/[^\x20-\x7e]|["\\]/g, (c) => c === "\"" || c === "\\" ? `\\${c}` : `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`)}"`
 
-/** Audit entries in canonical (name) order. */
-const ExchangeOrder = Order.mapInput(NameOrder, (x: AuditExchange) => x.extension)
 
 /**
  * Counts a death once per extension, whoever sees it first: the request it failed on, or a later request that
@@ -257,7 +254,8 @@ export const make = (
     skipped: ReadonlyArray<AuditExchange>
   ): AuditRound => ({
     round,
-    exchanges: [...exchanges.map((x) => x.audit), ...skipped].sort(ExchangeOrder)
+    // Both lists are in name order (see Audience): a merge, not a sort, on every round.
+    exchanges: mergeByName(exchanges.map((x) => x.audit), skipped)
   })
 
   /** Runs one dispatch with its span, metrics and audit record. */
