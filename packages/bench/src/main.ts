@@ -7,6 +7,7 @@ import { dispatch } from "./scenarios/Dispatch.ts"
 import { fanOut } from "./scenarios/FanOut.ts"
 import { hookAdapter } from "./scenarios/HookAdapter.ts"
 import { largeContext } from "./scenarios/LargeContext.ts"
+import { matchers } from "./scenarios/Matchers.ts"
 import { memory } from "./scenarios/Memory.ts"
 import { sdkFootprint } from "./scenarios/SdkFootprint.ts"
 import { spawnPerEventScenario } from "./scenarios/SpawnPerEvent.ts"
@@ -26,7 +27,8 @@ const scenarios: ReadonlyArray<readonly [number, Scenario]> = [
   [6, spawnPerEventScenario],
   [7, concurrent],
   [8, sdkFootprint],
-  [9, hookAdapter]
+  [9, hookAdapter],
+  [10, matchers]
 ]
 
 const usage = "usage: pnpm bench [--quick] [--json] [--only 1,2,...]"
