@@ -157,7 +157,7 @@ describe("abhed-ext run: config errors", () => {
     const r = await runCli(["run", "--config", "test/fixtures/cli-invalid-config.json"], { input: "" })
     expect(r.code).toBe(2)
     expect(r.stdout).toBe("")
-    expect(r.stderr).toContain("cli-invalid-config.json: extensions[0].events[0]:")
+    expect(r.stderr).toMatch(/cli-invalid-config\.json:3:\d+: extensions\[0\]\.events\[0\]:/)
     expect(r.stderr).toContain("tool_calls")
     expect(r.stderr).toContain("extensions[1].timeout_ms:")
   })

@@ -30,9 +30,9 @@ export class ConfigInvalid extends Schema.TaggedError<ConfigInvalid>()("ConfigIn
   file: Schema.String,
   issues: Schema.Array(ConfigIssue)
 }) {
-  /** One problem per line, each prefixed with the file: `abhed.json: extensions[0].events[0]: unknown event …`. */
+  /** One problem per line, each prefixed with the file: `abhed.json:3:17: extensions[0].events[0]: unknown event …`. */
   override get message(): string {
-    return this.issues.map((issue) => `${this.file}: ${formatIssue(issue)}`).join("\n")
+    return this.issues.map((issue) => formatIssue(issue, this.file)).join("\n")
   }
 }
 

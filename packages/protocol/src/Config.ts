@@ -1,9 +1,10 @@
+import type { ConfigFile, PolicyRuleFile } from "./ConfigSchema.ts"
 import type { EventName } from "./Event.ts"
 
 /**
- * The decoded, defaulted configuration (`abhed.json`, DESIGN §5).
- * The decoder (`decodeConfig`) lives beside these types; relative `cwd` is resolved by the host against the
- * config file's folder, since that needs the file system's notion of paths.
+ * The decoded, defaulted configuration (`abhed.json`, DESIGN §5): what `decodeConfig` gives. The file as written
+ * is `ConfigFile` (ConfigSchema.ts); `configFromFile` below fills in the defaults, the one place they are applied.
+ * Relative `cwd` is resolved by the host against the config file's folder, since that needs the file system.
  */
 export type OnFailure = "ignore" | "ask" | "deny"
 export const OnFailureValues: ReadonlyArray<OnFailure> = ["ignore", "ask", "deny"]
@@ -89,4 +90,24 @@ export const extensionConfig = (input: ExtensionConfigInput): ExtensionConfig =>
   env_passthrough: input.env_passthrough ?? [],
   reply_ids: input.reply_ids ?? Defaults.reply_ids,
   match: input.match
+})
+
+/** A policy (or `match`) rule as written, with its defaults: no args constraints, no reason. */
+export const policyRule = (rule: PolicyRuleFile): PolicyRule => ({
+  tool: rule.tool,
+  args: rule.args ?? {},
+  reason: rule.reason
+})
+
+/** The decoded file with every default of DESIGN §5 filled in. */
+export const configFromFile = (file: ConfigFile): Config => ({
+  extensions: (file.extensions ?? []).map((x) => extensionConfig({ ...x, match: x.match?.map(policyRule) })),
+  policy: {
+    deny: (file.policy?.deny ?? []).map(policyRule),
+    ask: (file.policy?.ask ?? []).map(policyRule),
+    allow: (file.policy?.allow ?? []).map(policyRule),
+    default: file.policy?.default ?? Defaults.policy.default
+  },
+  max_rewrite_rounds: file.max_rewrite_rounds ?? Defaults.max_rewrite_rounds,
+  builtin_tools: file.builtin_tools ?? Defaults.builtin_tools
 })

@@ -1,12 +1,16 @@
-import { Schema } from "effect"
+import { Schema, SchemaIssue } from "effect"
 import { Defaults, OnFailureValues, ReplyIdsValues } from "./Config.ts"
 import { EventName, EventNames } from "./Event.ts"
 
 /**
- * The `abhed.json` file format as an effect Schema (DESIGN §5). It describes the file as written (every key
- * optional but `name` and `command`), not the defaulted `Config`: editors validate against the JSON Schema
- * generated from it, and `decodeConfig` enforces the same rules with friendlier messages (a test keeps the two
- * in agreement).
+ * The `abhed.json` file format as an effect Schema (DESIGN §5): the one statement of the config. It describes the
+ * file as written (every key optional but `name` and `command`), not the defaulted `Config` (the defaults are
+ * applied by `configFromFile` in Config.ts). `decodeConfig` decodes with it and words its issues for people
+ * (ConfigIssues.ts); editors validate against the JSON Schema generated from it (`docs/abhed.schema.json`).
+ *
+ * The annotations the messages are made of: `expected` (what a value must be: "must be {expected}, got …"),
+ * `noun` (what a list of literals holds: `unknown event "x"; expected one of …`), `messageMissingKey`, and the
+ * messages the filters below return.
  */
 
 /** Extension names: a portable, shell-safe identifier; "policy" names the policy engine in decisions. */
@@ -18,81 +22,148 @@ const ExtensionNameRule = /^(?!policy$)[A-Za-z0-9][A-Za-z0-9._-]*$/u
 /** Environment variable names: what `execve` accepts (non-empty, no "=", no NUL). */
 export const EnvNamePattern = /^[^=\u0000]+$/u
 
+/** Environment variable names or `*` globs to pass through from the host. */
+export const EnvPassthroughPattern = EnvNamePattern
+
+/** A check exported to JSON Schema as `pattern`, whose failure message `message(input)` is computed. */
+const pattern = (regExp: RegExp, message: (input: string) => string | false) =>
+  Schema.makeFilter<string>((s) => regExp.test(s) || message(s), { toJsonSchema: () => ({ pattern: regExp.source }) })
+
+const extensionName = pattern(ExtensionNameRule, (name) =>
+  name === ""
+    ? false // "must be a non-empty string (…)"
+    : ReservedExtensionNames.includes(name)
+    ? `the name ${JSON.stringify(name)} is reserved (decisions name the policy engine "${name}"); choose another name`
+    : `invalid name ${JSON.stringify(name)}; use letters, digits, ".", "_" and "-", starting with a letter or digit`)
+
+const envName = pattern(
+  EnvNamePattern,
+  (name) => `invalid variable name ${JSON.stringify(name)}; names must be non-empty and contain no "=" or NUL`
+)
+
+/**
+ * No two items alike (by `keyOf`): each repeat is reported at its own index (plus `at`), with `duplicateOf`
+ * naming the first, which the formatter renders as a path (`duplicate event "x" (also extensions[0].events[0])`).
+ */
+const unique = <A>(options: {
+  readonly noun: string
+  readonly keyOf: (item: A) => unknown
+  readonly at?: ReadonlyArray<PropertyKey>
+  readonly fix?: string
+}) =>
+  Schema.makeFilter<ReadonlyArray<A>>((items) => {
+    const first = new Map<unknown, number>()
+    return items.flatMap((item, i) => {
+      const key = options.keyOf(item)
+      const seen = first.get(key)
+      if (seen === undefined) {
+        first.set(key, i)
+        return []
+      }
+      const message = `duplicate ${options.noun} ${JSON.stringify(key)}`
+      return [{
+        path: [i, ...(options.at ?? [])],
+        issue: new SchemaIssue.InvalidValue({ message, duplicateOf: [seen], fix: options.fix }, item)
+      }]
+    })
+  })
+
+/** Items unique by value, exported to JSON Schema as `uniqueItems`. */
+const uniqueItems = <A>(noun: string) =>
+  unique<A>({ noun, keyOf: (item) => item }).annotate({ toJsonSchema: () => ({ uniqueItems: true }) })
+
 const PositiveInt = Schema.Int.check(Schema.isGreaterThan(0), Schema.isLessThanOrEqualTo(Number.MAX_SAFE_INTEGER))
 const NonNegativeInt = Schema.Int.check(
   Schema.isGreaterThanOrEqualTo(0),
   Schema.isLessThanOrEqualTo(Number.MAX_SAFE_INTEGER)
 )
-const Env = Schema.Record(Schema.String.check(Schema.isPattern(EnvNamePattern)), Schema.String)
+const ms = " (milliseconds)"
+const NonEmptyString = (what = "") => Schema.NonEmptyString.annotate({ expected: `a non-empty string${what}` })
+const Env = Schema.Record(Schema.String.check(envName), Schema.String)
 const Globs = Schema.Record(Schema.String, Schema.String)
+const oneOf = (values: ReadonlyArray<string>) => `one of ${values.join(", ")}`
 
 export const PolicyRuleFile = Schema.Struct({
-  tool: Schema.NonEmptyString.annotate({
+  tool: NonEmptyString(" (a tool name glob)").annotate({
     description: "Tool name glob: `*` matches any run of characters (including `/`), `?` one character, `\\` escapes."
-  }),
+  }).annotateKey({ messageMissingKey: "missing; the tool name (a glob) this rule matches" }),
   args: Schema.optionalKey(Globs.annotate({
     description:
       "Globs on named arguments; every one must match (a string argument as-is, any other value as canonical JSON). A missing argument never matches.",
-    default: {}
+    default: {},
+    expected: "an object of glob strings"
   })),
   reason: Schema.optionalKey(Schema.String.annotate({ description: "Shown to the user and the model when the rule decides." }))
 }).annotate({
   identifier: "PolicyRule",
-  description: "A policy rule: matches a tool call by tool name and argument globs."
+  description: "A policy rule: matches a tool call by tool name and argument globs.",
+  expected: `a rule object like {"tool": "bash", "args": {"command": "rm -rf *"}}`
 })
 export type PolicyRuleFile = typeof PolicyRuleFile.Type
 
-/** Environment variable names or `*` globs to pass through from the host. */
-export const EnvPassthroughPattern = /^[^=\u0000]+$/u
+const Rules = Schema.Array(PolicyRuleFile).annotate({ expected: "an array of rules" })
 
 export const ExtensionFile = Schema.Struct({
-  name: Schema.String.check(Schema.isPattern(ExtensionNameRule)).annotate({
+  name: Schema.String.check(extensionName).annotate({
     description:
-      "Unique name of the extension, used in reasons, audit records and ordering. Letters, digits, '.', '_', '-', starting with a letter or digit; \"policy\" is reserved."
-  }),
-  command: Schema.NonEmptyString.annotate({
+      "Unique name of the extension, used in reasons, audit records and ordering. Letters, digits, '.', '_', '-', starting with a letter or digit; \"policy\" is reserved.",
+    expected: "a non-empty string (the extension's unique name)"
+  }).annotateKey({ messageMissingKey: "missing; every extension needs a unique name" }),
+  command: NonEmptyString().annotate({
     description:
       "The program to run: looked up on PATH when it has no '/', else a path relative to the extension's working directory (cwd)."
-  }),
+  }).annotateKey({ messageMissingKey: "missing; the program to run, e.g. \"bash\"" }),
   args: Schema.optionalKey(
-    Schema.Array(Schema.String).annotate({ description: "Arguments passed to the command.", default: [] })
+    Schema.Array(Schema.String).annotate({
+      description: "Arguments passed to the command.",
+      default: [],
+      expected: "an array of strings"
+    })
   ),
   events: Schema.optionalKey(
-    Schema.Array(EventName).check(Schema.isUnique()).annotate({
+    Schema.Array(EventName.annotate({ noun: "event", expected: `an event name (${oneOf(EventNames)})` })).check(
+      uniqueItems("event")
+    ).annotate({
       description: `The events this extension receives. Omitted or empty = all events (${EventNames.join(", ")}).`,
-      default: []
+      default: [],
+      expected: "an array of event names"
     })
   ),
   timeout_ms: Schema.optionalKey(PositiveInt.annotate({
     description: "How long one reply may take, in milliseconds, counted from the write. A late reply kills the extension.",
-    default: Defaults.timeout_ms
+    default: Defaults.timeout_ms,
+    expected: `a positive integer${ms}`
   })),
   startup_timeout_ms: Schema.optionalKey(PositiveInt.annotate({
     description: "Timeout of the first exchange (session_start), in milliseconds.",
-    default: Defaults.startup_timeout_ms
+    default: Defaults.startup_timeout_ms,
+    expected: `a positive integer${ms}`
   })),
   grace_ms: Schema.optionalKey(NonNegativeInt.annotate({
     description: "At shutdown: time between closing stdin and SIGTERM, and between SIGTERM and SIGKILL, in milliseconds.",
-    default: Defaults.grace_ms
+    default: Defaults.grace_ms,
+    expected: `a non-negative integer${ms}`
   })),
   on_failure: Schema.optionalKey(Schema.Literals(OnFailureValues).annotate({
     description:
       "What a dead extension means for tool calls: ignore (skip it), ask (ask for approval) or deny (block). For tool results, ask and deny withhold the content.",
     default: Defaults.on_failure
   })),
-  cwd: Schema.optionalKey(Schema.NonEmptyString.annotate({
+  cwd: Schema.optionalKey(NonEmptyString(" (a folder, relative to the config file's folder)").annotate({
     description: "Working directory of the process, relative to this file's folder. Default: this file's folder."
   })),
   env: Schema.optionalKey(Env.annotate({
     description:
       "Environment variables set for the extension (on top of the baseline: PATH, HOME, USER, LOGNAME, SHELL, LANG, LC_*, TERM, TMPDIR, TZ).",
-    default: {}
+    default: {},
+    expected: "an object of string values"
   })),
   env_passthrough: Schema.optionalKey(
-    Schema.Array(Schema.String.check(Schema.isPattern(EnvPassthroughPattern))).annotate({
+    Schema.Array(Schema.String.check(envName)).annotate({
       description:
         "Names of the host's environment variables passed to the extension beyond the baseline; `*` matches any run of characters (\"AWS_*\"). Nothing else of the host's environment is passed.",
-      default: []
+      default: [],
+      expected: "an array of variable names or globs"
     })
   ),
   reply_ids: Schema.optionalKey(Schema.Literals(ReplyIdsValues).annotate({
@@ -100,59 +171,68 @@ export const ExtensionFile = Schema.Struct({
       "required: every reply must echo the request's id (a reply without it is malformed). optional: a reply may echo it. A reply with a wrong id kills the extension either way.",
     default: Defaults.reply_ids
   })),
-  match: Schema.optionalKey(Schema.Array(PolicyRuleFile).annotate({
+  match: Schema.optionalKey(Rules.annotate({
     description:
       "Only tool calls matching one of these rules (same shape as policy rules) are sent to this extension (tool_call and tool_result). Omitted = every call."
   }))
 }).annotate({
   identifier: "Extension",
-  description: "One extension: a process speaking line-delimited JSON on stdin/stdout."
+  description: "One extension: a process speaking line-delimited JSON on stdin/stdout.",
+  expected: `an extension object like {"name": "guard", "command": "bash"}`
 })
 export type ExtensionFile = typeof ExtensionFile.Type
 
-const Rules = (level: string) =>
-  Schema.optionalKey(Schema.Array(PolicyRuleFile).annotate({
+const RulesAt = (level: string) =>
+  Schema.optionalKey(Rules.annotate({
     description: `Calls matching any of these rules are ${level}.`,
     default: []
   }))
 
+const PolicyKeys = ["deny", "ask", "allow", "default"]
+
 export const PolicyFile = Schema.Struct({
-  deny: Rules("denied"),
-  ask: Rules("asked (need approval), unless a deny rule matches"),
-  allow: Rules("allowed, unless a deny or ask rule matches"),
+  deny: RulesAt("denied"),
+  ask: RulesAt("asked (need approval), unless a deny rule matches"),
+  allow: RulesAt("allowed, unless a deny or ask rule matches"),
   default: Schema.optionalKey(Schema.Literals(["allow", "ask", "deny"]).annotate({
     description: "The decision when no rule matches.",
     default: Defaults.policy.default
   }))
 }).annotate({
   description:
-    "The operator's policy. It runs on the settled arguments; the final decision is the stricter of the policy's and the extensions'."
+    "The operator's policy. It runs on the settled arguments; the final decision is the stricter of the policy's and the extensions'.",
+  expected: `an object with ${PolicyKeys.join(", ")}`
 })
 export type PolicyFile = typeof PolicyFile.Type
 
 // Names order the combination of replies and attribute every reason, so two extensions may not share one.
-// (JSON Schema cannot say this; the effect Schema and `decodeConfig` do.)
-const uniqueNames = Schema.makeFilter<ReadonlyArray<ExtensionFile>>(
-  (extensions) => new Set(extensions.map((e) => e.name)).size === extensions.length,
-  { expected: "extensions with unique names" }
-)
+// (JSON Schema cannot say this; the effect Schema does, once every extension is otherwise valid.)
+const uniqueNames = unique<ExtensionFile>({ noun: "name", keyOf: (x) => x.name, at: ["name"], fix: "names must be unique" })
+  .annotate({ toJsonSchema: () => ({}) })
 
 export const ConfigFile = Schema.Struct({
   $schema: Schema.optionalKey(Schema.String.annotate({ description: "The JSON Schema of this file, for editors." })),
-  extensions: Schema.optionalKey(Schema.Array(ExtensionFile).annotate({
+  extensions: Schema.optionalKey(Schema.Array(ExtensionFile).check(uniqueNames).annotate({
     description: "The extensions to run. Names must be unique.",
-    default: []
-  }).check(uniqueNames)),
+    default: [],
+    expected: "an array of extensions"
+  })),
   policy: Schema.optionalKey(PolicyFile),
   max_rewrite_rounds: Schema.optionalKey(PositiveInt.annotate({
     description: "How many rounds of argument/content rewrites may run before the call fails closed.",
-    default: Defaults.max_rewrite_rounds
+    default: Defaults.max_rewrite_rounds,
+    expected: "a positive integer"
   })),
-  builtin_tools: Schema.optionalKey(Schema.Array(Schema.NonEmptyString).check(Schema.isUnique()).annotate({
+  builtin_tools: Schema.optionalKey(Schema.Array(NonEmptyString()).check(uniqueItems("tool")).annotate({
     description: "The agent's own tool names; an extension tool with one of these names is rejected.",
-    default: []
+    default: [],
+    expected: "an array of tool names"
   }))
-}).annotate({ title: "abhed.json", description: "Configuration of Abhed's extension host." })
+}).annotate({
+  title: "abhed.json",
+  description: "Configuration of Abhed's extension host.",
+  expected: `a JSON object like {"extensions": [...]}`
+})
 export type ConfigFile = typeof ConfigFile.Type
 
 /** The JSON Schema (draft 2020-12) of `abhed.json`, as checked in at `docs/abhed.schema.json`. */

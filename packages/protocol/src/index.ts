@@ -1,6 +1,7 @@
 export * from "./Config.ts"
 export * from "./ConfigDecoder.ts"
 export * from "./ConfigError.ts"
+export { closestName } from "./ConfigIssues.ts"
 export * from "./ConfigSchema.ts"
 export * from "./Event.ts"
 export * as Framing from "./Framing.ts"

@@ -135,9 +135,13 @@ describe("decodeConfig: every problem names its path and the fix", () => {
   })
 
   it("an event that is not a string, and a duplicate event", () => {
-    expect(extIssue({ events: ["tool_call", 3, "tool_call"] })).toEqual([
-      `extensions[0].events[1]: must be an event name (one of ${EventNames.join(", ")}), got 3`,
-      "extensions[0].events[2]: duplicate event \"tool_call\" (also extensions[0].events[0])"
+    expect(extIssue({ events: ["tool_call", 3] })).toEqual([
+      `extensions[0].events[1]: must be an event name (one of ${EventNames.join(", ")}), got 3`
+    ])
+    // Repeats are checked once every item is valid (a relation between items, after the items).
+    expect(extIssue({ events: ["tool_call", "context", "tool_call", "context"] })).toEqual([
+      "extensions[0].events[2]: duplicate event \"tool_call\" (also extensions[0].events[0])",
+      "extensions[0].events[3]: duplicate event \"context\" (also extensions[0].events[1])"
     ])
     expect(extIssue({ events: "tool_call" })).toEqual([
       "extensions[0].events: must be an array of event names, got \"tool_call\""
@@ -196,7 +200,7 @@ describe("decodeConfig: every problem names its path and the fix", () => {
       "extensions[0].on_failure: unknown value \"Deny\"; expected one of ignore, ask, deny; did you mean \"deny\"?"
     ])
     expect(extIssue({ on_failure: true })).toEqual([
-      "extensions[0].on_failure: unknown value true; expected one of ignore, ask, deny"
+      "extensions[0].on_failure: must be one of ignore, ask, deny, got true"
     ])
   })
 
@@ -307,10 +311,12 @@ describe("decodeConfig: every problem names its path and the fix", () => {
     expect(linesOf({ builtin_tools: "bash" })).toEqual([
       "builtin_tools: must be an array of tool names, got \"bash\""
     ])
-    expect(linesOf({ builtin_tools: ["bash", "", 3, "bash"] })).toEqual([
+    expect(linesOf({ builtin_tools: ["bash", "", 3] })).toEqual([
       "builtin_tools[1]: must be a non-empty string",
-      "builtin_tools[2]: must be a non-empty string, got 3",
-      "builtin_tools[3]: duplicate tool \"bash\" (also builtin_tools[0])"
+      "builtin_tools[2]: must be a non-empty string, got 3"
+    ])
+    expect(linesOf({ builtin_tools: ["bash", "read", "bash"] })).toEqual([
+      "builtin_tools[2]: duplicate tool \"bash\" (also builtin_tools[0])"
     ])
   })
 
@@ -339,6 +345,7 @@ describe("decodeConfig: the error loses nothing", () => {
       max_rewrite_rounds: 0,
       builtin_tools: ["bash", "bash"]
     })
+    // extensions[2] repeats the name "guard", which is reported once the extensions are otherwise valid.
     if (Result.isSuccess(r)) throw new Error("expected failure")
     const error = r.failure
     expect(error).toBeInstanceOf(ConfigError)
@@ -346,7 +353,6 @@ describe("decodeConfig: the error loses nothing", () => {
     expect(error.issues.map((i) => i.path)).toEqual([
       "extensions[0].timeout",
       "extensions[1].events[0]",
-      "extensions[2].name",
       "extensions[2].command",
       "extensions[2].timeout_ms",
       "extensions[2].on_failure",
@@ -373,26 +379,28 @@ describe("parseConfig", () => {
     const r = parseConfig("{\n  \"extensions\": [\n    {\"name\": \"a\" \"command\": \"b\"}\n  ]\n}")
     if (Result.isSuccess(r)) throw new Error("expected failure")
     expect(r.failure._tag).toBe("ConfigError")
-    expect(r.failure.issues).toHaveLength(1)
-    expect(r.failure.issues[0]?.path).toBe("")
-    expect(r.failure.message).toMatch(/^invalid JSON: .*line 3 column 18\)$/)
-    expect(r.failure.message).not.toContain("\n") // one problem, one line
+    expect(r.failure.issues).toEqual([{ path: "", message: "invalid JSON: expected \",\" before this", line: 3, column: 18 }])
+    expect(r.failure.message).toBe("3:18: invalid JSON: expected \",\" before this") // one problem, one line
   })
 
-  it("a syntax error whose message quotes several lines of the file is still reported on one line", () => {
+  it("a syntax error is reported once, on one line, not with the parser's guesses after it", () => {
     const r = parseConfig("nope\n{}")
-    expect(Result.isFailure(r) && r.failure.message).toMatch(/^invalid JSON: [^\n]*$/)
+    expect(Result.isFailure(r) && r.failure.message).toBe("1:1: invalid JSON: unexpected \"nope\"")
+    const quotes = parseConfig("{'extensions': []}")
+    expect(Result.isFailure(quotes) && quotes.failure.message).toBe(
+      "1:2: invalid JSON: unexpected \"'extensions'\" (strings and keys take double quotes)"
+    )
   })
 
   it("empty text is a ConfigError", () => {
-    const r = parseConfig("")
-    expect(Result.isFailure(r) && r.failure.message).toMatch(/^invalid JSON: /)
+    const r = parseConfig(" \n")
+    expect(Result.isFailure(r) && r.failure.message).toBe("2:1: invalid JSON: the file is empty (a config with nothing in it is {})")
   })
 
-  it("decoding problems of parsed text are reported like decodeConfig's", () => {
+  it("decoding problems of parsed text are reported like decodeConfig's, with their line and column", () => {
     const r = parseConfig("{\"max_rewrite_rounds\": -1, \"builtin_tools\": [\"\"]}")
     expect(Result.isFailure(r) && r.failure.message).toBe(
-      "max_rewrite_rounds: must be a positive integer, got -1\nbuiltin_tools[0]: must be a non-empty string"
+      "1:2: max_rewrite_rounds: must be a positive integer, got -1\n1:46: builtin_tools[0]: must be a non-empty string"
     )
   })
 })

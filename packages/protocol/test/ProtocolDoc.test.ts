@@ -50,15 +50,11 @@ describe("docs/protocol.md examples", () => {
     }
   })
 
-  it("the error example is what decodeConfig really prints", () => {
-    const r = parseConfig(JSON.stringify({
-      extensions: [
-        { name: "guard", command: "bash", timeout: 5 },
-        { name: "b", command: "x", events: ["tool_calls"] },
-        { name: "guard", command: "", timeout_ms: -5, on_failure: "block" }
-      ]
-    }))
+  it("the error example is what parseConfig really prints for the example file", () => {
+    const bad = [...doc.matchAll(/```jsonc\n([\s\S]*?)```/g)].map((m) => m[1] ?? "")
+    expect(bad.length).toBe(1)
+    const r = parseConfig(bad[0] ?? "")
     if (Result.isSuccess(r)) throw new Error("expected failure")
-    expect(doc).toContain(`\`\`\`\n${r.failure.message}\n\`\`\``)
+    expect(doc).toContain(`is rejected with:\n\n\`\`\`\n${r.failure.message}\n\`\`\``)
   })
 })

@@ -1,0 +1,205 @@
+import { createScanner, type Node, parseTree, printParseErrorCode, type ParseError } from "jsonc-parser"
+
+/**
+ * The text of `abhed.json` (DESIGN §5): JSON with comments (JSONC), read with a real tokenizer (`jsonc-parser`,
+ * VS Code's) instead of `JSON.parse`, so that
+ * - a key repeated in one object is a problem naming both lines, not a silent replacement of the first (a
+ *   second `"extensions": []` lower in the file must not remove every guard);
+ * - every problem has a line and column;
+ * - `//` and `/* *\/` comments are allowed. Trailing commas are not (they are a problem each, with its
+ *   position): the file stays JSON plus comments, as editors' "JSON with Comments" mode reads it.
+ * A leading byte order mark is skipped.
+ */
+
+/** A problem in the text, at a character offset (after the byte order mark). */
+export interface TextProblem {
+  readonly offset: number
+  readonly path: ReadonlyArray<PropertyKey>
+  readonly message: string
+}
+
+/** Where a value is in the text: `start` of the value (for a key of an object: of the key), `end` after it. */
+export interface Span {
+  readonly start: number
+  readonly end: number
+}
+
+export interface ConfigText {
+  /** The text without its byte order mark: the offsets below are into it. */
+  readonly text: string
+  /** The value, duplicate keys resolved as `JSON.parse` does (the last one wins), or undefined on a syntax error. */
+  readonly value: unknown
+  /** Syntax errors (only the first of the parser's, which cascade), trailing commas, repeated keys. */
+  readonly problems: ReadonlyArray<TextProblem>
+  /** The span of the value at a path (`pathKey`), and for object members the span of the key. */
+  readonly values: ReadonlyMap<string, Span>
+  readonly keys: ReadonlyMap<string, Span>
+}
+
+/** A path as a map key. */
+export const pathKey = (path: ReadonlyArray<PropertyKey>): string =>
+  JSON.stringify(path.map((k) => (typeof k === "number" ? k : String(k))))
+
+/** Far more than any valid config needs (it nests 6 deep); deeper input is refused before it is parsed. */
+export const MaxDepth = 64
+
+const syntaxMessage = (error: ParseError, text: string): string => {
+  const token = text.slice(error.offset, error.offset + Math.max(1, error.length))
+  switch (printParseErrorCode(error.error)) {
+    case "InvalidSymbol":
+      return `unexpected ${JSON.stringify(token)}${token.startsWith("'") ? " (strings and keys take double quotes)" : ""}`
+    case "InvalidNumberFormat":
+      return "invalid number"
+    case "PropertyNameExpected":
+      return "expected a key in double quotes"
+    case "ValueExpected":
+      return text.trim() === "" ? "the file is empty (a config with nothing in it is {})" : "expected a value"
+    case "ColonExpected":
+      return "expected \":\" after the key"
+    case "CommaExpected":
+      return "expected \",\" before this"
+    case "CloseBraceExpected":
+      return "expected \"}\""
+    case "CloseBracketExpected":
+      return "expected \"]\""
+    case "EndOfFileExpected":
+      return "unexpected text after the end of the config (a file holds one object)"
+    case "InvalidCommentToken":
+      return "invalid comment"
+    case "UnexpectedEndOfComment":
+      return "unterminated /* comment"
+    case "UnexpectedEndOfString":
+      return "unterminated string (a string ends on its line; write \\n for a newline)"
+    case "UnexpectedEndOfNumber":
+      return "incomplete number"
+    case "InvalidUnicode":
+      return "invalid \\u escape"
+    case "InvalidEscapeCharacter":
+      return "invalid escape in a string"
+    case "InvalidCharacter":
+      return "control character in a string (escape it)"
+    default:
+      return "invalid syntax"
+  }
+}
+
+/**
+ * One pass of the tokenizer (iterative, so any depth is safe): trailing commas, and the first place the nesting
+ * goes deeper than `MaxDepth`.
+ */
+const scan = (text: string): { readonly trailingCommas: ReadonlyArray<number>; readonly tooDeep: number | undefined } => {
+  const scanner = createScanner(text, true)
+  const trailingCommas: Array<number> = []
+  let depth = 0
+  let tooDeep: number | undefined
+  let comma: number | undefined
+  for (;;) {
+    scanner.scan()
+    const offset = scanner.getTokenOffset()
+    if (scanner.getTokenLength() === 0) break // the end (every other token has a character)
+    const c = text[offset]
+    if (c === "}" || c === "]") {
+      if (comma !== undefined) trailingCommas.push(comma)
+      depth--
+    } else if (c === "{" || c === "[") {
+      depth++
+      if (depth > MaxDepth && tooDeep === undefined) tooDeep = offset
+    }
+    comma = c === "," ? offset : undefined
+  }
+  return { trailingCommas, tooDeep }
+}
+
+const lineOf = (starts: ReadonlyArray<number>, offset: number): number => {
+  let lo = 0
+  let hi = starts.length - 1
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1
+    if ((starts[mid] ?? 0) <= offset) lo = mid
+    else hi = mid - 1
+  }
+  return lo
+}
+
+/** 1-based line and column of a character offset (a line ends at \n, \r\n or \r, as in the tokenizer). */
+export const lineColumn = (text: string): (offset: number) => { readonly line: number; readonly column: number } => {
+  const starts = [0]
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]
+    if (c === "\n" || (c === "\r" && text[i + 1] !== "\n")) starts.push(i + 1)
+  }
+  return (offset) => {
+    const line = lineOf(starts, offset)
+    return { line: line + 1, column: offset - (starts[line] ?? 0) + 1 }
+  }
+}
+
+const lines = (a: number, b: number): string => (a === b ? `twice on line ${a}` : `on lines ${a} and ${b}`)
+
+/** Read `abhed.json` text: the value, where each part of it is, and the problems of the text itself. */
+export const readConfigText = (raw: string): ConfigText => {
+  const text = raw.charCodeAt(0) === 0xfeff ? raw.slice(1) : raw
+  const { tooDeep, trailingCommas } = scan(text)
+  const values = new Map<string, Span>()
+  const keys = new Map<string, Span>()
+  if (tooDeep !== undefined) {
+    const message = `nested more than ${MaxDepth} levels deep (a config needs 6)`
+    return { text, value: undefined, problems: [{ offset: tooDeep, path: [], message }], values, keys }
+  }
+  const errors: Array<ParseError> = []
+  const tree = parseTree(text, errors, { allowTrailingComma: true, disallowComments: false, allowEmptyContent: false })
+  const commas = trailingCommas.map((offset) => ({
+    offset,
+    path: [],
+    message: "trailing comma (abhed.json allows comments, not trailing commas): remove it"
+  }))
+  const [firstError] = errors
+  if (firstError !== undefined || tree === undefined) {
+    // After the first error the parser guesses, and its further errors mostly follow from the guess.
+    const first = firstError === undefined
+      ? []
+      : [{ offset: firstError.offset, path: [], message: `invalid JSON: ${syntaxMessage(firstError, text)}` }]
+    const problems = [...commas.filter((c) => firstError === undefined || c.offset < firstError.offset), ...first]
+    return { text, value: undefined, problems, values, keys }
+  }
+  const problems: Array<TextProblem> = [...commas]
+  const where = lineColumn(text)
+  const valueOf = (node: Node, path: ReadonlyArray<PropertyKey>): unknown => {
+    values.set(pathKey(path), { start: node.offset, end: node.offset + node.length })
+    const children = node.children ?? []
+    switch (node.type) {
+      case "object": {
+        const seen = new Map<string, Node>()
+        const entries: Array<[string, unknown]> = []
+        for (const property of children) {
+          const [keyNode, valueNode] = property.children ?? []
+          const key: unknown = keyNode?.value
+          if (keyNode === undefined || typeof key !== "string") continue
+          const at = [...path, key]
+          const first = seen.get(key)
+          if (first !== undefined) {
+            problems.push({
+              offset: keyNode.offset,
+              path: at,
+              message: `duplicate key ${JSON.stringify(key)} ${lines(where(first.offset).line, where(keyNode.offset).line)}: ` +
+                "a repeated key would silently replace the first; keep one"
+            })
+          }
+          seen.set(key, keyNode)
+          keys.set(pathKey(at), { start: keyNode.offset, end: property.offset + property.length })
+          entries.push([key, valueNode === undefined ? undefined : valueOf(valueNode, at)])
+        }
+        // fromEntries defines own data properties: a "__proto__" key stays a plain key. The last one wins.
+        return Object.fromEntries(entries)
+      }
+      case "array":
+        return children.map((child, i) => valueOf(child, [...path, i]))
+      default: {
+        const value: unknown = node.value
+        return value
+      }
+    }
+  }
+  const value = valueOf(tree, [])
+  return { text, value, problems, values, keys }
+}
