@@ -1,9 +1,11 @@
 import type { Reason } from "@abhed/core"
-import { ExtensionHost, type ExtensionHostShape, type ToolCallOutcome } from "@abhed/host"
+import { Approval, ExtensionHost, type ExtensionHostShape, type ToolCallOutcome } from "@abhed/host"
 import { canonicalJson } from "@abhed/protocol"
 import { Context, Effect, Exit, Result, Schema, Stream } from "effect"
 import type * as SchemaAST from "effect/SchemaAST"
-import { Tool, type Toolkit } from "effect/ai"
+import { Prompt, type Response, Tool, type Toolkit } from "effect/ai"
+import { ArgsSchema } from "./ArgsSchema.ts"
+import * as ExtensionToolkit from "./ExtensionToolkit.ts"
 import { box, fromContent, toContent, unbox } from "./ToolArgs.ts"
 
 /**
@@ -22,8 +24,6 @@ import { box, fromContent, toContent, unbox } from "./ToolArgs.ts"
  *    the extensions settled on. Preliminary results are dropped: they never went through `tool_result`.
  */
 
-/** The Schema the model's args are checked against before anything is sent (extension tools: their input_schema). */
-export class ArgsSchema extends Context.Service<ArgsSchema, Schema.Top>()("@abhed/ai/ArgsSchema") {}
 
 /** Denied and failed calls, as effect/ai's own denial: valid for every tool, in both failure modes. */
 export const executionDenied = (reason: string): typeof Tool.ExecutionFailure.Type => ({
@@ -64,21 +64,33 @@ const ownApproval = (tool: Tool.Any, params: unknown, context: Tool.NeedsApprova
 const narrow = <T extends Tool.Any>(result: Tool.HandlerResult<Tool.Any>): Tool.HandlerResult<T> =>
   result as Tool.HandlerResult<T>
 
+/** A guarded toolkit: pass it as `toolkit` to `generateText`/`streamText`, like any handled toolkit. */
+export interface Guarded<Tools extends Record<string, Tool.Any>> extends Toolkit.WithHandler<Tools> {
+  /**
+   * What a `tool-approval-request` is about: the tool, the SETTLED args that will run if approved, and the
+   * extensions' reasons. Undefined for a call the host did not ask about (the tool's own `needsApproval`).
+   */
+  readonly awaiting: (toolCallId: string) => Approval.ApprovalRequest | undefined
+}
+
 /** The guard over one handled toolkit. */
 const make = <Tools extends Record<string, Tool.Any>>(
   host: ExtensionHostShape,
   inner: Toolkit.WithHandler<Tools>
-): Toolkit.WithHandler<Tools> => {
+): Guarded<Tools> => {
   const pending = new Map<string, Pending>()
 
   const needsApproval = (tool: Tool.Any): Tool.NeedsApprovalFunction<Schema.Top> => (params, context) =>
     Effect.gen(function*() {
       const encoded = Schema.encodeUnknownExit(serviceFree(tool.parametersSchema))(params)
-      // Not encodable: nothing to ask about; `handle` refuses it the usual way.
-      if (Exit.isFailure(encoded)) return false
-      const outcome = yield* host.toolCall({ tool: tool.name, args: box(encoded.value).args, call_id: context.toolCallId })
-      const approvalRequested = outcome.decision === "ask" ||
-        (outcome.decision === "allow" && (yield* ownApproval(tool, params, context)))
+      // Not encodable, or not what the tool takes: nothing is sent, nobody is asked; `handle` refuses it.
+      if (Exit.isFailure(encoded) || Result.isFailure(validateArgs(tool, encoded.value))) return false
+      const { args, boxed } = box(encoded.value)
+      const outcome = yield* host.toolCall({ tool: tool.name, args, call_id: context.toolCallId })
+      // Nobody is asked about args that cannot run: `handle` refuses them, naming who rewrote them.
+      const runnable = Result.isSuccess(validateArgs(tool, unbox(outcome.args, boxed)))
+      const approvalRequested = runnable &&
+        (outcome.decision === "ask" || (outcome.decision === "allow" && (yield* ownApproval(tool, params, context))))
       pending.set(context.toolCallId, { tool: tool.name, params: canonicalJson(encoded.value), outcome, approvalRequested })
       return approvalRequested
     })
@@ -166,7 +178,14 @@ const make = <Tools extends Record<string, Tool.Any>>(
       )
     })
 
-  return { tools, handle }
+  const awaiting = (toolCallId: string): Approval.ApprovalRequest | undefined => {
+    const entry = pending.get(toolCallId)
+    return entry === undefined || entry.outcome.decision !== "ask"
+      ? undefined
+      : { tool: entry.tool, args: entry.outcome.args, reasons: entry.outcome.reasons }
+  }
+
+  return { tools, handle, awaiting }
 }
 
 /**
@@ -176,9 +195,48 @@ const make = <Tools extends Record<string, Tool.Any>>(
  */
 export const guard = <Tools extends Record<string, Tool.Any>, E = never, R = never>(
   toolkit: Toolkit.WithHandler<Tools> | Effect.Effect<Toolkit.WithHandler<Tools>, E, R>
-): Effect.Effect<Toolkit.WithHandler<Tools>, E, R | ExtensionHost> =>
+): Effect.Effect<Guarded<Tools>, E, R | ExtensionHost> =>
   Effect.gen(function*() {
     const inner = Effect.isEffect(toolkit) ? yield* toolkit : toolkit
     const host = yield* ExtensionHost
     return make(host, inner)
+  })
+
+/**
+ * The agent's own tools (a Toolkit with its handlers provided, or a handled one) plus the tools extensions declare,
+ * all guarded: what an agent gives the model.
+ */
+export const withExtensionTools = <Tools extends Record<string, Tool.Any>, E = never, R = never>(
+  toolkit: Toolkit.WithHandler<Tools> | Effect.Effect<Toolkit.WithHandler<Tools>, E, R>
+): Effect.Effect<Guarded<Record<string, Tool.Any>>, E, R | ExtensionHost> =>
+  Effect.gen(function*() {
+    const own = Effect.isEffect(toolkit) ? yield* toolkit : toolkit
+    return yield* guard(ExtensionToolkit.merge(own, yield* ExtensionToolkit.make))
+  })
+
+/**
+ * Answers the `tool-approval-request`s of a response through the host's `Approver` (a prompt, or
+ * `Approver.layerDeny` unattended), showing it the settled args and the reasons. Returns the tool message to append
+ * to the history before the next model call (empty when nothing was asked): approved calls then run with exactly
+ * the args that were approved, refused ones reach the model as `execution-denied` with the reasons.
+ */
+export const resolveApprovals = (
+  toolkit: { readonly awaiting: (toolCallId: string) => Approval.ApprovalRequest | undefined },
+  content: ReadonlyArray<Response.AnyPart>
+): Effect.Effect<Prompt.Prompt, never, Approval.Approver> =>
+  Effect.gen(function*() {
+    const answers: Array<Prompt.ToolApprovalResponsePart> = []
+    for (const part of content) {
+      if (part.type !== "tool-approval-request") continue
+      const call = content.find((p): p is Response.ToolCallPart<string, unknown> => p.type === "tool-call" && p.id === part.toolCallId)
+      const request = toolkit.awaiting(part.toolCallId) ??
+        { tool: call?.name ?? "unknown", args: box(call?.params).args, reasons: [] }
+      const approved = yield* Approval.Approver.use((a) => a.approve(request))
+      answers.push(Prompt.toolApprovalResponsePart({
+        approvalId: part.approvalId,
+        approved,
+        ...(approved ? {} : { reason: `not approved${request.reasons.length > 0 ? `: ${formatReasons(request.reasons)}` : ""}` })
+      }))
+    }
+    return answers.length === 0 ? Prompt.empty : Prompt.fromMessages([Prompt.makeMessage("tool", { content: answers })])
   })

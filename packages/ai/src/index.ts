@@ -1,3 +1,6 @@
+export * from "./ArgsSchema.ts"
+export * as ExtensionToolkit from "./ExtensionToolkit.ts"
 export * as GuardedToolkit from "./GuardedToolkit.ts"
+export * as PromptHooks from "./PromptHooks.ts"
 export * as ScriptedModel from "./ScriptedModel.ts"
 export * as ToolArgs from "./ToolArgs.ts"

@@ -1,0 +1,81 @@
+import { compileInputSchema } from "@abhed/core"
+import { ExtensionHost } from "@abhed/host"
+import { isJsonObject } from "@abhed/protocol"
+import { Effect, Result, Schema } from "effect"
+import { Tool, Toolkit } from "effect/ai"
+import { ArgsSchema } from "./ArgsSchema.ts"
+import { toContent } from "./ToolArgs.ts"
+
+/**
+ * The tools extensions declare (`host.tools`, after the host's collision and schema checks) as effect/ai tools.
+ * Each is a `Tool.dynamic` with the declared `input_schema` (the provider shows the model exactly that schema) and
+ * the schema compiled to an Effect Schema as its `ArgsSchema`: `GuardedToolkit` checks the model's args against it
+ * before anything is sent, and the handler checks again before `invoke_tool`. The result is the owner's `result`
+ * (a string, or any JSON); an `is_error` reply, and an owner that is gone, are failures the model reads as text.
+ *
+ * Like any tool, an extension tool's call must go through `tool_call` and its result through `tool_result`: give
+ * the model these tools only through `GuardedToolkit` (`GuardedToolkit.withExtensionTools` does both).
+ */
+export interface ExtensionTool extends
+  Tool.Tool<string, {
+    readonly parameters: typeof Schema.Unknown
+    readonly success: typeof Schema.Unknown
+    readonly failure: typeof Schema.String
+    readonly failureMode: "return"
+  }>
+{}
+
+export type ExtensionTools = { readonly [name: string]: ExtensionTool }
+
+export const make: Effect.Effect<Toolkit.WithHandler<ExtensionTools>, never, ExtensionHost> = Effect.gen(function*() {
+  const host = yield* ExtensionHost
+  const tools: Array<ExtensionTool> = []
+  const handlers: Record<string, (params: unknown, context: { readonly toolCallId?: string | undefined }) => Effect.Effect<unknown, string>> = {}
+  for (const { tool: declared } of yield* host.tools) {
+    // The host rejects a declaration it cannot compile (audited); a host that did not (a mock) loses the tool here.
+    const compiled = compileInputSchema(declared.input_schema)
+    if (Result.isFailure(compiled)) continue
+    const argsSchema = compiled.success
+    tools.push(
+      Tool.dynamic(declared.name, {
+        description: declared.description,
+        parameters: declared.input_schema,
+        success: Schema.Unknown,
+        failure: Schema.String,
+        failureMode: "return"
+      }).annotate(ArgsSchema, argsSchema)
+    )
+    handlers[declared.name] = (params, context) =>
+      Effect.gen(function*() {
+        const checked = Schema.decodeUnknownResult(argsSchema)(params)
+        if (Result.isFailure(checked) || !isJsonObject(params)) {
+          const why = Result.isFailure(checked) ? checked.failure.message : "args must be a JSON object"
+          return yield* Effect.fail(`args do not match ${declared.name}'s input_schema: ${why}`)
+        }
+        const out = yield* host.invokeTool({ tool: declared.name, args: params, call_id: context.toolCallId }).pipe(
+          Effect.mapError((e) => e.message)
+        )
+        return out.is_error ? yield* Effect.fail(toContent(out.result)) : out.result
+      })
+  }
+  const toolkit = Toolkit.make(...tools)
+  return yield* toolkit.pipe(Effect.provide(toolkit.toLayer(handlers)))
+})
+
+/**
+ * The agent's own tools and the extensions' in one handled toolkit. The agent's tool wins a name both have (give
+ * the host your tool names as `builtinTools` and it rejects such a declaration, audited, before it gets here).
+ */
+export const merge = <Tools extends Record<string, Tool.Any>>(
+  own: Toolkit.WithHandler<Tools>,
+  extensions: Toolkit.WithHandler<ExtensionTools>
+): Toolkit.WithHandler<Record<string, Tool.Any>> => {
+  const tools: Record<string, Tool.Any> = { ...extensions.tools, ...own.tools }
+  return {
+    tools,
+    handle: (name, params, toolCallId, options) =>
+      Object.hasOwn(own.tools, name)
+        ? own.handle(name, params as Tool.ParametersEncoded<Tools[keyof Tools]>, toolCallId, options)
+        : extensions.handle(name, params, toolCallId, options)
+  }
+}

@@ -1,0 +1,121 @@
+import { ScriptedModel } from "@abhed/ai"
+import { Approval, AuditLog, ExtensionHost } from "@abhed/host"
+import { parseConfig } from "@abhed/protocol"
+import * as NodeServices from "@effect/platform-node/NodeServices"
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, Layer, References } from "effect"
+import { LanguageModel, type Prompt } from "effect/ai"
+import * as NodeFs from "node:fs"
+import * as NodePath from "node:path"
+import { agent, AgentTools } from "../docs/embedding/ai-agent.ts"
+
+/**
+ * The effect/ai example (docs/embedding/ai-agent.ts) over the real example extensions (docs/examples/abhed.json),
+ * with a scripted model: what each extension decided reaches the model, and the audit shows what the host saw.
+ */
+
+const examples = NodePath.join(import.meta.dirname, "..", "docs", "examples")
+
+const realHost = Layer.unwrap(
+  Effect.map(
+    Effect.fromResult(parseConfig(NodeFs.readFileSync(NodePath.join(examples, "abhed.json"), "utf8"))),
+    (config) => ExtensionHost.layer(config, { sessionId: "s-ai", baseDir: examples, builtinTools: Object.keys(AgentTools.tools) })
+  )
+).pipe(Layer.provideMerge(AuditLog.layerMemory), Layer.provide(NodeServices.layer))
+
+const ran: Array<string> = []
+const handlers = AgentTools.toLayer({
+  read: ({ path }) => Effect.sync(() => (ran.push(`read ${path}`), `${path}: aws key AKIAABCDEFGHIJKLMNOP`)),
+  bash: ({ command }) => Effect.sync(() => (ran.push(`bash ${command}`), `ran ${command}`))
+})
+
+const long = "grep -rn TODO src/ packages/ docs/ test/ | sort | head -n 5"
+
+const script: ReadonlyArray<ScriptedModel.Turn> = [
+  () => [
+    ScriptedModel.toolCall("c-secret", "read", { path: "config/secrets.json" }),
+    ScriptedModel.toolCall("c-notes", "read", { path: "notes.txt" }),
+    ScriptedModel.toolCall("c-push", "bash", { command: "git push origin main" }),
+    ScriptedModel.toolCall("c-long", "bash", { command: long }),
+    ScriptedModel.toolCall("c-count", "word_count", { text: "one two three" }),
+    ScriptedModel.toolCall("c-bad", "word_count", { text: 42 }),
+    ScriptedModel.finish("tool-calls")
+  ],
+  () => [ScriptedModel.text("done"), ScriptedModel.finish("stop")]
+]
+
+/** Every tool result the model was shown, by call id: `isFailure` and the encoded result. */
+const toolResults = (prompt: Prompt.Prompt | undefined) => {
+  const out = new Map<string, { readonly isFailure: boolean; readonly result: unknown }>()
+  for (const message of prompt?.content ?? []) {
+    if (message.role !== "tool") continue
+    for (const part of message.content) {
+      if (part.type === "tool-result") out.set(part.id, { isFailure: part.isFailure, result: part.result })
+    }
+  }
+  return out
+}
+
+describe("docs/embedding/ai-agent", () => {
+  it.live("a scripted model over the real example extensions", () =>
+    Effect.gen(function*() {
+      const asked: Array<Approval.ApprovalRequest> = []
+      const model = yield* ScriptedModel.make(script)
+      const history = yield* agent("tidy up").pipe(
+        Effect.provideService(LanguageModel.LanguageModel, model),
+        Effect.provide(Approval.Approver.layer((request) => Effect.sync(() => (asked.push(request), true))))
+      )
+      // Turn 2's prompt holds every result of turn 1 and the approved call's, as the model reads them.
+      const results = toolResults(model.prompts[1])
+      const wrapped = "sandbox-run -- bash -c 'git push origin main'"
+
+      // A deny reaches the model with the reasons, and the tool never ran.
+      assert.deepStrictEqual(results.get("c-secret"), {
+        isFailure: true,
+        result: {
+          type: "execution-denied",
+          reason: "block-secrets: secrets are off limits; secrets-guard: config/secrets.json matches secret pattern **/*secret*"
+        }
+      })
+      // An allowed read, redacted before the model saw it.
+      assert.deepStrictEqual(results.get("c-notes"), { isFailure: false, result: "notes.txt: aws key [redacted]" })
+      // The ask became a tool-approval-request; the Approver saw the settled (sandboxed) args; the approved call ran
+      // exactly those, without a second tool_call.
+      assert.deepStrictEqual(asked, [{
+        tool: "bash",
+        args: { command: wrapped },
+        reasons: [{ extension: "secrets-guard", reason: "git push publishes commits; confirm first" }]
+      }])
+      assert.deepStrictEqual(results.get("c-push"), { isFailure: false, result: `ran ${wrapped}` })
+      // The sandbox's rewrite of the long command no longer fits the 64-character Schema: refused, naming it.
+      const refused = results.get("c-long")
+      assert.isTrue(refused?.isFailure)
+      assert.include(JSON.stringify(refused?.result), "args rewritten by sandbox no longer fit bash's parameters")
+      // An extension's tool with valid args, and refused with invalid ones before anything was sent.
+      assert.deepStrictEqual(results.get("c-count"), { isFailure: false, result: { lines: 1, words: 3, characters: 13 } })
+      const bad = results.get("c-bad")
+      assert.isTrue(bad?.isFailure)
+      assert.include(String(bad?.result), "args do not match word_count's input_schema")
+      assert.sameMembers(ran, ["read notes.txt", `bash ${wrapped}`])
+
+      // The host's audit: one tool_call per call that got that far (c-push once), tool_result for those that ran.
+      const audit = yield* AuditLog.use((a) => a.entries)
+      const events = (id: string) => audit.filter((r) => r.call_id === id).map((r) => r.event)
+      assert.deepStrictEqual(events("c-secret"), ["tool_call"])
+      assert.deepStrictEqual(events("c-notes"), ["tool_call", "tool_result"])
+      assert.deepStrictEqual(events("c-push"), ["tool_call", "tool_result"])
+      assert.deepStrictEqual(events("c-long"), ["tool_call"])
+      assert.deepStrictEqual(events("c-count"), ["tool_call", "invoke_tool", "tool_result"])
+      assert.deepStrictEqual(events("c-bad"), [])
+      // before_agent_start: secrets-guard's rules were appended to the system prompt.
+      const system = model.prompts[0]?.content[0]
+      assert.strictEqual(system?.role, "system")
+      assert.match(system?.role === "system" ? system.content : "", /^You are careful\.\n\nFiles matching .* are off limits/)
+      assert.strictEqual(history.content[0], system)
+      assert.strictEqual(model.prompts.length, 2)
+    }).pipe(
+      Effect.provide(handlers),
+      Effect.provide(realHost),
+      Effect.provideService(References.MinimumLogLevel, "Error")
+    ), 60_000)
+})
