@@ -34,9 +34,9 @@ describe.concurrent("abhed-ext check: durations must make sense", () => {
     "--grace-ms",
     "-1"
   ], ["--quiet-ms", "-1"]] as const) {
-    it(`${flag} ${value} is bad usage (exit 1, names the flag), nothing is checked`, async () => {
+    it(`${flag} ${value} is bad usage (exit 64, names the flag), nothing is checked`, async () => {
       const r = await runCli(["check", `${flag}=${value}`, "--", "cat"])
-      expect(r.code).toBe(1)
+      expect(r.code).toBe(64)
       expect(r.stderr).toContain(flag)
       expect(r.stdout).not.toContain("abhed-ext check: cat")
     })

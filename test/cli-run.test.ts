@@ -168,9 +168,10 @@ describe("abhed-ext run: config errors", () => {
     expect(r.stderr).toContain("cli-no-such-config.json")
   })
 
-  it("--help shows the output format and examples", async () => {
+  it("--help shows the output format and examples, on stderr: run's stdout is JSON lines only", async () => {
     const r = await runCli(["run", "--help"])
     expect(r.code).toBe(0)
-    for (const s of ["--config", "--audit", "EXAMPLES", "abhed-ext run --config", "\"error\"", "Exit codes"]) expect(r.stdout).toContain(s)
+    expect(r.stdout).toBe("")
+    for (const s of ["--config", "--audit", "EXAMPLES", "abhed-ext run --config", "\"error\"", "Exit codes"]) expect(r.stderr).toContain(s)
   })
 })

@@ -1,4 +1,4 @@
-import { Console, Effect, Stdio } from "effect"
+import { Console, Effect } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
 import { CheckFailed } from "./CliError.ts"
 import { evaluate, failedChecks } from "./CheckResult.ts"
@@ -45,8 +45,8 @@ export const check = Command.make(
     if (json) {
       yield* Console.log(renderJson([command, ...args], results, observation.stderr_tail))
     } else {
-      const isTty = yield* Stdio.Stdio.use((s) => s.stdoutIsTerminal)
-      yield* Console.log(renderText(target, results, observation.stderr_tail, styleFor(isTty)))
+      const style = yield* Effect.sync(() => styleFor(process.stdout))
+      yield* Console.log(renderText(target, results, observation.stderr_tail, style))
     }
     const failed = failedChecks(results)
     if (failed.length > 0) return yield* new CheckFailed({ failed })
@@ -58,7 +58,7 @@ export const check = Command.make(
       "unicode and newlines inside strings, an unknown event and a burst of 100 pipelined requests, and checks " +
       "one valid reply per request, replies within the timeout, nothing unsolicited, no stdout noise and a clean " +
       "exit when stdin closes. Prints one PASS/FAIL line per check with latency (p50/max). " +
-      "Exit codes: 0 every check passed, 1 a check failed (or bad usage)."
+      "Exit codes: 0 every check passed, 1 a check failed, 64 bad usage."
   ),
   Command.withExamples([
     { command: "abhed-ext check -- bash docs/examples/block-secrets.sh", description: "check a bash extension" },

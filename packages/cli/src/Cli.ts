@@ -7,6 +7,7 @@ import { demo, runDemo } from "./DemoCommand.ts"
 import { hook } from "./HookCommand.ts"
 import { importHooks } from "./ImportHooksCommand.ts"
 import { run } from "./RunCommand.ts"
+import { exitCodes, layerPresenter } from "./Usage.ts"
 
 /** The version in this package's package.json (one directory up from both src/ and dist/). */
 export const Version: string = ((): string => {
@@ -20,7 +21,7 @@ export const Version: string = ((): string => {
 export const cli = Command.make("abhed-ext", {}, () => runDemo).pipe(
   Command.withDescription(
     "Run, check and demo Abhed extensions. With no command, runs the demo. Exit codes: 0 success, 1 failure " +
-      "(a failed check, unreadable input, bad usage), 2 invalid config."
+      "(a failed check, unreadable input), 2 invalid config, 64 bad usage."
   ),
   Command.withExamples([
     { command: "abhed-ext", description: "run the demo" },
@@ -34,8 +35,11 @@ export const cli = Command.make("abhed-ext", {}, () => runDemo).pipe(
 // output lines that scripts parse (DESIGN §7), and Effect's default logger would print them there.
 // A crash report (a defect's stack trace, a failure nobody reported) is a log too: it is written here, inside the
 // stderr setting, as runMain would write it. runMain's own report runs outside `main`, where it would go to stdout,
-// so bin.ts turns it off (`disableErrorReporting`).
+// so bin.ts turns it off (`disableErrorReporting`). A bad command line is reported by Usage.ts: problems and a
+// hint on stderr, exit 64.
 export const main = Command.run(cli, { version: Version }).pipe(
+  exitCodes,
+  Effect.provide(layerPresenter),
   Effect.provide(NodeServices.layer),
   Effect.tapCause((cause) =>
     Cause.hasInterruptsOnly(cause) || !Runtime.getErrorReported(Cause.squash(cause)) ? Effect.void : Effect.logError(cause)

@@ -1,5 +1,5 @@
 import { AuditLog, type AuditRecord, type ExchangeStatus } from "@abhed/host"
-import { Console, Effect, Option, Stdio } from "effect"
+import { Console, Effect, Option } from "effect"
 import { Command } from "effect/cli"
 import { loadConfig } from "./ConfigFile.ts"
 import { renderHostRecord, renderLine, renderSummary, tally } from "./DemoTable.ts"
@@ -14,7 +14,7 @@ const healthy: ReadonlySet<ExchangeStatus> = new Set<ExchangeStatus>(["replied",
 
 /** Runs docs/examples/abhed.json over docs/examples/session.jsonl and prints what each extension said. */
 export const runDemo = Effect.gen(function*() {
-  const s = styleFor(yield* Stdio.Stdio.use((io) => io.stdoutIsTerminal))
+  const s = yield* Effect.sync(() => styleFor(process.stdout))
   const loaded = yield* loadConfig(exampleConfig)
   const lines = yield* inputLines(Option.some(exampleSession))
   const audit = yield* AuditLog

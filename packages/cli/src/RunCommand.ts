@@ -36,7 +36,7 @@ export const run = Command.make(
       Flag.optional
     ),
     events: Argument.String("events").pipe(
-      Argument.withDescription("a JSONL file of requests, one per line (default: stdin)"),
+      Argument.withDescription("a JSONL file of requests, one per line (default, or -: stdin)"),
       Argument.optional
     )
   },
@@ -57,8 +57,9 @@ export const run = Command.make(
     "Run the extensions of a config over a stream of requests (a JSONL file, or stdin). Each input line is a request " +
       "as on the wire (session_id and call_id optional); each prints one JSON line with the decision as soon as it " +
       "is made, e.g. {\"event\":\"tool_call\",\"decision\":\"deny\",\"reasons\":[…],\"args\":{…},\"rounds\":1}. A bad input " +
-      "line prints {\"error\":\"…\",\"line\":N} and the run goes on. Exit codes: 0 done, 1 input unreadable or bad " +
-      "usage, 2 invalid config (each problem on stderr, with its path)."
+      "line prints {\"error\":\"…\",\"line\":N} and the run goes on. Events `-` (or none) is stdin. Exit codes: 0 " +
+      "done, 1 input unreadable, 2 invalid config (each problem on stderr, with its path), 64 bad usage. Nothing " +
+      "but JSON lines on stdout: this help, logs and errors go to stderr."
   ),
   Command.withExamples([
     { command: "abhed-ext run --config docs/examples/abhed.json docs/examples/session.jsonl", description: "run a recorded session" },

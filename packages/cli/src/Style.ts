@@ -1,5 +1,9 @@
+import { styleText } from "node:util"
+
 /**
- * ANSI styling, on only when stdout is a terminal: piped output stays plain text that scripts and tests can read.
+ * Text styling for people, off for programs: on when the stream is a terminal, unless `NO_COLOR` is set;
+ * `FORCE_COLOR` turns it on (or off, at 0) whatever the stream is. Node's `util.styleText` decides, so the CLI
+ * follows the same conventions as Node itself; piped output stays plain text that scripts and tests can read.
  */
 export interface Style {
   readonly green: (s: string) => string
@@ -10,18 +14,25 @@ export interface Style {
   readonly cyan: (s: string) => string
 }
 
-const wrap = (open: number, close: number) => (s: string) => `\u001b[${open}m${s}\u001b[${close}m`
+type Format = Parameters<typeof styleText>[0]
+
+// validateStream: false styles unconditionally; whether to style at all is decided once, by `colourOn`.
+const wrap = (format: Format) => (s: string) => styleText(format, s, { validateStream: false })
 
 export const colour: Style = {
-  green: wrap(32, 39),
-  red: wrap(31, 39),
-  yellow: wrap(33, 39),
-  dim: wrap(2, 22),
-  bold: wrap(1, 22),
-  cyan: wrap(36, 39)
+  green: wrap("green"),
+  red: wrap("red"),
+  yellow: wrap("yellow"),
+  dim: wrap("dim"),
+  bold: wrap("bold"),
+  cyan: wrap("cyan")
 }
 
 const id = (s: string) => s
 export const plain: Style = { green: id, red: id, yellow: id, dim: id, bold: id, cyan: id }
 
-export const styleFor = (isTerminal: boolean): Style => (isTerminal ? colour : plain)
+/** Whether text written to `stream` should be styled: `util.styleText`'s own rule (TTY, NO_COLOR, FORCE_COLOR). */
+export const colourOn = (stream: NodeJS.WriteStream): boolean => styleText("bold", "x", { stream }) !== "x"
+
+/** The style for text written to `stream` (default stdout). */
+export const styleFor = (stream: NodeJS.WriteStream = process.stdout): Style => (colourOn(stream) ? colour : plain)

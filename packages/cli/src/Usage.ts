@@ -1,0 +1,71 @@
+import { Console, Effect, Layer, Runtime, Schema } from "effect"
+import { CliError, CliOutput } from "effect/cli"
+import { colourOn } from "./Style.ts"
+
+/**
+ * How the CLI answers a command line it cannot use, and requests for help (DESIGN §7, docs/cli.md): the
+ * problem and a one-line hint on stderr, exit 64 (EX_USAGE), never the full help on stdout. Help asked for
+ * goes to stdout, except for commands whose stdout is a data channel (`run` and `hook` print JSON lines only):
+ * theirs goes to stderr.
+ */
+
+/** Commands whose stdout carries JSON lines and nothing else. */
+const DataCommands: ReadonlySet<string> = new Set(["run", "hook"])
+
+/** The command line was wrong (already reported on stderr): exit 64. */
+export class UsageError extends Schema.TaggedError<UsageError>()("UsageError", {
+  command: Schema.String,
+  problems: Schema.Array(Schema.String)
+}) {
+  override get [Runtime.errorExitCode](): number {
+    return 64
+  }
+  override get [Runtime.errorReported](): boolean {
+    return false
+  }
+  override get message(): string {
+    return `${this.command}: ${this.problems.join("; ")}`
+  }
+}
+
+/** The lines written for a usage error: each problem, then where to read more. */
+export const usageText = (commandPath: ReadonlyArray<string>, problems: ReadonlyArray<string>): string => {
+  const command = commandPath.join(" ")
+  return [...problems.map((problem) => `${command}: ${problem}`), `(\`${command} --help\` for more)`].join("\n")
+}
+
+const formatterFor = (stream: NodeJS.WriteStream) => CliOutput.defaultFormatter({ colors: colourOn(stream) })
+
+const presenter: CliOutput.Presenter = {
+  present: (event) =>
+    Effect.suspend(() => {
+      switch (event._tag) {
+        case "Help": {
+          const toStderr = event.commandPath.some((name) => DataCommands.has(name))
+          const text = formatterFor(toStderr ? process.stderr : process.stdout).formatHelpDoc(event.helpDoc)
+          return toStderr ? Console.error(text) : Console.log(text)
+        }
+        case "InvalidInvocation":
+          return Console.error(usageText(event.commandPath, event.errors.map((error) => error.message)))
+        case "Version":
+          return Console.log(formatterFor(process.stdout).formatVersion(event.name, event.version))
+      }
+    })
+}
+
+/** The presenter above, for `Command.run`. */
+export const layerPresenter: Layer.Layer<never> = CliOutput.layerPresenter(presenter)
+
+/**
+ * Turns effect/cli's `ShowHelp` failure for a bad command line (it carries the problems) into `UsageError`, exit
+ * 64; `ShowHelp` without problems (help shown because it was asked for) ends the run with exit 0.
+ */
+export const exitCodes = <A, E, R>(program: Effect.Effect<A, E, R>): Effect.Effect<A | void, E | UsageError, R> =>
+  Effect.catchIf(
+    program,
+    (error): error is E & CliError.ShowHelp => CliError.isCliError(error) && error._tag === "ShowHelp",
+    (help) =>
+      help.errors.length === 0
+        ? Effect.void
+        : Effect.fail(new UsageError({ command: help.commandPath.join(" "), problems: help.errors.map((e) => e.message) }))
+  )
