@@ -80,3 +80,23 @@ describe("abhed-ext check --help", () => {
     for (const s of ["--timeout-ms", "--json", "EXAMPLES", "abhed-ext check -- bash", "Exit codes"]) expect(r.stdout).toContain(s)
   })
 })
+
+describe("abhed-ext check --call", () => {
+  it("sends the given call as the sample tool_call and tool_result, and prints what the extension said to it", async () => {
+    // block-secrets only objects to reads of *secret*: the default sample (bash ls) would never show its block.
+    const call = JSON.stringify({ tool: "read", args: { path: "config/secrets.json" } })
+    const r = await runCli(["check", ...fast, "--call", call, "--", "bash", "block-secrets.sh"], { cwd: examples })
+    expect(r.code, r.stderr).toBe(0)
+    expect(r.stdout).toContain(`tool_call read {"path":"config/secrets.json"} → {"block":true,"reason":"secrets are off limits"}`)
+    const plain = await runCli(["check", ...fast, "--", "bash", "block-secrets.sh"], { cwd: examples })
+    expect(plain.stdout).not.toContain("tool_call read")
+  })
+
+  it("rejects a --call that is not {\"tool\": non-empty string, \"args\": object}", async () => {
+    for (const bad of ["nope", "{\"tool\":\"\"}", "{\"tool\":\"bash\",\"args\":[]}"]) {
+      const r = await runCli(["check", "--call", bad, "--", "bash", "block-secrets.sh"], { cwd: examples })
+      expect(r.code).toBe(1)
+      expect(r.stdout + r.stderr).toContain("--call")
+    }
+  })
+})

@@ -1,10 +1,16 @@
-import { Console, Effect } from "effect"
+import { Console, Effect, Option, Schema } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
 import { CheckFailed } from "./CliError.ts"
 import { evaluate, failedChecks } from "./CheckResult.ts"
 import { commandLine, renderJson, renderText } from "./CheckReport.ts"
 import { observe } from "./CheckRunner.ts"
 import { styleFor } from "./Style.ts"
+
+/** `--call`: a JSON object with a non-empty `tool` and an `args` object (default `{}`). */
+const SampleCallJson = Schema.fromJsonString(Schema.Struct({
+  tool: Schema.NonEmptyString,
+  args: Schema.Record(Schema.String, Schema.Unknown).pipe(Schema.optionalKey)
+}))
 
 // A reply cannot arrive in zero time, and nothing can be waited for a negative time: such flags are bad usage.
 const positive = Flag.filter((n: number) => n > 0, () => "a positive number of milliseconds")
@@ -34,12 +40,28 @@ export const check = Command.make(
       Flag.withDefault(1000),
       nonNegative
     ),
+    call: Flag.String("call").pipe(
+      Flag.withDescription(
+        "the tool call in the sample tool_call and tool_result, as JSON {\"tool\": …, \"args\": {…}}: one your extension's match rules select"
+      ),
+      Flag.withSchema(SampleCallJson),
+      Flag.optional
+    ),
     json: Flag.Boolean("json").pipe(Flag.withDescription("print one JSON report instead of text"), Flag.withDefault(false)),
     command: Argument.String("command").pipe(Argument.withDescription("the extension's command (after --)")),
     args: Argument.String("args").pipe(Argument.withDescription("its arguments"), Argument.variadic())
   },
-  Effect.fn("check")(function*({ args, command, graceMs, json, quietMs, startupTimeoutMs, timeoutMs }) {
-    const observation = yield* observe({ command, args, timeoutMs, startupTimeoutMs, quietMs, graceMs })
+  Effect.fn("check")(function*({ args, call, command, graceMs, json, quietMs, startupTimeoutMs, timeoutMs }) {
+    const sample = Option.map(call, (c) => ({ tool: c.tool, args: c.args ?? {} }))
+    const observation = yield* observe({
+      command,
+      args,
+      timeoutMs,
+      startupTimeoutMs,
+      quietMs,
+      graceMs,
+      call: Option.getOrUndefined(sample)
+    })
     const results = evaluate(observation)
     const target = commandLine([command, ...args])
     if (json) {
@@ -47,6 +69,13 @@ export const check = Command.make(
     } else {
       const style = yield* Effect.sync(() => styleFor(process.stdout))
       yield* Console.log(renderText(target, results, observation.stderr_tail, style))
+      // With --call, what the extension said to the call it was given: the point of choosing one.
+      if (Option.isSome(sample)) {
+        const said = observation.sequence.find((x) => x.planned.label === "tool_call")?.outcome
+        yield* Console.log(
+          `tool_call ${sample.value.tool} ${JSON.stringify(sample.value.args)} → ${said?._tag === "replied" ? said.text : "no reply"}`
+        )
+      }
     }
     const failed = failedChecks(results)
     if (failed.length > 0) return yield* new CheckFailed({ failed })
@@ -63,6 +92,10 @@ export const check = Command.make(
   Command.withExamples([
     { command: "abhed-ext check -- bash docs/examples/block-secrets.sh", description: "check a bash extension" },
     { command: "abhed-ext check --timeout-ms 500 -- python3 my_ext.py", description: "with a tighter reply timeout" },
+    {
+      command: "abhed-ext check --call '{\"tool\":\"bash\",\"args\":{\"command\":\"git push origin main\"}}' -- bash push-guard.sh",
+      description: "send a call a `match: git push*` guard is actually given"
+    },
     { command: "abhed-ext check --json -- node my-ext.ts | jq '.checks[] | select(.status==\"fail\")'", description: "machine-readable report" }
   ])
 )

@@ -1,4 +1,4 @@
-import type { EventName } from "@abhed/protocol"
+import type { EventName, JsonObject } from "@abhed/protocol"
 
 /**
  * What `abhed-ext check` sends (pure data). Every event with a realistic sample payload, a request with unicode
@@ -21,8 +21,17 @@ const messages = [
   { role: "tool", content: "1 failed, 12 passed" }
 ]
 
+/** The tool call in the sample `tool_call`, `tool_call (round 2)` and `tool_result` (`check --call`). */
+export interface SampleCall {
+  readonly tool: string
+  readonly args: JsonObject
+}
+
+/** What `check` sends without `--call`. An extension with `match` rules may never be sent it by a host. */
+export const defaultCall: SampleCall = { tool: "bash", args: { command: "ls -la src", description: "list the sources" } }
+
 /** One request per event, in the order a host sends them (session_end last, after the two oddities). */
-const perEvent: ReadonlyArray<PlannedRequest> = [
+const perEvent = (call: SampleCall): ReadonlyArray<PlannedRequest> => [
   { label: "session_start", event: "session_start", request: { event: "session_start", session_id } },
   { label: "list_tools", event: "list_tools", request: { event: "list_tools", session_id } },
   {
@@ -34,18 +43,13 @@ const perEvent: ReadonlyArray<PlannedRequest> = [
   {
     label: "tool_call",
     event: "tool_call",
-    request: {
-      event: "tool_call",
-      session_id,
-      call_id: "c-1",
-      tool: "bash",
-      args: { command: "ls -la src", description: "list the sources" }
-    }
+    request: { event: "tool_call", session_id, call_id: "c-1", tool: call.tool, args: call.args }
   },
   {
     label: "tool_call (round 2)",
     event: "tool_call",
-    request: { event: "tool_call", session_id, call_id: "c-1", tool: "bash", args: { command: "ls -la src" }, round: 2 }
+    // By default the round-2 args differ (as after a rewrite); with --call they are the call's own.
+    request: { event: "tool_call", session_id, call_id: "c-1", tool: call.tool, args: roundTwoArgs(call), round: 2 }
   },
   {
     label: "tool_result",
@@ -54,8 +58,8 @@ const perEvent: ReadonlyArray<PlannedRequest> = [
       event: "tool_result",
       session_id,
       call_id: "c-1",
-      tool: "bash",
-      args: { command: "ls -la src" },
+      tool: call.tool,
+      args: roundTwoArgs(call),
       content: "total 8\n-rw-r--r-- 1 dev dev 120 cart.ts\n",
       is_error: false
     }
@@ -95,8 +99,17 @@ export const sessionEnd: PlannedRequest = {
   request: { event: "session_end", session_id }
 }
 
+const roundTwoArgs = (call: SampleCall): JsonObject => (call === defaultCall ? { command: "ls -la src" } : call.args)
+
 /** The first process: each request waits for its reply before the next is written. */
-export const sequence: ReadonlyArray<PlannedRequest> = [...perEvent, unicodeRequest, unknownRequest, sessionEnd]
+export const sequenceFor = (call: SampleCall): ReadonlyArray<PlannedRequest> => [
+  ...perEvent(call),
+  unicodeRequest,
+  unknownRequest,
+  sessionEnd
+]
+
+export const sequence: ReadonlyArray<PlannedRequest> = sequenceFor(defaultCall)
 
 /** Requests written back-to-back without waiting (the second process, after its session_start). */
 export const burst = (n: number): ReadonlyArray<PlannedRequest> =>

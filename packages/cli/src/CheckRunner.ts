@@ -1,7 +1,7 @@
 import { Framing } from "@abhed/protocol"
 import { Cause, Clock, Effect, Exit, Option, Queue, Ref, Stream } from "effect"
 import { ChildProcess, type ChildProcessSpawner } from "effect/process"
-import { BurstSize, burst, type PlannedRequest, sequence } from "./CheckPlan.ts"
+import { BurstSize, burst, defaultCall, type PlannedRequest, type SampleCall, sequence, sequenceFor } from "./CheckPlan.ts"
 import {
   BeforeFirstRequest,
   type Exchange,
@@ -29,6 +29,8 @@ export interface CheckOptions {
   /** How long the extension has to exit after its stdin closes (the host's `grace_ms`). */
   readonly graceMs: number
   readonly burstSize?: number | undefined
+  /** The tool and args of the sample tool_call and tool_result (`--call`); default `defaultCall`. */
+  readonly call?: SampleCall | undefined
 }
 
 interface Line {
@@ -138,7 +140,7 @@ const runSequence = (options: CheckOptions, stray: Array<StrayLine>, stderrTail:
     yield* collectStray(io, BeforeFirstRequest, options.quietMs, stray)
     const exchanges: Array<Exchange> = []
     let stop: string | undefined
-    for (const [i, planned] of sequence.entries()) {
+    for (const [i, planned] of sequenceFor(options.call ?? defaultCall).entries()) {
       if (stop !== undefined) {
         exchanges.push(...skipped([planned], stop))
         continue
