@@ -161,14 +161,14 @@ const make = <Tools extends Record<string, Tool.Any>>(
         (yield* host.toolCall({ tool: tool.name, args: box(params).args, call_id: toolCallId }))
       const single = (result: Tool.HandlerResult<Tool.Any>) => Stream.succeed(narrow<Tools[Name]>(result))
       if (outcome.decision === "deny") return single(denied(formatReasons(outcome.reasons), "handler"))
-      if (outcome.decision === "ask" && entry?.approvalRequested !== true) {
-        return single(denied(`needs approval, which was not requested: ${formatReasons(outcome.reasons)}`, "handler"))
-      }
       const settled = unbox(outcome.args, boxed)
       const checked = validateArgs(tool, settled)
       if (Result.isFailure(checked)) {
         const by = (outcome.rewrittenBy ?? []).length > 0 ? [...new Set(outcome.rewrittenBy)].join(", ") : "an extension"
         return single(denied(`args rewritten by ${by} no longer fit ${tool.name}'s parameters: ${checked.failure.message}`, "parameters"))
+      }
+      if (outcome.decision === "ask" && entry?.approvalRequested !== true) {
+        return single(denied(`needs approval, which was not requested: ${formatReasons(outcome.reasons)}`, "handler"))
       }
       // `settled` decoded above: these are the parameters, encoded, as the handler takes them.
       const results = yield* inner.handle(name, settled as Tool.ParametersEncoded<Tools[Name]>, toolCallId, options)

@@ -1,7 +1,7 @@
 import { GuardedToolkit, ScriptedModel } from "@abhed/ai"
-import { AuditLog, ExtensionHost, FakeExtension } from "@abhed/host"
+import { Approval, AuditLog, ExtensionHost, FakeExtension } from "@abhed/host"
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Layer, Schema } from "effect"
+import { Effect, Layer, Schema, Stream } from "effect"
 import { LanguageModel, Prompt, Tool, Toolkit } from "effect/ai"
 
 /** Every rule of the guarded toolkit, over in-process fakes and a scripted model (no processes, no network). */
@@ -15,19 +15,35 @@ const Count = Tool.make("count", {
   success: Schema.Struct({ words: Schema.Number, sample: Schema.String })
 })
 const Echo = Tool.make("echo", { parameters: Schema.String, success: Schema.String })
-const Tools = Toolkit.make(Read, Count, Echo)
+const Fails = Tool.make("fails", {
+  parameters: Schema.Struct({ why: Schema.String }),
+  success: Schema.String,
+  failure: Schema.Struct({ message: Schema.String }),
+  failureMode: "return"
+})
+const Tools = Toolkit.make(Read, Count, Echo, Fails)
 
 const ran: Array<string> = []
 const handlers = Tools.toLayer({
   read: ({ path }) => Effect.sync(() => (ran.push(`read ${path}`), `contents of ${path}: AKIAABCDEFGHIJKLMNOP`)),
   count: ({ text }) => Effect.sync(() => (ran.push(`count ${text}`), { words: text.split(" ").length, sample: text })),
-  echo: (text) => Effect.sync(() => (ran.push(`echo ${text}`), text))
+  echo: (text, context) =>
+    Effect.gen(function*() {
+      ran.push(`echo ${text}`)
+      // A preliminary result never went through tool_result: it must not reach anyone.
+      yield* context.preliminary(`partial ${text} AKIAABCDEFGHIJKLMNOP`)
+      return text
+    }),
+  fails: ({ why }) => Effect.sync(() => ran.push(`fails ${why}`)).pipe(Effect.andThen(Effect.fail({ message: why })))
 })
 
 const host = (fakes: Parameters<typeof ExtensionHost.layerFake>[0]) =>
   ExtensionHost.layerFake(fakes, { sessionId: "s" }).pipe(Layer.provideMerge(AuditLog.layerMemory))
 
-/** One model turn calling `tool` with `params`, then the model stops. Returns the tool result part. */
+const events = Effect.map(AuditLog.use((a) => a.entries), (entries) =>
+  entries.filter((r) => r.call_id !== undefined).map((r) => `${r.event} ${r.call_id}`))
+
+/** One model turn calling `tool` with `params`. Returns the (final) tool result part. */
 const callOnce = (tool: string, params: unknown) =>
   Effect.gen(function*() {
     ran.length = 0
@@ -38,40 +54,255 @@ const callOnce = (tool: string, params: unknown) =>
     )
     const result = response.toolResults[0]
     assert.isDefined(result)
-    return { result, response }
+    return result
   }).pipe(Effect.provide(handlers))
 
-describe("GuardedToolkit", () => {
+const secretsGuard = FakeExtension.fromReplies("guard", {
+  tool_call: (req) => (String(req.args["path"]).includes("secret") ? { block: true, reason: "no secrets" } : {})
+})
+const redactor = FakeExtension.fromReplies("redactor", {
+  tool_result: (req) => ({ content: req.content.replaceAll(/AKIA[A-Z0-9]{16}/g, "[redacted]") })
+})
+const jail = FakeExtension.fromReplies("jail", {
+  tool_call: (req) => {
+    const path = req.args["path"]
+    return typeof path !== "string" || path.startsWith("/sandbox/") ? {} : { args: { path: `/sandbox/${path}` } }
+  }
+})
+
+describe("GuardedToolkit: tool_call", () => {
   it.effect("a deny never runs the tool; the model reads the reasons as execution-denied", () =>
     Effect.gen(function*() {
-      const { result } = yield* callOnce("read", { path: "secret.txt" })
+      const result = yield* callOnce("read", { path: "secret.txt" })
       assert.deepStrictEqual(ran, [])
       assert.isTrue(result.isFailure)
       assert.deepStrictEqual(result.encodedResult, { type: "execution-denied", reason: "guard: no secrets" })
-    }).pipe(Effect.provide(host([
-      FakeExtension.fromReplies("guard", {
-        tool_call: (req) => (String(req.args["path"]).includes("secret") ? { block: true, reason: "no secrets" } : {})
-      })
-    ]))))
+      assert.deepStrictEqual(yield* events, ["tool_call t1"])
+    }).pipe(Effect.provide(host([secretsGuard]))))
 
-  it.effect("an allowed call runs with the settled args and its result is redacted", () =>
+  it.effect("an allowed call runs with the settled args; its result is redacted; one tool_call, one tool_result", () =>
     Effect.gen(function*() {
-      const { result } = yield* callOnce("read", { path: "notes.txt" })
+      const result = yield* callOnce("read", { path: "notes.txt" })
       assert.deepStrictEqual(ran, ["read /sandbox/notes.txt"])
       assert.isFalse(result.isFailure)
       assert.strictEqual(result.result, "contents of /sandbox/notes.txt: [redacted]")
+      assert.deepStrictEqual(yield* events, ["tool_call t1", "tool_result t1"])
+    }).pipe(Effect.provide(host([jail, redactor]))))
+
+  it.effect("args rewritten into something the parameter Schema rejects are refused, naming the rewriter", () =>
+    Effect.gen(function*() {
+      const result = yield* callOnce("read", { path: "notes.txt" })
+      assert.deepStrictEqual(ran, [])
+      assert.isTrue(result.isFailure)
+      const reason = String((result.encodedResult as { reason?: unknown }).reason)
+      assert.include(reason, "args rewritten by breaker no longer fit read's parameters")
+      assert.include(reason, `["path"]`)
+    }).pipe(Effect.provide(host([FakeExtension.fromReplies("breaker", { tool_call: () => ({ args: { path: 7 } }) })]))))
+
+  it.effect("with a mock host that does not say who rewrote, the refusal says an extension did", () =>
+    Effect.gen(function*() {
+      const result = yield* callOnce("read", { path: "notes.txt" })
+      assert.deepStrictEqual(ran, [])
+      assert.include(JSON.stringify(result.encodedResult), "args rewritten by an extension no longer fit")
+    }).pipe(Effect.provide(ExtensionHost.layerMock({
+      toolCall: () => Effect.succeed({ decision: "allow", reasons: [], args: { file: "x" }, rounds: 2 })
+    }))))
+
+  it.effect("args the model got wrong are refused the usual way (a ToolParameterValidationError): nothing is sent", () =>
+    Effect.gen(function*() {
+      const error = yield* Effect.flip(callOnce("read", { path: 1 }))
+      assert.strictEqual(error._tag, "AiError")
+      assert.deepStrictEqual(ran, [])
+      assert.deepStrictEqual(yield* events, [])
+    }).pipe(Effect.provide(host([secretsGuard]))))
+})
+
+describe("GuardedToolkit: non-object params (boxing)", () => {
+  const upper = FakeExtension.fromReplies("upper", {
+    tool_call: (req) => {
+      const value = req.args["value"]
+      return typeof value === "string" && value !== value.toUpperCase() ? { args: { value: value.toUpperCase() } } : {}
+    }
+  })
+  it.effect("a string param goes as {value}, and the settled value comes back unboxed", () =>
+    Effect.gen(function*() {
+      const result = yield* callOnce("echo", "hi")
+      assert.deepStrictEqual(ran, ["echo HI"])
+      assert.strictEqual(result.result, "HI")
       const audit = yield* AuditLog.use((a) => a.entries)
-      assert.deepStrictEqual(audit.map((r) => r.event), ["session_start", "list_tools", "tool_call", "tool_result"])
-      assert.deepStrictEqual(audit.map((r) => r.call_id), [undefined, undefined, "t1", "t1"])
-    }).pipe(Effect.provide(host([
-      FakeExtension.fromReplies("jail", {
-        tool_call: (req) => {
-          const path = String(req.args["path"])
-          return path.startsWith("/sandbox/") ? {} : { args: { path: `/sandbox/${path}` } }
-        }
-      }),
-      FakeExtension.fromReplies("redactor", {
-        tool_result: (req) => ({ content: req.content.replaceAll(/AKIA[A-Z0-9]{16}/g, "[redacted]") })
+      const call = audit.find((r) => r.event === "tool_call")
+      assert.deepStrictEqual(call?.outcome, { decision: "allow", reasons: [], args: { value: "HI" }, rounds: 2, rewrittenBy: ["upper"] })
+    }).pipe(Effect.provide(host([upper]))))
+
+  it.effect("an extension that drops `value` leaves nothing that decodes: refused, naming it", () =>
+    Effect.gen(function*() {
+      const result = yield* callOnce("echo", "hi")
+      assert.deepStrictEqual(ran, [])
+      assert.include(JSON.stringify(result.encodedResult), "args rewritten by dropper no longer fit echo's parameters")
+    }).pipe(Effect.provide(host([FakeExtension.fromReplies("dropper", { tool_call: () => ({ args: { other: 1 } }) })]))))
+
+  it.effect("preliminary results are dropped: only the final one, after tool_result, is seen", () =>
+    Effect.gen(function*() {
+      ran.length = 0
+      const toolkit = yield* GuardedToolkit.guard(Tools)
+      const results = yield* toolkit.handle("echo", "hi AKIAABCDEFGHIJKLMNOP", "t9").pipe(Effect.flatMap(Stream.runCollect))
+      assert.deepStrictEqual(results.map((r) => [r.preliminary, r.result]), [[false, "hi [redacted]"]])
+    }).pipe(Effect.provide(handlers), Effect.provide(host([redactor]))))
+})
+
+describe("GuardedToolkit: tool_result", () => {
+  const rewrite = (content: (c: string) => string, isError = false) =>
+    FakeExtension.fromReplies("rw", {
+      tool_result: (req) => (content(req.content) === req.content ? {} : { content: content(req.content), is_error: isError })
+    })
+
+  it.effect("a structured result is sent as JSON text; a rewrite that fits the success Schema is decoded back", () =>
+    Effect.gen(function*() {
+      const result = yield* callOnce("count", { text: "my key AKIAABCDEFGHIJKLMNOP" })
+      assert.isFalse(result.isFailure)
+      assert.deepStrictEqual(result.result, { words: 3, sample: "my key [redacted]" })
+      assert.deepStrictEqual(result.encodedResult, { words: 3, sample: "my key [redacted]" })
+    }).pipe(Effect.provide(host([redactor]))))
+
+  it.effect("a rewrite that no longer fits the success Schema becomes a failure the model reads as text", () =>
+    Effect.gen(function*() {
+      const result = yield* callOnce("count", { text: "a b" })
+      assert.isTrue(result.isFailure)
+      assert.deepStrictEqual(result.encodedResult, {
+        type: "execution-denied",
+        reason: `result rewritten by extensions no longer fits count's result schema: {"words":"many"}`
       })
+    }).pipe(Effect.provide(host([rewrite(() => `{"words":"many"}`)]))))
+
+  it.effect("a rewrite that is not JSON for a JSON result is a failure too", () =>
+    Effect.gen(function*() {
+      const result = yield* callOnce("count", { text: "a b" })
+      assert.isTrue(result.isFailure)
+      assert.include(JSON.stringify(result.encodedResult), "[withheld]")
+    }).pipe(Effect.provide(host([rewrite(() => "[withheld]")]))))
+
+  it.effect("an is_error an extension raised becomes a failure whose reason is the settled content", () =>
+    Effect.gen(function*() {
+      const result = yield* callOnce("read", { path: "notes.txt" })
+      assert.isTrue(result.isFailure)
+      assert.deepStrictEqual(result.encodedResult, { type: "execution-denied", reason: "looks wrong" })
+    }).pipe(Effect.provide(host([rewrite(() => "looks wrong", true)]))))
+
+  it.effect("a failing on_failure: deny extension withholds the content: the model reads [withheld: …]", () =>
+    Effect.gen(function*() {
+      const result = yield* callOnce("read", { path: "notes.txt" })
+      assert.isTrue(result.isFailure)
+      assert.include(JSON.stringify(result.encodedResult), "[withheld: extension crashy unavailable")
+      assert.notInclude(JSON.stringify(result.encodedResult), "AKIA")
+    }).pipe(Effect.provide(host([
+      FakeExtension.make("crashy", (req) => req.event === "tool_result" ? Effect.fail(FakeExtension.FakeExit.code(1)) : Effect.succeed({}), {
+        on_failure: "deny"
+      })
+    ]))))
+
+  it.effect("a tool's own failure (failureMode return) goes as is_error, and a redaction of it is decoded back", () =>
+    Effect.gen(function*() {
+      const result = yield* callOnce("fails", { why: "token AKIAABCDEFGHIJKLMNOP expired" })
+      assert.isTrue(result.isFailure)
+      assert.deepStrictEqual(result.encodedResult, { message: "token [redacted] expired" })
+      const audit = yield* AuditLog.use((a) => a.entries)
+      assert.deepStrictEqual(audit.find((r) => r.event === "tool_result")?.outcome, {
+        content: `{"message":"token [redacted] expired"}`,
+        is_error: true,
+        rounds: 2
+      })
+    }).pipe(Effect.provide(host([redactor]))))
+})
+
+describe("GuardedToolkit: approvals through effect/ai's flow", () => {
+  // Asks about the first read call it is shown (every settling round of it); denies any later dispatch: a second
+  // tool_call for the approved call would be refused.
+  const makeAsker = () => {
+    let first: string | undefined
+    const rounds = new Set<number>()
+    return FakeExtension.fromReplies("asker", {
+      tool_call: (req) => {
+        if (req.tool !== "read") return {}
+        first ??= req.call_id
+        const round = req.round ?? 1
+        if (req.call_id !== first || rounds.has(round)) return { block: true, reason: "asked twice" }
+        rounds.add(round)
+        return { ask: true, reason: "sure?" }
+      }
+    })
+  }
+
+  /** Turn 1 calls read; the Approver answers; turn 2 (the approved turn) runs it. */
+  const conversation = (approve: boolean) =>
+    Effect.gen(function*() {
+      ran.length = 0
+      const asked: Array<Approval.ApprovalRequest> = []
+      const model = yield* ScriptedModel.make([
+        () => [ScriptedModel.toolCall("t1", "read", { path: "notes.txt" }), ScriptedModel.finish("tool-calls")],
+        () => [ScriptedModel.text("ok"), ScriptedModel.finish("stop")]
+      ])
+      const toolkit = yield* GuardedToolkit.guard(Tools)
+      const generate = (prompt: Prompt.Prompt) =>
+        LanguageModel.generateText({ prompt, toolkit }).pipe(Effect.provideService(LanguageModel.LanguageModel, model))
+      const first = yield* generate(Prompt.make("go"))
+      assert.deepStrictEqual(first.content.filter((p) => p.type === "tool-approval-request").map((p) => p.toolCallId), ["t1"])
+      assert.deepStrictEqual(ran, [])
+      const answers = yield* GuardedToolkit.resolveApprovals(toolkit, first.content).pipe(
+        Effect.provide(Approval.Approver.layer((request) => Effect.sync(() => (asked.push(request), approve))))
+      )
+      const second = yield* generate(Prompt.concat(Prompt.concat(Prompt.make("go"), Prompt.fromResponseParts(first.content)), answers))
+      return { asked, second }
+    }).pipe(Effect.provide(handlers))
+
+  it.effect("an ask is a tool-approval-request; approved, the settled args run, without a second tool_call", () =>
+    Effect.gen(function*() {
+      const { asked, second } = yield* conversation(true)
+      assert.deepStrictEqual(asked, [{ tool: "read", args: { path: "/sandbox/notes.txt" }, reasons: [{ extension: "asker", reason: "sure?" }] }])
+      assert.deepStrictEqual(ran, ["read /sandbox/notes.txt"])
+      const result = second.toolResults[0]
+      assert.strictEqual(result?.result, "contents of /sandbox/notes.txt: AKIAABCDEFGHIJKLMNOP")
+      assert.deepStrictEqual(yield* events, ["tool_call t1", "tool_result t1"])
+    }).pipe(Effect.provide(host([makeAsker(), jail]))))
+
+  it.effect("refused by the Approver, the model reads execution-denied with the reasons; nothing ran", () =>
+    Effect.gen(function*() {
+      const { second } = yield* conversation(false)
+      assert.deepStrictEqual(ran, [])
+      const result = second.toolResults[0]
+      assert.isTrue(result?.isFailure)
+      assert.deepStrictEqual(result?.encodedResult, { type: "execution-denied", reason: "not approved: asker: sure?" })
+      assert.deepStrictEqual(yield* events, ["tool_call t1"])
+    }).pipe(Effect.provide(host([makeAsker(), jail]))))
+
+  it.effect("an ask outside the approval flow (handle called directly) is refused, never run", () =>
+    Effect.gen(function*() {
+      ran.length = 0
+      const toolkit = yield* GuardedToolkit.guard(Tools)
+      const results = yield* toolkit.handle("read", { path: "a" }, "t5").pipe(Effect.flatMap(Stream.runCollect))
+      assert.deepStrictEqual(ran, [])
+      assert.deepStrictEqual(results.map((r) => r.encodedResult), [
+        { type: "execution-denied", reason: "needs approval, which was not requested: asker: sure?" }
+      ])
+    }).pipe(Effect.provide(handlers), Effect.provide(host([makeAsker()]))))
+
+  it.effect("an ask whose settled args cannot run asks nobody: refused at once, naming the rewriter", () =>
+    Effect.gen(function*() {
+      const asked: Array<Approval.ApprovalRequest> = []
+      const model = yield* ScriptedModel.make([
+        () => [ScriptedModel.toolCall("t1", "read", { path: "notes.txt" }), ScriptedModel.finish("tool-calls")]
+      ])
+      const toolkit = yield* GuardedToolkit.guard(Tools)
+      const first = yield* LanguageModel.generateText({ prompt: "go", toolkit }).pipe(
+        Effect.provideService(LanguageModel.LanguageModel, model)
+      )
+      const answers = yield* GuardedToolkit.resolveApprovals(toolkit, first.content).pipe(
+        Effect.provide(Approval.Approver.layer((request) => Effect.sync(() => (asked.push(request), true))))
+      )
+      assert.deepStrictEqual(asked, [])
+      assert.strictEqual(answers.content.length, 0)
+      assert.include(JSON.stringify(first.toolResults[0]?.encodedResult), "args rewritten by breaker no longer fit")
+    }).pipe(Effect.provide(handlers), Effect.provide(host([
+      makeAsker(),
+      FakeExtension.fromReplies("breaker", { tool_call: () => ({ args: { path: 7 } }) })
     ]))))
 })
