@@ -4,7 +4,7 @@ import { Prompt } from "effect/ai"
 
 /**
  * The prompt-side events (DESIGN §2) applied to effect/ai `Prompt`s. Extensions see each message encoded as JSON,
- * the way effect/ai serializes it (`{"role":"user","content":[{"type":"text","text":"…"}]}`).
+ * the way effect/ai serializes it (`{"role":"user","content":"…","options":{}}`; parts as `{"type":"text","text":"…"}`).
  */
 
 const encodePrompt = Schema.encodeSync(Prompt.Prompt)
