@@ -1,4 +1,4 @@
-import { decodeReply, isJsonObject } from "@abhed/protocol"
+import { decodeReply, isJsonObject, isToolName } from "@abhed/protocol"
 import { Result } from "effect"
 import type { PlannedRequest } from "./CheckPlan.ts"
 
@@ -97,8 +97,18 @@ export const replyProblem = (planned: PlannedRequest, text: string): string | un
     return isJsonObject(json) ? undefined : `reply is not a JSON object: ${preview(text)}`
   }
   const decoded = decodeReply(planned.event, json)
-  return Result.isFailure(decoded) ? `${decoded.failure.message} (reply ${preview(text)})` : undefined
+  if (Result.isFailure(decoded)) return `${decoded.failure.message} (reply ${preview(text)})`
+  // A tool name the host would reject (DESIGN §3): the reply is valid, but that tool would never be offered.
+  const tools = planned.event === "list_tools" && isJsonObject(json) && Array.isArray(json["tools"]) ? json["tools"] : []
+  const bad = tools.findIndex((t) => isJsonObject(t) && typeof t["name"] === "string" && !isToolName(t["name"]))
+  if (bad === -1) return undefined
+  const name = (tools[bad] as { readonly name: string }).name
+  return `tools[${bad}].name: ${escapeNonAscii(JSON.stringify(name))} is not a valid tool name (^[A-Za-z0-9_.-]{1,64}$): the host rejects it`
 }
+
+/** Characters outside printable ASCII as \uXXXX: a look-alike name must show. */
+const escapeNonAscii = (text: string): string =>
+  text.replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`)
 
 /** Nearest-rank percentile over sorted values. */
 const percentile = (sorted: ReadonlyArray<number>, p: number): number =>

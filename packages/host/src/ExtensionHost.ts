@@ -443,7 +443,7 @@ export const make = (
         else if (x.failure !== undefined && onFailure(x) !== "ignore") withheld.push({ extension: x.extension.name, reason: x.failure })
       }
       const { keep, outOfRange } = combineKeep(messages.length, replies)
-      const notes = outOfRange.map((o) => `${o.extension}: keep indices out of range ignored: ${o.indices.join(", ")}`)
+      const notes = outOfRange.map((o) => `${o.extension}: keep indices that name no message ignored: ${o.indices.join(", ")}`)
       const rounds = [auditRound(1, exchanges, skipped)]
       if (withheld.length > 0) {
         const outcome: ContextOutcome = { keep: [], messages: [], withheld }

@@ -171,7 +171,7 @@ describe("ExtensionHost over fakes", () => {
         assert.deepStrictEqual(compact, { cancel: false, summary: "summary a\n\nsummary b" })
         const entries = yield* AuditLog.use((a) => a.entries)
         const context = entries.find((e) => e.event === "context")
-        assert.deepStrictEqual(context?.notes, ["b: keep indices out of range ignored: 9"])
+        assert.deepStrictEqual(context?.notes, ["b: keep indices that name no message ignored: 9"])
       }))
   })
 
@@ -312,7 +312,7 @@ describe("ExtensionHost over fakes", () => {
         assert.strictEqual((yield* h.status)[0]?.state._tag, "live")
         const entries = yield* AuditLog.use((a) => a.entries)
         assert.deepStrictEqual(entries.find((e) => e.event === "context")?.notes, [
-          "filter: keep indices out of range ignored: 2.5"
+          "filter: keep indices that name no message ignored: 2.5"
         ])
       }))
   })
