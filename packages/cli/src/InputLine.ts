@@ -16,14 +16,16 @@ import { Result, Schema } from "effect"
 
 /**
  * One input line of `abhed-ext run` (DESIGN §7): a request as on the wire, except that `session_id` and `call_id`
- * may be left out (the host fills them in). Pure: text in, a typed request or a one-line reason out.
+ * may be left out (the host fills them in; `id` is always the host's). Pure: text in, a typed request or a one-line reason out.
  */
 
+// `id` names a round of the host's (DESIGN §2): the host gives every round its own, so one given here is ignored.
 const optionalIds = {
   session_id: Schema.optionalKey(Schema.String),
+  id: Schema.optionalKey(Schema.String),
   call_id: Schema.optionalKey(Schema.String)
 }
-const optionalSession = { session_id: Schema.optionalKey(Schema.String) }
+const optionalSession = { session_id: Schema.optionalKey(Schema.String), id: Schema.optionalKey(Schema.String) }
 
 // The wire schemas with the ids made optional: the field types stay exactly the protocol's.
 export const InputSchemas = {

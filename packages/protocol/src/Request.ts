@@ -2,7 +2,12 @@ import { Schema } from "effect"
 import type { EventName } from "./Event.ts"
 
 const Args = Schema.Record(Schema.String, Schema.Unknown)
-const base = { session_id: Schema.String }
+/**
+ * Every request carries `session_id` and `id` (DESIGN §2). `id` names one round of one dispatch: every subscriber
+ * of the round gets the same one, the next round or dispatch a new one. A reply may echo it; a reply that
+ * carries another id is never applied (the extension is dead, `unsolicited_output`).
+ */
+const base = { session_id: Schema.String, id: Schema.String }
 
 /** Requests, one schema per event (DESIGN §2). `round` is present on settling rounds after the first. */
 export const ToolCallRequest = Schema.Struct({
@@ -81,6 +86,10 @@ export type Request = typeof Request.Type
 
 /** The request type of one event. */
 export type RequestOf<E extends EventName> = Extract<Request, { readonly event: E }>
+
+/** A request before the host gives it its round's `id`. */
+export type RequestBody<E extends EventName> = RequestOf<E> extends infer R ? R extends unknown ? Omit<R, "id"> : never
+  : never
 
 export const RequestSchemas = {
   tool_call: ToolCallRequest,

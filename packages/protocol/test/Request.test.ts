@@ -7,6 +7,7 @@ const samples: { readonly [E in EventName]: Record<string, unknown> } = {
   tool_call: {
     event: "tool_call",
     session_id: "s-1",
+    id: "4",
     call_id: "c-7",
     tool: "bash",
     args: { command: "rm -rf /tmp/x", description: "clean up" }
@@ -14,6 +15,7 @@ const samples: { readonly [E in EventName]: Record<string, unknown> } = {
   tool_result: {
     event: "tool_result",
     session_id: "s-1",
+    id: "4",
     call_id: "c-7",
     tool: "read",
     args: { path: "notes.txt" },
@@ -23,14 +25,18 @@ const samples: { readonly [E in EventName]: Record<string, unknown> } = {
   context: {
     event: "context",
     session_id: "s-1",
+    id: "4",
     messages: [{ role: "user", content: "hi" }, { role: "assistant", content: "hello" }]
   },
-  before_agent_start: { event: "before_agent_start", session_id: "s-1", system: "You are Abhed." },
-  before_compact: { event: "before_compact", session_id: "s-1", messages: [{ role: "user", content: "hi" }] },
-  list_tools: { event: "list_tools", session_id: "s-1" },
-  invoke_tool: { event: "invoke_tool", session_id: "s-1", call_id: "c-8", tool: "weather", args: { city: "Pune" } },
-  session_start: { event: "session_start", session_id: "s-1" },
-  session_end: { event: "session_end", session_id: "s-1" }
+  before_agent_start: { event: "before_agent_start", session_id: "s-1",
+    id: "4", system: "You are Abhed." },
+  before_compact: { event: "before_compact", session_id: "s-1",
+    id: "4", messages: [{ role: "user", content: "hi" }] },
+  list_tools: { event: "list_tools", session_id: "s-1", id: "4" },
+  invoke_tool: { event: "invoke_tool", session_id: "s-1",
+    id: "4", call_id: "c-8", tool: "weather", args: { city: "Pune" } },
+  session_start: { event: "session_start", session_id: "s-1", id: "4" },
+  session_end: { event: "session_end", session_id: "s-1", id: "4" }
 }
 
 const decodes = (schema: Schema.Decoder<unknown>, input: unknown) => Result.isSuccess(Schema.decodeUnknownResult(schema)(input))
@@ -51,6 +57,12 @@ describe("request schemas", () => {
     const { session_id: _, ...rest } = samples[event]
     expect(decodes(RequestSchemas[event], rest)).toBe(false)
     expect(decodes(Request, rest)).toBe(false)
+  })
+
+  it.each(EventNames)("%s: without id (the round's, DESIGN §2) it fails", (event) => {
+    const { id: _, ...rest } = samples[event]
+    expect(decodes(RequestSchemas[event], rest)).toBe(false)
+    expect(decodes(Request, { ...samples[event], id: 4 })).toBe(false)
   })
 
   it("settling rounds after the first carry an integer round", () => {
