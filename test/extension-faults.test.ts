@@ -229,12 +229,14 @@ describe("process extension faults", () => {
         }))
     ), 40_000)
 
-  live("two replies to one request: the second is unsolicited output", () =>
+  live("two replies to one request in one write: unsolicited output, and neither line is applied", () =>
     provided(
       withExtension(fixtureConfig("ext-two-replies.sh"), (ext) =>
         Effect.gen(function*() {
+          // One write, so one read with two complete lines while one request is in flight (DESIGN §4).
           const first = yield* timedSend(ext, toolCall("c1"))
-          assert.strictEqual(first.result._tag, "Success")
+          const error = expectFailure(first.result)
+          assert.strictEqual(error._tag, "UnsolicitedOutput")
           const status = yield* awaitDeath(ext)
           assert.deepStrictEqual(status.state, { _tag: "dead", cause: { _tag: "unsolicited_output", detail: "{}" } })
           assert.strictEqual((yield* Effect.flip(ext.send(toolCall("c2"))))._tag, "ExtensionDead")

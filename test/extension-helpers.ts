@@ -87,7 +87,7 @@ export const encode = <E extends EventName>(value: RequestOf<E> & { readonly eve
 })
 
 export const toolCall = (callId: string) =>
-  encode<"tool_call">({ event: "tool_call", session_id: "s-test", call_id: callId, tool: "bash", args: { command: "ls" } })
+  encode<"tool_call">({ event: "tool_call", session_id: "s-test", id: callId, call_id: callId, tool: "bash", args: { command: "ls" } })
 
 interface ProcStat {
   readonly pid: number

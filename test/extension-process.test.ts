@@ -93,7 +93,7 @@ describe("process extension", () => {
   it.live("cwd resolves against baseDir (default: baseDir itself); env adds to the host's", () => {
     const base = tempDir()
     NodeFs.mkdirSync(NodePath.join(base, "work"))
-    const request = encode<"before_agent_start">({ event: "before_agent_start", session_id: "s-test", system: "" })
+    const request = encode<"before_agent_start">({ event: "before_agent_start", session_id: "s-test", id: "r-1", system: "" })
     return provided(
       Effect.gen(function*() {
         const inWork = yield* withExtension(

@@ -4,11 +4,14 @@ import {
   type EventName,
   type ExtensionConfig,
   Framing,
+  isJsonObject,
+  MalformedReply,
   MaxJsonDepth,
   nestedDeeperThan,
+  type ReadLine,
   type SessionEndRequest
 } from "@abhed/protocol"
-import { Clock, Deferred, Duration, Effect, Ref, Result, Scope, Semaphore } from "effect"
+import { Clock, Deferred, Duration, Effect, Result, Scope, Semaphore } from "effect"
 import { type EncodedRequest, type Extension, type ExtensionState, subscribes } from "./Extension.ts"
 import {
   deathCauseOf,
@@ -22,17 +25,27 @@ import {
 
 /**
  * The behaviour every extension shares, whatever carries its bytes (DESIGN §4): one request in flight (FIFO),
- * the startup timeout on the first exchange and `timeout_ms` after it, reply matching, decoding, death for good
- * on any failure, and the close sequence. A `Transport` (a process's pipes, or a fake's handler) only moves
- * requests out and lines back, so process-backed and fake extensions behave alike by construction.
+ * the startup timeout on the first exchange and `timeout_ms` after it, attribution of reply lines, reply ids,
+ * decoding, death for good on any failure, and the close sequence. A `Transport` (a process's pipes, or a fake's
+ * handler) only moves requests out and lines back, so process-backed and fake extensions behave alike by
+ * construction.
+ *
+ * Attribution (DESIGN §4): a line belongs to the request in flight when its bytes were read. The transport calls
+ * `read` synchronously from its read callback with the complete lines of that read, and the request becomes the
+ * one in flight in the same synchronous step that writes its bytes; so no line read before a request was written
+ * can be taken as its reply, whatever the scheduler does next. State is plain variables for that reason: every
+ * change to it is one synchronous step, which is also what the hot path wants (no Ref, no fiber per exchange).
  */
 
 /** Every failure that kills an extension (`ExtensionDead` is what later requests get). */
 export type DeathError = Exclude<ExtensionError, ExtensionDead>
 
 export interface Transport {
-  /** Hand one request to the extension. Never fails: a broken pipe shows up as an exit or a timeout. */
-  readonly write: <E extends EventName>(request: EncodedRequest<E>) => Effect.Effect<void>
+  /**
+   * Write one request's bytes now, synchronously: the core calls it in the same step that makes the request the
+   * one in flight. Never fails: a broken pipe shows up as an exit or a timeout.
+   */
+  readonly write: <E extends EventName>(request: EncodedRequest<E>) => void
   /** After a death: stop the extension now (a process: SIGTERM its group, SIGKILL after the grace). */
   readonly terminate: Effect.Effect<void>
   /** At scope close while alive: stop it gracefully (close stdin, wait a grace, then terminate). */
@@ -41,19 +54,17 @@ export interface Transport {
   readonly stderrTail: Effect.Effect<string>
 }
 
-/** What a transport reports to the core. */
+/** What a transport reports to the core, synchronously, from where it reads. */
 export interface TransportEvents {
-  /** One JSON value the extension wrote (one line). */
-  readonly line: (json: unknown) => Effect.Effect<void>
-  /** A failure found by the transport (exit, bad framing, …): the extension dies. */
-  readonly fail: (error: DeathError) => Effect.Effect<void>
-  /** The event of the request in flight, if any (to name it in errors). */
-  readonly inFlight: Effect.Effect<EventName | undefined>
+  /** The complete non-blank lines of one read, in order (possibly from a fake: one reply). */
+  readonly read: (lines: ReadonlyArray<ReadLine>) => void
+  /** A failure found by the transport (exit, a line too long, …): the extension dies. */
+  readonly fail: (error: DeathError) => void
 }
 
 /** A transport with nothing behind it: what an extension that never started has. */
 export const deadTransport: Transport = {
-  write: () => Effect.void,
+  write: () => undefined,
   terminate: Effect.void,
   close: Effect.void,
   pid: undefined,
@@ -62,24 +73,11 @@ export const deadTransport: Transport = {
 
 interface InFlight {
   readonly event: EventName
+  readonly id: string
   readonly reply: Deferred.Deferred<unknown, DeathError>
   readonly timeoutMs: number
-  /** When the reply is due, on the Clock: set once the request is written (the timeout counts from the write). */
-  deadline: number
-}
-
-interface State {
-  readonly phase: ExtensionState
-  readonly inFlight: InFlight | undefined
-  /** Exchanges begun (the first gets `startup_timeout_ms`). */
-  readonly exchanges: number
-  readonly served: number
-  /** The scope is closing: exits are expected now, and the close sequence does the killing. */
-  readonly closing: boolean
-  /** An exchange was interrupted after its write: a reply may still come, so the stream is out of step. */
-  readonly abandoned: boolean
-  /** session_end was sent already (by the host, which audits it): the close sequence does not send it again. */
-  readonly sessionEnded: boolean
+  /** When the reply is due, on the Clock (the timeout counts from the write). */
+  readonly deadline: number
 }
 
 const preview = (json: unknown): string => {
@@ -88,6 +86,11 @@ const preview = (json: unknown): string => {
   const text = JSON.stringify(json) ?? String(json)
   return text.length > 200 ? `${text.slice(0, 197)}...` : text
 }
+
+const describeLine = (line: ReadLine): string => (line._tag === "Json" ? preview(line.value) : `(${line.got})`)
+
+/** The `id` a reply carries, if any (`null` counts as absent, as for every reply field). */
+const replyId = (json: unknown): unknown => (isJsonObject(json) && Object.hasOwn(json, "id") ? json["id"] ?? undefined : undefined)
 
 export interface CoreOptions<R> {
   readonly config: ExtensionConfig
@@ -99,21 +102,27 @@ export const make = Effect.fnUntraced(function*<R>(options: CoreOptions<R>) {
   const { config } = options
   const name = config.name
   const scope = yield* Effect.scope
+  const clock = yield* Clock.clockWith(Effect.succeed)
   // Exchange fibers live in a child scope made now, so it closes after every finalizer added later: the host's
   // session_end dispatch (and this extension's own close sequence) can still run exchanges while closing.
-  const exchanges = yield* Scope.fork(scope, "sequential")
+  const exchangesScope = yield* Scope.fork(scope, "sequential")
   const permit = yield* Semaphore.make(1) // waiters are served in arrival order: FIFO
-  const state = yield* Ref.make<State>({
-    phase: { _tag: "starting" },
-    inFlight: undefined,
-    exchanges: 0,
-    served: 0,
-    closing: false,
-    abandoned: false,
-    sessionEnded: false
-  })
-  const transportReady = yield* Deferred.make<Transport>()
-  const transport = Deferred.await(transportReady)
+
+  let phase: ExtensionState = { _tag: "starting" }
+  let inFlight: InFlight | undefined
+  /** Exchanges begun (the first gets `startup_timeout_ms`). */
+  let exchanges = 0
+  let served = 0
+  /** The scope is closing: exits are expected now, and the close sequence does the killing. */
+  let closing = false
+  /** An exchange was interrupted after its write: a reply may still come, so the stream is out of step. */
+  let abandoned = false
+  /** session_end was sent already (by the host, which audits it): the close sequence does not send it again. */
+  let sessionEnded = false
+  let transport: Transport = deadTransport
+  const transportReady = Deferred.makeUnsafe<void>()
+  /** Completed by a death outside the close sequence: a fiber then terminates the extension in the background. */
+  const killRequested = Deferred.makeUnsafe<void>()
 
   /*
    * The timeout: one watchdog fiber per extension, not `Effect.timeout` per exchange. Measured, the per-exchange
@@ -125,123 +134,120 @@ export const make = Effect.fnUntraced(function*<R>(options: CoreOptions<R>) {
   let poke = Deferred.makeUnsafe<void>() // wakes it early: a request due before `watchdogTarget`
   // Each look is one synchronous step (state, time, next target and poke together), so an exchange armed while
   // the watchdog runs is either seen by this look or pokes the next wait: it can never be missed.
-  const look = Clock.clockWith((clock) =>
-    Effect.suspend(() => {
-      const now = clock.currentTimeMillisUnsafe()
-      const due = Ref.getUnsafe(state).inFlight
-      const late = due !== undefined && due.deadline <= now ? due : undefined
-      const wait = due !== undefined && due.deadline > now ? due.deadline - now : undefined
-      poke = Deferred.makeUnsafe<void>()
-      watchdogTarget = wait === undefined ? Number.POSITIVE_INFINITY : now + wait
-      const sleep = wait === undefined
-        ? Deferred.await(poke)
-        : Effect.raceFirst(Effect.sleep(Duration.millis(wait)), Deferred.await(poke))
-      return late === undefined
-        ? sleep
-        : Effect.andThen(Deferred.fail(late.reply, new ExtensionTimeout({ extension: name, timeout_ms: late.timeoutMs })), sleep)
-    }))
-  const watchdog = Effect.forever(look, { disableYield: true })
-  yield* Effect.forkIn(watchdog, scope)
-  /** After the write: the reply is due in `timeoutMs`; wake the watchdog if it would look too late. */
-  const arm = (inFlight: InFlight) =>
-    Effect.flatMap(Clock.currentTimeMillis, (now) =>
-      Effect.suspend(() => {
-        inFlight.deadline = now + inFlight.timeoutMs
-        return inFlight.deadline < watchdogTarget ? Effect.asVoid(Deferred.succeed(poke, undefined)) : Effect.void
-      }))
+  const look = Effect.suspend(() => {
+    const now = clock.currentTimeMillisUnsafe()
+    const due = inFlight
+    const late = due !== undefined && due.deadline <= now ? due : undefined
+    const wait = due !== undefined && due.deadline > now ? due.deadline - now : undefined
+    poke = Deferred.makeUnsafe<void>()
+    watchdogTarget = wait === undefined ? Number.POSITIVE_INFINITY : now + wait
+    if (late !== undefined) dieNow(new ExtensionTimeout({ extension: name, timeout_ms: late.timeoutMs }))
+    return wait === undefined
+      ? Deferred.await(poke)
+      : Effect.raceFirst(Effect.sleep(Duration.millis(wait)), Deferred.await(poke))
+  })
+  yield* Effect.forkIn(Effect.forever(look, { disableYield: true }), scope)
 
   // Termination runs once; whoever comes later (the scope's release) waits for the same run.
-  const terminateStarted = yield* Ref.make(false)
-  const terminated = yield* Deferred.make<void>()
+  let terminateStarted = false
+  const terminated = Deferred.makeUnsafe<void>()
   const terminateOnce = Effect.uninterruptible(
-    Effect.flatMap(Ref.getAndSet(terminateStarted, true), (started) =>
-      started
-        ? Deferred.await(terminated)
-        : transport.pipe(
-          Effect.flatMap((t) => t.terminate),
-          Effect.ensuring(Deferred.succeed(terminated, undefined))
-        ))
+    Effect.suspend(() => {
+      if (terminateStarted) return Deferred.await(terminated)
+      terminateStarted = true
+      return Deferred.await(transportReady).pipe(
+        Effect.andThen(Effect.suspend(() => transport.terminate)),
+        Effect.ensuring(Deferred.succeed(terminated, undefined))
+      )
+    })
   )
+  // In the background, so the failing request returns at once; the close sequence joins it.
+  yield* Effect.forkIn(Effect.andThen(Deferred.await(killRequested), terminateOnce), scope)
 
-  const die = (error: DeathError): Effect.Effect<void> =>
-    Effect.flatMap(
-      Ref.modify(state, (s): [{ inFlight: InFlight | undefined; kill: boolean } | undefined, State] => {
-        if (s.phase._tag === "dead") return [undefined, s]
-        const next: State = s.closing
-          ? { ...s, inFlight: undefined }
-          : { ...s, inFlight: undefined, phase: { _tag: "dead", cause: deathCauseOf(error) } }
-        return [{ inFlight: s.inFlight, kill: !s.closing }, next]
-      }),
-      (found) =>
-        found === undefined ? Effect.void : Effect.gen(function*() {
-          if (found.inFlight !== undefined) yield* Deferred.fail(found.inFlight.reply, error)
-          // In the background, so the failing request returns now; the scope's release joins it.
-          if (found.kill) yield* Effect.forkDetach(terminateOnce)
-        })
-    )
-
-  const events: TransportEvents = {
-    line: (json) =>
-      Effect.flatMap(
-        Ref.modify(state, (s): ["drop" | "unsolicited" | InFlight, State] => {
-          if (s.phase._tag === "dead") return ["drop", s]
-          if (s.inFlight === undefined) return ["unsolicited", s]
-          return [s.inFlight, { ...s, inFlight: undefined }]
-        }),
-        (to) =>
-          to === "drop"
-            ? Effect.void
-            : to === "unsolicited"
-            ? die(new UnsolicitedOutput({ extension: name, line: preview(json) }))
-            : Effect.asVoid(Deferred.succeed(to.reply, json))
-      ),
-    fail: die,
-    inFlight: Effect.map(Ref.get(state), (s) => s.inFlight?.event)
+  /** Death, in one synchronous step: callable from a read callback. The request in flight fails with `error`. */
+  function dieNow(error: DeathError): void {
+    if (phase._tag === "dead") return
+    const current = inFlight
+    inFlight = undefined
+    if (!closing) {
+      phase = { _tag: "dead", cause: deathCauseOf(error) }
+      Deferred.doneUnsafe(killRequested, Effect.void)
+    }
+    if (current !== undefined) Deferred.doneUnsafe(current.reply, Effect.fail(error))
   }
 
-  /*
-   * One request and its reply, under the permit, in steps: register (one synchronous step: checking for death and
-   * registering is atomic, or a death in between would leave the request waiting for a reply that cannot come),
-   * write and arm the watchdog (the timeout counts from the write), await the reply, decode it. Any failure but
-   * `ExtensionDead` kills the extension. On the hot path, so written without generators.
-   */
-  const register = <E extends EventName>(
-    request: EncodedRequest<E>,
-    timeoutOverride: number | undefined
-  ): Effect.Effect<InFlight, ExtensionDead> =>
-    Effect.flatMap(
-      Ref.modify(state, (s): [InFlight | string, State] => {
-        if (s.phase._tag === "dead") return [describeDeathCause(s.phase.cause), s]
-        const timeoutMs = timeoutOverride ?? (s.exchanges === 0 ? config.startup_timeout_ms : config.timeout_ms)
-        const reply = Deferred.makeUnsafe<unknown, DeathError>()
-        const inFlight: InFlight = { event: request.event, reply, timeoutMs, deadline: Number.POSITIVE_INFINITY }
-        return [inFlight, {
-          ...s,
-          inFlight,
-          exchanges: s.exchanges + 1,
-          sessionEnded: s.sessionEnded || request.event === "session_end"
-        }]
-      }),
-      (inFlight) => typeof inFlight === "string" ? Effect.fail(new ExtensionDead({ extension: name, cause: inFlight })) : Effect.succeed(inFlight)
-    )
+  /** The lines of one read, attributed to the request in flight now (DESIGN §4), in one synchronous step. */
+  const read = (lines: ReadonlyArray<ReadLine>): void => {
+    if (lines.length === 0 || phase._tag === "dead") return
+    const current = inFlight
+    const expected = current === undefined ? 0 : 1
+    // More lines than requests in flight: the extension is out of step, and no line of this read is applied.
+    const surplus = lines[expected]
+    if (surplus !== undefined || current === undefined) {
+      return dieNow(new UnsolicitedOutput({ extension: name, line: surplus === undefined ? "" : describeLine(surplus) }))
+    }
+    const line = lines[0]
+    if (line === undefined) return
+    if (line._tag === "Invalid") {
+      return dieNow(new MalformedReply({ event: current.event, path: "", expected: "one JSON object per line", got: line.got }))
+    }
+    const id = replyId(line.value)
+    if (id !== undefined && id !== current.id) {
+      return dieNow(
+        new UnsolicitedOutput({ extension: name, line: `reply to id ${preview(id)} while ${preview(current.id)} was in flight` })
+      )
+    }
+    if (id === undefined && config.reply_ids === "required") {
+      return dieNow(
+        new MalformedReply({
+          event: current.event,
+          path: "id",
+          expected: `the request's id ${preview(current.id)} (reply_ids is "required")`,
+          got: "nothing"
+        })
+      )
+    }
+    inFlight = undefined
+    Deferred.doneUnsafe(current.reply, Effect.succeed(line.value))
+  }
 
-  const write = <E extends EventName>(inFlight: InFlight, request: EncodedRequest<E>) =>
-    transport.pipe(Effect.flatMap((t) => t.write(request)), Effect.andThen(arm(inFlight)))
+  const events: TransportEvents = { read, fail: dieNow }
+
+  /**
+   * Register and write, in one synchronous step: checking for death, making the request the one in flight, writing
+   * its bytes and arming the watchdog happen together, so no line can be read in between (attribution), and a
+   * death in between cannot leave the request waiting for a reply that cannot come.
+   */
+  const begin = <E extends EventName>(request: EncodedRequest<E>, timeoutOverride: number | undefined) =>
+    Effect.suspend((): Effect.Effect<InFlight, ExtensionDead> => {
+      if (phase._tag === "dead") {
+        return Effect.fail(new ExtensionDead({ extension: name, cause: describeDeathCause(phase.cause) }))
+      }
+      const timeoutMs = timeoutOverride ?? (exchanges === 0 ? config.startup_timeout_ms : config.timeout_ms)
+      const current: InFlight = {
+        event: request.event,
+        id: request.value.id,
+        reply: Deferred.makeUnsafe<unknown, DeathError>(),
+        timeoutMs,
+        deadline: clock.currentTimeMillisUnsafe() + timeoutMs
+      }
+      inFlight = current
+      exchanges++
+      if (request.event === "session_end") sessionEnded = true
+      transport.write(request)
+      if (current.deadline < watchdogTarget) Deferred.doneUnsafe(poke, Effect.void)
+      return Effect.succeed(current)
+    })
 
   const finish = <E extends EventName>(request: EncodedRequest<E>, json: unknown) => {
     const decoded = decodeReply(request.event, json)
     if (Result.isFailure(decoded)) return Effect.fail(decoded.failure)
-    return Effect.as(
-      Ref.update(state, (now): State => ({
-        ...now,
-        served: now.served + 1,
-        phase: now.phase._tag === "starting" ? { _tag: "live" } : now.phase
-      })),
-      decoded.success
-    )
+    served++
+    if (phase._tag === "starting") phase = { _tag: "live" }
+    return Effect.succeed(decoded.success)
   }
 
-  const dieUnlessDead = (error: ExtensionError) => (error._tag === "ExtensionDead" ? Effect.void : die(error))
+  const dieUnlessDead = (error: ExtensionError) => (error._tag === "ExtensionDead" ? Effect.void : Effect.sync(() => dieNow(error)))
 
   /**
    * After the write, the reply belongs to this request whatever the caller does: a caller interrupted while it
@@ -249,14 +255,18 @@ export const make = Effect.fnUntraced(function*<R>(options: CoreOptions<R>) {
    * reply (or the timeout, or a death) comes, so the next request can never read this one's reply. The common
    * case forks nothing.
    */
-  const handOff = <E extends EventName>(inFlight: InFlight, request: EncodedRequest<E>) =>
-    Deferred.await(inFlight.reply).pipe(
-      Effect.flatMap((json) => finish(request, json)),
+  const handOff = <E extends EventName>(current: InFlight, request: EncodedRequest<E>) =>
+    Deferred.await(current.reply).pipe(
+      Effect.flatMap((json) => Effect.suspend(() => finish(request, json))),
       Effect.tapError(dieUnlessDead),
-      Effect.onInterrupt(() => Ref.update(state, (s) => ({ ...s, abandoned: true }))),
+      Effect.onInterrupt(() =>
+        Effect.sync(() => {
+          abandoned = true
+        })
+      ),
       Effect.ignore,
       Effect.ensuring(permit.release(1)),
-      Effect.forkIn(exchanges, { startImmediately: true }),
+      Effect.forkIn(exchangesScope, { startImmediately: true }),
       Effect.asVoid
     )
 
@@ -268,41 +278,38 @@ export const make = Effect.fnUntraced(function*<R>(options: CoreOptions<R>) {
       // Waiting for the permit may be interrupted (nothing was written yet): requests queue FIFO.
       Effect.flatMap(restore(permit.take(1)), () => {
         let handedOff = false
-        return register(request, timeoutOverride).pipe(
-          Effect.flatMap((inFlight) =>
-            write(inFlight, request).pipe(
-              Effect.andThen(
-                restore(Deferred.await(inFlight.reply)).pipe(
-                  Effect.onInterrupt(() => {
-                    handedOff = true
-                    return handOff(inFlight, request)
-                  })
-                )
-              ),
-              Effect.flatMap((json) => finish(request, json))
+        return begin(request, timeoutOverride).pipe(
+          Effect.flatMap((current) =>
+            restore(Deferred.await(current.reply)).pipe(
+              Effect.onInterrupt(() => {
+                handedOff = true
+                return handOff(current, request)
+              })
             )
           ),
+          Effect.flatMap((json) => finish(request, json)),
           Effect.tapError(dieUnlessDead),
           Effect.ensuring(Effect.suspend(() => (handedOff ? Effect.void : permit.release(1))))
         )
       })
     )
 
-  const connected = yield* options.connect(events).pipe(
-    Effect.catch((error) => Effect.as(die(error), deadTransport))
+  transport = yield* options.connect(events).pipe(
+    Effect.catch((error) => Effect.as(Effect.sync(() => dieNow(error)), deadTransport))
   )
-  yield* Deferred.succeed(transportReady, connected)
+  const connected = transport
+  Deferred.doneUnsafe(transportReady, Effect.void)
 
-  const sessionEnd: SessionEndRequest = { event: "session_end", session_id: options.sessionId }
+  const sessionEnd: SessionEndRequest = { event: "session_end", session_id: options.sessionId, id: `${name}-session-end` }
   yield* Effect.addFinalizer(() =>
     Effect.gen(function*() {
-      const s = yield* Ref.get(state)
-      if (s.phase._tag !== "dead" && !s.abandoned && !s.sessionEnded && subscribes(config, "session_end")) {
+      if (phase._tag !== "dead" && !abandoned && !sessionEnded && subscribes(config, "session_end")) {
         // Bounded by timeout_ms even when it is the first exchange; a failure here just kills it.
         yield* send({ event: "session_end", value: sessionEnd, bytes: Framing.encodeLine(sessionEnd) }, config.timeout_ms)
           .pipe(Effect.ignore)
       }
-      const dead = yield* Ref.modify(state, (s): [boolean, State] => [s.phase._tag === "dead", { ...s, closing: true }])
+      const dead = phase._tag === "dead"
+      closing = true
       if (dead) yield* terminateOnce
       else yield* connected.close
     })
@@ -312,16 +319,13 @@ export const make = Effect.fnUntraced(function*<R>(options: CoreOptions<R>) {
     name,
     config,
     send: (request) => send(request),
-    status: Effect.gen(function*() {
-      const s = yield* Ref.get(state)
-      return {
-        name,
-        state: s.phase,
-        served: s.served,
-        stderr_tail: yield* connected.stderrTail,
-        pid: connected.pid
-      }
-    })
+    status: Effect.map(connected.stderrTail, (stderr_tail) => ({
+      name,
+      state: phase,
+      served,
+      stderr_tail,
+      pid: connected.pid
+    }))
   }
   return extension
 })

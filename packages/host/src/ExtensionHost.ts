@@ -34,6 +34,8 @@ import {
   type JsonObject,
   type PolicyConfig,
   type ReplyOf,
+  type Request,
+  type RequestBody,
   type RequestOf
 } from "@abhed/protocol"
 import { Clock, Context, Effect, type FileSystem, Layer, Metric, type Path, Ref, Scope } from "effect"
@@ -222,6 +224,14 @@ export const make = (
   const audience: Record<EventName, RoundAudience> = Object.fromEntries(
     EventNames.map((event): [EventName, RoundAudience] => [event, roundAudience(extensions, event)])
   ) as Record<EventName, RoundAudience> // fromEntries over every EventName: the record is total
+  // Round ids (DESIGN §2): one per round of every dispatch, the same for all of the round's subscribers.
+  let rounds = 0
+  const nextId = () => String(++rounds)
+  function encodeRound<E extends EventName>(event: E, body: RequestBody<E>): EncodedRequest<E>
+  function encodeRound(event: EventName, body: RequestBody<EventName>): EncodedRequest {
+    const value: Request = { ...body, id: nextId() }
+    return { event, value, bytes: Framing.encodeLine(value) }
+  }
   const callIds = yield* Ref.make(0)
   const callIdOf = (given: string | undefined) =>
     given !== undefined ? Effect.succeed(given) : Ref.getAndUpdate(callIds, (n) => n + 1).pipe(Effect.map((n) => `c-${n + 1}`))
@@ -235,10 +245,10 @@ export const make = (
    * 44 µs per dispatch against 23 µs, a third of the whole per-dispatch budget (docs/benchmarks.md). Replies are
    * combined by commutative Reducers, so collecting them first and folding in name order gives the same outcome.
    */
-  const fanOut = <E extends EventName>(event: E, value: RequestOf<E>) =>
+  const fanOut = <E extends EventName>(event: E, body: RequestBody<E>) =>
     Effect.gen(function*() {
-      const request: EncodedRequest<E> = { event, value, bytes: Framing.encodeLine(value) }
-      const { skipped, subscribers } = audience[event](value)
+      const request = encodeRound(event, body)
+      const { skipped, subscribers } = audience[event](request.value)
       // forEach keeps the input order, and subscribers are in name order: so are the exchanges.
       const only = subscribers.length === 1 ? subscribers[0] : undefined
       const exchanges = only !== undefined
@@ -311,7 +321,7 @@ export const make = (
           maxRounds,
           round: (args, round) =>
             Effect.gen(function*() {
-              const value: RequestOf<"tool_call"> = {
+              const value: RequestBody<"tool_call"> = {
                 event: "tool_call",
                 session_id: sessionId,
                 call_id,
@@ -378,7 +388,7 @@ export const make = (
           maxRounds,
           round: (content, round) =>
             Effect.gen(function*() {
-              const value: RequestOf<"tool_result"> = {
+              const value: RequestBody<"tool_result"> = {
                 event: "tool_result",
                 session_id: sessionId,
                 call_id,
@@ -415,7 +425,7 @@ export const make = (
   /** A single-round event: fan out once, combine the replies in name order. */
   const single = <E extends EventName, A>(
     event: E,
-    value: RequestOf<E>,
+    value: RequestBody<E>,
     combine: (replies: ReadonlyArray<Named<ReplyOf<E>>>) => { readonly outcome: A; readonly notes: ReadonlyArray<string> }
   ) =>
     dispatch(event, undefined, Effect.gen(function*() {
@@ -505,7 +515,7 @@ export const make = (
         // Not sent to the owner: an error result the model can read, like any failed tool.
         return yield* refuse("invoke_tool", call_id, unsendable, { result: `[withheld: ${unsendable}]`, is_error: true } satisfies InvokeToolOutcome)
       }
-      const value: RequestOf<"invoke_tool"> = {
+      const value: RequestBody<"invoke_tool"> = {
         event: "invoke_tool",
         session_id: sessionId,
         call_id,
@@ -514,7 +524,7 @@ export const make = (
       }
       // Routed to the one owner only, whatever its `events` say: it declared the tool.
       const result = yield* dispatch("invoke_tool", call_id, Effect.gen(function*() {
-        const x = yield* exchange(owner, { event: "invoke_tool", value, bytes: Framing.encodeLine(value) }, reported)
+        const x = yield* exchange(owner, encodeRound("invoke_tool", value), reported)
         const outcome = x.reply !== undefined
           ? { _tag: "ok" as const, result: x.reply.result ?? null, is_error: x.reply.is_error === true }
           : { _tag: "failed" as const, cause: x.audit.error ?? x.status }

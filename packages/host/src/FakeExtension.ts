@@ -45,20 +45,25 @@ export const make = (
     sessionId: options?.sessionId ?? "fake-session",
     connect: (events) =>
       Effect.gen(function*() {
-        // The handlers running now; terminating the fake interrupts them, as killing a process would.
+        // The handlers running now; terminating the fake interrupts them, as killing a process would. Each is
+        // started from `write` itself (synchronously, as a process's stdin is written), in the fake's context.
         const running = yield* FiberSet.make<void, never>()
+        const run = yield* FiberSet.runtime(running)<never>()
         const stop = FiberSet.clear(running)
         const transport: ExtensionCore.Transport = {
-          write: (request) =>
-            FiberSet.run(running)(
+          write: (request) => {
+            run(
               handler(request.value).pipe(
                 Effect.matchEffect({
-                  onSuccess: events.line,
+                  onSuccess: (json) => Effect.sync(() => events.read([{ _tag: "Json", value: json }])),
                   onFailure: (exit) =>
-                    events.fail(new ExtensionExited({ extension: name, code: exit.code, signal: exit.signal }))
+                    Effect.sync(() =>
+                      events.fail(new ExtensionExited({ extension: name, code: exit.code, signal: exit.signal }))
+                    )
                 })
               )
-            ).pipe(Effect.asVoid),
+            )
+          },
           terminate: stop,
           close: stop,
           pid: undefined,

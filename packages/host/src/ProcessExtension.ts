@@ -1,18 +1,25 @@
-import { type ExtensionConfig, Framing } from "@abhed/protocol"
-import { Cause, Deferred, Duration, Effect, Exit, Queue, type Scope, Stream } from "effect"
-import { ChildProcess, ChildProcessSpawner } from "effect/process"
+import { type ExtensionConfig, Framing, makeLineReader } from "@abhed/protocol"
+import { Deferred, Duration, Effect, FiberSet, type Scope } from "effect"
+import * as NodeChildProcess from "node:child_process"
 import * as NodePath from "node:path"
+import type { Readable, Writable } from "node:stream"
 import type { Extension } from "./Extension.ts"
 import * as ExtensionCore from "./ExtensionCore.ts"
-import { ExtensionExited, MalformedReply, ReplyTooLong, SpawnFailed, UnsolicitedOutput } from "./ExtensionError.ts"
+import { environmentFor } from "./ExtensionEnvironment.ts"
+import { ExtensionExited, ReplyTooLong, SpawnFailed } from "./ExtensionError.ts"
+import * as ProcessGroup from "./ProcessGroup.ts"
 import * as StderrTail from "./StderrTail.ts"
 
 /**
  * An extension backed by a child process (DESIGN §4, §6): the shared core over the process's pipes.
  *
- * The process leads its own process group, so terminating it reaches its children too. Its death is seen from
- * the process's exit (not from stdout's end: a grandchild may hold stdout open), stdout is read by one fiber
- * that hands each line to the request in flight, and stderr is always drained.
+ * Spawned with `node:child_process` inside a scoped resource, for the raw pipes the hot path and attribution need:
+ * a request's bytes are written straight to stdin, and stdout is cut into lines in its `data` callback, where each
+ * complete line is attributed to the request in flight at that moment (`ExtensionCore`'s `read`). The process
+ * leads its own process group, so terminating it reaches its children too. Its death is seen from the process's
+ * exit (not from stdout's end: a grandchild may hold stdout open), stderr is always drained, and once the leader
+ * has exited, draining its pipes is bounded by `grace_ms`, after which they are destroyed: a helper that left the
+ * group and holds them cannot keep the host open.
  */
 
 export interface Options {
@@ -24,31 +31,80 @@ export interface Options {
 }
 
 /**
- * How long, after the process exits, the reader may still take lines it wrote before dying (a reply written just
- * before a crash still counts). Bounded, since a grandchild may keep stdout open forever.
+ * How long, after the process exits, lines it wrote before dying may still arrive (a reply written just before a
+ * crash still counts) before the exit is reported. Bounded, since a grandchild may keep stdout open forever.
  */
 const ExitDrainMillis = 100
-
-const signalOf = (cause: Cause.Cause<unknown>): string => {
-  // A death by signal fails `exitCode` with an error whose cause says "…receipt of signal: 'SIGKILL'": the signal
-  // is only in that text, somewhere down the chain of causes.
-  let error: unknown = Cause.squash(cause)
-  for (let depth = 0; depth < 5 && error instanceof Error; depth++) {
-    const match = /signal:? '?(SIG[A-Z0-9]+)/.exec(error.message)
-    if (match?.[1] !== undefined) return match[1]
-    error = error.cause
-  }
-  return "unknown"
-}
 
 export const make = (
   config: ExtensionConfig,
   options: Options
-): Effect.Effect<Extension, never, ChildProcessSpawner.ChildProcessSpawner | Scope.Scope> =>
+): Effect.Effect<Extension, never, Scope.Scope> =>
   ExtensionCore.make({
     config,
     sessionId: options.sessionId,
     connect: (events) => connect(config, options, events)
+  })
+
+type Child = NodeChildProcess.ChildProcessByStdio<Writable, Readable, Readable>
+
+const spawn = (config: ExtensionConfig, options: Options) =>
+  Effect.callback<Child, SpawnFailed>((resume) => {
+    const failed = (error: unknown) =>
+      resume(Effect.fail(
+        new SpawnFailed({
+          extension: config.name,
+          command: config.command,
+          detail: error instanceof Error ? error.message : String(error)
+        })
+      ))
+    let child: Child
+    try {
+      child = NodeChildProcess.spawn(config.command, [...config.args], {
+        cwd: NodePath.resolve(options.baseDir, config.cwd ?? "."),
+        env: environmentFor(config, process.env),
+        detached: true, // its own process group
+        stdio: ["pipe", "pipe", "pipe"]
+      })
+    } catch (error) {
+      return failed(error)
+    }
+    // Errors after the start (a failed kill, EPIPE on a pipe) must never crash the host: exits report deaths.
+    const ignore = () => undefined
+    child.stdin.on("error", ignore)
+    child.stdout.on("error", ignore)
+    child.stderr.on("error", ignore)
+    const onSpawn = () => {
+      child.removeListener("error", onError)
+      child.on("error", ignore)
+      resume(Effect.succeed(child))
+    }
+    const onError = (error: Error) => {
+      child.removeListener("spawn", onSpawn)
+      child.on("error", ignore)
+      destroyPipes(child)
+      failed(error)
+    }
+    child.once("spawn", onSpawn)
+    child.once("error", onError)
+  })
+
+const destroyPipes = (child: Child) => {
+  child.stdin.destroy()
+  child.stdout.destroy()
+  child.stderr.destroy()
+}
+
+const ended = (stream: Readable): Effect.Effect<void> =>
+  Effect.callback<void>((resume) => {
+    if (stream.readableEnded || stream.destroyed) return resume(Effect.void)
+    const done = () => resume(Effect.void)
+    stream.once("end", done)
+    stream.once("close", done)
+    return Effect.sync(() => {
+      stream.removeListener("end", done)
+      stream.removeListener("close", done)
+    })
   })
 
 const connect = Effect.fnUntraced(function*(
@@ -58,97 +114,63 @@ const connect = Effect.fnUntraced(function*(
 ) {
   const name = config.name
   const maxLineBytes = options.maxLineBytes ?? Framing.DefaultMaxLineBytes
-  const grace = Duration.millis(config.grace_ms)
-  const spawner = yield* ChildProcessSpawner.ChildProcessSpawner
-  const handle = yield* spawner.spawn(
-    ChildProcess.make(config.command, [...config.args], {
-      cwd: NodePath.resolve(options.baseDir, config.cwd ?? "."),
-      env: { ...config.env },
-      extendEnv: true,
-      detached: true, // its own process group
-      stdin: "pipe",
-      stdout: "pipe",
-      stderr: "pipe",
-      // The spawner's own cleanup (if ours were skipped) escalates too.
-      killSignal: "SIGTERM",
-      forceKillAfter: grace
-    })
-  ).pipe(
-    Effect.mapError((error) => new SpawnFailed({ extension: name, command: config.command, detail: error.message }))
-  )
+  const grace = config.grace_ms
+  // The scoped resource: whatever happened before, at release the group is ended and the pipes are closed.
+  const child = yield* Effect.acquireRelease(spawn(config, options), (child) =>
+    Effect.andThen(
+      child.pid === undefined ? Effect.void : ProcessGroup.terminate(child, child.pid, grace),
+      Effect.sync(() => destroyPipes(child))
+    ))
+  const pid = child.pid ?? 0
 
-  // stdin: one long-lived writer; ending the queue closes the pipe.
-  const input = yield* Queue.unbounded<Uint8Array, Cause.Done>()
-  yield* Stream.fromQueue(input).pipe(Stream.run(handle.stdin), Effect.ignore, Effect.forkScoped)
-  const closeStdin = Effect.asVoid(Queue.end(input))
-
-  // stdout: the one reader. Framing errors map to death causes; a line cut off by the end of the stream is not a
-  // reply at all, so it is left to the exit watcher to say why the extension stopped.
-  const readerDone = yield* Deferred.make<void>()
-  const onStdoutError = (error: unknown): Effect.Effect<void> =>
-    Effect.gen(function*() {
-      if (!Framing.isFramingError(error)) return // the pipe broke: the exit watcher reports it
-      if (error.reason === "LineTooLarge") {
-        return yield* events.fail(new ReplyTooLong({ extension: name, max_line_bytes: maxLineBytes }))
-      }
-      if (error.unterminated === true) return
-      const got = error.reason === "InvalidUtf8" ? "invalid UTF-8" : "invalid JSON"
-      const event = yield* events.inFlight
-      yield* events.fail(
-        event === undefined
-          ? new UnsolicitedOutput({ extension: name, line: `(${got})` })
-          : new MalformedReply({ event, path: "", expected: "one JSON object per line", got })
-      )
-    })
-  yield* Framing.decodeStream(handle.stdout, { maxLineBytes }).pipe(
-    Stream.runForEach(events.line),
-    Effect.catch(onStdoutError),
-    Effect.ensuring(Deferred.succeed(readerDone, undefined)),
-    Effect.forkScoped
-  )
+  // stdout: split and attributed where it is read (DESIGN §4).
+  const reader = makeLineReader({ maxLineBytes })
+  child.stdout.on("data", (chunk: Uint8Array) => {
+    const { lines, tooLong } = reader.read(chunk)
+    if (lines.length > 0) events.read(lines)
+    if (tooLong) events.fail(new ReplyTooLong({ extension: name, max_line_bytes: maxLineBytes }))
+  })
 
   // stderr: always drained, logged line by line, last 64 KiB kept.
   const stderr = StderrTail.make()
-  const log = (lines: ReadonlyArray<string>) => Effect.forEach(lines, (line) => Effect.logDebug(line), { discard: true })
-  yield* handle.stderr.pipe(
-    Stream.runForEach((chunk) => log(stderr.push(chunk))),
-    Effect.ignore,
-    Effect.andThen(Effect.suspend(() => log(stderr.flush()))),
-    Effect.annotateLogs({ extension: name }),
-    Effect.forkScoped
-  )
+  const runLog = yield* FiberSet.makeRuntime<never, void, never>()
+  const log = (lines: ReadonlyArray<string>) => {
+    if (lines.length > 0) {
+      runLog(Effect.forEach(lines, (line) => Effect.logDebug(line), { discard: true }).pipe(Effect.annotateLogs({ extension: name })))
+    }
+  }
+  child.stderr.on("data", (chunk: Uint8Array) => log(stderr.push(chunk)))
+  child.stderr.once("end", () => log(stderr.flush()))
 
-  // Exit: from the process itself.
-  const exited = yield* Deferred.make<void>()
-  yield* handle.exitCode.pipe(
-    Effect.exit,
-    Effect.flatMap((exit) =>
-      Effect.gen(function*() {
-        yield* Deferred.succeed(exited, undefined)
-        yield* Deferred.await(readerDone).pipe(Effect.timeout(Duration.millis(ExitDrainMillis)), Effect.ignore)
-        yield* events.fail(
-          Exit.isSuccess(exit)
-            ? new ExtensionExited({ extension: name, code: exit.value, signal: null })
-            : new ExtensionExited({ extension: name, code: null, signal: signalOf(exit.cause) })
-        )
-      })
-    ),
-    Effect.forkScoped
-  )
+  // Exit: from the process itself. Lines written just before it still count, then the exit is reported; the pipes
+  // are drained for at most `grace_ms` after it, then destroyed.
+  const exit = Deferred.makeUnsafe<{ readonly code: number | null; readonly signal: string | null }>()
+  child.once("exit", (code, signal) => Deferred.doneUnsafe(exit, Effect.succeed({ code, signal })))
+  yield* Effect.gen(function*() {
+    const { code, signal } = yield* Deferred.await(exit)
+    const drain = Effect.all([ended(child.stdout), ended(child.stderr)], { concurrency: 2 })
+    yield* ended(child.stdout).pipe(Effect.timeout(Duration.millis(Math.min(ExitDrainMillis, grace))), Effect.ignore)
+    events.fail(new ExtensionExited({ extension: name, code, signal }))
+    yield* drain.pipe(Effect.timeout(Duration.millis(grace)), Effect.ignore)
+    destroyPipes(child)
+  }).pipe(Effect.forkScoped)
 
-  // SIGTERM to the group, SIGKILL after the grace; waits until the whole group is gone.
-  const killGroup = handle.kill({ killSignal: "SIGTERM", forceKillAfter: grace }).pipe(Effect.ignore)
-
+  const closeStdin = Effect.sync(() => {
+    child.stdin.end()
+  })
   const transport: ExtensionCore.Transport = {
-    write: (request) => Effect.asVoid(Queue.offer(input, request.bytes)),
-    terminate: Effect.andThen(closeStdin, killGroup),
+    write: (request) => {
+      if (child.stdin.writable) child.stdin.write(request.bytes)
+    },
+    // SIGTERM to the group, SIGKILL after the grace; waits until the whole group is gone.
+    terminate: Effect.andThen(closeStdin, ProcessGroup.terminate(child, pid, grace)),
     close: Effect.gen(function*() {
       yield* closeStdin
-      yield* Deferred.await(exited).pipe(Effect.timeout(grace), Effect.ignore)
+      yield* ProcessGroup.awaitExit(child, grace)
       // Even after a clean exit: children it left behind in its group are ended too.
-      yield* killGroup
+      yield* ProcessGroup.terminate(child, pid, grace)
     }),
-    pid: handle.pid,
+    pid: child.pid,
     stderrTail: Effect.sync(() => stderr.tail())
   }
   return transport

@@ -21,7 +21,7 @@ describe("ExtensionCore", () => {
       const { events, extension } = yield* manual
       let deep: unknown = 0
       for (let i = 0; i < 100_000; i++) deep = [deep]
-      yield* events.line(deep)
+      events.read([{ _tag: "Json", value: deep }])
       const status = yield* extension.status
       assert.strictEqual(status.state._tag === "dead" ? status.state.cause._tag : status.state._tag, "unsolicited_output")
     }))

@@ -12,7 +12,7 @@ const encode = <E extends EventName>(value: RequestOf<E> & { readonly event: E }
 })
 
 const toolCall = (callId: string) =>
-  encode<"tool_call">({ event: "tool_call", session_id: "s", call_id: callId, tool: "bash", args: { command: "ls" } })
+  encode<"tool_call">({ event: "tool_call", session_id: "s", id: callId, call_id: callId, tool: "bash", args: { command: "ls" } })
 
 const stateTag = (ext: Extension) => Effect.map(ext.status, (s) => s.state._tag)
 
@@ -25,7 +25,7 @@ describe("FakeExtension", () => {
       assert.strictEqual(yield* stateTag(ext), "starting")
       const r = yield* ext.send(toolCall("c1"))
       assert.deepStrictEqual(r.reply, { block: true, reason: "no ls" })
-      const other = yield* ext.send(encode<"list_tools">({ event: "list_tools", session_id: "s" }))
+      const other = yield* ext.send(encode<"list_tools">({ event: "list_tools", session_id: "s", id: "r-list" }))
       assert.deepStrictEqual(other.reply, {})
       const status = yield* ext.status
       assert.strictEqual(status.served, 2)

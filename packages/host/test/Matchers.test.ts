@@ -96,7 +96,7 @@ describe("matchers over fakes", () => {
           [["a-rewriter", "replied"], ["z-guard", "not_matched"]],
           [["a-rewriter", "replied"], ["z-guard", "replied"]]
         ])
-        assert.deepStrictEqual(seen.filter((r) => r.event === "tool_call"), [
+        assert.deepStrictEqual(seen.filter((r) => r.event === "tool_call").map(({ id: _id, ...r }) => r), [
           { event: "tool_call", session_id: "s-1", call_id: "c-1", tool: "bash", args: { command: "git push --force" }, round: 2 }
         ])
       }))
