@@ -1,4 +1,4 @@
-import { type EventName, type ExtensionConfig, extensionConfig, Framing, type RequestOf } from "@abhed/protocol"
+import { type EventName, type ExtensionConfig, extensionConfig, Framing, type RequestOf, type WithId } from "@abhed/protocol"
 import type { EncodedRequest, Extension, ExtensionStatus } from "@abhed/host/Extension"
 import type { ExtensionError } from "@abhed/host/ExtensionError"
 import * as ProcessExtension from "@abhed/host/ProcessExtension"
@@ -80,7 +80,7 @@ export const fixtureConfig = (
   })
 }
 
-export const encode = <E extends EventName>(value: RequestOf<E> & { readonly event: E }): EncodedRequest<E> => ({
+export const encode = <E extends EventName>(value: WithId<RequestOf<E>> & { readonly event: E }): EncodedRequest<E> => ({
   event: value.event,
   value,
   bytes: Framing.encodeLine(value)

@@ -1,4 +1,4 @@
-import type { DecodedReply, EventName, ExtensionConfig, RequestOf } from "@abhed/protocol"
+import type { DecodedReply, EventName, ExtensionConfig, RequestOf, WithId } from "@abhed/protocol"
 import type { Effect } from "effect"
 import type { DeathCause, ExtensionError } from "./ExtensionError.ts"
 
@@ -10,7 +10,8 @@ import type { DeathCause, ExtensionError } from "./ExtensionError.ts"
 /** A request encoded once: process-backed extensions write `bytes`, fakes read `value`. */
 export interface EncodedRequest<E extends EventName = EventName> {
   readonly event: E
-  readonly value: RequestOf<E>
+  /** With the round's `id` (DESIGN §2), which replies are checked against. */
+  readonly value: WithId<RequestOf<E>>
   /** `value` as one NDJSON line, newline included. The same bytes go to every subscriber. */
   readonly bytes: Uint8Array
 }

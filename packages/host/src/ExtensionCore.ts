@@ -9,7 +9,8 @@ import {
   MaxJsonDepth,
   nestedDeeperThan,
   type ReadLine,
-  type SessionEndRequest
+  type SessionEndRequest,
+  type WithId
 } from "@abhed/protocol"
 import { Clock, Deferred, Duration, Effect, Result, Scope, Semaphore } from "effect"
 import { type EncodedRequest, type Extension, type ExtensionState, subscribes } from "./Extension.ts"
@@ -300,7 +301,7 @@ export const make = Effect.fnUntraced(function*<R>(options: CoreOptions<R>) {
   const connected = transport
   Deferred.doneUnsafe(transportReady, Effect.void)
 
-  const sessionEnd: SessionEndRequest = { event: "session_end", session_id: options.sessionId, id: `${name}-session-end` }
+  const sessionEnd: WithId<SessionEndRequest> = { event: "session_end", session_id: options.sessionId, id: `${name}-session-end` }
   yield* Effect.addFinalizer(() =>
     Effect.gen(function*() {
       if (phase._tag !== "dead" && !abandoned && !sessionEnded && subscribes(config, "session_end")) {

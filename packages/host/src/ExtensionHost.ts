@@ -35,6 +35,7 @@ import {
   type PolicyConfig,
   type ReplyOf,
   type Request,
+  type WithId,
   type RequestBody,
   type RequestOf
 } from "@abhed/protocol"
@@ -229,7 +230,7 @@ export const make = (
   const nextId = () => String(++rounds)
   function encodeRound<E extends EventName>(event: E, body: RequestBody<E>): EncodedRequest<E>
   function encodeRound(event: EventName, body: RequestBody<EventName>): EncodedRequest {
-    const value: Request = { ...body, id: nextId() }
+    const value: WithId<Request> = { ...body, id: nextId() }
     return { event, value, bytes: Framing.encodeLine(value) }
   }
   const callIds = yield* Ref.make(0)

@@ -1,11 +1,11 @@
-import { Framing, type EventName, type Request, type RequestOf } from "@abhed/protocol"
+import { Framing, type EventName, type Request, type RequestOf, type WithId } from "@abhed/protocol"
 import { assert, describe, it } from "@effect/vitest"
 import { Deferred, Effect, Exit, Fiber, Ref, Scope } from "effect"
 import { TestClock } from "effect/testing"
 import type { EncodedRequest, Extension } from "../src/Extension.ts"
 import * as FakeExtension from "../src/FakeExtension.ts"
 
-const encode = <E extends EventName>(value: RequestOf<E> & { readonly event: E }): EncodedRequest<E> => ({
+const encode = <E extends EventName>(value: WithId<RequestOf<E>> & { readonly event: E }): EncodedRequest<E> => ({
   event: value.event,
   value,
   bytes: Framing.encodeLine(value)

@@ -3,11 +3,12 @@ import type { EventName } from "./Event.ts"
 
 const Args = Schema.Record(Schema.String, Schema.Unknown)
 /**
- * Every request carries `session_id` and `id` (DESIGN §2). `id` names one round of one dispatch: every subscriber
- * of the round gets the same one, the next round or dispatch a new one. A reply may echo it; a reply that
- * carries another id is never applied (the extension is dead, `unsolicited_output`).
+ * Every request the host writes carries `session_id` and `id` (DESIGN §2). `id` names one round of one dispatch:
+ * every subscriber of the round gets the same one, the next round or dispatch a new one. A reply may echo it; a
+ * reply that carries another id is never applied (the extension is dead, `unsolicited_output`). The host always
+ * sends it (`WithId`); the schema lets a reader of requests (the SDK, a test) accept one without it.
  */
-const base = { session_id: Schema.String, id: Schema.String }
+const base = { session_id: Schema.String, id: Schema.optionalKey(Schema.String) }
 
 /** Requests, one schema per event (DESIGN §2). `round` is present on settling rounds after the first. */
 export const ToolCallRequest = Schema.Struct({
@@ -86,6 +87,9 @@ export type Request = typeof Request.Type
 
 /** The request type of one event. */
 export type RequestOf<E extends EventName> = Extract<Request, { readonly event: E }>
+
+/** A request as the host writes it: with its round's `id`. */
+export type WithId<R> = R & { readonly id: string }
 
 /** A request before the host gives it its round's `id`. */
 export type RequestBody<E extends EventName> = RequestOf<E> extends infer R ? R extends unknown ? Omit<R, "id"> : never

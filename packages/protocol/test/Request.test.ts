@@ -59,10 +59,11 @@ describe("request schemas", () => {
     expect(decodes(Request, rest)).toBe(false)
   })
 
-  it.each(EventNames)("%s: without id (the round's, DESIGN §2) it fails", (event) => {
+  it.each(EventNames)("%s: id is a string (the host always sends one; a reader may accept a request without)", (event) => {
     const { id: _, ...rest } = samples[event]
-    expect(decodes(RequestSchemas[event], rest)).toBe(false)
-    expect(decodes(Request, { ...samples[event], id: 4 })).toBe(false)
+    expect(decodes(RequestSchemas[event], rest)).toBe(true)
+    expect(decodes(RequestSchemas[event], { ...samples[event], id: 4 })).toBe(false)
+    expect(decodes(Request, { ...samples[event], id: null })).toBe(false)
   })
 
   it("settling rounds after the first carry an integer round", () => {
