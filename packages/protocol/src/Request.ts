@@ -5,10 +5,11 @@ const Args = Schema.Record(Schema.String, Schema.Unknown)
 /**
  * Every request the host writes carries `session_id` and `id` (DESIGN §2). `id` names one round of one dispatch:
  * every subscriber of the round gets the same one, the next round or dispatch a new one. A reply may echo it; a
- * reply that carries another id is never applied (the extension is dead, `unsolicited_output`). The host always
- * sends it (`WithId`); the schema lets a reader of requests (the SDK, a test) accept one without it.
+ * reply that carries another id is never applied (the extension is dead, `unsolicited_output`). The host's ids
+ * are strings and it always sends one (`WithId`); the schema lets a reader of requests (the SDK, a test) accept a
+ * request without one, or with any JSON value, which it echoes unchanged.
  */
-const base = { session_id: Schema.String, id: Schema.optionalKey(Schema.String) }
+const base = { session_id: Schema.String, id: Schema.optionalKey(Schema.Unknown) }
 
 /** Requests, one schema per event (DESIGN §2). `round` is present on settling rounds after the first. */
 export const ToolCallRequest = Schema.Struct({
