@@ -1,13 +1,12 @@
 import { ScriptedModel } from "@abhed/ai"
-import { Approval, AuditLog, ExtensionHost } from "@abhed/host"
-import { parseConfig } from "@abhed/protocol"
-import * as NodeServices from "@effect/platform-node/NodeServices"
+import { Approval } from "@abhed/host"
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Layer, References } from "effect"
+import { Effect, References } from "effect"
 import { LanguageModel, type Prompt } from "effect/ai"
 import * as NodeFs from "node:fs"
+import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
-import { agent, AgentTools } from "../docs/embedding/ai-agent.ts"
+import { agent, AgentTools, host } from "../docs/embedding/ai-agent.ts"
 
 /**
  * The effect/ai example (docs/embedding/ai-agent.ts) over the real example extensions (docs/examples/abhed.json),
@@ -16,12 +15,9 @@ import { agent, AgentTools } from "../docs/embedding/ai-agent.ts"
 
 const examples = NodePath.join(import.meta.dirname, "..", "docs", "examples")
 
-const realHost = Layer.unwrap(
-  Effect.map(
-    Effect.fromResult(parseConfig(NodeFs.readFileSync(NodePath.join(examples, "abhed.json"), "utf8"))),
-    (config) => ExtensionHost.layer(config, { sessionId: "s-ai", baseDir: examples, builtinTools: Object.keys(AgentTools.tools) })
-  )
-).pipe(Layer.provideMerge(AuditLog.layerMemory), Layer.provide(NodeServices.layer))
+const auditFile = NodePath.join(NodeFs.mkdtempSync(NodePath.join(NodeOs.tmpdir(), "abhed-ai-")), "audit.jsonl")
+const readAudit = (): ReadonlyArray<{ readonly event: string; readonly call_id?: string }> =>
+  NodeFs.readFileSync(auditFile, "utf8").trim().split("\n").map((line) => JSON.parse(line))
 
 const ran: Array<string> = []
 const handlers = AgentTools.toLayer({
@@ -99,7 +95,7 @@ describe("docs/embedding/ai-agent", () => {
       assert.sameMembers(ran, ["read notes.txt", `bash ${wrapped}`])
 
       // The host's audit: one tool_call per call that got that far (c-push once), tool_result for those that ran.
-      const audit = yield* AuditLog.use((a) => a.entries)
+      const audit = readAudit()
       const events = (id: string) => audit.filter((r) => r.call_id === id).map((r) => r.event)
       assert.deepStrictEqual(events("c-secret"), ["tool_call"])
       assert.deepStrictEqual(events("c-notes"), ["tool_call", "tool_result"])
@@ -115,7 +111,7 @@ describe("docs/embedding/ai-agent", () => {
       assert.strictEqual(model.prompts.length, 2)
     }).pipe(
       Effect.provide(handlers),
-      Effect.provide(realHost),
+      Effect.provide(host(NodePath.join(examples, "abhed.json"), auditFile)),
       Effect.provideService(References.MinimumLogLevel, "Error")
     ), 60_000)
 })

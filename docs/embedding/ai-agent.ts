@@ -3,7 +3,9 @@
  * test/embedding-ai.test.ts (a scripted model over the real example extensions), so docs/embedding.md stays true.
  */
 import { GuardedToolkit, PromptHooks } from "@abhed/ai"
-import { Effect, Schema } from "effect"
+import { AuditLog, ExtensionHost } from "@abhed/host"
+import * as NodeServices from "@effect/platform-node/NodeServices"
+import { Effect, Layer, Schema } from "effect"
 import { LanguageModel, Prompt, Tool, Toolkit } from "effect/ai"
 
 // The agent's own tools, as effect/ai Tools. A bash command line is capped at 64 characters.
@@ -20,7 +22,8 @@ export const agent = (task: string, maxTurns = 8) =>
     // Every call of our tools and of the extensions' tools goes through tool_call, then tool_result.
     const toolkit = yield* GuardedToolkit.withExtensionTools(AgentTools)
     // before_agent_start: extensions append to the system prompt.
-    let history = yield* PromptHooks.applySystem(Prompt.make([{ role: "system", content: "You are careful." }, { role: "user", content: task }]))
+    const start = Prompt.make([{ role: "system", content: "You are careful." }, { role: "user", content: task }])
+    let history = yield* PromptHooks.applySystem(start)
     for (let turn = 0; turn < maxTurns; turn++) {
       // context: only the messages every extension keeps go to the model.
       const prompt = yield* PromptHooks.applyContext(history)
@@ -32,3 +35,10 @@ export const agent = (task: string, maxTurns = 8) =>
     }
     return history
   })
+
+// The real host: one process per extension of the abhed.json; no extension may declare a tool named like ours.
+export const host = (configFile: string, auditFile: string) =>
+  ExtensionHost.layerFromFile(configFile, { sessionId: "s-1", builtinTools: Object.keys(AgentTools.tools) }).pipe(
+    Layer.provideMerge(AuditLog.layerJsonl(auditFile)),
+    Layer.provide(NodeServices.layer)
+  )
