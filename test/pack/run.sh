@@ -21,7 +21,7 @@ step() { echo "== $*" >&2; }
 
 step "build and pack"
 (cd "$root" && pnpm -s build)
-packages=(protocol core host extension cli)
+packages=(protocol core host extension ai cli)
 for p in "${packages[@]}"; do
   (cd "$root/packages/$p" && pnpm pack --pack-destination "$work/packs" >/dev/null)
 done
