@@ -46,6 +46,13 @@ cd "$app"
 printf '{ "name": "pack-test-app", "private": true, "type": "module" }\n' >package.json
 npm install --no-audit --no-fund --loglevel=error "$work"/packs/*.tgz effect@^4.1.0 @effect/platform-node@^4.1.0 @types/node@^24 >&2
 
+step "every package imports from the install (plain Node, no type stripping)"
+node --input-type=module -e '
+for (const name of ["@abhed/protocol", "@abhed/core", "@abhed/host", "@abhed/extension", "@abhed/extension/effect", "@abhed/cli", "@abhed/ai"]) {
+  const module = await import(name)
+  if (Object.keys(module).length === 0) throw new Error(`${name} exports nothing`)
+}' || fail "a package does not import"
+
 step "(a) npx abhed-ext --version, demo, check"
 [ "$(npx --no-install abhed-ext --version)" = "abhed-ext v$(node -p 'require("./node_modules/@abhed/cli/package.json").version')" ] ||
   fail "abhed-ext --version does not print the package's version"
