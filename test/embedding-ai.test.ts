@@ -7,6 +7,7 @@ import * as NodeFs from "node:fs"
 import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
 import { agent, AgentTools, host } from "../docs/embedding/ai-agent.ts"
+import { runCli } from "./cli-helpers.ts"
 
 /**
  * The effect/ai example (docs/embedding/ai-agent.ts) over the real example extensions (docs/examples/abhed.json),
@@ -18,6 +19,10 @@ const examples = NodePath.join(import.meta.dirname, "..", "docs", "examples")
 const auditFile = NodePath.join(NodeFs.mkdtempSync(NodePath.join(NodeOs.tmpdir(), "abhed-ai-")), "audit.jsonl")
 const readAudit = (): ReadonlyArray<{ readonly event: string; readonly call_id?: string }> =>
   NodeFs.readFileSync(auditFile, "utf8").trim().split("\n").map((line) => JSON.parse(line))
+
+/** An audit record without what differs between two runs of the same requests: seq and timings. */
+const comparable = (record: unknown): unknown =>
+  JSON.parse(JSON.stringify(record, (key, value) => (key === "seq" || key === "duration_ms" || key === "latency_ms" ? undefined : value)))
 
 const ran: Array<string> = []
 const handlers = AgentTools.toLayer({
@@ -104,6 +109,39 @@ describe("docs/embedding/ai-agent", () => {
       assert.deepStrictEqual(events("c-count"), ["tool_call", "invoke_tool", "tool_result"])
       assert.deepStrictEqual(events("c-bad"), [])
       // before_agent_start: secrets-guard's rules were appended to the system prompt.
+      // The same requests through the CLI give the same audit records (but for seq and timings).
+      const calls = ["c-secret", "c-notes", "c-push", "c-long", "c-count"]
+      const requests = [
+        { event: "tool_call", call_id: "c-secret", tool: "read", args: { path: "config/secrets.json" } },
+        { event: "tool_call", call_id: "c-notes", tool: "read", args: { path: "notes.txt" } },
+        { event: "tool_result", call_id: "c-notes", tool: "read", args: { path: "notes.txt" }, content: "notes.txt: aws key AKIAABCDEFGHIJKLMNOP", is_error: false },
+        { event: "tool_call", call_id: "c-push", tool: "bash", args: { command: "git push origin main" } },
+        { event: "tool_result", call_id: "c-push", tool: "bash", args: { command: wrapped }, content: `ran ${wrapped}`, is_error: false },
+        { event: "tool_call", call_id: "c-long", tool: "bash", args: { command: long } },
+        { event: "tool_call", call_id: "c-count", tool: "word_count", args: { text: "one two three" } },
+        { event: "invoke_tool", call_id: "c-count", tool: "word_count", args: { text: "one two three" } },
+        {
+          event: "tool_result",
+          call_id: "c-count",
+          tool: "word_count",
+          args: { text: "one two three" },
+          content: `{"lines":1,"words":3,"characters":13}`,
+          is_error: false
+        }
+      ]
+      const cliAudit = NodePath.join(NodePath.dirname(auditFile), "cli-audit.jsonl")
+      const cli = yield* Effect.promise(() =>
+        runCli(["run", "--config", NodePath.join(examples, "abhed.json"), "--audit", cliAudit], {
+          input: requests.map((r) => JSON.stringify(r)).join("\n") + "\n"
+        })
+      )
+      assert.strictEqual(cli.code, 0, cli.stderr)
+      const cliRecords = NodeFs.readFileSync(cliAudit, "utf8").trim().split("\n").map((line) => JSON.parse(line))
+      const ofCalls = (records: ReadonlyArray<{ readonly call_id?: string }>) =>
+        calls.flatMap((id) => records.filter((r) => r.call_id === id).map(comparable))
+      assert.strictEqual(ofCalls(audit).length, requests.length)
+      assert.deepStrictEqual(ofCalls(audit), ofCalls(cliRecords))
+
       const system = model.prompts[0]?.content[0]
       assert.strictEqual(system?.role, "system")
       assert.match(system?.role === "system" ? system.content : "", /^You are careful\.\n\nFiles matching .* are off limits/)
