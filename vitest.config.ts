@@ -1,8 +1,25 @@
+import * as NodePath from "node:path"
 import { defineConfig } from "vitest/config"
 
+/*
+ * Tuned for the reference machine (2 cores), where most of the suite's time is spent waiting on child processes
+ * (extensions, the CLI) and starting them:
+ * - two workers, not vitest's default of cores − 1 (one here): one file's processes run while another file waits;
+ * - no per-file module isolation: no test file changes global state (metrics are compared as deltas), so each
+ *   worker imports effect and the packages once instead of once per file;
+ * - Node's compile cache for every Node process the tests start (the CLI, TypeScript extensions): each loads effect
+ *   from source, and the cache saves about a fifth of that CPU after the first run.
+ * Real-process tests keep their margins under this load: see test/extension-helpers.ts and `pnpm test:stress`.
+ */
 export default defineConfig({
   test: {
     include: ["packages/*/test/**/*.test.ts", "test/**/*.test.ts"],
+    maxWorkers: 2,
+    isolate: false,
+    env: {
+      NODE_COMPILE_CACHE: process.env["NODE_COMPILE_CACHE"] ??
+        NodePath.join(import.meta.dirname, "node_modules", ".cache", "node-compile-cache")
+    },
     testTimeout: 60_000,
     hookTimeout: 60_000
   }
