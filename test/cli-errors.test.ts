@@ -45,9 +45,10 @@ describe.concurrent("abhed-ext check: durations must make sense", () => {
 
 describe("abhed-ext check: the command line it prints", () => {
   it("quotes arguments so the shown command can be pasted back into a shell", async () => {
-    const r = await runCli(["check", "--timeout-ms", "2000", "--", "bash", "-c", "cat"])
+    // Patient: the second check must pass (exit 0) on a loaded machine too.
+    const r = await runCli(["check", "--timeout-ms", "15000", "--", "bash", "-c", "cat"])
     expect(r.stdout.split("\n")[0]).toBe("abhed-ext check: bash -c cat")
-    const q = await runCli(["check", "--timeout-ms", "2000", "--", "bash", "-c", "echo '{}' >/dev/null; cat"])
+    const q = await runCli(["check", "--timeout-ms", "15000", "--", "bash", "-c", "echo '{}' >/dev/null; cat"])
     expect(q.stdout.split("\n")[0]).toBe(`abhed-ext check: bash -c 'echo '\\''{}'\\'' >/dev/null; cat'`)
     expect(q.code).toBe(0)
   })
