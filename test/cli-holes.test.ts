@@ -38,6 +38,12 @@ describe("context: keep", () => {
     expect(out).toEqual([{ event: "context", keep: [0] }, { event: "context", keep: [0] }])
   })
 
+  it("so is an element that is not a number: ignored, and the rest of the list counts", async () => {
+    const config = { extensions: [{ name: "filter", events: ["context"], ...loop(`{"keep":[0,"1",null,2]}`) }] }
+    const { out } = await run(config, [context(["a", "b", "c"])])
+    expect(out).toEqual([{ event: "context", keep: [0, 2] }])
+  })
+
   it("on_failure deny (and ask) on a failing context filter keeps nothing, with the reason", async () => {
     for (const on_failure of ["deny", "ask"]) {
       const config = {

@@ -2,11 +2,11 @@ import type { ContextReply } from "@abhed/protocol"
 import type { Named } from "./Named.ts"
 import { sortByName } from "./Named.ts"
 
-/** Indices one extension asked to keep that do not name a message (negative, too large, or not an integer). */
+/** Elements of one extension's `keep` that name no message: negative, too large, not an integer, not a number. */
 export interface OutOfRange {
   readonly extension: string
-  /** Ascending, unique. */
-  readonly indices: ReadonlyArray<number>
+  /** Unique; numbers ascending first, then the other values in the order sent. */
+  readonly indices: ReadonlyArray<unknown>
 }
 
 export interface KeepOutcome {
@@ -18,8 +18,8 @@ export interface KeepOutcome {
 
 /**
  * `context` keep (DESIGN §3): the intersection of the kept index sets, so a message goes upstream only if no
- * extension dropped it. A reply without `keep` keeps everything. Indices that name no message are ignored
- * (they cannot drop anything else) and reported for the audit log.
+ * extension dropped it. A reply without `keep` keeps everything. Elements that name no message are ignored (they
+ * cannot keep anything else, and the rest of the list counts) and reported for the audit log.
  */
 export const combineKeep = (messageCount: number, replies: ReadonlyArray<Named<ContextReply>>): KeepOutcome => {
   const n = Math.max(0, Math.floor(messageCount))
@@ -31,18 +31,23 @@ export const combineKeep = (messageCount: number, replies: ReadonlyArray<Named<C
   for (const { name, value } of sortByName(replies)) {
     if (value.keep === undefined) continue
     lists++
-    const bad = new Set<number>()
+    const badNumbers = new Set<number>()
+    const badOthers = new Set<unknown>()
     for (const i of value.keep) {
-      if (Number.isInteger(i) && i >= 0 && i < n) {
+      if (typeof i === "number" && Number.isInteger(i) && i >= 0 && i < n) {
         if (seen[i] !== lists) {
           seen[i] = lists
           votes[i] = (votes[i] ?? 0) + 1
         }
+      } else if (typeof i === "number") {
+        badNumbers.add(i)
       } else {
-        bad.add(i)
+        badOthers.add(i)
       }
     }
-    if (bad.size > 0) outOfRange.push({ extension: name, indices: [...bad].sort((a, b) => a - b) })
+    if (badNumbers.size + badOthers.size > 0) {
+      outOfRange.push({ extension: name, indices: [...[...badNumbers].sort((a, b) => a - b), ...badOthers] })
+    }
   }
   const keep: Array<number> = []
   for (let i = 0; i < n; i++) if (votes[i] === lists) keep.push(i)

@@ -28,6 +28,10 @@ describe("combineKeep", () => {
       { extension: "z", indices: [3, 7] }
     ])
   })
+  it("elements that are not numbers are ignored and reported after the numbers, in the order sent; the rest counts", () => {
+    const out = combineKeep(3, [{ name: "a", value: { keep: [2, "1", 0.5, null, 0, "1", true] } }])
+    expect(out).toEqual({ keep: [0, 2], outOfRange: [{ extension: "a", indices: [0.5, "1", null, true] }] })
+  })
   it("an extension whose indices are all out of range drops everything (it kept no real message)", () => {
     expect(combineKeep(2, [{ name: "a", value: { keep: [5] } }])).toEqual({
       keep: [],

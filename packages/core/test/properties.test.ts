@@ -53,7 +53,15 @@ const toolResultReply: fc.Arbitrary<ToolResultReply> = fc.record(
   { requiredKeys: [] }
 )
 const contextReply: fc.Arbitrary<ContextReply> = fc.record(
-  { keep: fc.array(fc.integer({ min: -3, max: 12 }), { maxLength: 12 }) },
+  {
+    keep: fc.array(
+      fc.oneof(
+        { weight: 8, arbitrary: fc.integer({ min: -3, max: 12 }) },
+        fc.constantFrom(0.5, 2.5, -0.5, Number.MAX_SAFE_INTEGER + 2, "1", null, true, [1], { i: 1 })
+      ),
+      { maxLength: 12 }
+    )
+  },
   { requiredKeys: [] }
 )
 const systemReply: fc.Arbitrary<BeforeAgentStartReply> = fc.record(
@@ -351,7 +359,7 @@ describe("raise-only and subset rules", () => {
   it("kept context is a subset of every extension's in-range keep, and keeps all they agree on", () => {
     fc.assert(fc.property(fc.nat(10), namedSet(contextReply), (n, [xs]) => {
       const { keep } = combineKeep(n, xs)
-      const inRange = (i: number) => Number.isInteger(i) && i >= 0 && i < n
+      const inRange = (i: unknown) => typeof i === "number" && Number.isInteger(i) && i >= 0 && i < n
       for (const { value } of xs) {
         if (value.keep === undefined) continue
         const allowed = new Set(value.keep.filter(inRange))

@@ -138,6 +138,13 @@ const causeText = (error: ExtensionError): string =>
 /** Requests of settling rounds after the first carry `round` (DESIGN §3); the first has none. */
 const roundField = (round: number): { readonly round?: number } => (round > 1 ? { round } : {})
 
+/** A keep element for a note: a number as it is, anything else as (at most 40 characters of) its JSON. */
+const showIndex = (i: unknown): string => {
+  if (typeof i === "number") return String(i)
+  const text = JSON.stringify(i) ?? String(i)
+  return text.length > 40 ? `${text.slice(0, 37)}...` : text
+}
+
 const rejection: { readonly [R in RejectionReason]: string } = {
   invalid_name: "not a valid tool name (letters, digits, _ . - only, 1 to 64 characters)",
   builtin: "collides with a built-in tool (names compare ignoring case)",
@@ -454,7 +461,7 @@ export const make = (
         else if (x.failure !== undefined && onFailure(x) !== "ignore") withheld.push({ extension: x.extension.name, reason: x.failure })
       }
       const { keep, outOfRange } = combineKeep(messages.length, replies)
-      const notes = outOfRange.map((o) => `${o.extension}: keep indices that name no message ignored: ${o.indices.join(", ")}`)
+      const notes = outOfRange.map((o) => `${o.extension}: keep indices that name no message ignored: ${o.indices.map(showIndex).join(", ")}`)
       const rounds = [auditRound(1, exchanges, skipped)]
       if (withheld.length > 0) {
         const outcome: ContextOutcome = { keep: [], messages: [], withheld }

@@ -19,10 +19,11 @@ export interface ToolResultReply {
 }
 export interface ContextReply {
   /**
-   * Indices into the request's `messages`. A number that names no message (not an integer, negative, too large)
-   * is ignored by the host and noted in the audit: it cannot keep anything else.
+   * Indices into the request's `messages` (integers). An element that names no message (not an integer, negative,
+   * too large, not a number at all) is ignored by the host and noted in the audit: it cannot keep anything else,
+   * and the rest of the list still counts.
    */
-  readonly keep?: ReadonlyArray<number>
+  readonly keep?: ReadonlyArray<unknown>
 }
 export interface BeforeAgentStartReply {
   readonly system?: string
@@ -88,15 +89,11 @@ const bool: Field = { expected: "boolean", check: is(Schema.Boolean) }
 const str: Field = { expected: "string", check: is(Schema.String) }
 const obj: Field = { expected: "object", check: (u) => (isJsonObject(u) ? undefined : "") }
 const anyJson: Field = { expected: "any JSON value", check: () => undefined }
-// Any number is an index here: one that names no message (2.5, -1, 9 of 2) is the combiner's to ignore and note,
-// so one bad index cannot kill a filter and turn its drops into "keep everything" (DESIGN §3).
+// Any array: an element that names no message (2.5, -1, 9 of 2, "1") is the combiner's to ignore and note, so one
+// bad index cannot kill a filter and turn its drops into "keep everything" (DESIGN §3).
 const indices: Field = {
-  expected: "array of message indices (numbers)",
-  check: (u) => {
-    if (!Array.isArray(u)) return ""
-    const bad = u.findIndex((i) => typeof i !== "number")
-    return bad === -1 ? undefined : `[${bad}]`
-  }
+  expected: "array of message indices",
+  check: (u) => (Array.isArray(u) ? undefined : "")
 }
 const toolFields = {
   // Any string: a name that is not a valid tool name rejects that one declaration, not the whole reply (DESIGN §3).
@@ -142,7 +139,7 @@ const nestedField = (path: string, sub: string, field: Field): { expected: strin
   if (sub.endsWith(".name")) return toolFields.name
   if (sub.endsWith(".description")) return toolFields.description
   if (sub.endsWith(".input_schema")) return toolFields.input_schema
-  return { expected: path === "keep" ? "number" : "object" }
+  return { expected: "object" }
 }
 
 const preview = (u: unknown): string => {
