@@ -73,6 +73,7 @@ export const merge = <Tools extends Record<string, Tool.Any>>(
   const tools: Record<string, Tool.Any> = { ...extensions.tools, ...own.tools }
   return {
     tools,
+    // `own.tools` has the name: `params` are that tool's (the caller's, as for any handled toolkit).
     handle: (name, params, toolCallId, options) =>
       Object.hasOwn(own.tools, name)
         ? own.handle(name, params as Tool.ParametersEncoded<Tools[keyof Tools]>, toolCallId, options)

@@ -60,6 +60,9 @@ const ownApproval = (tool: Tool.Any, params: unknown, context: Tool.NeedsApprova
   return typeof answer === "boolean" ? Effect.succeed(answer) : answer
 }
 
+/** How many call outcomes a guarded toolkit keeps for the approved turn (one conversation's pending asks). */
+export const MaxPending = 1024
+
 /** The results this module builds are valid for every tool (`execution-denied`, or what the tool's schemas decoded). */
 const narrow = <T extends Tool.Any>(result: Tool.HandlerResult<Tool.Any>): Tool.HandlerResult<T> =>
   result as Tool.HandlerResult<T>
@@ -92,6 +95,12 @@ const make = <Tools extends Record<string, Tool.Any>>(
       const approvalRequested = runnable &&
         (outcome.decision === "ask" || (outcome.decision === "allow" && (yield* ownApproval(tool, params, context))))
       pending.set(context.toolCallId, { tool: tool.name, params: canonicalJson(encoded.value), outcome, approvalRequested })
+      // Calls whose approval was refused are never handled, so never taken: keep the newest MaxPending only.
+      // An evicted call that is approved after all is refused (its ask was not requested here), never run unasked.
+      for (const oldest of pending.keys()) {
+        if (pending.size <= MaxPending) break
+        pending.delete(oldest)
+      }
       return approvalRequested
     })
 

@@ -306,3 +306,38 @@ describe("GuardedToolkit: approvals through effect/ai's flow", () => {
       FakeExtension.fromReplies("breaker", { tool_call: () => ({ args: { path: 7 } }) })
     ]))))
 })
+
+describe("GuardedToolkit: bounds and model output", () => {
+  it.effect("outcomes kept for approval are bounded: the oldest goes, and is then refused rather than run", () =>
+    Effect.gen(function*() {
+      const toolkit = yield* GuardedToolkit.guard(Tools)
+      const needsApproval = toolkit.tools.read.needsApproval
+      assert.isFunction(needsApproval)
+      if (typeof needsApproval !== "function") return
+      for (let i = 0; i <= GuardedToolkit.MaxPending; i++) {
+        const answer = needsApproval({ path: `f${i}` }, { toolCallId: `id${i}`, messages: [] })
+        assert.isTrue(typeof answer === "boolean" ? answer : yield* answer)
+      }
+      assert.isUndefined(toolkit.awaiting("id0"))
+      assert.deepStrictEqual(toolkit.awaiting(`id${GuardedToolkit.MaxPending}`)?.args, { path: `f${GuardedToolkit.MaxPending}` })
+      ran.length = 0
+      const results = yield* toolkit.handle("read", { path: "f0" }, "id0").pipe(Effect.flatMap(Stream.runCollect))
+      assert.deepStrictEqual(ran, [])
+      assert.include(JSON.stringify(results[0]?.encodedResult), "needs approval, which was not requested")
+    }).pipe(Effect.provide(handlers), Effect.provide(host([
+      FakeExtension.fromReplies("asker", { tool_call: () => ({ ask: true, reason: "sure?" }) })
+    ]))))
+
+  it.effect("a tool's toModelOutput is applied to the rewritten result, never the original", () =>
+    Effect.gen(function*() {
+      const Shout = Tool.make("shout", {
+        parameters: Schema.Struct({ text: Schema.String }),
+        success: Schema.String,
+        toModelOutput: (result) => [Prompt.makePart("text", { text: `model sees: ${result}` })]
+      })
+      const kit = Toolkit.make(Shout)
+      const toolkit = yield* GuardedToolkit.guard(kit).pipe(Effect.provide(kit.toLayer({ shout: ({ text }) => Effect.succeed(text) })))
+      const results = yield* toolkit.handle("shout", { text: "key AKIAABCDEFGHIJKLMNOP" }, "m1").pipe(Effect.flatMap(Stream.runCollect))
+      assert.deepStrictEqual(results[0]?.modelOutput?.map((p) => p.type === "text" ? p.text : p.type), ["model sees: key [redacted]"])
+    }).pipe(Effect.provide(host([redactor]))))
+})
