@@ -140,6 +140,26 @@ describe("Claude Code hooks through abhed-ext hook", () => {
     expect(out[1]).toMatchObject({ decision: "allow", args: { command: "make" }, rounds: 1 })
   })
 
+  it("an adapter the host gives up on (its timeout_ms) takes its running hook and the hook's helpers down with it", async () => {
+    const marker = `abhed-sleeper-host-${process.pid}-${Date.now()}`
+    const cfg = writeConfig({
+      extensions: [
+        adapter("slow-hook", ["--format", "claude", "--timeout-ms", "120000"], ["bash", fixture("sleeper.sh"), marker], {
+          events: ["tool_call"],
+          // The first exchange is the call (no session_start subscription): long enough for the adapter to
+          // start and spawn the hook on a loaded machine, then the host gives up on it.
+          timeout_ms: 1500,
+          startup_timeout_ms: 8000
+        })
+      ]
+    })
+    const r = await runCli(["run", "--config", cfg], { input: lines(call("ls"), call("pwd")) })
+    expect(r.code, r.stderr).toBe(0)
+    const out = jsonLines(r.stdout) as Array<Line>
+    expect(out.map((o) => o["decision"])).toEqual(["allow", "allow"])
+    expect(processesWith(marker)).toEqual([])
+  })
+
   it("a hook that sleeps past --timeout-ms is killed with its helpers; the run goes on; --fail-closed blocks", async () => {
     const marker = `abhed-sleeper-${process.pid}-${Date.now()}`
     const cfg = writeConfig({
