@@ -1,7 +1,10 @@
+import { spawn } from "node:child_process"
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { createInterface } from "node:readline"
 import { describe, expect, it } from "vitest"
+import { killTree } from "../packages/cli/src/ProcessTree.ts"
 import { bin, jsonLines, repoRoot, runCli } from "./cli-helpers.ts"
 
 /**
@@ -37,19 +40,43 @@ const writeConfig = (config: unknown): string => {
 const call = (command: string, extra: Line = {}) => JSON.stringify({ event: "tool_call", tool: "bash", args: { command }, ...extra })
 const lines = (...ls: ReadonlyArray<string>) => `${ls.join("\n")}\n`
 
-/** Processes whose command line contains `marker`, from /proc (the test's own process excluded). */
-const processesWith = (marker: string): Array<string> => {
+/**
+ * Processes whose command line contains `marker` (with `leading`, starts with it: the helpers `exec -a MARKER`, not
+ * the adapter that has it among its arguments), from /proc (the test's own process excluded).
+ */
+const processesWith = (marker: string, leading = false): Array<string> => {
   const found: Array<string> = []
   for (const pid of readdirSync("/proc")) {
     if (!/^\d+$/.test(pid) || Number(pid) === process.pid) continue
     try {
       const cmdline = readFileSync(`/proc/${pid}/cmdline`, "utf8").replaceAll("\0", " ")
-      if (cmdline.includes(marker)) found.push(`${pid}: ${cmdline}`)
+      if (leading ? cmdline.startsWith(marker) : cmdline.includes(marker)) found.push(`${pid}: ${cmdline}`)
     } catch {
       // gone meanwhile
     }
   }
   return found
+}
+
+/** `abhed-ext run` kept open: one request at a time, each answered before the next is sent; `end` closes stdin. */
+const liveRun = (config: string) => {
+  const child = spawn(process.execPath, [bin, "run", "--config", config], { cwd: repoRoot, stdio: ["pipe", "pipe", "pipe"] })
+  let stderr = ""
+  child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d))
+  const replies = createInterface({ input: child.stdout })[Symbol.asyncIterator]()
+  const closed = new Promise<number | null>((resolve) => child.on("close", resolve))
+  return {
+    send: async (line: string): Promise<Line> => {
+      child.stdin.write(`${line}\n`)
+      const next = await replies.next()
+      if (next.done === true) throw new Error(`run ended early: ${stderr}`)
+      return JSON.parse(next.value) as Line
+    },
+    end: () => {
+      child.stdin.end()
+      return closed
+    }
+  }
 }
 
 describe("Claude Code hooks through abhed-ext hook", () => {
@@ -174,17 +201,48 @@ describe("Claude Code hooks through abhed-ext hook", () => {
         ], { events: ["tool_call"] })
       ]
     })
-    const r = await runCli(["run", "--config", cfg], {
-      input: lines(call("ls"), call("pwd"), JSON.stringify({ event: "tool_call", tool: "write", args: { path: "a", content: "" } }))
-    })
-    expect(r.code, r.stderr).toBe(0)
-    const out = jsonLines(r.stdout) as Array<Line>
-    expect(out).toHaveLength(3)
-    expect(out[0]).toMatchObject({ decision: "allow", reasons: [] })
-    expect(out[1]).toMatchObject({ decision: "allow", reasons: [] })
-    expect(out[2]).toMatchObject({ decision: "deny" })
-    expect(JSON.stringify(out[2]?.["reasons"])).toContain("did not finish within 300 ms")
+    const session = liveRun(cfg)
+    expect(await session.send(call("ls"))).toMatchObject({ decision: "allow", reasons: [] })
+    // Mid-session: the hook and the helper it started were killed when the run overran, not at the session's end.
+    expect(processesWith(marker, true)).toEqual([])
+    expect(await session.send(call("pwd"))).toMatchObject({ decision: "allow", reasons: [] })
+    const closed = await session.send(JSON.stringify({ event: "tool_call", tool: "write", args: { path: "a", content: "" } }))
+    expect(closed).toMatchObject({ decision: "deny" })
+    expect(JSON.stringify(closed["reasons"])).toContain("did not finish within 300 ms")
+    expect(processesWith(marker, true)).toEqual([])
+    expect(await session.end()).toBe(0)
     expect(processesWith(marker)).toEqual([])
+  })
+})
+
+describe("killTree", () => {
+  it("ends a process and every process it started, wherever its group is", async () => {
+    const marker = `abhed-tree-${process.pid}-${Date.now()}`
+    const child = spawn("bash", [fixture("sleeper.sh"), marker], { stdio: ["pipe", "ignore", "ignore"] })
+    child.stdin.end("{}")
+    const exited = new Promise((resolve) => child.on("exit", resolve))
+    // Both the hook and its helper are up (the helper execs after its fork: poll, bounded).
+    for (let i = 0; i < 200 && processesWith(marker, true).length < 2; i++) await new Promise((r) => setTimeout(r, 25))
+    expect(processesWith(marker, true)).toHaveLength(2)
+    killTree(child.pid ?? -1)
+    await exited
+    for (let i = 0; i < 200 && processesWith(marker, true).length > 0; i++) await new Promise((r) => setTimeout(r, 25))
+    expect(processesWith(marker, true)).toEqual([])
+  })
+})
+
+describe("a hook that leaves a helper holding its pipes", () => {
+  it("is answered as soon as it exits, and the helper is gone before the reply is out", async () => {
+    const marker = `abhed-lingering-${process.pid}-${Date.now()}`
+    const cfg = writeConfig({
+      extensions: [adapter("lingering", ["--format", "gemini"], ["bash", fixture("lingering.sh"), marker], { events: ["tool_call"] })]
+    })
+    const session = liveRun(cfg)
+    // The helper sleeps 300 s holding the hook's stdout: the answer was read when the hook exited, not at a timeout.
+    expect(await session.send(call("ls"))).toMatchObject({ decision: "deny", reasons: [{ reason: "lingering hook says no" }] })
+    // Still mid-session (stdin open): the helper was ended by the run itself, not by the session's end.
+    expect(processesWith(marker, true)).toEqual([])
+    expect(await session.end()).toBe(0)
   })
 })
 

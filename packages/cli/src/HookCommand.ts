@@ -34,7 +34,7 @@ export const hook = Command.make(
       Flag.optional
     ),
     timeoutMs: Flag.Int("timeout-ms").pipe(
-      Flag.withDescription("how long one run of the hook may take; then its process group is killed (keep it below the extension's timeout_ms)"),
+      Flag.withDescription("how long one run of the hook may take; then it is killed with everything it started (keep it below the extension's timeout_ms)"),
       Flag.withDefault(DefaultHookTimeoutMs),
       Flag.filter((n: number) => n > 0, () => "a positive number of milliseconds")
     ),
@@ -90,7 +90,7 @@ export const hook = Command.make(
     "A long-lived extension that runs an existing Claude Code or Gemini CLI command hook once per event: the " +
       "peer's input JSON on its stdin, its exit code and JSON answer mapped back under veto-only rules (deny and " +
       "exit 2 block, ask asks, allow is no opinion, updatedInput rewrites). Each run is bounded by --timeout-ms " +
-      "and its process group killed on overrun. Put it in abhed.json as an extension's command; see docs/hooks.md."
+      "and the hook killed with everything it started on overrun. Put it in abhed.json as an extension's command; see docs/hooks.md."
   ),
   Command.withExamples([
     {

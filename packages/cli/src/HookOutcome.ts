@@ -13,7 +13,7 @@ export type HookRun =
   | { readonly _tag: "Exited"; readonly code: number; readonly stdout: string; readonly stderr: string }
   /** Killed by a signal we did not send (a crash). */
   | { readonly _tag: "Signaled"; readonly signal: string; readonly stderr: string }
-  /** Overran `--timeout-ms`: its process group was killed. */
+  /** Overran `--timeout-ms`: it was killed with every process it started. */
   | { readonly _tag: "TimedOut"; readonly timeoutMs: number; readonly stderr: string }
   | { readonly _tag: "SpawnFailed"; readonly detail: string }
 
@@ -109,7 +109,7 @@ const interpret = (run: HookRun, event: string, options: MapOptions, log: Array<
       unfinished(`could not start: ${run.detail}`)
       return said
     case "TimedOut":
-      unfinished(`did not finish within ${run.timeoutMs} ms; its process group was killed`)
+      unfinished(`did not finish within ${run.timeoutMs} ms; it was killed with every process it started`)
       return said
     case "Signaled":
       unfinished(`was killed by ${run.signal}`)

@@ -1,14 +1,16 @@
 import { spawn } from "node:child_process"
 import { Effect } from "effect"
 import type { HookRun } from "./HookOutcome.ts"
+import { killRestOfGroup, killTree } from "./ProcessTree.ts"
 
 /**
- * Runs a peer's hook once: the input JSON on its stdin, stdout and stderr collected, bounded by `timeoutMs`. The
- * hook gets a process group of its own; when its leader exits, or the time is up, or the caller is interrupted
- * (the adapter is stopped), the whole group is killed, so nothing it started outlives the run.
+ * Runs a peer's hook once: the input JSON on its stdin, stdout and stderr collected, bounded by `timeoutMs`. On
+ * overrun, or when the caller is interrupted (the adapter is stopped), the hook and every process it started are
+ * killed. When the hook's own process exits but something it started still holds its stdout or stderr, the rest of
+ * the adapter's process group is killed (ProcessTree.ts says why the hook shares that group).
  *
  * `node:child_process` directly (not effect/process): this is the per-event hot path, a spawn with plain pipes,
- * and the bench row compares it with a bare spawn (packages/bench, scenario 8).
+ * and the bench row compares it with a bare spawn (packages/bench, scenario 9).
  */
 
 export interface HookCommand {
@@ -21,32 +23,37 @@ export interface HookCommand {
 const MaxStdoutBytes = 16 * 1024 * 1024
 const MaxStderrBytes = 64 * 1024
 
-const killGroup = (pid: number | undefined) => {
-  if (pid === undefined) return
-  try {
-    process.kill(-pid, "SIGKILL")
-  } catch {
-    // ESRCH: the group is already gone.
-  }
-}
+/** After the hook's process exits, how long its pipes may stay open before whatever holds them is ended. */
+const PipeGraceMs = 100
 
 export const runHook = (hook: HookCommand, input: string, timeoutMs: number): Effect.Effect<HookRun> =>
   Effect.callback<HookRun>((resume) => {
     let stdout = ""
     let stderr = ""
     let done = false
+    let exited = false
     let timedOut = false
-    const child = spawn(hook.command, [...hook.args], { detached: true, env: hook.env, stdio: ["pipe", "pipe", "pipe"] })
+    let lingering: ReturnType<typeof setTimeout> | undefined
+    const child = spawn(hook.command, [...hook.args], { env: hook.env, stdio: ["pipe", "pipe", "pipe"] })
     const finish = (run: HookRun) => {
       if (done) return
       done = true
       clearTimeout(timer)
+      clearTimeout(lingering)
       resume(Effect.succeed(run))
     }
     const timer = setTimeout(() => {
       timedOut = true
-      killGroup(child.pid)
+      if (child.pid !== undefined && !exited) killTree(child.pid)
+      else endLingering()
     }, timeoutMs)
+    // Something the hook started outlives it and holds the pipes: end it, or at least stop waiting for it.
+    const endLingering = () => {
+      if (!killRestOfGroup()) {
+        child.stdout.destroy()
+        child.stderr.destroy()
+      }
+    }
     child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
       if (stdout.length < MaxStdoutBytes) stdout += chunk
     })
@@ -59,8 +66,10 @@ export const runHook = (hook: HookCommand, input: string, timeoutMs: number): Ef
     child.on("error", (error) => {
       finish({ _tag: "SpawnFailed", detail: error.message })
     })
-    // The leader is gone: end the rest of its group (a helper holding the pipes open would stall the run).
-    child.on("exit", () => killGroup(child.pid))
+    child.on("exit", () => {
+      exited = true
+      lingering = setTimeout(endLingering, PipeGraceMs)
+    })
     child.on("close", (code, signal) => {
       if (timedOut) finish({ _tag: "TimedOut", timeoutMs, stderr })
       else if (code !== null) finish({ _tag: "Exited", code, stdout, stderr })
@@ -68,6 +77,7 @@ export const runHook = (hook: HookCommand, input: string, timeoutMs: number): Ef
     })
     return Effect.sync(() => {
       clearTimeout(timer)
-      killGroup(child.pid)
+      clearTimeout(lingering)
+      if (child.pid !== undefined && !exited) killTree(child.pid)
     })
   })
