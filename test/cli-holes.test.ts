@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs"
+import { chmodSync, mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { pathToFileURL } from "node:url"
@@ -173,6 +173,18 @@ describe("audit: no secrets, owner only", () => {
     for (const r of results) expect((r["outcome"] as Line)["content"]).toMatchObject({ sha256: expect.stringMatching(/^[0-9a-f]{64}$/) })
     // Args stay verbatim.
     expect(text).toContain("cat ~/.aws/credentials")
+  })
+
+  it("an existing audit file keeps its mode, with a warning on stderr when others may read it", async () => {
+    const audit = join(mkdtempSync(join(tmpdir(), "abhed-holes-")), "audit.jsonl")
+    writeFileSync(audit, "")
+    chmodSync(audit, 0o644)
+    const config = writeConfig({ extensions: [{ name: "guard", ...loop(`{}`) }] })
+    const r = await runCli(["run", "--config", config, "--audit", audit], { input: `{"event":"session_end"}\n` })
+    expect(r.code, r.stderr).toBe(0)
+    expect(statSync(audit).mode & 0o777).toBe(0o644)
+    expect(r.stderr).toContain(`audit log ${audit} may be read by others (mode 0644): chmod 600 ${audit}`)
+    expect(readFileSync(audit, "utf8")).not.toBe("")
   })
 
   it("--audit-content full keeps content verbatim: the operator opted in", async () => {
