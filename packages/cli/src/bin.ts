@@ -13,6 +13,13 @@ process.stdout.on("error", (error: NodeJS.ErrnoException) => {
   }
 })
 
+// A closed terminal or a dropped ssh (SIGHUP), and SIGQUIT, must not skip the close sequence and orphan the
+// extensions' children: treat them as SIGTERM, which runMain turns into an interruption, so every extension's
+// finalizer runs (session_end, close stdin, grace, SIGTERM, SIGKILL: DESIGN §4).
+for (const signal of ["SIGHUP", "SIGQUIT"] as const) {
+  process.on(signal, () => process.kill(process.pid, "SIGTERM"))
+}
+
 // `pnpm abhed-ext …` / `node packages/cli/src/bin.ts …`: exit codes come from the failure (see CliError.ts).
 // `main` reports its own crashes, to stderr (Cli.ts): runMain's report would go to stdout.
 NodeRuntime.runMain(main, { disableErrorReporting: true })
