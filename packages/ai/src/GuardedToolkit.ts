@@ -109,6 +109,8 @@ const make = <Tools extends Record<string, Tool.Any>>(
   // The same tools, each with `needsApproval` set: the record keeps its keys and each tool its type.
   const tools = guarded as Tools
 
+  let localIds = 0
+
   /** The outcome `needsApproval` recorded for this very call, if any (taken: a call id runs once). */
   const take = (name: string, params: unknown, toolCallId: string | undefined): Pending | undefined => {
     if (toolCallId === undefined) return undefined
@@ -165,9 +167,11 @@ const make = <Tools extends Record<string, Tool.Any>>(
         return yield* inner.handle(name, params, toolCallId, options)
       }
       const entry = take(tool.name, params, toolCallId)
+      // The id that ties this call's tool_call to its tool_result in the audit and for extensions.
+      const callId = toolCallId ?? `ai-${++localIds}`
       const { boxed } = box(params)
       const outcome = entry?.outcome ??
-        (yield* host.toolCall({ tool: tool.name, args: box(params).args, call_id: toolCallId }))
+        (yield* host.toolCall({ tool: tool.name, args: box(params).args, call_id: callId }))
       const single = (result: Tool.HandlerResult<Tool.Any>) => Stream.succeed(narrow<Tools[Name]>(result))
       if (outcome.decision === "deny") return single(denied(formatReasons(outcome.reasons), "handler"))
       const settled = unbox(outcome.args, boxed)
@@ -183,7 +187,7 @@ const make = <Tools extends Record<string, Tool.Any>>(
       const results = yield* inner.handle(name, settled as Tool.ParametersEncoded<Tools[Name]>, toolCallId, options)
       return results.pipe(
         Stream.filter((result) => !result.preliminary),
-        Stream.mapEffect((result) => Effect.map(afterResult(tool, outcome, toolCallId, result), narrow<Tools[Name]>))
+        Stream.mapEffect((result) => Effect.map(afterResult(tool, outcome, callId, result), narrow<Tools[Name]>))
       )
     })
 

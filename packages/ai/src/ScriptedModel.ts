@@ -4,7 +4,8 @@ import { LanguageModel, type Prompt, type Response } from "effect/ai"
 /**
  * A `LanguageModel` that plays a script, for tests and examples with no network: each model call takes the next
  * turn, a function of the prompt it was sent (so a turn can read the tool results the previous one caused). After
- * the last turn, every call answers `finish: stop` with no content.
+ * the last turn, every call answers `finish: stop` with no content. `streamText` plays the same turns as a stream
+ * (text as start/delta/end; reasoning and sources are not streamed).
  */
 export type Turn = (prompt: Prompt.Prompt) => ReadonlyArray<Response.PartEncoded>
 
@@ -26,17 +27,39 @@ export interface Transcript {
   readonly prompts: ReadonlyArray<Prompt.Prompt>
 }
 
+/** A turn's parts as a stream: text as start/delta/end, everything else as it is. */
+const toStream = (parts: ReadonlyArray<Response.PartEncoded>): ReadonlyArray<Response.StreamPartEncoded> =>
+  parts.flatMap((part, i): ReadonlyArray<Response.StreamPartEncoded> => {
+    switch (part.type) {
+      case "text":
+        return [
+          { type: "text-start", id: `text-${i}` },
+          { type: "text-delta", id: `text-${i}`, delta: part.text },
+          { type: "text-end", id: `text-${i}` }
+        ]
+      case "tool-call":
+      case "finish":
+      case "tool-result":
+      case "tool-approval-request":
+      case "file":
+      case "response-metadata":
+        return [part]
+      default:
+        return []
+    }
+  })
+
 export const make = (turns: ReadonlyArray<Turn>): Effect.Effect<LanguageModel.LanguageModel & Transcript> =>
   Effect.gen(function*() {
     const prompts: Array<Prompt.Prompt> = []
+    const next = (prompt: Prompt.Prompt): ReadonlyArray<Response.PartEncoded> => {
+      const turn = turns[prompts.length]
+      prompts.push(prompt)
+      return turn === undefined ? [finish("stop")] : turn(prompt)
+    }
     const model = yield* LanguageModel.make({
-      generateText: (options) =>
-        Effect.sync(() => {
-          const turn = turns[prompts.length]
-          prompts.push(options.prompt)
-          return turn === undefined ? [finish("stop")] : [...turn(options.prompt)]
-        }),
-      streamText: () => Stream.empty
+      generateText: (options) => Effect.sync(() => [...next(options.prompt)]),
+      streamText: (options) => Stream.suspend(() => Stream.fromIterable(toStream(next(options.prompt))))
     })
     return Object.assign(model, { prompts })
   })

@@ -341,3 +341,43 @@ describe("GuardedToolkit: bounds and model output", () => {
       assert.deepStrictEqual(results[0]?.modelOutput?.map((p) => p.type === "text" ? p.text : p.type), ["model sees: key [redacted]"])
     }).pipe(Effect.provide(host([redactor]))))
 })
+
+describe("GuardedToolkit: streamText", () => {
+  it.effect("the same rules when streaming: a deny, a redacted result, an ask as a tool-approval-request", () =>
+    Effect.gen(function*() {
+      ran.length = 0
+      const model = yield* ScriptedModel.make([() => [
+        ScriptedModel.toolCall("s1", "read", { path: "secret.txt" }),
+        ScriptedModel.toolCall("s2", "read", { path: "notes.txt" }),
+        ScriptedModel.toolCall("s3", "echo", "push"),
+        ScriptedModel.finish("tool-calls")
+      ]])
+      const toolkit = yield* GuardedToolkit.guard(Tools)
+      const parts = yield* LanguageModel.streamText({ prompt: "go", toolkit }).pipe(
+        Stream.runCollect,
+        Effect.provideService(LanguageModel.LanguageModel, model)
+      )
+      const results = new Map(parts.flatMap((p) => (p.type === "tool-result" && !p.preliminary ? [[p.id, p.encodedResult] as const] : [])))
+      assert.deepStrictEqual(results.get("s1"), { type: "execution-denied", reason: "guard: no secrets" })
+      assert.strictEqual(results.get("s2"), "contents of notes.txt: [redacted]")
+      assert.isFalse(results.has("s3"))
+      assert.deepStrictEqual(parts.flatMap((p) => (p.type === "tool-approval-request" ? [p.toolCallId] : [])), ["s3"])
+      assert.deepStrictEqual(ran, ["read notes.txt"])
+      // No preliminary result of any call reached the stream unredacted.
+      assert.notInclude(JSON.stringify(parts), "AKIA")
+    }).pipe(Effect.provide(handlers), Effect.provide(host([
+      secretsGuard,
+      redactor,
+      FakeExtension.fromReplies("asker", { tool_call: (req) => (req.tool === "echo" ? { ask: true, reason: "sure?" } : {}) })
+    ]))))
+})
+
+describe("GuardedToolkit: call ids", () => {
+  it.effect("a call handled without a tool call id still ties its tool_call to its tool_result", () =>
+    Effect.gen(function*() {
+      const toolkit = yield* GuardedToolkit.guard(Tools)
+      yield* toolkit.handle("read", { path: "a" }).pipe(Effect.flatMap(Stream.runCollect))
+      yield* toolkit.handle("read", { path: "b" }).pipe(Effect.flatMap(Stream.runCollect))
+      assert.deepStrictEqual(yield* events, ["tool_call ai-1", "tool_result ai-1", "tool_call ai-2", "tool_result ai-2"])
+    }).pipe(Effect.provide(handlers), Effect.provide(host([redactor]))))
+})
