@@ -1,6 +1,7 @@
 import { ExtensionHost } from "@abhed/host"
 import { Effect, Schema } from "effect"
 import { Prompt } from "effect/ai"
+import { ContextWithheld } from "./ContextWithheld.ts"
 
 /**
  * The prompt-side events (DESIGN §2) applied to effect/ai `Prompt`s. Extensions see each message encoded as JSON,
@@ -12,13 +13,15 @@ const encodePrompt = Schema.encodeSync(Prompt.Prompt)
 const messagesOf = (prompt: Prompt.Prompt): ReadonlyArray<unknown> => encodePrompt(prompt).content
 
 /**
- * `context`, before each model call: the prompt with only the messages every extension keeps, in order. With
- * `on_failure: "deny"` on a failing context filter the result is empty: stop the turn rather than send it.
+ * `context`, before each model call: the prompt with only the messages every extension keeps, in order. When a
+ * failure withheld the whole context (a failing filter with `on_failure: "deny" | "ask"`), fails with
+ * `ContextWithheld`: stop the turn rather than send what the filter was there to hold back.
  */
-export const applyContext = (prompt: Prompt.Prompt): Effect.Effect<Prompt.Prompt, never, ExtensionHost> =>
+export const applyContext = (prompt: Prompt.Prompt): Effect.Effect<Prompt.Prompt, ContextWithheld, ExtensionHost> =>
   Effect.gen(function*() {
     const host = yield* ExtensionHost
-    const { keep } = yield* host.context(messagesOf(prompt))
+    const { keep, withheld } = yield* host.context(messagesOf(prompt))
+    if (withheld.length > 0) return yield* new ContextWithheld({ reasons: withheld })
     const kept: Array<Prompt.Message> = []
     for (const i of keep) {
       const message = prompt.content[i]

@@ -1,4 +1,5 @@
 export * from "./ArgsSchema.ts"
+export * from "./ContextWithheld.ts"
 export * as ExtensionToolkit from "./ExtensionToolkit.ts"
 export * as GuardedToolkit from "./GuardedToolkit.ts"
 export * as PromptHooks from "./PromptHooks.ts"

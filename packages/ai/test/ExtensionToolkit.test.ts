@@ -1,4 +1,4 @@
-import { ExtensionToolkit, GuardedToolkit, PromptHooks, ScriptedModel, ToolArgs } from "@abhed/ai"
+import { ContextWithheld, ExtensionToolkit, GuardedToolkit, PromptHooks, ScriptedModel, ToolArgs } from "@abhed/ai"
 import { AuditLog, ExtensionHost, FakeExtension } from "@abhed/host"
 import { assert, describe, it } from "@effect/vitest"
 import fc from "fast-check"
@@ -147,6 +147,17 @@ describe("PromptHooks", () => {
       assert.deepStrictEqual(seen[1], { options: {}, role: "user", content: "hello" })
       assert.notInclude(JSON.stringify(kept), "hunter2")
     }).pipe(Effect.provide(host([filter]))))
+
+  it.effect("a context withheld by a failing filter (on_failure: deny) is a ContextWithheld error: stop the turn", () =>
+    Effect.gen(function*() {
+      const error = yield* Effect.flip(PromptHooks.applyContext(prompt))
+      assert.instanceOf(error, ContextWithheld)
+      assert.include(error.message, "context withheld: strict: extension strict unavailable")
+    }).pipe(Effect.provide(host([
+      FakeExtension.make("strict", (req) => req.event === "context" ? Effect.fail(FakeExtension.FakeExit.code(2)) : Effect.succeed({}), {
+        on_failure: "deny"
+      })
+    ]))))
 
   it.effect("before_agent_start appends to the system message", () =>
     Effect.gen(function*() {
