@@ -105,7 +105,7 @@ describe("abhed-ext check --call", () => {
   it("rejects a --call that is not {\"tool\": non-empty string, \"args\": object}", async () => {
     for (const bad of ["nope", "{\"tool\":\"\"}", "{\"tool\":\"bash\",\"args\":[]}"]) {
       const r = await runCli(["check", "--call", bad, "--", "bash", "block-secrets.sh"], { cwd: examples })
-      expect(r.code).toBe(1)
+      expect(r.code).toBe(64) // bad usage
       expect(r.stdout + r.stderr).toContain("--call")
     }
   })
