@@ -1,8 +1,8 @@
 import { GuardedToolkit, ScriptedModel } from "@abhed/ai"
 import { Approval, AuditLog, ExtensionHost, FakeExtension } from "@abhed/host"
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Layer, Schema, Stream } from "effect"
-import { LanguageModel, Prompt, Tool, Toolkit } from "effect/ai"
+import { Effect, Layer, Ref, Schema, Stream } from "effect"
+import { Chat, LanguageModel, Prompt, Tool, Toolkit } from "effect/ai"
 
 /** Every rule of the guarded toolkit, over in-process fakes and a scripted model (no processes, no network). */
 
@@ -380,4 +380,42 @@ describe("GuardedToolkit: call ids", () => {
       yield* toolkit.handle("read", { path: "b" }).pipe(Effect.flatMap(Stream.runCollect))
       assert.deepStrictEqual(yield* events, ["tool_call ai-1", "tool_result ai-1", "tool_call ai-2", "tool_result ai-2"])
     }).pipe(Effect.provide(handlers), Effect.provide(host([redactor]))))
+})
+
+describe("GuardedToolkit: Chat", () => {
+  it.effect("a Chat over a guarded toolkit: the approved turn runs once, and the history holds what the model read", () =>
+    Effect.gen(function*() {
+      ran.length = 0
+      const model = yield* ScriptedModel.make([
+        () => [
+          ScriptedModel.toolCall("k1", "read", { path: "secret.txt" }),
+          ScriptedModel.toolCall("k2", "echo", "push"),
+          ScriptedModel.finish("tool-calls")
+        ],
+        () => [ScriptedModel.text("done"), ScriptedModel.finish("stop")]
+      ])
+      const toolkit = yield* GuardedToolkit.guard(Tools)
+      const chat = yield* Chat.empty
+      const first = yield* chat.generateText({ prompt: "go", toolkit }).pipe(Effect.provideService(LanguageModel.LanguageModel, model))
+      const answers = yield* GuardedToolkit.resolveApprovals(toolkit, first.content).pipe(
+        Effect.provide(Approval.Approver.layer(() => Effect.succeed(true)))
+      )
+      yield* chat.generateText({ prompt: answers, toolkit }).pipe(Effect.provideService(LanguageModel.LanguageModel, model))
+      assert.deepStrictEqual(ran, ["echo push"])
+      const history = yield* Ref.get(chat.history)
+      const results = history.content.flatMap((m) =>
+        m.role === "tool" ? m.content.flatMap((p) => (p.type === "tool-result" ? [[p.id, p.result]] : [])) : []
+      )
+      assert.deepStrictEqual(results, [
+        ["k1", { type: "execution-denied", reason: "guard: no secrets" }],
+        ["k2", "push"]
+      ])
+      assert.deepStrictEqual(yield* events, ["tool_call k1", "tool_call k2", "tool_result k2"])
+    }).pipe(
+      Effect.provide(handlers),
+      Effect.provide(host([
+        secretsGuard,
+        FakeExtension.fromReplies("asker", { tool_call: (req) => (req.tool === "echo" ? { ask: true, reason: "sure?" } : {}) })
+      ]))
+    ))
 })
