@@ -25,6 +25,8 @@ const adapter = (name: string, flags: ReadonlyArray<string>, command: ReadonlyAr
     name,
     command: process.execPath,
     args: [bin, "hook", ...flags, ...(patient ? ["--timeout-ms", "20000"] : []), "--", ...command],
+    // The adapter echoes every request's id: a reply without it would kill the extension.
+    reply_ids: "required",
     ...(patient ? { timeout_ms: 30_000, startup_timeout_ms: 40_000 } : {}),
     ...extra
   }
@@ -274,6 +276,7 @@ describe("abhed-ext import-hooks", () => {
     expect(imported.stderr).not.toContain("PreToolUse[")
     const config = JSON.parse(imported.stdout) as { extensions: Array<Line> }
     expect(config.extensions.map((e) => e["events"])).toEqual([["tool_call"], ["tool_call"]])
+    expect(config.extensions.map((e) => e["reply_ids"])).toEqual(["required", "required"])
     // Exact-name matchers become match rules in our tool names; the matcher is carried over too.
     expect(config.extensions[1]?.["match"]).toEqual([{ tool: "read" }, { tool: "edit" }, { tool: "write" }])
     expect(config.extensions[1]?.["args"]).toContain("Read|Edit|Write")

@@ -163,7 +163,9 @@ export const toConfig = (
       command: launch.command,
       args: [...launch.args, "hook", ...flags, "--", "bash", "-c", hook.command],
       events: [hook.event],
-      cwd
+      cwd,
+      // The adapter echoes every request's id, so a stray line can never pass for a reply.
+      reply_ids: "required"
     }
     if (hook.timeoutMs !== undefined) {
       extension["timeout_ms"] = hook.timeoutMs + ExtensionSlackMs
