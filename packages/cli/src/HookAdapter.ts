@@ -78,7 +78,8 @@ export const makeAdapter = (options: AdapterOptions, run: (input: string) => Eff
           return Effect.succeed({ line: withId(request, own.reply), log: [], ran: false })
         }
       }
-      return Effect.map(run(JSON.stringify(input)), (result) => {
+      // One line, newline-terminated: a hook may `read -r line` as well as parse all of stdin.
+      return Effect.map(run(`${JSON.stringify(input)}\n`), (result) => {
         const mapped = mapRun(event, tool, result, { format: options.format, failClosed: options.failClosed, label: options.label })
         const proposal = mapped.reply["args"] ?? mapped.reply["content"]
         if (key !== undefined && proposal !== undefined) remember(key, proposal, mapped.reply)

@@ -121,6 +121,11 @@ const interpret = (run: HookRun, event: string, options: MapOptions, log: Array<
     raise(said, "block", run.stderr, "the hook exited with code 2")
     return said
   }
+  if ((run.code === 126 || run.code === 127) && options.failClosed) {
+    // The shell could not find or run the hook (`bash -c 'missing.sh'`): it never ran.
+    unfinished(`could not start (exit ${run.code}: ${run.code === 127 ? "command not found" : "not executable"})${tail(run.stderr)}`)
+    return said
+  }
   if (run.code !== 0) {
     // The peers' "non-blocking error": the call goes on; stderr is for the operator.
     log.push(`${options.label}: exited with code ${run.code} (a non-blocking error: no opinion)${tail(run.stderr)}`)

@@ -181,6 +181,9 @@ describe("mapping a run back (veto only)", () => {
     expect(map(callRequest("x"), late).reply).toEqual({})
     expect(map(callRequest("x"), late, "claude", true).reply).toMatchObject({ block: true })
     expect(map(resultRequest("a"), late, "claude", true).reply).toMatchObject({ is_error: true })
+    // The shell could not find the hook: it never ran, like a failed spawn.
+    expect(map(callRequest("x"), exited(127, "", "bash: guard.sh: No such file")).reply).toEqual({})
+    expect(map(callRequest("x"), exited(127, "", "bash: guard.sh: No such file"), "claude", true).reply).toMatchObject({ block: true })
     const gone: HookRun = { _tag: "SpawnFailed", detail: "ENOENT" }
     expect(map(callRequest("x"), gone).reply).toEqual({})
     expect(map(callRequest("x"), gone, "claude", true).reply).toMatchObject({ block: true })
@@ -204,6 +207,8 @@ describe("the adapter loop", () => {
     expect(JSON.parse(say(a, callRequest("x", { id: "r-7" })).line)).toEqual({ id: "r-7", block: true, reason: "no" })
     expect(JSON.parse(say(a, { event: "context", session_id: "s", messages: [], id: 9 }).line)).toEqual({ id: 9 })
     expect(JSON.parse(say(a, callRequest("x")).line)).toEqual({ block: true, reason: "no" })
+    // The hook reads one JSON line, newline-terminated (`read -r line` works as well as a JSON parser).
+    expect(runs[0]).toMatch(/^\{[^\n]*\}\n$/)
   })
 
   it("a call the matcher does not match is answered {} without running the hook", () => {
