@@ -1,4 +1,4 @@
-import { basename, dirname, resolve } from "node:path"
+import { basename, dirname, extname, resolve } from "node:path"
 import { fileURLToPath } from "node:url"
 import { Console, Effect, FileSystem, Option, Result } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
@@ -6,8 +6,14 @@ import { InputUnreadable } from "./CliError.ts"
 import { HookFormats } from "./HookFormat.ts"
 import { detectFormat, readSettings, toConfig } from "./HookSettings.ts"
 
-/** This CLI, started by the same Node: what the generated config runs as each adapter. */
-const launch = { command: process.execPath, args: [fileURLToPath(new URL("./bin.ts", import.meta.url))] }
+/**
+ * This CLI, started by the same Node: what the generated config runs as each adapter. `bin` beside this file, with
+ * this file's extension: `bin.ts` in the workspace, `bin.js` in a build.
+ */
+const launch = {
+  command: process.execPath,
+  args: [fileURLToPath(new URL(`./bin${extname(fileURLToPath(import.meta.url))}`, import.meta.url))]
+}
 
 /** The project folder of a settings file: the parent of `.claude/` or `.gemini/`, else the file's own folder. */
 const projectDir = (file: string): string => {
