@@ -48,6 +48,18 @@ const argsSchemaOf = (tool: Tool.Any): Schema.Top => Context.getOrUndefined(tool
 
 const validateArgs = (tool: Tool.Any, params: unknown) => Schema.decodeUnknownResult(serviceFree(argsSchemaOf(tool)))(params)
 
+/**
+ * The model's params as the extensions see them: decoded through the tool's parameter Schema and encoded again, so
+ * `needsApproval` (which effect/ai hands decoded params) and `handle` (encoded ones) send, and match, the same args
+ * (a Struct drops keys it does not know, for one). A failure is the model's mistake: nothing is sent.
+ */
+const normalize = (tool: Tool.Any, params: unknown): Result.Result<unknown, unknown> => {
+  const codec = serviceFree(tool.parametersSchema)
+  const decoded = Schema.decodeUnknownResult(codec)(params)
+  if (Result.isFailure(decoded) || Result.isFailure(validateArgs(tool, params))) return Result.fail(undefined)
+  return Schema.encodeUnknownResult(codec)(decoded.success)
+}
+
 const denied = (reason: string, origin: Tool.FailureOrigin): Tool.HandlerResult<Tool.Any> => {
   const result = executionDenied(reason)
   return { result, encodedResult: result, isFailure: true, failureOrigin: origin, preliminary: false }
@@ -162,16 +174,16 @@ const make = <Tools extends Record<string, Tool.Any>>(
   ) =>
     Effect.gen(function*() {
       const tool = Object.hasOwn(tools, name) ? tools[name] : undefined
+      const normal = tool === undefined ? undefined : normalize(tool, params)
       // Unknown tools, and args the model got wrong, fail the usual way: nothing is sent to the extensions.
-      if (tool === undefined || Result.isFailure(validateArgs(tool, params))) {
+      if (tool === undefined || normal === undefined || Result.isFailure(normal)) {
         return yield* inner.handle(name, params, toolCallId, options)
       }
-      const entry = take(tool.name, params, toolCallId)
+      const entry = take(tool.name, normal.success, toolCallId)
       // The id that ties this call's tool_call to its tool_result in the audit and for extensions.
       const callId = toolCallId ?? `ai-${++localIds}`
-      const { boxed } = box(params)
-      const outcome = entry?.outcome ??
-        (yield* host.toolCall({ tool: tool.name, args: box(params).args, call_id: callId }))
+      const { args, boxed } = box(normal.success)
+      const outcome = entry?.outcome ?? (yield* host.toolCall({ tool: tool.name, args, call_id: callId }))
       const single = (result: Tool.HandlerResult<Tool.Any>) => Stream.succeed(narrow<Tools[Name]>(result))
       if (outcome.decision === "deny") return single(denied(formatReasons(outcome.reasons), "handler"))
       const settled = unbox(outcome.args, boxed)

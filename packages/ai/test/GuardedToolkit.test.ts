@@ -233,12 +233,12 @@ describe("GuardedToolkit: approvals through effect/ai's flow", () => {
   }
 
   /** Turn 1 calls read; the Approver answers; turn 2 (the approved turn) runs it. */
-  const conversation = (approve: boolean) =>
+  const conversation = (approve: boolean, params: unknown = { path: "notes.txt" }) =>
     Effect.gen(function*() {
       ran.length = 0
       const asked: Array<Approval.ApprovalRequest> = []
       const model = yield* ScriptedModel.make([
-        () => [ScriptedModel.toolCall("t1", "read", { path: "notes.txt" }), ScriptedModel.finish("tool-calls")],
+        () => [ScriptedModel.toolCall("t1", "read", params), ScriptedModel.finish("tool-calls")],
         () => [ScriptedModel.text("ok"), ScriptedModel.finish("stop")]
       ])
       const toolkit = yield* GuardedToolkit.guard(Tools)
@@ -262,6 +262,17 @@ describe("GuardedToolkit: approvals through effect/ai's flow", () => {
       const result = second.toolResults[0]
       assert.strictEqual(result?.result, "contents of /sandbox/notes.txt: AKIAABCDEFGHIJKLMNOP")
       assert.deepStrictEqual(yield* events, ["tool_call t1", "tool_result t1"])
+    }).pipe(Effect.provide(host([makeAsker(), jail]))))
+
+  it.effect("params with keys the Schema drops: the extensions see the args the tool takes, and the ask still holds", () =>
+    Effect.gen(function*() {
+      const { second } = yield* conversation(true, { path: "notes.txt", stray: 1 })
+      assert.deepStrictEqual(ran, ["read /sandbox/notes.txt"])
+      assert.isFalse(second.toolResults[0]?.isFailure)
+      assert.deepStrictEqual(yield* events, ["tool_call t1", "tool_result t1"])
+      const call = (yield* AuditLog.use((a) => a.entries)).find((r) => r.event === "tool_call")
+      assert.deepStrictEqual(call?.rounds[0]?.exchanges.find((x) => x.extension === "asker")?.reply, { ask: true, reason: "sure?" })
+      assert.deepStrictEqual((call?.outcome as { args?: unknown } | undefined)?.args, { path: "/sandbox/notes.txt" })
     }).pipe(Effect.provide(host([makeAsker(), jail]))))
 
   it.effect("refused by the Approver, the model reads execution-denied with the reasons; nothing ran", () =>
