@@ -34,7 +34,7 @@ describe.concurrent("abhed-ext check passes on every example extension", () => {
       const doc = report(r.stdout)
       expect(failed(doc), JSON.stringify(doc.checks, null, 1)).toEqual([])
       expect(doc.ok).toBe(true)
-      expect(doc.checks.map((c) => c.status)).toEqual(Array(10).fill("pass"))
+      expect(doc.checks.map((c) => c.status)).toEqual(Array(11).fill("pass"))
       expect(r.code).toBe(0)
     })
   }

@@ -1,6 +1,6 @@
 import { decodeReply, isJsonObject, isToolName } from "@abhed/protocol"
 import { Result } from "effect"
-import type { PlannedRequest } from "./CheckPlan.ts"
+import { type PlannedRequest, requestId } from "./CheckPlan.ts"
 
 /**
  * From what was observed while talking to the extension to one verdict per check (pure).
@@ -46,6 +46,7 @@ export type CheckId =
   | "quiet_before_first_request"
   | "valid_replies"
   | "one_reply_per_request"
+  | "echoes_ids"
   | "replies_within_timeout"
   | "no_stdout_noise"
   | "unknown_event"
@@ -58,6 +59,7 @@ export const CheckTitles: { readonly [K in CheckId]: string } = {
   quiet_before_first_request: "nothing on stdout before the first request",
   valid_replies: "every reply is valid for its event",
   one_reply_per_request: "one reply per request, nothing unsolicited",
+  echoes_ids: "replies echo the request's id",
   replies_within_timeout: "replies within the timeout",
   no_stdout_noise: "no stdout noise (every line is JSON)",
   unknown_event: "answers an unknown event",
@@ -144,6 +146,44 @@ const exchangeProblems = (x: Exchange, timeoutName: string): ReadonlyArray<strin
   }
 }
 
+/**
+ * Do replies echo `id` (DESIGN §2)? A reply with another request's id fails (the host would mark the extension
+ * dead). Not echoing passes, with a note: the host accepts it unless `reply_ids` is "required", but then a stray
+ * line that arrives in a later read cannot be told from a reply.
+ */
+const idsResult = (answered: ReadonlyArray<Exchange>): CheckResult => {
+  const wrong: Array<string> = []
+  const missing: Array<string> = []
+  for (const x of answered) {
+    if (x.outcome._tag !== "replied") continue
+    let json: unknown
+    try {
+      json = JSON.parse(x.outcome.text)
+    } catch {
+      continue // not JSON: valid_replies says so
+    }
+    const id = isJsonObject(json) ? json["id"] ?? undefined : undefined
+    const expected = requestId(x.planned)
+    if (id === undefined) missing.push(x.planned.label)
+    else if (id !== expected) {
+      wrong.push(`${x.planned.label}: reply carries id ${(JSON.stringify(id) ?? "").slice(0, 100)}, the request's is "${expected}" (the host would mark it dead)`)
+    }
+  }
+  const base = { id: "echoes_ids" as const, title: CheckTitles.echoes_ids }
+  if (wrong.length > 0) return { ...base, status: "fail", details: wrong }
+  if (missing.length === 0) return { ...base, status: "pass", details: [] }
+  return {
+    ...base,
+    status: "pass",
+    details: [
+      missing.length === answered.length
+        ? "no reply echoes the request's id"
+        : `${missing.length} of ${answered.length} replies do not echo the request's id (${missing.slice(0, 3).join(", ")}${missing.length > 3 ? ", …" : ""})`,
+      "accepted, but a stray line arriving in a later read cannot then be caught, and a host with \"reply_ids\": \"required\" would reject such replies: echo \"id\" (docs/extensions.md)"
+    ]
+  }
+}
+
 /** Every check, in report order. */
 export const evaluate = (o: Observation): ReadonlyArray<CheckResult> => {
   if (!o.spawn.ok) {
@@ -185,6 +225,7 @@ export const evaluate = (o: Observation): ReadonlyArray<CheckResult> => {
         ...unanswered.map((x) => `${x.planned.label}: no reply`)
       ]
     ),
+    idsResult(answered),
     result(
       "replies_within_timeout",
       [

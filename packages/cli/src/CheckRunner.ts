@@ -1,7 +1,7 @@
 import { Framing } from "@abhed/protocol"
 import { Cause, Clock, Effect, Exit, Option, Queue, Ref, Stream } from "effect"
 import { ChildProcess, type ChildProcessSpawner } from "effect/process"
-import { BurstSize, burst, defaultCall, type PlannedRequest, type SampleCall, sequence, sequenceFor } from "./CheckPlan.ts"
+import { BurstSize, burst, defaultCall, type PlannedRequest, requestId, type SampleCall, sequence, sequenceFor } from "./CheckPlan.ts"
 import {
   BeforeFirstRequest,
   type Exchange,
@@ -76,7 +76,7 @@ const start = (options: CheckOptions, stderrTail: Ref.Ref<string>) =>
         Effect.catch(() => Effect.succeed("eof" as const))
       )
     const write = (requests: ReadonlyArray<PlannedRequest>) =>
-      Effect.flatMap(now, (at) => Effect.as(Queue.offerAll(input, requests.map((r) => Framing.encodeLine(r.request))), at))
+      Effect.flatMap(now, (at) => Effect.as(Queue.offerAll(input, requests.map((r) => Framing.encodeLine({ ...r.request, id: requestId(r) }))), at))
     const closeStdin = Queue.end(input)
     return { handle, next, write, closeStdin }
   })
