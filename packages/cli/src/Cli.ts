@@ -17,16 +17,18 @@ export const Version: string = ((): string => {
     : "unknown"
 })()
 
-/** `abhed-ext`: run, check, demo. With no subcommand it runs the demo. */
+/** `abhed-ext`: run, check, demo, hook, import-hooks. With no subcommand it runs the demo. */
 export const cli = Command.make("abhed-ext", {}, () => runDemo).pipe(
   Command.withDescription(
-    "Run, check and demo Abhed extensions. With no command, runs the demo. Exit codes: 0 success, 1 failure " +
+    "Run, check and demo Abhed extensions; run Claude Code and Gemini CLI command hooks as extensions (hook, " +
+      "import-hooks). With no command, runs the demo. Exit codes: 0 success, 1 failure " +
       "(a failed check, unreadable input), 2 invalid config, 64 bad usage."
   ),
   Command.withExamples([
     { command: "abhed-ext", description: "run the demo" },
     { command: "abhed-ext run --config abhed.json session.jsonl", description: "decide every request of a session" },
-    { command: "abhed-ext check -- bash my-extension.sh", description: "check that an extension follows the protocol" }
+    { command: "abhed-ext check -- bash my-extension.sh", description: "check that an extension follows the protocol" },
+    { command: "abhed-ext import-hooks .claude/settings.json > abhed.json", description: "bring your Claude Code hooks" }
   ]),
   Command.withSubcommands([run, check, demo, hook, importHooks])
 )
