@@ -266,6 +266,25 @@ describe("Gemini CLI hooks through abhed-ext hook", () => {
   })
 })
 
+describe("abhed-ext hook usage errors: the problem and a hint on stderr, exit 64", () => {
+  for (
+    const [flags, problem] of [
+      [["--matcher", "(["], "abhed-ext hook: --matcher: matcher \"([\" is not a valid regular expression"],
+      [["--tool-names", "bash"], "abhed-ext hook: --tool-names: \"bash\" is not ours=peer (e.g. bash=Bash)"]
+    ] as const
+  ) {
+    it(flags.join(" "), async () => {
+      const r = await runCli(["hook", "--format", "claude", ...flags, "--", "true"], { input: "" })
+      expect(r.code).toBe(64)
+      expect(r.stdout).toBe("")
+      const stderr = r.stderr.trim().split("\n")
+      expect(stderr).toHaveLength(2)
+      expect(stderr[0]).toContain(problem)
+      expect(stderr[1]).toContain("`abhed-ext hook --help` for more")
+    })
+  }
+})
+
 describe("abhed-ext import-hooks", () => {
   it("turns a settings file with three hooks into a config run accepts, and names the one it cannot carry over", async () => {
     const settings = "test/fixtures/hooks/project/.claude/settings.json"

@@ -1,18 +1,22 @@
 import { Console, Effect, Option, Result, Stream } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
 import { makeAdapter } from "./HookAdapter.ts"
-import { HookUsage } from "./HookError.ts"
 import { HookFormats } from "./HookFormat.ts"
 import { parseMatcher } from "./HookMatcher.ts"
 import { runHook } from "./HookRunner.ts"
 import { parseToolNames, toolNames } from "./HookToolNames.ts"
 import { inputLines } from "./Input.ts"
+import { UsageError, usageText } from "./Usage.ts"
 
 /** Below the extension's own default `timeout_ms` (5000), so an overrunning hook is ours to kill, not the host's. */
 export const DefaultHookTimeoutMs = 4000
 
-/** A usage error: one line on stderr (the error is marked reported), exit 64. */
-const usage = (detail: string) => Effect.andThen(Console.error(`abhed-ext hook: ${detail}`), Effect.fail(new HookUsage({ detail })))
+/** A flag value `hook` cannot use: the problem and a hint on stderr, exit 64, as for any usage error (Usage.ts). */
+const usage = (problem: string) =>
+  Effect.andThen(
+    Console.error(usageText(["abhed-ext", "hook"], [problem])),
+    Effect.fail(new UsageError({ command: "abhed-ext hook", problems: [problem] }))
+  )
 
 const shellQuote = (s: string): string => (/^[A-Za-z0-9_./=:,@+-]+$/.test(s) ? s : `'${s.replaceAll("'", "'\\''")}'`)
 
