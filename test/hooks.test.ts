@@ -316,6 +316,23 @@ describe("abhed-ext import-hooks", () => {
     expect(out[2]).toMatchObject({ decision: "allow", reasons: [] })
   })
 
+  it("carries a Gemini CLI settings file over too (told by its event names)", async () => {
+    const imported = await runCli(["import-hooks", "test/fixtures/hooks/gemini-project/.gemini/settings.json"])
+    expect(imported.code, imported.stderr).toBe(0)
+    expect(imported.stderr).toContain("hooks.BeforeModel[0].hooks[0] (./model-audit.sh): not carried over: BeforeModel has no counterpart here")
+    const config = JSON.parse(imported.stdout) as { extensions: Array<Line> }
+    expect(config.extensions).toHaveLength(1)
+    expect(config.extensions[0]).toMatchObject({ events: ["tool_call"], cwd: `${repoRoot}test/fixtures/hooks/gemini-project` })
+    // A Gemini matcher is a regular expression: it stays with the adapter, no match rules.
+    expect(config.extensions[0]?.["match"]).toBeUndefined()
+    expect(config.extensions[0]?.["args"]).toEqual(expect.arrayContaining(["--format", "gemini", "--matcher", "run_shell_command", "--timeout-ms", "20000"]))
+    const r = await runCli(["run", "--config", writeConfig(config)], { input: lines(call("rm -r dist"), call("ls")) })
+    expect(r.code, r.stderr).toBe(0)
+    const out = jsonLines(r.stdout) as Array<Line>
+    expect(out[0]).toMatchObject({ decision: "deny", reasons: [{ reason: "no rm from the agent" }] })
+    expect(out[1]).toMatchObject({ decision: "allow", reasons: [] })
+  })
+
   it("a file that is not JSON is one line on stderr and exit 1", async () => {
     const file = join(mkdtempSync(join(tmpdir(), "abhed-hooks-")), "settings.json")
     writeFileSync(file, "{ nope")
