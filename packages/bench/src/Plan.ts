@@ -24,6 +24,8 @@ export interface Plan {
   readonly memory: { readonly first: number; readonly total: number }
   /** 6. spawn per event against the long-lived process. */
   readonly spawnPerEvent: Loop
+  /** 9. a hook through `abhed-ext hook` against the same hook spawned per event (a spawn is noisy: more samples). */
+  readonly hookAdapter: Loop
   /** 7. batches of concurrent dispatches. */
   readonly concurrent: Loop
   readonly inFlight: number
@@ -39,6 +41,7 @@ export const full: Plan = {
   startup: { warmup: 2, iterations: 20 },
   memory: { first: 10_000, total: 100_000 },
   spawnPerEvent: { warmup: 5, iterations: 100 },
+  hookAdapter: { warmup: 10, iterations: 400 },
   concurrent: { warmup: 20, iterations: 300 },
   inFlight: 64
 }
@@ -53,6 +56,7 @@ export const quick: Plan = {
   startup: { warmup: 1, iterations: 5 },
   memory: { first: 1_000, total: 10_000 },
   spawnPerEvent: { warmup: 2, iterations: 20 },
+  hookAdapter: { warmup: 5, iterations: 100 },
   concurrent: { warmup: 10, iterations: 50 },
   inFlight: 64
 }

@@ -16,7 +16,7 @@ import { hostToolCall, sessionId, toolArgs } from "./ToolCall.ts"
 export const hookAdapter: Scenario = {
   title: "9. hook through the adapter vs spawned per event",
   run: async (plan, progress) => {
-    progress(`1 hook, ${plan.spawnPerEvent.iterations} events per side`)
+    progress(`1 hook, ${plan.hookAdapter.iterations} events per side`)
     const base = configOf(1, claudeHookAdapter)
     const config = { ...base, extensions: base.extensions.map((e) => ({ ...e, events: ["tool_call" as const] })) }
     const host = await startHost(config, sessionId)
@@ -35,7 +35,7 @@ export const hookAdapter: Scenario = {
           tool_use_id: `c-${n}`
         })
       })
-    }, plan.spawnPerEvent).finally(() => host.dispose())
+    }, plan.hookAdapter).finally(() => host.dispose())
     const h = summarize(samples.host)
     const r = summarize(samples.raw)
     const name = "9. tool_call: Claude hook via abhed-ext hook vs spawned per event"
