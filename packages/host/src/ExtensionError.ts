@@ -26,11 +26,14 @@ export class ExtensionExited extends Schema.TaggedError<ExtensionExited>()("Exte
 
 export class UnsolicitedOutput extends Schema.TaggedError<UnsolicitedOutput>()("UnsolicitedOutput", {
   extension: Schema.String,
-  /** The start of the line that arrived with no request in flight. */
+  /**
+   * What was out of step (DESIGN §4): the start of a line that no request in flight can own (none in flight, or
+   * more lines in one read than requests in flight), or "reply to id X while Y was in flight".
+   */
   line: Schema.String
 }) {
   override get message() {
-    return `${this.extension}: wrote a line with no request in flight: ${this.line}`
+    return `${this.extension}: unsolicited output (a line no request in flight can own): ${this.line}`
   }
 }
 

@@ -171,4 +171,29 @@ describe("attribution over a simulated pipe (DESIGN §4)", () => {
       ], false)
       expect(checked).toBe(0)
     })))
+
+  it.effect("reply ids: the id in flight is accepted, another id kills (never applied), reply_ids required needs one", () =>
+    Effect.gen(function*() {
+      const request = (id: string): EncodedRequest<"tool_call"> => {
+        const value: WithId<RequestOf<"tool_call">> = { event: "tool_call", session_id: "s", id, call_id: "c", tool: "t", args: {} }
+        return { event: "tool_call", value, bytes: new Uint8Array(0) }
+      }
+      const echo = yield* FakeExtension.fromReplies("echo", { tool_call: (r) => ({ id: r.id, block: true }) })
+      expect((yield* echo.send(request("7"))).reply).toEqual({ block: true })
+
+      const wrong = yield* FakeExtension.fromReplies("wrong", { tool_call: () => ({ id: "6", block: true }) })
+      const error = yield* Effect.flip(wrong.send(request("7")))
+      expect(error._tag).toBe("UnsolicitedOutput")
+      expect(error.message).toBe(`wrong: unsolicited output (a line no request in flight can own): reply to id "6" while "7" was in flight`)
+      expect((yield* wrong.status).state).toEqual({
+        _tag: "dead",
+        cause: { _tag: "unsolicited_output", detail: `reply to id "6" while "7" was in flight` }
+      })
+
+      const required = yield* FakeExtension.fromReplies("required", { tool_call: () => ({ block: true }) }, { reply_ids: "required" })
+      const missing = yield* Effect.flip(required.send(request("7")))
+      expect(missing._tag === "MalformedReply" && [missing.path, missing.got]).toEqual(["id", "nothing"])
+      const nullId = yield* FakeExtension.fromReplies("null-id", { tool_call: () => ({ id: null }) }, { reply_ids: "required" })
+      expect((yield* Effect.flip(nullId.send(request("7"))))._tag).toBe("MalformedReply")
+    }))
 })
