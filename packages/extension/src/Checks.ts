@@ -1,12 +1,11 @@
-import {
-  decodeReply,
-  type EventName,
-  isEventName,
-  type JsonObject,
-  type RequestOf,
-  RequestSchemas
-} from "@abhed/protocol"
-import { Result, Schema } from "effect"
+// From the protocol's own modules and effect's submodules, not the two packages' indexes: this is all an
+// extension with handlers loads beyond the SDK, and the indexes would add ~15 MiB to every such process.
+import { type EventName, isEventName } from "@abhed/protocol/Event"
+import type { JsonObject } from "@abhed/protocol/Json"
+import { decodeReply } from "@abhed/protocol/Reply"
+import { type RequestOf, RequestSchemas } from "@abhed/protocol/Request"
+import * as Result from "effect/Result"
+import * as Schema from "effect/Schema"
 
 /**
  * The protocol checks the SDK runs around a handler: the request decoded against its event's schema, the reply

@@ -1,4 +1,6 @@
-import { Schema } from "effect"
+// Submodule imports, not "effect": the SDK loads this file on its own when a request first reaches a handler, and
+// the whole effect index would cost an extension ~15 MiB more (docs/extensions.md).
+import * as Schema from "effect/Schema"
 
 /** Every event the host sends, in the order the spec lists them. */
 export const EventNames = [

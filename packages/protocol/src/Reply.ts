@@ -1,4 +1,7 @@
-import { Result, Schema } from "effect"
+// Submodule imports, not "effect": the SDK loads this file on its own when a request first reaches a handler, and
+// the whole effect index would cost an extension ~15 MiB more (docs/extensions.md).
+import * as Result from "effect/Result"
+import * as Schema from "effect/Schema"
 import type { EventName } from "./Event.ts"
 import { isJsonObject, type JsonObject, MaxJsonDepth, nestedDeeperThan } from "./Json.ts"
 import type { ToolDeclaration } from "./Tool.ts"

@@ -1,4 +1,6 @@
-import { Schema } from "effect"
+// Submodule imports, not "effect": the SDK loads this file on its own when a request first reaches a handler, and
+// the whole effect index would cost an extension ~15 MiB more (docs/extensions.md).
+import * as Schema from "effect/Schema"
 
 /**
  * What a declared tool name must look like (DESIGN §3): the rule model providers already impose. ASCII only, so
