@@ -32,6 +32,8 @@ export interface SettingsHooks {
   readonly format: HookFormat
   readonly hooks: ReadonlyArray<SettingsHook>
   readonly skipped: ReadonlyArray<Skipped>
+  /** Carried over, but not all of it: what differs. */
+  readonly warnings: ReadonlyArray<Skipped>
 }
 
 const claudeOnly = new Set(["PreToolUse", "PostToolUse", "PostToolUseFailure", "PermissionRequest", "UserPromptSubmit", "Stop", "SubagentStop", "PreCompact", "Notification"])
@@ -57,10 +59,11 @@ const why = (peerEvent: string, format: HookFormat): string =>
 export const readSettings = (format: HookFormat, settings: unknown): Result.Result<SettingsHooks, string> => {
   if (!isJsonObject(settings)) return Result.fail("expected a JSON object (a settings.json)")
   const all = settings["hooks"]
-  if (all === undefined) return Result.succeed({ format, hooks: [], skipped: [] })
+  if (all === undefined) return Result.succeed({ format, hooks: [], skipped: [], warnings: [] })
   if (!isJsonObject(all)) return Result.fail("hooks: expected an object of events")
   const hooks: Array<SettingsHook> = []
   const skipped: Array<Skipped> = []
+  const warnings: Array<Skipped> = []
   for (const [peerEvent, groups] of Object.entries(all)) {
     const at = `hooks.${peerEvent}`
     if (format === "gemini" && geminiSwitches.has(peerEvent)) continue
@@ -100,6 +103,23 @@ export const readSettings = (format: HookFormat, settings: unknown): Result.Resu
           skipped.push({ where, why: "a command hook without a command" })
           continue
         }
+        if (entry["async"] === true) {
+          skipped.push({
+            where: `${where}${label}`,
+            why: "an async hook runs in the background and cannot block or rewrite anything in its own agent; carried over it would"
+          })
+          continue
+        }
+        if (typeof entry["shell"] === "string" && !/^(bash|sh)$/.test(entry["shell"])) {
+          skipped.push({ where: `${where}${label}`, why: `it runs in ${entry["shell"]}; carried-over hooks run with bash -c` })
+          continue
+        }
+        if (entry["if"] !== undefined) {
+          warnings.push({
+            where: `${where}${label}`,
+            why: `its "if" condition ${JSON.stringify(entry["if"])} is not carried over: the hook runs on every call its matcher matches`
+          })
+        }
         if ((event === "tool_call" || event === "tool_result") && Result.isFailure(parseMatcher(format, matcher))) {
           skipped.push({ where: `${where}${label}`, why: `matcher ${JSON.stringify(matcher)} is not a valid regular expression` })
           continue
@@ -112,7 +132,7 @@ export const readSettings = (format: HookFormat, settings: unknown): Result.Resu
       }
     }
   }
-  return Result.succeed({ format, hooks, skipped })
+  return Result.succeed({ format, hooks, skipped, warnings })
 }
 
 /** How the generated config starts the adapter: e.g. `node /…/bin.ts` then `hook …`. */

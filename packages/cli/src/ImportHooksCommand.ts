@@ -47,6 +47,7 @@ export const importHooks = Command.make(
     const read = readSettings(chosen, parsed)
     if (Result.isFailure(read)) return yield* new InputUnreadable({ file: settings, detail: read.failure })
     for (const s of read.success.skipped) yield* Console.error(`${settings}: ${s.where}: not carried over: ${s.why}`)
+    for (const w of read.success.warnings) yield* Console.error(`${settings}: ${w.where}: carried over, but ${w.why}`)
     yield* Console.error(
       `${settings}: ${read.success.hooks.length} ${chosen === "claude" ? "Claude Code" : "Gemini CLI"} command hook(s) carried over` +
         (read.success.skipped.length > 0 ? `, ${read.success.skipped.length} not (above)` : "")

@@ -255,6 +255,30 @@ describe("settings files", () => {
     expect(config.extensions[1]?.["match"]).toBeUndefined()
     expect(config.extensions[1]?.["args"]).toEqual(["hook", "--format", "claude", "--matcher", "mcp__.*", "--", "bash", "-c", "post.py"])
   })
+  it("leaves async hooks and other shells, and says what an if condition changes", () => {
+    const read = readSettings("claude", {
+      hooks: {
+        PreToolUse: [{
+          matcher: "Bash",
+          hooks: [
+            { type: "command", command: "log.sh", async: true },
+            { type: "command", command: "g.ps1", shell: "powershell" },
+            { type: "command", command: "push.sh", if: "Bash(git push*)" }
+          ]
+        }]
+      }
+    })
+    if (Result.isFailure(read)) throw new Error(read.failure)
+    expect(read.success.hooks.map((h) => h.command)).toEqual(["push.sh"])
+    expect(read.success.skipped.map((s) => s.why)).toEqual([
+      expect.stringContaining("an async hook runs in the background"),
+      expect.stringContaining("it runs in powershell")
+    ])
+    expect(read.success.warnings).toEqual([
+      { where: "hooks.PreToolUse[0].hooks[2] (push.sh)", why: expect.stringContaining("\"if\" condition \"Bash(git push*)\" is not carried over") }
+    ])
+  })
+
   it("tells Gemini settings by their event names", () => {
     expect(detectFormat({ hooks: { BeforeTool: [] } })).toBe("gemini")
     expect(detectFormat({ hooks: { PreToolUse: [] } })).toBe("claude")
