@@ -8,6 +8,8 @@ import { exchange, fixtures, request, start, toolCall, toolResult } from "./Exte
 
 const sdkExtension = `${fixtures}sdk-extension.ts`
 const plainExtension = `${fixtures}plain-extension.ts`
+const noopExtension = `${fixtures}noop-extension.ts`
+const traceImports = `${fixtures}trace-imports.mjs`
 
 /** In-process runs log their (expected) warnings nowhere, to keep the test output readable. */
 const quiet = <A, E>(effect: Effect.Effect<A, E>) => Effect.provideService(effect, References.MinimumLogLevel, "None")
@@ -232,6 +234,22 @@ describe("Extension.main (real child process)", () => {
     expect(done.stderr).toContain("plain handler rejected: tool reject")
     expect(done.stderr).toContain("console.log text must go to stderr")
     expect(done.stderr).toContain("stdout.write text must go to stderr")
+  })
+
+  it("loads nothing from effect or the protocol when no handler runs", async () => {
+    const done = await exchange("node", ["--import", traceImports, noopExtension], [request("session_start"), toolCall("rm", {})])
+    expect(done.code).toBe(0)
+    expect(done.replies).toEqual([{}, {}])
+    expect(done.stderr).not.toContain("trace: import")
+  })
+
+  it("loads the protocol checks for plain handlers, but never effect's index (only the submodules they need)", async () => {
+    const done = await exchange("node", ["--import", traceImports, plainExtension], [toolCall("rm", {})])
+    expect(done.code).toBe(0)
+    expect(done.replies).toEqual([{ block: true, reason: "no" }])
+    expect(done.stderr).toContain("trace: import effect/Schema")
+    expect(done.stderr).not.toMatch(/^trace: import effect$/m)
+    expect(done.stderr).not.toMatch(/^trace: import @abhed\/protocol$/m)
   })
 
   it("logs a reply JSON cannot hold (a BigInt field) to stderr and answers {}", async () => {
