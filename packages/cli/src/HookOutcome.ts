@@ -43,7 +43,7 @@ interface Said {
   input?: Json | undefined
   /** `tool_result`: text that replaces the output (Gemini `tool_output`, or its block reason). */
   replaceContent?: string | undefined
-  /** `tool_result`: text appended to the output (Claude's PostToolUse block reason; Gemini `additionalContext`). */
+  /** `tool_result`: text appended to the output (`additionalContext`, both peers). */
   appendContent: Array<string>
 }
 
@@ -79,6 +79,10 @@ const readJson = (format: HookFormat, event: string, out: Json, said: Said) => {
         )
       }
       if (isObject(specific["updatedInput"])) said.input = specific["updatedInput"]
+    }
+    if (event === "tool_result") {
+      const extra = text(specific["additionalContext"])
+      if (extra !== undefined && extra !== "") said.appendContent.push(extra)
     }
     return
   }
@@ -152,11 +156,12 @@ const tail = (stderr: string): string => {
 
 const joinReasons = (reasons: ReadonlyArray<string>): string => reasons.join("; ")
 
-/** `content` with `extra` appended as its own paragraph, once: a settling round that sees it again adds nothing. */
-export const appendOnce = (content: string, extra: string): string => {
-  const suffix = `\n\n${extra}`
-  return content.endsWith(suffix) || content === extra ? content : content === "" ? extra : `${content}${suffix}`
-}
+/**
+ * `content` with `extra` appended as its own paragraph, unless it is one already: a settling round that sees the
+ * content again (with this and other paragraphs appended after it) adds nothing.
+ */
+export const appendOnce = (content: string, extra: string): string =>
+  `\n\n${content}\n\n`.includes(`\n\n${extra}\n\n`) ? content : content === "" ? extra : `${content}\n\n${extra}`
 
 /** Our reply to `event` after the hook ran once on it. `tool` is the call, for tool events. */
 export const mapRun = (event: string, tool: ToolPart | undefined, run: HookRun, options: MapOptions): Mapped => {
@@ -193,8 +198,9 @@ export const mapRun = (event: string, tool: ToolPart | undefined, run: HookRun, 
   } else if (said.level !== "none") {
     log.push(`${options.label}: a block on ${event} has no counterpart here (not a tool event); ignored: ${joinReasons(said.reasons)}`)
   }
-  // Kept in the reply (and so in the audit record), not logged: an "allow" on every call is not news.
-  if (said.notes.length > 0 && reply["reason"] === undefined) reply["reason"] = said.notes.join("; ")
+  // Kept in the reply (and so in the audit record), not logged: an "allow" on every call is not news. Only a
+  // tool_call reply has a `reason`; in any other it would be a field of another event.
+  if (event === "tool_call" && said.notes.length > 0 && reply["reason"] === undefined) reply["reason"] = said.notes.join("; ")
   return { reply, log }
 }
 

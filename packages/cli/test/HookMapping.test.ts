@@ -164,6 +164,8 @@ describe("mapping a run back (veto only)", () => {
     expect(again).toEqual({ is_error: true })
     expect(map(resultRequest("out"), exited(2, "", "shown")).reply).toEqual({ content: "out\n\nshown", is_error: true })
     expect(appendOnce("", "x")).toBe("x")
+    const context = json({ hookSpecificOutput: { hookEventName: "PostToolUse", additionalContext: "note: generated file" } })
+    expect(map(resultRequest("out"), context).reply).toEqual({ content: "out\n\nnote: generated file" })
   })
 
   it("Gemini: decision deny blocks a call and hides a result behind the reason", () => {

@@ -87,7 +87,7 @@ describe("the reply to any hook run", () => {
         if (Result.isSuccess(decoded)) expect(decoded.success.ignored).toEqual([])
         if (reply["block"] === true) expect(reply["args"]).toBeUndefined()
       }),
-      { numRuns: 1000 }
+      { numRuns: 5000 }
     )
   })
 
@@ -100,7 +100,7 @@ describe("the reply to any hook run", () => {
         expect(reply["ask"]).toBeUndefined()
         expect(reply["is_error"]).toBeUndefined()
       }),
-      { numRuns: 1000 }
+      { numRuns: 5000 }
     )
   })
 
@@ -112,7 +112,7 @@ describe("the reply to any hook run", () => {
         const again = mapped(f, { ...r, content: first["content"] }, h, failClosed)
         expect(again["content"]).toBeUndefined()
       }),
-      { numRuns: 1000 }
+      { numRuns: 5000 }
     )
   })
 })
