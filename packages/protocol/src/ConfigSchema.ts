@@ -13,11 +13,15 @@ import { EventName, EventNames } from "./Event.ts"
  * messages the filters below return.
  */
 
-/** Extension names: a portable, shell-safe identifier; "policy" names the policy engine in decisions. */
+/**
+ * Extension names: a portable, shell-safe identifier. Reasons name their source by extension name, and two sources
+ * are not extensions: "policy" (the policy engine) and "host" (the host's own fail-closed reasons, e.g. input nested
+ * too deep): an extension may not take either name, or its reasons could pass for theirs.
+ */
 export const ExtensionNamePattern = /^[A-Za-z0-9][A-Za-z0-9._-]*$/u
-export const ReservedExtensionNames: ReadonlyArray<string> = ["policy"]
+export const ReservedExtensionNames: ReadonlyArray<string> = ["policy", "host"]
 // The `u` flag is what lets effect export a pattern to JSON Schema (whose regexes are Unicode-aware).
-const ExtensionNameRule = /^(?!policy$)[A-Za-z0-9][A-Za-z0-9._-]*$/u
+const ExtensionNameRule = /^(?!(?:policy|host)$)[A-Za-z0-9][A-Za-z0-9._-]*$/u
 
 /** Environment variable names: what `execve` accepts (non-empty, no "=", no NUL). */
 export const EnvNamePattern = /^[^=\u0000]+$/u
@@ -33,7 +37,9 @@ const extensionName = pattern(ExtensionNameRule, (name) =>
   name === ""
     ? false // "must be a non-empty string (…)"
     : ReservedExtensionNames.includes(name)
-    ? `the name ${JSON.stringify(name)} is reserved (decisions name the policy engine "${name}"); choose another name`
+    ? `the name ${JSON.stringify(name)} is reserved (decisions name ${
+      name === "policy" ? "the policy engine" : "the host's own reasons"
+    } "${name}"); choose another name`
     : `invalid name ${JSON.stringify(name)}; use letters, digits, ".", "_" and "-", starting with a letter or digit`)
 
 const envName = pattern(
@@ -103,10 +109,18 @@ export type PolicyRuleFile = typeof PolicyRuleFile.Type
 
 const Rules = Schema.Array(PolicyRuleFile).annotate({ expected: "an array of rules" })
 
+// An empty list would silently turn a guard off for every tool call: almost certainly not what was meant.
+const nonEmptyMatch = Schema.makeFilter<ReadonlyArray<unknown>>(
+  (rules) =>
+    rules.length > 0 ||
+    "an empty match list matches no call, so the extension would never see a tool call; leave match out to take part in every call",
+  { toJsonSchema: () => ({ minItems: 1 }) }
+)
+
 export const ExtensionFile = Schema.Struct({
   name: Schema.String.check(extensionName).annotate({
     description:
-      "Unique name of the extension, used in reasons, audit records and ordering. Letters, digits, '.', '_', '-', starting with a letter or digit; \"policy\" is reserved.",
+      "Unique name of the extension, used in reasons, audit records and ordering. Letters, digits, '.', '_', '-', starting with a letter or digit; \"policy\" and \"host\" are reserved.",
     expected: "a non-empty string (the extension's unique name)"
   }).annotateKey({ messageMissingKey: "missing; every extension needs a unique name" }),
   command: NonEmptyString().annotate({
@@ -171,9 +185,9 @@ export const ExtensionFile = Schema.Struct({
       "required: every reply must echo the request's id (a reply without it is malformed). optional: a reply may echo it. A reply with a wrong id kills the extension either way.",
     default: Defaults.reply_ids
   })),
-  match: Schema.optionalKey(Rules.annotate({
+  match: Schema.optionalKey(Rules.check(nonEmptyMatch).annotate({
     description:
-      "Only tool calls matching one of these rules (same shape as policy rules) are sent to this extension (tool_call and tool_result). Omitted = every call."
+      "Only tool calls matching one of these rules (same shape as policy rules) are sent to this extension (tool_call and tool_result), re-checked on every settling round. Omitted = every call; an empty list is an error (it would match no call)."
   }))
 }).annotate({
   identifier: "Extension",

@@ -246,7 +246,18 @@ describe("decodeConfig: every problem names its path and the fix", () => {
     expect(extIssue({ name: "policy" })).toEqual([
       "extensions[0].name: the name \"policy\" is reserved (decisions name the policy engine \"policy\"); choose another name"
     ])
+    // "host" names the host's own fail-closed reasons (input nested too deep): an extension may not pass for it.
+    expect(extIssue({ name: "host" })).toEqual([
+      "extensions[0].name: the name \"host\" is reserved (decisions name the host's own reasons \"host\"); choose another name"
+    ])
     expect(decoded({ extensions: [ext({ name: "policy2" }), ext({ name: "Policy" })] }).extensions.length).toBe(2)
+    // An empty match list would silently turn a guard off for every tool call.
+    expect(extIssue({ match: [] })).toEqual([
+      "extensions[0].match: an empty match list matches no call, so the extension would never see a tool call; leave match out to take part in every call"
+    ])
+    expect(decoded({ extensions: [ext({ match: [{ tool: "bash" }] })] }).extensions[0]?.match).toEqual([
+      { tool: "bash", args: {}, reason: undefined }
+    ])
     expect(extIssue({ name: "" })).toEqual([
       "extensions[0].name: must be a non-empty string (the extension's unique name)"
     ])
