@@ -47,6 +47,12 @@ export interface Transport {
    * one in flight. Never fails: a broken pipe shows up as an exit or a timeout.
    */
   readonly write: <E extends EventName>(request: EncodedRequest<E>) => void
+  /**
+   * Read, synchronously, whatever the extension has already written and the read callback has not yet seen, and
+   * report it through `read`. The core calls it right before making a request the one in flight: bytes written
+   * before the request was written cannot be its reply, however late the event loop would have delivered them.
+   */
+  readonly readPending: () => void
   /** After a death: stop the extension now (a process: SIGTERM its group, SIGKILL after the grace). */
   readonly terminate: Effect.Effect<void>
   /** At scope close while alive: stop it gracefully (close stdin, wait a grace, then terminate). */
@@ -66,6 +72,7 @@ export interface TransportEvents {
 /** A transport with nothing behind it: what an extension that never started has. */
 export const deadTransport: Transport = {
   write: () => undefined,
+  readPending: () => undefined,
   terminate: Effect.void,
   close: Effect.void,
   pid: undefined,
@@ -215,12 +222,14 @@ export const make = Effect.fnUntraced(function*<R>(options: CoreOptions<R>) {
   const events: TransportEvents = { read, fail: dieNow }
 
   /**
-   * Register and write, in one synchronous step: checking for death, making the request the one in flight, writing
-   * its bytes and arming the watchdog happen together, so no line can be read in between (attribution), and a
+   * Register and write, in one synchronous step: reading what is already pending, checking for death, making the
+   * request the one in flight, writing its bytes and arming the watchdog happen together, so no line can be read in between (attribution), and a
    * death in between cannot leave the request waiting for a reply that cannot come.
    */
   const begin = <E extends EventName>(request: EncodedRequest<E>, timeoutOverride: number | undefined) =>
     Effect.suspend((): Effect.Effect<InFlight, ExtensionDead> => {
+      // Nothing is in flight here: any complete line already written is unsolicited, and kills before the write.
+      transport.readPending()
       if (phase._tag === "dead") {
         return Effect.fail(new ExtensionDead({ extension: name, cause: describeDeathCause(phase.cause) }))
       }

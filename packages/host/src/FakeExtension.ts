@@ -64,6 +64,7 @@ export const make = (
               )
             )
           },
+          readPending: () => undefined, // a fake's reply is delivered when its handler finishes
           terminate: stop,
           close: stop,
           pid: undefined,

@@ -1,6 +1,7 @@
 import { type ExtensionConfig, Framing, makeLineReader } from "@abhed/protocol"
 import { Deferred, Duration, Effect, FiberSet, type Scope } from "effect"
 import * as NodeChildProcess from "node:child_process"
+import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
 import type { Readable, Writable } from "node:stream"
 import type { Extension } from "./Extension.ts"
@@ -89,6 +90,16 @@ const spawn = (config: ExtensionConfig, options: Options) =>
     child.once("error", onError)
   })
 
+/** How many 64 KiB reads `readPending` takes at most before leaving the rest to the read callback. */
+const PendingReads = 16
+
+/** The file descriptor behind a child's pipe (Node's handle keeps it; no public API gives it). */
+const pipeFd = (stream: Readable): number | undefined => {
+  const handle: unknown = Reflect.get(stream, "_handle")
+  const fd: unknown = typeof handle === "object" && handle !== null ? Reflect.get(handle, "fd") : undefined
+  return typeof fd === "number" && fd >= 0 ? fd : undefined
+}
+
 const destroyPipes = (child: Child) => {
   child.stdin.destroy()
   child.stdout.destroy()
@@ -125,11 +136,33 @@ const connect = Effect.fnUntraced(function*(
 
   // stdout: split and attributed where it is read (DESIGN §4).
   const reader = makeLineReader({ maxLineBytes })
-  child.stdout.on("data", (chunk: Uint8Array) => {
+  const onStdout = (chunk: Uint8Array) => {
     const { lines, tooLong } = reader.read(chunk)
     if (lines.length > 0) events.read(lines)
     if (tooLong) events.fail(new ReplyTooLong({ extension: name, max_line_bytes: maxLineBytes }))
-  })
+  }
+  child.stdout.on("data", onStdout)
+  // Before each request is written, what is already in the pipe is read synchronously (the pipe is non-blocking:
+  // an empty one answers EAGAIN at once), so bytes the extension wrote before the request existed are attributed
+  // as such even when the event loop would deliver them only after the write (a loaded machine). Node gives no
+  // public access to the pipe's fd; without it (another platform) the read callback alone attributes.
+  const fd = pipeFd(child.stdout)
+  const scratch = new Uint8Array(64 * 1024)
+  const readPending = () => {
+    // Bytes Node has read but not yet emitted come first: then the callback, which keeps the order, does it all.
+    if (fd === undefined || child.stdout.destroyed || child.stdout.readableLength > 0) return
+    // Bounded: a writer that keeps the pipe full is left to the read callback.
+    for (let i = 0; i < PendingReads; i++) {
+      let n: number
+      try {
+        n = NodeFs.readSync(fd, scratch, 0, scratch.length, null)
+      } catch {
+        return // EAGAIN: nothing pending (or the pipe is gone: the exit says why)
+      }
+      if (n <= 0) return
+      onStdout(scratch.subarray(0, n))
+    }
+  }
 
   // stderr: always drained, logged line by line, last 64 KiB kept.
   const stderr = StderrTail.make()
@@ -162,6 +195,7 @@ const connect = Effect.fnUntraced(function*(
     write: (request) => {
       if (child.stdin.writable) child.stdin.write(request.bytes)
     },
+    readPending,
     // SIGTERM to the group, SIGKILL after the grace; waits until the whole group is gone.
     terminate: Effect.andThen(closeStdin, ProcessGroup.terminate(child, pid, grace)),
     close: Effect.gen(function*() {

@@ -38,7 +38,7 @@ interface Line {
 
 const enc = new TextEncoder()
 
-const scenario = (actions: ReadonlyArray<Action>, echoIds: boolean) =>
+const scenario = (actions: ReadonlyArray<Action>, echoIds: boolean, readPendingOnWrite = false) =>
   Effect.gen(function*() {
     let step = 0
     const written: Array<{ readonly id: string; readonly at: number }> = [] // requests, in write order
@@ -56,6 +56,21 @@ const scenario = (actions: ReadonlyArray<Action>, echoIds: boolean) =>
       pipe = next
     }
     let events: ExtensionCore.TransportEvents | undefined
+    /** One read of up to `bytes` from the pipe, attributed by the core there and then. */
+    function deliver(bytes: number) {
+      const chunk = pipe.subarray(0, bytes)
+      pipe = pipe.subarray(chunk.length)
+      if (chunk.length === 0) return
+      const { lines: read } = reader.read(chunk)
+      for (const l of read) {
+        if (l._tag === "Json") {
+          const tag = String((l.value as { reason?: unknown }).reason)
+          const line = lines.get(tag)
+          if (line !== undefined) line.readAt = step
+        }
+      }
+      events?.read(read)
+    }
     const scope = yield* Scope.make()
     const extension = yield* ExtensionCore.make<never>({
       config: FakeExtension.config("sim", { events: ["tool_call"] }),
@@ -65,7 +80,11 @@ const scenario = (actions: ReadonlyArray<Action>, echoIds: boolean) =>
           events = e
           const transport: ExtensionCore.Transport = {
             ...ExtensionCore.deadTransport,
-            write: (request) => void written.push({ id: request.value.id, at: step })
+            write: (request) => void written.push({ id: request.value.id, at: step }),
+            // As the process transport does before each write: everything already in the pipe is read now.
+            readPending: () => {
+              if (readPendingOnWrite) deliver(pipe.length)
+            }
           }
           return transport
         })
@@ -104,21 +123,9 @@ const scenario = (actions: ReadonlyArray<Action>, echoIds: boolean) =>
           emit({ tag: `S${step}`, id: echoIds ? id : undefined, readAt: undefined })
           break
         }
-        case "read": {
-          const chunk = pipe.subarray(0, a.bytes)
-          pipe = pipe.subarray(chunk.length)
-          if (chunk.length === 0) break
-          const { lines: read } = reader.read(chunk)
-          for (const l of read) {
-            if (l._tag === "Json") {
-              const tag = String((l.value as { reason?: unknown }).reason)
-              const line = lines.get(tag)
-              if (line !== undefined) line.readAt = step
-            }
-          }
-          events?.read(read)
+        case "read":
+          deliver(a.bytes)
           break
-        }
         case "yield":
           yield* Effect.yieldNow
           break
@@ -149,8 +156,8 @@ describe("attribution over a simulated pipe (DESIGN §4)", () => {
   it("no reply is applied to a request written after its line was read; with ids, no mismatched reply", async () => {
     let replied = 0
     await fc.assert(
-      fc.asyncProperty(fc.array(action, { minLength: 5, maxLength: 40 }), fc.boolean(), async (actions, echoIds) => {
-        replied += await Effect.runPromise(scenario(actions, echoIds))
+      fc.asyncProperty(fc.array(action, { minLength: 5, maxLength: 40 }), fc.boolean(), fc.boolean(), async (actions, echoIds, pending) => {
+        replied += await Effect.runPromise(scenario(actions, echoIds, pending))
       }),
       { numRuns: 1000 }
     )
