@@ -141,8 +141,10 @@ describe("faults next to a working guard", () => {
         config([
           guard,
           ...faults.map((f) => f.config),
-          // Well-behaved but noisy: 100 MiB of stderr while answering must not stall anything.
-          fixtureConfig("ext-stderr-flood.py", { events: ["tool_call"] }),
+          // Well-behaved but noisy: stderr floods while it answers must not stall anything. 16 MiB per reply, far
+          // more than a pipe holds (the flood's own test in extension-faults sends 100 MiB once; 100 MiB per reply
+          // here took longer than the reply timeout on a loaded machine).
+          fixtureConfig("ext-stderr-flood.py", { events: ["tool_call"], env: { FLOOD_MIB: "16" } }),
           fixtureConfig("ext-ignore-term.py")
         ]),
         (h) =>
