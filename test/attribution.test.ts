@@ -102,6 +102,16 @@ describe("a reply is never matched to the wrong request (issue 8, through abhed-
     await expectDeadAndNeverApplied("double", /^unsolicited_output: \{"block":true\}$/)
   }, 30_000)
 
+  it("the issue's own guard (printf: two lines in two writes) echoing ids: dead, never applied", async () => {
+    // Usually both lines arrive in one read; on a loaded machine the second may arrive after rm -rf / was written,
+    // where only its id gives it away. Either way it is never applied.
+    await expectDeadAndNeverApplied(
+      "printf",
+      /^unsolicited_output: (\{"id":"\d+"\}|reply to id "\d+" while "\d+" was in flight)$/,
+      true
+    )
+  }, 30_000)
+
   it("a readiness banner before any request, from a guard that echoes ids: dead", async () => {
     // The host writes session_start as soon as the process starts, so the banner may be read while session_start
     // is in flight: without ids it is then indistinguishable from the reply (docs/failures.md). With ids, the real
