@@ -11,8 +11,10 @@ interface Check {
 
 const check = async (ids: "1" | "0" | "wrong") => {
   const r = await runCli(
-    ["check", "--json", "--timeout-ms", "15000", "--startup-timeout-ms", "30000", "--quiet-ms", "30", "--", "bash", `${repoRoot}test/fixtures/attr-guard.sh`],
-    { env: { MODE: "ok", IDS: ids } }
+    // A python fixture, not the bash+jq guard of attribution.test.ts: check sends over a hundred requests, and a jq
+    // start per request made this file cost 14 s of CPU.
+    ["check", "--json", "--timeout-ms", "15000", "--startup-timeout-ms", "30000", "--quiet-ms", "30", "--", "python3", "-S", "-E", `${repoRoot}test/fixtures/ids-echo.py`],
+    { env: { IDS: ids } }
   )
   const [doc] = jsonLines(r.stdout) as Array<{ readonly checks: ReadonlyArray<Check> }>
   const echoes = doc?.checks.find((c) => c.id === "echoes_ids")
