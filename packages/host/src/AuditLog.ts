@@ -53,6 +53,11 @@ export class AuditLog extends Context.Service<AuditLog, {
   readonly record: (record: AuditRecord) => Effect.Effect<void>
   /** Records kept in memory (empty for sinks that keep nothing). */
   readonly entries: Effect.Effect<ReadonlyArray<AuditRecord>>
+  /**
+   * `false`: this sink keeps nothing, so the host neither builds records for it nor calls `record` (what
+   * `layerNone` says). Absent or `true`: every dispatch is recorded.
+   */
+  readonly enabled?: boolean | undefined
 }>()("@abhed/host/AuditLog") {
   /**
    * Keeps every record in memory, as it is (content verbatim: nothing is written anywhere): for tests, the demo and
@@ -69,8 +74,11 @@ export class AuditLog extends Context.Service<AuditLog, {
     })
   )
 
-  /** Discards every record. */
-  static readonly layerNone = Layer.succeed(AuditLog, AuditLog.of({ record: () => Effect.void, entries: Effect.succeed([]) }))
+  /** Discards every record: the host does not even build them (`enabled: false`). */
+  static readonly layerNone = Layer.succeed(
+    AuditLog,
+    AuditLog.of({ record: () => Effect.void, entries: Effect.succeed([]), enabled: false })
+  )
 
   /**
    * Appends one JSON line per record to `path`. The file is opened once for the layer's lifetime, and created with

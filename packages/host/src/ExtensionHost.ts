@@ -7,6 +7,7 @@ import {
   decide,
   deny as denyVerdict,
   evaluatePolicy,
+  evaluateRules,
   fromToolCallReply,
   HostReasonName,
   IsErrorReducer,
@@ -18,7 +19,9 @@ import {
   VerdictReducer,
   type AcceptedTool,
   type Named,
+  type PolicyDecision,
   type PolicyHook,
+  type SettleOutcome,
   type Reason,
   type RejectionReason,
   type RoundReply,
@@ -39,7 +42,7 @@ import {
   type RequestBody,
   type RequestOf
 } from "@abhed/protocol"
-import { Clock, Context, Effect, type FileSystem, Layer, Metric, type Path, Ref, Scope } from "effect"
+import { Clock, Context, Duration, Effect, type FileSystem, Layer, Metric, type Path, Ref, Scope } from "effect"
 import type { ChildProcessSpawner } from "effect/process"
 import { AuditLog, type AuditExchange, type AuditRound, type ExchangeStatus } from "./AuditLog.ts"
 import { type ConfigInvalid, type ConfigUnreadable, loadConfig } from "./ConfigLoader.ts"
@@ -109,10 +112,22 @@ interface Exchange<E extends EventName> {
   readonly extension: Extension
   readonly status: ExchangeStatus
   readonly reply: ReplyOf<E> | undefined
-  readonly audit: AuditExchange
+  /** Known reply fields that belong to other events (ignored). */
+  readonly ignored: ReadonlyArray<string>
+  readonly latency_ms: number
+  /** Why it failed (the audit's `error`), when it did. */
+  readonly error: string | undefined
   /** "extension X unavailable: cause", for on_failure. */
   readonly failure: string | undefined
 }
+
+/** The exchange's audit entry: built only when the audit sink records (`AuditLog.enabled`). */
+const auditOf = (x: Exchange<EventName>): AuditExchange =>
+  x.error !== undefined
+    ? { extension: x.extension.name, status: x.status, latency_ms: x.latency_ms, error: x.error }
+    : x.ignored.length > 0
+    ? { extension: x.extension.name, status: x.status, latency_ms: x.latency_ms, reply: x.reply, ignored: x.ignored }
+    : { extension: x.extension.name, status: x.status, latency_ms: x.latency_ms, reply: x.reply }
 
 const statusOf = (error: ExtensionError): ExchangeStatus => {
   switch (error._tag) {
@@ -180,13 +195,16 @@ const exchange = <E extends EventName>(extension: Extension, request: EncodedReq
   Clock.clockWith((clock) => {
     const start = clock.currentTimeMillisUnsafe()
     return Effect.matchEffect(extension.send(request), {
-      onSuccess: ({ ignored, reply }): Effect.Effect<Exchange<E>> => {
-        const latency_ms = clock.currentTimeMillisUnsafe() - start
-        const audit: AuditExchange = ignored.length > 0
-          ? { extension: extension.name, status: "replied", latency_ms, reply, ignored }
-          : { extension: extension.name, status: "replied", latency_ms, reply }
-        return Effect.succeed({ extension, status: "replied", reply, audit, failure: undefined })
-      },
+      onSuccess: ({ ignored, reply }): Effect.Effect<Exchange<E>> =>
+        Effect.succeed({
+          extension,
+          status: "replied",
+          reply,
+          ignored,
+          latency_ms: clock.currentTimeMillisUnsafe() - start,
+          error: undefined,
+          failure: undefined
+        }),
       onFailure: (error): Effect.Effect<Exchange<E>> => {
         const latency_ms = clock.currentTimeMillisUnsafe() - start
         const status = statusOf(error)
@@ -195,7 +213,9 @@ const exchange = <E extends EventName>(extension: Extension, request: EncodedReq
           extension,
           status,
           reply: undefined,
-          audit: { extension: extension.name, status, latency_ms, error: cause },
+          ignored: [],
+          latency_ms,
+          error: cause,
           failure: `extension ${extension.name} unavailable: ${cause}`
         })
       }
@@ -226,8 +246,8 @@ export const make = (
   const builtin = options.builtinTools ?? Defaults.builtin_tools
   const sessionId = options.sessionId
   const reported = new Set<string>()
-  const seq = yield* Ref.make(0)
-  const nextSeq = Ref.getAndUpdate(seq, (n) => n + 1)
+  // Plain counters, each changed in one synchronous step (a Ref was two Effect steps per dispatch for nothing).
+  let seq = 0
   // Who gets each event, worked out once as far as the payload does not matter (matchers: per round).
   const audience: Record<EventName, RoundAudience> = Object.fromEntries(
     EventNames.map((event): [EventName, RoundAudience] => [event, roundAudience(extensions, event)])
@@ -240,9 +260,13 @@ export const make = (
     const value: WithId<Request> = { ...body, id: nextId() }
     return { event, value, bytes: Framing.encodeLine(value) }
   }
-  const callIds = yield* Ref.make(0)
-  const callIdOf = (given: string | undefined) =>
-    given !== undefined ? Effect.succeed(given) : Ref.getAndUpdate(callIds, (n) => n + 1).pipe(Effect.map((n) => `c-${n + 1}`))
+  let calls = 0
+  const callIdOf = (given: string | undefined): string => given ?? `c-${++calls}`
+  /**
+   * Does the sink keep records? `AuditLog.layerNone` does not: then no audit entry, round or note is built, and
+   * `record` is never called (the outcome is all a dispatch makes).
+   */
+  const recording = audit.enabled !== false
 
   /**
    * One round: the request is encoded once and the same bytes go to every subscriber, all in parallel.
@@ -252,107 +276,126 @@ export const make = (
    * A parallel `Effect.forEach`, not `Stream.mapEffect`: measured on one in-process fake, the Stream version cost
    * 44 µs per dispatch against 23 µs, a third of the whole per-dispatch budget (docs/benchmarks.md). Replies are
    * combined by commutative Reducers, so collecting them first and folding in name order gives the same outcome.
+   * No generator, and one subscriber forks nothing.
    */
-  const fanOut = <E extends EventName>(event: E, body: RequestBody<E>) =>
-    Effect.gen(function*() {
+  const fanOut = <E extends EventName>(
+    event: E,
+    body: RequestBody<E>
+  ): Effect.Effect<{ readonly exchanges: ReadonlyArray<Exchange<E>>; readonly skipped: ReadonlyArray<AuditExchange> }> =>
+    Effect.suspend(() => {
       const request = encodeRound(event, body)
       const { skipped, subscribers } = audience[event](request.value)
       // forEach keeps the input order, and subscribers are in name order: so are the exchanges.
       const only = subscribers.length === 1 ? subscribers[0] : undefined
-      const exchanges = only !== undefined
-        // One subscriber: no fiber to fork and join.
-        ? [yield* exchange(only, request, reported)]
-        : yield* Effect.forEach(subscribers, (x) => exchange(x, request, reported), { concurrency: "unbounded" })
-      return { exchanges, skipped }
+      return only !== undefined
+        ? Effect.map(exchange(only, request, reported), (x) => ({ exchanges: [x], skipped }))
+        : Effect.map(
+          Effect.forEach(subscribers, (x) => exchange(x, request, reported), { concurrency: "unbounded" }),
+          (exchanges) => ({ exchanges, skipped })
+        )
     })
 
+  /** A round's audit entry (only when recording). */
   const auditRound = (
     round: number,
-    exchanges: ReadonlyArray<{ readonly audit: AuditExchange }>,
+    exchanges: ReadonlyArray<Exchange<EventName>>,
     skipped: ReadonlyArray<AuditExchange>
   ): AuditRound => ({
     round,
     // Both lists are in name order (see Audience): a merge, not a sort, on every round.
-    exchanges: mergeByName(exchanges.map((x) => x.audit), skipped)
+    exchanges: mergeByName(exchanges.map(auditOf), skipped)
   })
 
-  /** Runs one dispatch with its span, metrics and audit record. */
-  const dispatch = <A>(
-    event: EventName,
-    callId: string | undefined,
-    body: Effect.Effect<{ readonly outcome: A; readonly rounds: ReadonlyArray<AuditRound>; readonly notes: ReadonlyArray<string> }>
-  ): Effect.Effect<A> =>
-    Effect.gen(function*() {
-      const n = yield* nextSeq
-      const start = yield* Clock.currentTimeMillis
-      const { notes, outcome, rounds } = yield* body
-      const duration_ms = (yield* Clock.currentTimeMillis) - start
-      yield* audit.record({ seq: n, event, call_id: callId, rounds, outcome, notes, duration_ms })
-      return outcome
-    }).pipe(
-      Effect.trackDuration(metricsByEvent[event].latency),
-      Effect.tap(() => Metric.update(metricsByEvent[event].count, 1)),
-      Effect.withSpan(
-        metricsByEvent[event].span,
-        { attributes: callId !== undefined ? { event, call_id: callId } : { event } },
-        // A stack trace per dispatch costs more than the rest of the span; the span name says where it is.
-        { captureStackTrace: false }
-      )
+  interface Dispatched<A> {
+    readonly outcome: A
+    /** Empty when not recording. */
+    readonly rounds: ReadonlyArray<AuditRound>
+    /** Empty when not recording. */
+    readonly notes: ReadonlyArray<string>
+  }
+
+  /**
+   * Runs one dispatch with its span, metrics and audit record. No generator: the sequence number is a plain
+   * counter, the clock is read once at each end (monotonic for the latency metric, as `trackDuration` does), the
+   * metrics are updated in one synchronous step, and the record is built and written only when the sink keeps it.
+   */
+  const dispatch = <A>(event: EventName, callId: string | undefined, body: Effect.Effect<Dispatched<A>>): Effect.Effect<A> => {
+    const metrics = metricsByEvent[event]
+    const timed = Clock.clockWith((clock) => {
+      const n = seq++
+      const start = clock.currentTimeMillisUnsafe()
+      const startNanos = clock.monotonicTimeNanosUnsafe()
+      const done = (outcome: A) =>
+        Effect.withFiber((fiber) => {
+          metrics.latency.updateUnsafe(Duration.nanos(clock.monotonicTimeNanosUnsafe() - startNanos), fiber.context)
+          metrics.count.updateUnsafe(1, fiber.context)
+          return Effect.succeed(outcome)
+        })
+      return Effect.flatMap(body, ({ notes, outcome, rounds }) =>
+        recording
+          ? Effect.andThen(
+            Effect.suspend(() =>
+              audit.record({ seq: n, event, call_id: callId, rounds, outcome, notes, duration_ms: clock.currentTimeMillisUnsafe() - start })
+            ),
+            done(outcome)
+          )
+          : done(outcome))
+    })
+    return Effect.withSpan(
+      timed,
+      metrics.span,
+      // A stack trace per dispatch costs more than the rest of the span; the span name says where it is.
+      callId !== undefined ? { attributes: { event, call_id: callId }, captureStackTrace: false } : metrics.spanOptions
     )
+  }
 
   /**
    * Input the host cannot send (DESIGN §4): recorded as a dispatch that reached no extension, with the reason in
    * the notes, and answered with the event's fail-closed outcome. The agent's value goes nowhere, the audit included.
    */
   const refuse = <A>(event: EventName, callId: string | undefined, reason: string, outcome: A): Effect.Effect<A> =>
-    dispatch(event, callId, Effect.succeed({ outcome, rounds: [], notes: [`not sent to any extension: ${reason}`] }))
+    dispatch(event, callId, Effect.succeed({ outcome, rounds: [], notes: recording ? [`not sent to any extension: ${reason}`] : [] }))
   const hostReason = (reason: string): ReadonlyArray<Reason> => [{ extension: HostReasonName, reason }]
 
   const onFailure = (x: Exchange<EventName>) => (x.failure !== undefined ? x.extension.config.on_failure : "ignore")
 
-  // ---- tool_call: settle the args, join the verdicts over all rounds, then the policy on the settled args
-  const toolCall = (call: ToolCallInput) =>
-    Effect.gen(function*() {
-      const call_id = yield* callIdOf(call.call_id)
+  /** One extension's verdict in a tool_call round: its reply's, or its on_failure's when it failed. */
+  const verdictOf = (x: Exchange<"tool_call">): RoundReply<JsonObject, Verdict> => {
+    const name = x.extension.name
+    if (x.reply !== undefined) return { name, proposal: x.reply.args, value: fromToolCallReply(name, x.reply) }
+    const mode = onFailure(x)
+    const failure = x.failure ?? ""
+    const verdict = mode === "deny" ? denyVerdict(name, failure) : mode === "ask" ? askVerdict(name, failure) : none
+    return { name, proposal: undefined, value: verdict }
+  }
+
+  // ---- tool_call: settle the args, join the verdicts over all rounds, then the policy on the settled args.
+  // The common case (one round, nobody rewrites, no policy hook) is: the fan-out, then synchronous steps.
+  const toolCall = (call: ToolCallInput): Effect.Effect<ToolCallOutcome> =>
+    Effect.suspend(() => {
+      const call_id = callIdOf(call.call_id)
       const unsendable = unsendableField("args", call.args)
       if (unsendable !== undefined) {
         // Denied, and nothing of the args is kept: the call must not run, and they cannot be encoded safely.
         const outcome: ToolCallOutcome = { decision: "deny", reasons: hostReason(unsendable), args: {}, rounds: 0 }
-        return yield* refuse("tool_call", call_id, unsendable, outcome)
+        return refuse("tool_call", call_id, unsendable, outcome)
       }
-      return yield* dispatch("tool_call", call_id, Effect.gen(function*() {
-        const rounds: Array<AuditRound> = []
-        const outcome = yield* settleEffect<JsonObject, Verdict, never, never>({
-          initial: call.args,
-          reducer: VerdictReducer,
-          stop: (v) => v.level === "deny",
-          maxRounds,
-          round: (args, round) =>
-            Effect.gen(function*() {
-              const value: RequestBody<"tool_call"> = {
-                event: "tool_call",
-                session_id: sessionId,
-                call_id,
-                tool: call.tool,
-                args,
-                ...roundField(round)
-              }
-              const { exchanges, skipped } = yield* fanOut("tool_call", value)
-              rounds.push(auditRound(round, exchanges, skipped))
-              return exchanges.map((x): RoundReply<JsonObject, Verdict> => {
-                const mode = onFailure(x)
-                const failure = x.failure ?? ""
-                const verdict = x.reply !== undefined
-                  ? fromToolCallReply(x.extension.name, x.reply)
-                  : mode === "deny"
-                  ? denyVerdict(x.extension.name, failure)
-                  : mode === "ask"
-                  ? askVerdict(x.extension.name, failure)
-                  : none
-                return { name: x.extension.name, proposal: x.reply?.args, value: verdict }
-              })
-            })
-        })
+      const auditRounds: Array<AuditRound> = []
+      const settled = settleEffect<JsonObject, Verdict, never, never>({
+        initial: call.args,
+        reducer: VerdictReducer,
+        stop: (v) => v.level === "deny",
+        maxRounds,
+        round: (args, round) =>
+          Effect.map(
+            fanOut("tool_call", { event: "tool_call", session_id: sessionId, call_id, tool: call.tool, args, ...roundField(round) }),
+            ({ exchanges, skipped }) => {
+              if (recording) auditRounds.push(auditRound(round, exchanges, skipped))
+              return exchanges.map(verdictOf)
+            }
+          )
+      })
+      const finish = (outcome: SettleOutcome<JsonObject, Verdict>, policyDecision: PolicyDecision): Dispatched<ToolCallOutcome> => {
         const verdict = outcome._tag === "Unsettled"
           ? join(outcome.value, {
             level: "deny",
@@ -360,74 +403,86 @@ export const make = (
             reasons: outcome.fighters.map((name) => ({ extension: name, reason: unsettledReason(outcome.fighters) }))
           })
           : outcome.value
-        const policyDecision = yield* evaluatePolicy(policy, hooks, { tool: call.tool, args: outcome.payload })
         const decision = decide(policyDecision, verdict)
-        const result: ToolCallOutcome = {
-          decision: decision.decision,
-          reasons: decision.reasons,
-          args: outcome.payload,
-          rounds: outcome.rounds,
-          rewrittenBy: outcome.adopted
-        }
         return {
-          outcome: result,
-          rounds,
-          notes: [`policy: ${policyDecision.level} (${policyDecision.source})`, `settling: ${outcome._tag}`]
+          outcome: {
+            decision: decision.decision,
+            reasons: decision.reasons,
+            args: outcome.payload,
+            rounds: outcome.rounds,
+            rewrittenBy: outcome.adopted
+          },
+          rounds: auditRounds,
+          notes: recording ? [`policy: ${policyDecision.level} (${policyDecision.source})`, `settling: ${outcome._tag}`] : []
         }
-      }))
+      }
+      return dispatch(
+        "tool_call",
+        call_id,
+        Effect.flatMap(settled, (outcome) =>
+          // No hooks (the common case): the rules are plain synchronous code.
+          hooks.length === 0
+            ? Effect.succeed(finish(outcome, evaluateRules(policy, { tool: call.tool, args: outcome.payload })))
+            : Effect.map(evaluatePolicy(policy, hooks, { tool: call.tool, args: outcome.payload }), (d) => finish(outcome, d)))
+      )
     })
 
   // ---- tool_result: settle the content; is_error only ever raised; any failing on_failure≠ignore withholds
-  const toolResult = (input: ToolResultInput) =>
-    Effect.gen(function*() {
-      const call_id = yield* callIdOf(input.call_id)
+  const toolResult = (input: ToolResultInput): Effect.Effect<ToolResultOutcome> =>
+    Effect.suspend(() => {
+      const call_id = callIdOf(input.call_id)
       const unsendable = unsendableField("args", input.args)
       if (unsendable !== undefined) {
         const outcome: ToolResultOutcome = { content: `[withheld: ${unsendable}]`, is_error: true, rounds: 0 }
-        return yield* refuse("tool_result", call_id, unsendable, outcome)
+        return refuse("tool_result", call_id, unsendable, outcome)
       }
-      return yield* dispatch("tool_result", call_id, Effect.gen(function*() {
-        const rounds: Array<AuditRound> = []
-        const withheldBy: Array<string> = []
-        const outcome = yield* settleEffect<string, boolean, never, never>({
-          initial: input.content,
-          reducer: IsErrorReducer,
-          stop: () => false,
-          maxRounds,
-          round: (content, round) =>
-            Effect.gen(function*() {
-              const value: RequestBody<"tool_result"> = {
-                event: "tool_result",
-                session_id: sessionId,
-                call_id,
-                tool: input.tool,
-                args: input.args,
-                content,
-                is_error: input.is_error,
-                ...roundField(round)
-              }
-              const { exchanges, skipped } = yield* fanOut("tool_result", value)
-              rounds.push(auditRound(round, exchanges, skipped))
+      const auditRounds: Array<AuditRound> = []
+      const withheldBy: Array<string> = []
+      const settled = settleEffect<string, boolean, never, never>({
+        initial: input.content,
+        reducer: IsErrorReducer,
+        stop: () => false,
+        maxRounds,
+        round: (content, round) =>
+          Effect.map(
+            fanOut("tool_result", {
+              event: "tool_result",
+              session_id: sessionId,
+              call_id,
+              tool: input.tool,
+              args: input.args,
+              content,
+              is_error: input.is_error,
+              ...roundField(round)
+            }),
+            ({ exchanges, skipped }) => {
+              if (recording) auditRounds.push(auditRound(round, exchanges, skipped))
               for (const x of exchanges) if (onFailure(x) !== "ignore" && x.failure !== undefined) withheldBy.push(x.failure)
               return exchanges.map((x): RoundReply<string, boolean> => ({
                 name: x.extension.name,
                 proposal: x.reply?.content,
                 value: x.reply?.is_error === true
               }))
-            })
+            }
+          )
+      })
+      return dispatch(
+        "tool_result",
+        call_id,
+        Effect.map(settled, (outcome): Dispatched<ToolResultOutcome> => {
+          const isError = input.is_error || outcome.value
+          const result: ToolResultOutcome = withheldBy.length > 0
+            ? { content: `[withheld: ${[...new Set(withheldBy)].sort().join("; ")}]`, is_error: true, rounds: outcome.rounds }
+            : outcome._tag === "Unsettled"
+            ? {
+              content: `[withheld: ${unsettledReason(outcome.fighters)}]`,
+              is_error: true,
+              rounds: outcome.rounds
+            }
+            : { content: outcome.payload, is_error: isError, rounds: outcome.rounds }
+          return { outcome: result, rounds: auditRounds, notes: recording ? [`settling: ${outcome._tag}`] : [] }
         })
-        const isError = input.is_error || outcome.value
-        const result: ToolResultOutcome = withheldBy.length > 0
-          ? { content: `[withheld: ${[...new Set(withheldBy)].sort().join("; ")}]`, is_error: true, rounds: outcome.rounds }
-          : outcome._tag === "Unsettled"
-          ? {
-            content: `[withheld: ${unsettledReason(outcome.fighters)}]`,
-            is_error: true,
-            rounds: outcome.rounds
-          }
-          : { content: outcome.payload, is_error: isError, rounds: outcome.rounds }
-        return { outcome: result, rounds, notes: [`settling: ${outcome._tag}`] }
-      }))
+      )
     })
 
   /** A single-round event: fan out once, combine the replies in name order. */
@@ -436,13 +491,16 @@ export const make = (
     value: RequestBody<E>,
     combine: (replies: ReadonlyArray<Named<ReplyOf<E>>>) => { readonly outcome: A; readonly notes: ReadonlyArray<string> }
   ) =>
-    dispatch(event, undefined, Effect.gen(function*() {
-      const { exchanges, skipped } = yield* fanOut(event, value)
-      const replies: Array<Named<ReplyOf<E>>> = []
-      for (const x of exchanges) if (x.reply !== undefined) replies.push({ name: x.extension.name, value: x.reply })
-      const { notes, outcome } = combine(replies)
-      return { outcome, rounds: [auditRound(1, exchanges, skipped)], notes }
-    }))
+    dispatch(
+      event,
+      undefined,
+      Effect.map(fanOut(event, value), ({ exchanges, skipped }): Dispatched<A> => {
+        const replies: Array<Named<ReplyOf<E>>> = []
+        for (const x of exchanges) if (x.reply !== undefined) replies.push({ name: x.extension.name, value: x.reply })
+        const { notes, outcome } = combine(replies)
+        return recording ? { outcome, rounds: [auditRound(1, exchanges, skipped)], notes } : { outcome, rounds: [], notes: [] }
+      })
+    )
 
   // ---- context: the intersection of the kept sets; a failing filter whose on_failure is not ignore keeps nothing
   const context = (messages: ReadonlyArray<unknown>) => {
@@ -451,26 +509,29 @@ export const make = (
       const outcome: ContextOutcome = { keep: [], messages: [], withheld: hostReason(unsendable) }
       return refuse("context", undefined, unsendable, outcome)
     }
-    return dispatch("context", undefined, Effect.gen(function*() {
-      const { exchanges, skipped } = yield* fanOut("context", { event: "context", session_id: sessionId, messages })
-      const replies: Array<Named<ReplyOf<"context">>> = []
-      const withheld: Array<Reason> = []
-      for (const x of exchanges) {
-        if (x.reply !== undefined) replies.push({ name: x.extension.name, value: x.reply })
-        // "ask" acts as "deny": nobody can be asked mid-turn (DESIGN §4). Exchanges are in name order.
-        else if (x.failure !== undefined && onFailure(x) !== "ignore") withheld.push({ extension: x.extension.name, reason: x.failure })
-      }
-      const { keep, outOfRange } = combineKeep(messages.length, replies)
-      const notes = outOfRange.map((o) => `${o.extension}: keep indices that name no message ignored: ${o.indices.map(showIndex).join(", ")}`)
-      const rounds = [auditRound(1, exchanges, skipped)]
-      if (withheld.length > 0) {
-        const outcome: ContextOutcome = { keep: [], messages: [], withheld }
-        return { outcome, rounds, notes: [...notes, ...withheld.map((w) => `context withheld: ${w.reason}`)] }
-      }
-      const kept: Array<unknown> = []
-      for (const i of keep) kept.push(messages[i])
-      return { outcome: { keep, messages: kept, withheld } satisfies ContextOutcome, rounds, notes }
-    }))
+    return dispatch(
+      "context",
+      undefined,
+      Effect.map(fanOut("context", { event: "context", session_id: sessionId, messages }), ({ exchanges, skipped }): Dispatched<ContextOutcome> => {
+        const replies: Array<Named<ReplyOf<"context">>> = []
+        const withheld: Array<Reason> = []
+        for (const x of exchanges) {
+          if (x.reply !== undefined) replies.push({ name: x.extension.name, value: x.reply })
+          // "ask" acts as "deny": nobody can be asked mid-turn (DESIGN §4). Exchanges are in name order.
+          else if (x.failure !== undefined && onFailure(x) !== "ignore") withheld.push({ extension: x.extension.name, reason: x.failure })
+        }
+        const { keep, outOfRange } = combineKeep(messages.length, replies)
+        const notes = outOfRange.map((o) => `${o.extension}: keep indices that name no message ignored: ${o.indices.map(showIndex).join(", ")}`)
+        const rounds = recording ? [auditRound(1, exchanges, skipped)] : []
+        if (withheld.length > 0) {
+          const outcome: ContextOutcome = { keep: [], messages: [], withheld }
+          return { outcome, rounds, notes: [...notes, ...withheld.map((w) => `context withheld: ${w.reason}`)] }
+        }
+        const kept: Array<unknown> = []
+        for (const i of keep) kept.push(messages[i])
+        return { outcome: { keep, messages: kept, withheld }, rounds, notes }
+      })
+    )
   }
 
   const beforeAgentStart = (system: string) =>
@@ -517,7 +578,7 @@ export const make = (
       if (entry === undefined) return yield* new UnknownTool({ tool: call.tool })
       const owner = extensions.find((x) => x.name === entry.extension)
       if (owner === undefined) return yield* new UnknownTool({ tool: call.tool })
-      const call_id = yield* callIdOf(call.call_id)
+      const call_id = callIdOf(call.call_id)
       const unsendable = unsendableField("args", call.args)
       if (unsendable !== undefined) {
         // Not sent to the owner: an error result the model can read, like any failed tool.
@@ -531,13 +592,16 @@ export const make = (
         args: call.args
       }
       // Routed to the one owner only, whatever its `events` say: it declared the tool.
-      const result = yield* dispatch("invoke_tool", call_id, Effect.gen(function*() {
-        const x = yield* exchange(owner, encodeRound("invoke_tool", value), reported)
-        const outcome = x.reply !== undefined
-          ? { _tag: "ok" as const, result: x.reply.result ?? null, is_error: x.reply.is_error === true }
-          : { _tag: "failed" as const, cause: x.audit.error ?? x.status }
-        return { outcome, rounds: [auditRound(1, [x], [])], notes: [] }
-      }))
+      const result = yield* dispatch(
+        "invoke_tool",
+        call_id,
+        Effect.map(exchange(owner, encodeRound("invoke_tool", value), reported), (x) => {
+          const outcome = x.reply !== undefined
+            ? { _tag: "ok" as const, result: x.reply.result ?? null, is_error: x.reply.is_error === true }
+            : { _tag: "failed" as const, cause: x.error ?? x.status }
+          return { outcome, rounds: recording ? [auditRound(1, [x], [])] : [], notes: [] }
+        })
+      )
       if (result._tag === "failed") {
         return yield* new ToolOwnerUnavailable({ tool: call.tool, extension: owner.name, cause: result.cause })
       }
