@@ -154,10 +154,16 @@ const connect = Effect.fnUntraced(function*(
     // Bounded: a writer that keeps the pipe full is left to the read callback.
     for (let i = 0; i < PendingReads; i++) {
       let n: number
+      // An empty pipe answers EAGAIN, which Node throws as an Error: with no stack trace to capture (nobody sees
+      // it), the read costs about half (measured 4.4 -> 2.1-2.6 us in a loop; p50 in the host 16.8 -> 7.0 us).
+      const limit = Error.stackTraceLimit
+      Error.stackTraceLimit = 0
       try {
         n = NodeFs.readSync(fd, scratch, 0, scratch.length, null)
       } catch {
         return // EAGAIN: nothing pending (or the pipe is gone: the exit says why)
+      } finally {
+        Error.stackTraceLimit = limit
       }
       if (n <= 0) return
       onStdout(scratch.subarray(0, n))
