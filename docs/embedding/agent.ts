@@ -38,7 +38,7 @@ export const liveHost = (configText: string, configDir: string, auditFile: strin
     })
   ).pipe(
     Layer.provideMerge(AuditLog.layerJsonl(auditFile)),
-    Layer.provide(NodeServices.layer) // the platform's child process spawner and file system
+    Layer.provide(NodeServices.layer) // the platform's file system (the JSONL audit log)
   )
 
 // --- 3. In tests: in-process fakes run every host rule with no processes (timeouts on the TestClock).

@@ -43,7 +43,6 @@ import {
   type RequestOf
 } from "@abhed/protocol"
 import { Clock, Context, Duration, Effect, type FileSystem, Layer, Metric, type Path, Ref, Scope } from "effect"
-import type { ChildProcessSpawner } from "effect/process"
 import { AuditLog, type AuditExchange, type AuditRound, type ExchangeStatus } from "./AuditLog.ts"
 import { type ConfigInvalid, type ConfigUnreadable, loadConfig } from "./ConfigLoader.ts"
 import { mergeByName, roundAudience, type RoundAudience } from "./Audience.ts"
@@ -647,7 +646,7 @@ export interface ProcessHostOptions {
 const layer = (
   config: Config,
   options: ProcessHostOptions
-): Layer.Layer<ExtensionHost, never, AuditLog | ChildProcessSpawner.ChildProcessSpawner> =>
+): Layer.Layer<ExtensionHost, never, AuditLog> =>
   layerFromExtensions(
     Effect.gen(function*() {
       // Each extension in a scope of its own, under one that closes them all at once: every close may wait
@@ -680,13 +679,13 @@ const layerFromFile = (
 ): Layer.Layer<
   ExtensionHost,
   ConfigUnreadable | ConfigInvalid,
-  AuditLog | ChildProcessSpawner.ChildProcessSpawner | FileSystem.FileSystem | Path.Path
+  AuditLog | FileSystem.FileSystem | Path.Path
 > => Layer.unwrap(Effect.map(loadConfig(file), (loaded) => layer(loaded.config, { ...options, baseDir: loaded.baseDir })))
 
 /**
  * The extension host service. Layers:
  * - `ExtensionHost.layerFromFile(path, { sessionId })`: over real processes, from an `abhed.json` (needs the
- *   platform's `ChildProcessSpawner`, `FileSystem` and `Path`, e.g. `NodeServices.layer`, and an `AuditLog`);
+ *   platform's `FileSystem` and `Path`, e.g. `NodeServices.layer`, and an `AuditLog`);
  * - `ExtensionHost.layer(config, { sessionId, baseDir })`: the same from a decoded config;
  * - `ExtensionHost.layerFromExtensions(acquire, options)`: over extensions you acquire (fakes, or your own);
  * - `ExtensionHost.layerFake(fakes, options)`: over in-process fakes;
