@@ -33,13 +33,15 @@ export const decodeStream = <E, R>(
 export const encodeStream = <A, E, R>(values: Stream.Stream<A, E, R>): Stream.Stream<Uint8Array, E | Ndjson.NdjsonError, R> =>
   Stream.pipeThroughChannel(values, Ndjson.encode<E>())
 
-const encoder = new TextEncoder()
-
 /**
  * One value as one NDJSON line. The host encodes each request once and writes these same bytes to every
  * subscriber. `JSON.stringify` escapes newlines inside strings, so the result is always exactly one line.
+ *
+ * `Buffer.from`, not `TextEncoder`: the same UTF-8 bytes, but a small line is cut from Node's buffer pool instead of
+ * getting a fresh backing store of its own (measured 1.1-1.2 -> 0.6 us for a tool_call request; this runs once per
+ * round of every dispatch).
  */
-export const encodeLine = (value: unknown): Uint8Array => encoder.encode(`${JSON.stringify(value)}\n`)
+export const encodeLine = (value: unknown): Uint8Array => Buffer.from(`${JSON.stringify(value)}\n`, "utf8")
 
 /** Why a decoder rejected a line (`LineTooLarge`, `InvalidUtf8`, `InvalidJson`), or undefined for other errors. */
 export const framingReason = (error: unknown): Ndjson.NdjsonErrorReason | undefined =>
