@@ -12,7 +12,7 @@ import {
   type SessionEndRequest,
   type WithId
 } from "@abhed/protocol"
-import { Clock, Deferred, Duration, Effect, Result, Scope, Semaphore } from "effect"
+import { Cause, Clock, Deferred, Duration, Effect, Result, Scope, Semaphore } from "effect"
 import { type EncodedRequest, type Extension, type ExtensionState, subscribes } from "./Extension.ts"
 import {
   deathCauseOf,
@@ -226,28 +226,25 @@ export const make = Effect.fnUntraced(function*<R>(options: CoreOptions<R>) {
    * request the one in flight, writing its bytes and arming the watchdog happen together, so no line can be read in between (attribution), and a
    * death in between cannot leave the request waiting for a reply that cannot come.
    */
-  const begin = <E extends EventName>(request: EncodedRequest<E>, timeoutOverride: number | undefined) =>
-    Effect.suspend((): Effect.Effect<InFlight, ExtensionDead> => {
-      // Nothing is in flight here: any complete line already written is unsolicited, and kills before the write.
-      transport.readPending()
-      if (phase._tag === "dead") {
-        return Effect.fail(new ExtensionDead({ extension: name, cause: describeDeathCause(phase.cause) }))
-      }
-      const timeoutMs = timeoutOverride ?? (exchanges === 0 ? config.startup_timeout_ms : config.timeout_ms)
-      const current: InFlight = {
-        event: request.event,
-        id: request.value.id,
-        reply: Deferred.makeUnsafe<unknown, DeathError>(),
-        timeoutMs,
-        deadline: clock.currentTimeMillisUnsafe() + timeoutMs
-      }
-      inFlight = current
-      exchanges++
-      if (request.event === "session_end") sessionEnded = true
-      transport.write(request)
-      if (current.deadline < watchdogTarget) Deferred.doneUnsafe(poke, Effect.void)
-      return Effect.succeed(current)
-    })
+  const begin = <E extends EventName>(request: EncodedRequest<E>, timeoutOverride: number | undefined): InFlight | ExtensionDead => {
+    // Nothing is in flight here: any complete line already written is unsolicited, and kills before the write.
+    transport.readPending()
+    if (phase._tag === "dead") return new ExtensionDead({ extension: name, cause: describeDeathCause(phase.cause) })
+    const timeoutMs = timeoutOverride ?? (exchanges === 0 ? config.startup_timeout_ms : config.timeout_ms)
+    const current: InFlight = {
+      event: request.event,
+      id: request.value.id,
+      reply: Deferred.makeUnsafe<unknown, DeathError>(),
+      timeoutMs,
+      deadline: clock.currentTimeMillisUnsafe() + timeoutMs
+    }
+    inFlight = current
+    exchanges++
+    if (request.event === "session_end") sessionEnded = true
+    transport.write(request)
+    if (current.deadline < watchdogTarget) Deferred.doneUnsafe(poke, Effect.void)
+    return current
+  }
 
   const finish = <E extends EventName>(request: EncodedRequest<E>, json: unknown) => {
     const decoded = decodeReply(request.event, json)
@@ -280,6 +277,11 @@ export const make = Effect.fnUntraced(function*<R>(options: CoreOptions<R>) {
       Effect.asVoid
     )
 
+  /**
+   * One exchange. The hot path is the permit, one synchronous step (`begin`), the wait for the reply and one
+   * synchronous step after it (decode, count, release the permit): no Effect step per stage. A reply that does not
+   * decode kills the extension before the permit is released, as every other failure already has.
+   */
   const send = <E extends EventName>(
     request: EncodedRequest<E>,
     timeoutOverride?: number
@@ -287,20 +289,36 @@ export const make = Effect.fnUntraced(function*<R>(options: CoreOptions<R>) {
     Effect.uninterruptibleMask((restore) =>
       // Waiting for the permit may be interrupted (nothing was written yet): requests queue FIFO.
       Effect.flatMap(restore(permit.take(1)), () => {
-        let handedOff = false
-        return begin(request, timeoutOverride).pipe(
-          Effect.flatMap((current) =>
-            restore(Deferred.await(current.reply)).pipe(
-              Effect.onInterrupt(() => {
-                handedOff = true
-                return handOff(current, request)
-              })
-            )
-          ),
-          Effect.flatMap((json) => finish(request, json)),
-          Effect.tapError(dieUnlessDead),
-          Effect.ensuring(Effect.suspend(() => (handedOff ? Effect.void : permit.release(1))))
-        )
+        let current: InFlight | ExtensionDead
+        try {
+          current = begin(request, timeoutOverride)
+        } catch (defect) {
+          return Effect.andThen(permit.release(1), Effect.die(defect))
+        }
+        if (current instanceof ExtensionDead) return Effect.andThen(permit.release(1), Effect.fail(current))
+        const started = current
+        return Effect.matchCauseEffect(restore(Deferred.await(started.reply)), {
+          onSuccess: (json): Effect.Effect<DecodedReply<E>, ExtensionError> => {
+            let decoded: Result.Result<DecodedReply<E>, MalformedReply>
+            try {
+              decoded = decodeReply(request.event, json)
+            } catch (defect) {
+              return Effect.andThen(permit.release(1), Effect.die(defect))
+            }
+            if (Result.isFailure(decoded)) {
+              dieNow(decoded.failure)
+              return Effect.andThen(permit.release(1), Effect.fail(decoded.failure))
+            }
+            served++
+            if (phase._tag === "starting") phase = { _tag: "live" }
+            return Effect.as(permit.release(1), decoded.success)
+          },
+          // The reply's own failures come from `dieNow`: the extension is dead already.
+          onFailure: (cause): Effect.Effect<never, ExtensionError> =>
+            Cause.hasInterrupts(cause)
+              ? Effect.andThen(handOff(started, request), Effect.failCause(cause))
+              : Effect.andThen(permit.release(1), Effect.failCause(cause))
+        })
       })
     )
 
