@@ -15,13 +15,13 @@ interface EventMetrics {
   readonly latency: typeof dispatchLatency
   readonly span: string
   /** The span's options for a dispatch without a call id (built once). */
-  readonly spanOptions: { readonly attributes: { readonly event: EventName }; readonly captureStackTrace: false }
+  readonly spanOptions: { readonly attributes: { readonly event: EventName } }
 }
 export const metricsByEvent: Record<EventName, EventMetrics> = Object.fromEntries(
   EventNames.map((event): [EventName, EventMetrics] => [event, {
     count: Metric.withAttributes(dispatches, { event }),
     latency: Metric.withAttributes(dispatchLatency, { event }),
     span: `ExtensionHost.${event}`,
-    spanOptions: { attributes: { event }, captureStackTrace: false }
+    spanOptions: { attributes: { event } }
   }])
 ) as Record<EventName, EventMetrics> // fromEntries over every EventName: the record is total
