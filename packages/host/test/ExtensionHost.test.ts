@@ -592,3 +592,40 @@ describe("ExtensionHost.layerMock", () => {
       toolCall: (call) => Effect.succeed({ decision: "deny", reasons: [], args: call.args, rounds: 1 })
     }))))
 })
+
+describe("audit sinks that keep nothing", () => {
+  // A sink that counts what it is handed; `enabled` says whether it keeps records.
+  const counting = (enabled: boolean | undefined) => {
+    const seen: Array<AuditRecord> = []
+    const layer = Layer.succeed(
+      AuditLog,
+      AuditLog.of({ record: (r) => Effect.sync(() => void seen.push(r)), entries: Effect.succeed([]), enabled })
+    )
+    return { seen, layer }
+  }
+  const decide = (enabled: boolean | undefined) =>
+    Effect.gen(function*() {
+      const sink = counting(enabled)
+      const guard = FakeExtension.fromReplies("guard", { tool_call: () => ({ block: true, reason: "no" }) })
+      const outcome = yield* Effect.gen(function*() {
+        const h = yield* ExtensionHost
+        return yield* h.toolCall({ tool: "bash", args: { command: "rm -rf /" }, call_id: "c-1" })
+      }).pipe(Effect.provide(ExtensionHost.layerFake([guard, silent], { sessionId: "s-1" }).pipe(Layer.provide(sink.layer))))
+      return { outcome, seen: sink.seen }
+    })
+
+  it.effect("enabled: false (layerNone): the same outcome, and the sink is never handed a record", () =>
+    Effect.gen(function*() {
+      const kept = yield* decide(undefined)
+      const none = yield* decide(false)
+      assert.deepStrictEqual(none.outcome, kept.outcome)
+      assert.strictEqual(none.outcome.decision, "deny")
+      assert.strictEqual(none.seen.length, 0)
+      // session_start, list_tools, tool_call, session_end: every dispatch is recorded when the sink keeps records.
+      assert.deepStrictEqual(kept.seen.map((r) => r.event), ["session_start", "list_tools", "tool_call", "session_end"])
+      const call = kept.seen.find((r) => r.event === "tool_call")
+      assert.deepStrictEqual(call?.rounds[0]?.exchanges.map((x) => [x.extension, x.status]), [["guard", "replied"], ["silent", "replied"]])
+      // A block stops the settling at once (DESIGN §3).
+      assert.deepStrictEqual(call?.notes, ["policy: allow (default)", "settling: Stopped"])
+    }))
+})
