@@ -1,33 +1,22 @@
 import { assert, describe, it } from "@effect/vitest"
 import type { PolicyConfig } from "@abhed/protocol"
-import { Cause, Effect, Fiber, Layer, Metric, type Scope, Tracer } from "effect"
+import { Cause, Effect, Fiber, Layer, Metric, Tracer } from "effect"
 import { TestClock } from "effect/testing"
 import {
   AuditLog,
   type AuditRecord,
-  type Extension,
   ExtensionHost,
   HostMetrics,
-  type HostOptions,
   ToolOwnerUnavailable,
   UnknownTool
 } from "../src/index.ts"
 import * as FakeExtension from "../src/FakeExtension.ts"
+import * as FakeHost from "./FakeHost.ts"
 
-type Fake = Effect.Effect<Extension, never, Scope.Scope>
+type Fake = FakeHost.Fake
 
-const host = (fakes: ReadonlyArray<Fake>, options?: Partial<HostOptions>) =>
-  ExtensionHost.layerFake(fakes, { sessionId: "s-1", ...options }).pipe(Layer.provideMerge(AuditLog.layerMemory))
-
-const withHost = <A, E>(
-  fakes: ReadonlyArray<Fake>,
-  body: (h: ExtensionHost["Service"]) => Effect.Effect<A, E, AuditLog>,
-  options?: Partial<HostOptions>
-) =>
-  Effect.gen(function*() {
-    const h = yield* ExtensionHost
-    return yield* body(h)
-  }).pipe(Effect.provide(host(fakes, options)))
+const host = FakeHost.host
+const withHost = FakeHost.withHost
 
 const str = (u: unknown): string => (typeof u === "string" ? u : "")
 

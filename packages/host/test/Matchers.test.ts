@@ -1,10 +1,11 @@
 import { assert, describe, it } from "@effect/vitest"
 import { takesPart } from "@abhed/core"
 import { type JsonObject, jsonEquals, type PolicyLevel, type PolicyRule, type Request } from "@abhed/protocol"
-import { Effect, Layer, References, type Scope } from "effect"
+import { Effect, Layer, References } from "effect"
 import * as fc from "fast-check"
-import { AuditLog, type AuditRecord, type Extension, ExtensionHost, type HostOptions } from "../src/index.ts"
+import { AuditLog, type AuditRecord, ExtensionHost, type HostOptions } from "../src/index.ts"
 import * as FakeExtension from "../src/FakeExtension.ts"
+import * as FakeHost from "./FakeHost.ts"
 
 /**
  * Matchers (DESIGN §3): an extension with `match` takes part in a tool_call or tool_result only when one of its
@@ -12,20 +13,15 @@ import * as FakeExtension from "../src/FakeExtension.ts"
  * is recomputed on every settling round.
  */
 
-type Fake = Effect.Effect<Extension, never, Scope.Scope>
+type Fake = FakeHost.Fake
 
-const host = (fakes: ReadonlyArray<Fake>, options?: Partial<HostOptions>) =>
-  ExtensionHost.layerFake(fakes, { sessionId: "s-1", ...options }).pipe(Layer.provideMerge(AuditLog.layerMemory))
+const host = FakeHost.host
 
 const withHost = <A, E>(
   fakes: ReadonlyArray<Fake>,
   body: (h: ExtensionHost["Service"]) => Effect.Effect<A, E, AuditLog>,
   options?: Partial<HostOptions>
-) =>
-  Effect.gen(function*() {
-    const h = yield* ExtensionHost
-    return yield* body(h)
-  }).pipe(Effect.provide(host(fakes, options)), Effect.provideService(References.MinimumLogLevel, "Error"))
+) => FakeHost.withHost(fakes, body, options).pipe(Effect.provideService(References.MinimumLogLevel, "Error"))
 
 const rule = (tool: string, args: Record<string, string> = {}): PolicyRule => ({ tool, args, reason: undefined })
 const gitPush = [rule("bash", { command: "git push*" })]
