@@ -22,7 +22,7 @@ export const fixture = (file: string) => NodePath.join(fixturesDir, file)
  *   python3 start alone takes 0.3–0.9 s on the reference machine, several seconds with the machine loaded). It
  *   costs nothing, since nothing waits for it unless something is broken.
  * - A timeout a test IS about is short, and the fixture then never replies (ext-hang) or replies only long after
- *   it (`Slow`), so a late scheduler cannot turn one outcome into the other.
+ *   it (ext-slow.py), so a late scheduler cannot turn one outcome into the other.
  *
  * Time is asserted only where it is the point, against `within(expected)`: several times the expected value plus
  * the machine's measured slowness.
@@ -41,8 +41,8 @@ const measureStart = (): number => {
 }
 
 /**
- * How long an interpreter start takes on this machine right now (ms), measured once per test file: the unit of
- * the machine's slowness. About 50–100 ms idle; 10× that with the machine loaded.
+ * How long an interpreter start takes on this machine (ms), measured once when this module loads: the unit of the
+ * machine's slowness. About 50–100 ms idle; several times that with the machine loaded.
  */
 export const interpreterStartMillis: number = Math.max(50, measureStart())
 
