@@ -1,6 +1,9 @@
 import * as NodeServices from "@effect/platform-node/NodeServices"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
+import * as NodeFs from "node:fs"
+import * as NodeOs from "node:os"
+import * as NodePath from "node:path"
 import { expectFailure, fixtureConfig, timedSend, toolCall, withExtension } from "./extension-helpers.ts"
 
 /**
@@ -12,16 +15,29 @@ import { expectFailure, fixtureConfig, timedSend, toolCall, withExtension } from
 /** Blocks this thread (no event loop turn) for `millis`: what a loaded machine or a long synchronous task does. */
 const stall = (millis: number) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, millis)
 
+/** Blocks this thread until `file` exists (bounded): no event loop turn meanwhile, however long it takes. */
+const stallUntil = (file: string, maxMillis: number): boolean => {
+  const deadline = Date.now() + maxMillis
+  while (!NodeFs.existsSync(file) && Date.now() < deadline) stall(5)
+  return NodeFs.existsSync(file)
+}
+
 describe("attribution with a stalled event loop (real process)", () => {
-  it.live("a stray line already in the pipe when the next request is written kills the extension; never applied", () =>
-    Effect.asVoid(Effect.provide(
-      withExtension(fixtureConfig("ext-late-stray.sh", { timeout_ms: 5000 }), (ext) =>
+  it.live("a stray line already in the pipe when the next request is written kills the extension; never applied", () => {
+    const dir = NodeFs.mkdtempSync(NodePath.join(NodeOs.tmpdir(), "abhed-stray-"))
+    const go = NodePath.join(dir, "go")
+    const written = NodePath.join(dir, "written")
+    return Effect.asVoid(Effect.provide(
+      withExtension(fixtureConfig("ext-late-stray.sh", { timeout_ms: 5000, env: { GO: go, WRITTEN: written } }), (ext) =>
         Effect.gen(function*() {
           const first = yield* timedSend(ext, toolCall("c1"))
           assert.strictEqual(first.result._tag, "Success")
-          // The stray line is written 50 ms after the reply; the event loop does not turn for 500 ms, so the
-          // stray line sits in the pipe, unread, when the next request is written.
-          stall(500)
+          // Its reply read, the extension writes the stray line; the event loop does not turn until it has, so
+          // the stray line sits in the pipe, unread, when the next request is written. A handshake, not a delay:
+          // on a loaded machine a fixed 50 ms gap and 500 ms stall could put the stray line either in the
+          // reply's read or after the next write.
+          NodeFs.writeFileSync(go, "")
+          assert.isTrue(stallUntil(written, 30_000), "the fixture never wrote its stray line")
           const second = yield* timedSend(ext, toolCall("c2"))
           const error = expectFailure(second.result)
           assert.deepStrictEqual(error._tag === "ExtensionDead" && error.cause, `unsolicited_output: {"reason":"stray"}`)
@@ -31,5 +47,6 @@ describe("attribution with a stalled event loop (real process)", () => {
           })
         })),
       NodeServices.layer
-    )))
+    ))
+  })
 })
