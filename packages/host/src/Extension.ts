@@ -1,5 +1,5 @@
 import type { DecodedReply, EventName, ExtensionConfig, RequestOf, WithId } from "@abhed/protocol"
-import type { Effect } from "effect"
+import type { Effect, Exit } from "effect"
 import type { DeathCause, ExtensionError } from "./ExtensionError.ts"
 
 /**
@@ -40,7 +40,24 @@ export interface Extension {
    * without writing anything.
    */
   readonly send: <E extends EventName>(request: EncodedRequest<E>) => Effect.Effect<DecodedReply<E>, ExtensionError>
+  /**
+   * `send` without a fiber, for the fan-out: when the permit is free and nobody waits for it, take it and begin the
+   * exchange now, synchronously (the request is written before this returns); otherwise `undefined`, and the
+   * caller uses `send`. The exchange keeps every guarantee of `send`: its permit is held until the reply, the
+   * timeout or the death, whatever the caller does.
+   */
+  /** No exchange in flight and nobody waiting for one: `beginNow` would begin now. */
+  readonly idle?: () => boolean
+  readonly beginNow?: <E extends EventName>(request: EncodedRequest<E>) => StartedExchange<E> | undefined
   readonly status: Effect.Effect<ExtensionStatus>
+}
+
+/** An exchange begun by `beginNow`. */
+export interface StartedExchange<E extends EventName> {
+  /** Calls `listener` once, when the exchange ends (at once if it has), unless `abandon` came first. */
+  readonly onDone: (listener: (exit: Exit.Exit<DecodedReply<E>, ExtensionError>) => void) => void
+  /** The caller no longer waits (it was interrupted): the exchange runs on and releases its permit when it ends. */
+  readonly abandon: () => void
 }
 
 /** Does this extension receive `event`? No events configured = all events. */

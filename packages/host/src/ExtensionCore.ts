@@ -12,8 +12,8 @@ import {
   type SessionEndRequest,
   type WithId
 } from "@abhed/protocol"
-import { Cause, Clock, Deferred, Duration, Effect, Result, Scope, Semaphore } from "effect"
-import { type EncodedRequest, type Extension, type ExtensionState, subscribes } from "./Extension.ts"
+import { Cause, Clock, Deferred, Duration, Effect, Exit, Result, Scope } from "effect"
+import { type EncodedRequest, type Extension, type ExtensionState, type StartedExchange, subscribes } from "./Extension.ts"
 import {
   deathCauseOf,
   describeDeathCause,
@@ -82,7 +82,8 @@ export const deadTransport: Transport = {
 interface InFlight {
   readonly event: EventName
   readonly id: string
-  readonly reply: Deferred.Deferred<unknown, DeathError>
+  /** Called once, synchronously, with the reply line or the death that ended the exchange. */
+  readonly settle: (reply: Exit.Exit<unknown, DeathError>) => void
   readonly timeoutMs: number
   /** When the reply is due, on the Clock (the timeout counts from the write). */
   readonly deadline: number
@@ -114,7 +115,33 @@ export const make = Effect.fnUntraced(function*<R>(options: CoreOptions<R>) {
   // Exchange fibers live in a child scope made now, so it closes after every finalizer added later: the host's
   // session_end dispatch (and this extension's own close sequence) can still run exchanges while closing.
   const exchangesScope = yield* Scope.fork(scope, "sequential")
-  const permit = yield* Semaphore.make(1) // waiters are served in arrival order: FIFO
+  /*
+   * The permit: one exchange at a time, waiters served in arrival order (FIFO). Plain state rather than a
+   * Semaphore, so that a free permit can be taken in a synchronous step (`beginNow`, the fan-out's path) and a
+   * release hands it straight to the next waiter. `busy` is false only when nobody waits.
+   */
+  let busy = false
+  const waiters: Array<Deferred.Deferred<void>> = []
+  const release = (): void => {
+    const next = waiters.shift()
+    if (next === undefined) busy = false
+    else Deferred.doneUnsafe(next, Effect.void) // the permit passes to it: `busy` stays true
+  }
+  const take: Effect.Effect<void> = Effect.suspend(() => {
+    if (!busy) {
+      busy = true
+      return Effect.void
+    }
+    const turn = Deferred.makeUnsafe<void>()
+    waiters.push(turn)
+    return Effect.onInterrupt(Deferred.await(turn), () =>
+      Effect.sync(() => {
+        const at = waiters.indexOf(turn)
+        if (at >= 0) waiters.splice(at, 1)
+        else release() // handed the permit already: pass it on
+      }))
+  })
+  const releasing = Effect.sync(release)
 
   let phase: ExtensionState = { _tag: "starting" }
   let inFlight: InFlight | undefined
@@ -181,7 +208,7 @@ export const make = Effect.fnUntraced(function*<R>(options: CoreOptions<R>) {
       phase = { _tag: "dead", cause: deathCauseOf(error) }
       Deferred.doneUnsafe(killRequested, Effect.void)
     }
-    if (current !== undefined) Deferred.doneUnsafe(current.reply, Effect.fail(error))
+    if (current !== undefined) current.settle(Exit.fail(error))
   }
 
   /** The lines of one read, attributed to the request in flight now (DESIGN §4), in one synchronous step. */
@@ -216,7 +243,7 @@ export const make = Effect.fnUntraced(function*<R>(options: CoreOptions<R>) {
       )
     }
     inFlight = undefined
-    Deferred.doneUnsafe(current.reply, Effect.succeed(line.value))
+    current.settle(Exit.succeed(line.value))
   }
 
   const events: TransportEvents = { read, fail: dieNow }
@@ -226,7 +253,11 @@ export const make = Effect.fnUntraced(function*<R>(options: CoreOptions<R>) {
    * request the one in flight, writing its bytes and arming the watchdog happen together, so no line can be read in between (attribution), and a
    * death in between cannot leave the request waiting for a reply that cannot come.
    */
-  const begin = <E extends EventName>(request: EncodedRequest<E>, timeoutOverride: number | undefined): InFlight | ExtensionDead => {
+  const begin = <E extends EventName>(
+    request: EncodedRequest<E>,
+    timeoutOverride: number | undefined,
+    settle: InFlight["settle"]
+  ): InFlight | ExtensionDead => {
     // Nothing is in flight here: any complete line already written is unsolicited, and kills before the write.
     transport.readPending()
     if (phase._tag === "dead") return new ExtensionDead({ extension: name, cause: describeDeathCause(phase.cause) })
@@ -234,7 +265,7 @@ export const make = Effect.fnUntraced(function*<R>(options: CoreOptions<R>) {
     const current: InFlight = {
       event: request.event,
       id: request.value.id,
-      reply: Deferred.makeUnsafe<unknown, DeathError>(),
+      settle,
       timeoutMs,
       deadline: clock.currentTimeMillisUnsafe() + timeoutMs
     }
@@ -262,8 +293,8 @@ export const make = Effect.fnUntraced(function*<R>(options: CoreOptions<R>) {
    * reply (or the timeout, or a death) comes, so the next request can never read this one's reply. The common
    * case forks nothing.
    */
-  const handOff = <E extends EventName>(current: InFlight, request: EncodedRequest<E>) =>
-    Deferred.await(current.reply).pipe(
+  const handOff = <E extends EventName>(reply: Deferred.Deferred<unknown, DeathError>, request: EncodedRequest<E>) =>
+    Deferred.await(reply).pipe(
       Effect.flatMap((json) => Effect.suspend(() => finish(request, json))),
       Effect.tapError(dieUnlessDead),
       Effect.onInterrupt(() =>
@@ -272,7 +303,7 @@ export const make = Effect.fnUntraced(function*<R>(options: CoreOptions<R>) {
         })
       ),
       Effect.ignore,
-      Effect.ensuring(permit.release(1)),
+      Effect.ensuring(releasing),
       Effect.forkIn(exchangesScope, { startImmediately: true }),
       Effect.asVoid
     )
@@ -288,39 +319,91 @@ export const make = Effect.fnUntraced(function*<R>(options: CoreOptions<R>) {
   ): Effect.Effect<DecodedReply<E>, ExtensionError> =>
     Effect.uninterruptibleMask((restore) =>
       // Waiting for the permit may be interrupted (nothing was written yet): requests queue FIFO.
-      Effect.flatMap(restore(permit.take(1)), () => {
+      Effect.flatMap(restore(take), () => {
         let current: InFlight | ExtensionDead
+        const reply = Deferred.makeUnsafe<unknown, DeathError>()
         try {
-          current = begin(request, timeoutOverride)
+          current = begin(request, timeoutOverride, (exit) => Deferred.doneUnsafe(reply, exit))
         } catch (defect) {
-          return Effect.andThen(permit.release(1), Effect.die(defect))
+          return Effect.andThen(releasing, Effect.die(defect))
         }
-        if (current instanceof ExtensionDead) return Effect.andThen(permit.release(1), Effect.fail(current))
-        const started = current
-        return Effect.matchCauseEffect(restore(Deferred.await(started.reply)), {
+        if (current instanceof ExtensionDead) return Effect.andThen(releasing, Effect.fail(current))
+        return Effect.matchCauseEffect(restore(Deferred.await(reply)), {
           onSuccess: (json): Effect.Effect<DecodedReply<E>, ExtensionError> => {
             let decoded: Result.Result<DecodedReply<E>, MalformedReply>
             try {
               decoded = decodeReply(request.event, json)
             } catch (defect) {
-              return Effect.andThen(permit.release(1), Effect.die(defect))
+              return Effect.andThen(releasing, Effect.die(defect))
             }
             if (Result.isFailure(decoded)) {
               dieNow(decoded.failure)
-              return Effect.andThen(permit.release(1), Effect.fail(decoded.failure))
+              return Effect.andThen(releasing, Effect.fail(decoded.failure))
             }
             served++
             if (phase._tag === "starting") phase = { _tag: "live" }
-            return Effect.as(permit.release(1), decoded.success)
+            return Effect.as(releasing, decoded.success)
           },
           // The reply's own failures come from `dieNow`: the extension is dead already.
           onFailure: (cause): Effect.Effect<never, ExtensionError> =>
             Cause.hasInterrupts(cause)
-              ? Effect.andThen(handOff(started, request), Effect.failCause(cause))
-              : Effect.andThen(permit.release(1), Effect.failCause(cause))
+              ? Effect.andThen(handOff(reply, request), Effect.failCause(cause))
+              : Effect.andThen(releasing, Effect.failCause(cause))
         })
       })
     )
+
+  /**
+   * `send` without a fiber, for the fan-out (Extension.beginNow): only when the permit is free, which also means
+   * nobody waits for it (FIFO holds). The same `begin`, so attribution, the timeout and death are as for `send`;
+   * the reply is decoded in the step that settles it, and the permit is released there, whether or not the caller
+   * still listens, so an abandoned exchange keeps the permit until its reply as `handOff` does.
+   */
+  const beginNow = <E extends EventName>(request: EncodedRequest<E>): StartedExchange<E> | undefined => {
+    if (busy) return undefined
+    busy = true
+    let result: Exit.Exit<DecodedReply<E>, ExtensionError> | undefined
+    let listener: ((exit: Exit.Exit<DecodedReply<E>, ExtensionError>) => void) | undefined
+    const end = (exit: Exit.Exit<DecodedReply<E>, ExtensionError>): void => {
+      if (result !== undefined) return // once: a defect in `begin` may leave it in flight
+      release()
+      result = exit
+      const notify = listener
+      listener = undefined
+      notify?.(exit)
+    }
+    const settle = (reply: Exit.Exit<unknown, DeathError>): void => {
+      if (Exit.isFailure(reply)) return end(Exit.failCause(reply.cause))
+      let decoded: Result.Result<DecodedReply<E>, MalformedReply>
+      try {
+        decoded = decodeReply(request.event, reply.value)
+      } catch (defect) {
+        return end(Exit.die(defect))
+      }
+      if (Result.isFailure(decoded)) {
+        dieNow(decoded.failure)
+        return end(Exit.fail(decoded.failure))
+      }
+      served++
+      if (phase._tag === "starting") phase = { _tag: "live" }
+      end(Exit.succeed(decoded.success))
+    }
+    try {
+      const current = begin(request, undefined, settle)
+      if (current instanceof ExtensionDead) end(Exit.fail(current))
+    } catch (defect) {
+      end(Exit.die(defect))
+    }
+    return {
+      onDone: (f) => {
+        if (result !== undefined) f(result)
+        else listener = f
+      },
+      abandon: () => {
+        listener = undefined
+      }
+    }
+  }
 
   transport = yield* options.connect(events).pipe(
     Effect.catch((error) => Effect.as(Effect.sync(() => dieNow(error)), deadTransport))
@@ -347,6 +430,8 @@ export const make = Effect.fnUntraced(function*<R>(options: CoreOptions<R>) {
     name,
     config,
     send: (request) => send(request),
+    beginNow,
+    idle: () => !busy,
     status: Effect.map(connected.stderrTail, (stderr_tail) => ({
       name,
       state: phase,

@@ -33,6 +33,7 @@ import {
   Framing,
   unsendableField,
   type Config,
+  type DecodedReply,
   type EventName,
   type JsonObject,
   type PolicyConfig,
@@ -42,11 +43,11 @@ import {
   type RequestBody,
   type RequestOf
 } from "@abhed/protocol"
-import { Clock, Context, Duration, Effect, type FileSystem, Layer, Metric, type Path, Ref, Scope, Tracer } from "effect"
+import { Cause, Clock, Context, Duration, Effect, Exit, type FileSystem, Layer, Metric, type Path, Ref, Result, Scope, Tracer } from "effect"
 import { AuditLog, type AuditExchange, type AuditRound, type ExchangeStatus } from "./AuditLog.ts"
 import { type ConfigInvalid, type ConfigUnreadable, loadConfig } from "./ConfigLoader.ts"
 import { mergeByName, roundAudience, type RoundAudience } from "./Audience.ts"
-import type { EncodedRequest, Extension, ExtensionStatus } from "./Extension.ts"
+import type { EncodedRequest, Extension, ExtensionStatus, StartedExchange } from "./Extension.ts"
 import * as ProcessExtension from "./ProcessExtension.ts"
 import { describeDeathCause, deathCauseOf, type ExtensionError } from "./ExtensionError.ts"
 import { DuplicateExtensionNames, ToolOwnerUnavailable, UnknownTool } from "./HostError.ts"
@@ -189,37 +190,86 @@ const reportDeath = (reported: Set<string>, extension: Extension, error: Extensi
     })
   })
 
+const replied = <E extends EventName>(
+  extension: Extension,
+  { ignored, reply }: DecodedReply<E>,
+  latency_ms: number
+): Exchange<E> => ({ extension, status: "replied", reply, ignored, latency_ms, error: undefined, failure: undefined })
+
+const failed = <E extends EventName>(
+  extension: Extension,
+  error: ExtensionError,
+  latency_ms: number,
+  reported: Set<string>
+): Effect.Effect<Exchange<E>> => {
+  const cause = causeText(error)
+  return Effect.as(reportDeath(reported, extension, error), {
+    extension,
+    status: statusOf(error),
+    reply: undefined,
+    ignored: [],
+    latency_ms,
+    error: cause,
+    failure: `extension ${extension.name} unavailable: ${cause}`
+  })
+}
+
 // On the hot path (once per extension per round): no generator, one clock for both readings.
 const exchange = <E extends EventName>(extension: Extension, request: EncodedRequest<E>, reported: Set<string>) =>
   Clock.clockWith((clock) => {
     const start = clock.currentTimeMillisUnsafe()
     return Effect.matchEffect(extension.send(request), {
-      onSuccess: ({ ignored, reply }): Effect.Effect<Exchange<E>> =>
-        Effect.succeed({
-          extension,
-          status: "replied",
-          reply,
-          ignored,
-          latency_ms: clock.currentTimeMillisUnsafe() - start,
-          error: undefined,
-          failure: undefined
-        }),
-      onFailure: (error): Effect.Effect<Exchange<E>> => {
-        const latency_ms = clock.currentTimeMillisUnsafe() - start
-        const status = statusOf(error)
-        const cause = causeText(error)
-        return Effect.as(reportDeath(reported, extension, error), {
-          extension,
-          status,
-          reply: undefined,
-          ignored: [],
-          latency_ms,
-          error: cause,
-          failure: `extension ${extension.name} unavailable: ${cause}`
-        })
-      }
+      onSuccess: (decoded): Effect.Effect<Exchange<E>> =>
+        Effect.succeed(replied(extension, decoded, clock.currentTimeMillisUnsafe() - start)),
+      onFailure: (error): Effect.Effect<Exchange<E>> => failed(extension, error, clock.currentTimeMillisUnsafe() - start, reported)
     })
   })
+
+/**
+ * A round to several subscribers without a fiber per subscriber: every exchange is begun now, in this synchronous
+ * step (`Extension.beginNow`: the write happens where the request becomes the one in flight, as in `send`), and
+ * one callback waits for all of them. `undefined` (the caller forks one `exchange` per subscriber) when some
+ * subscriber cannot begin now: no `beginNow`, or its permit is taken (its requests queue FIFO in `send`); this is
+ * checked before anything is begun. An interrupted caller abandons the exchanges, which run on and keep their
+ * permits until their replies, as `send`'s hand-off does. Exchanges stay in subscriber (name) order.
+ */
+const fanOutNow = <E extends EventName>(
+  subscribers: ReadonlyArray<Extension>,
+  request: EncodedRequest<E>,
+  reported: Set<string>
+): Effect.Effect<ReadonlyArray<Exchange<E>>> | undefined => {
+  for (const x of subscribers) if (x.idle?.() !== true) return undefined
+  return Clock.clockWith((clock) => {
+    const start = clock.currentTimeMillisUnsafe()
+    const started: Array<StartedExchange<E> | undefined> = subscribers.map((x) => x.beginNow?.(request))
+    const exits: Array<Exit.Exit<DecodedReply<E>, ExtensionError> | undefined> = started.map(() => undefined)
+    const latencies: Array<number> = started.map(() => 0)
+    const all = Effect.callback<void>((resume) => {
+      let left = started.length
+      started.forEach((x, i) => {
+        const done = (exit: Exit.Exit<DecodedReply<E>, ExtensionError>) => {
+          exits[i] = exit
+          latencies[i] = clock.currentTimeMillisUnsafe() - start
+          if (--left === 0) resume(Effect.void)
+        }
+        if (x === undefined) done(Exit.die(new Error(`extension ${subscribers[i]?.name} could not begin an exchange`)))
+        else x.onDone(done)
+      })
+      return Effect.sync(() => started.forEach((x) => x?.abandon()))
+    })
+    return Effect.flatMap(all, () =>
+      Effect.forEach(exits, (exit, i): Effect.Effect<Exchange<E>> => {
+        const extension = subscribers[i]
+        if (exit === undefined || extension === undefined) return Effect.die(new Error("fan-out: an exchange did not end"))
+        if (Exit.isSuccess(exit)) return Effect.succeed(replied(extension, exit.value, latencies[i] ?? 0))
+        const error = Cause.findError(exit.cause)
+        // A defect is not an extension's failure: it goes on, as from `exchange`.
+        return Result.isSuccess(error)
+          ? failed(extension, error.success, latencies[i] ?? 0, reported)
+          : Effect.failCause(error.failure)
+      }))
+  })
+}
 
 // ---------------------------------------------------------------------------------------------------------------
 
@@ -286,12 +336,12 @@ export const make = (
       const { skipped, subscribers } = audience[event](request.value)
       // forEach keeps the input order, and subscribers are in name order: so are the exchanges.
       const only = subscribers.length === 1 ? subscribers[0] : undefined
-      return only !== undefined
-        ? Effect.map(exchange(only, request, reported), (x) => ({ exchanges: [x], skipped }))
-        : Effect.map(
-          Effect.forEach(subscribers, (x) => exchange(x, request, reported), { concurrency: "unbounded" }),
-          (exchanges) => ({ exchanges, skipped })
-        )
+      if (only !== undefined) return Effect.map(exchange(only, request, reported), (x) => ({ exchanges: [x], skipped }))
+      const now = subscribers.length > 1 ? fanOutNow(subscribers, request, reported) : undefined
+      return Effect.map(
+        now ?? Effect.forEach(subscribers, (x) => exchange(x, request, reported), { concurrency: "unbounded" }),
+        (exchanges) => ({ exchanges, skipped })
+      )
     })
 
   /** A round's audit entry (only when recording). */
