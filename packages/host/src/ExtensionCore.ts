@@ -317,41 +317,56 @@ export const make = Effect.fnUntraced(function*<R>(options: CoreOptions<R>) {
     request: EncodedRequest<E>,
     timeoutOverride?: number
   ): Effect.Effect<DecodedReply<E>, ExtensionError> =>
-    Effect.uninterruptibleMask((restore) =>
-      // Waiting for the permit may be interrupted (nothing was written yet): requests queue FIFO.
-      Effect.flatMap(restore(take), () => {
+    Effect.uninterruptibleMask((restore) => {
+      // With the permit: the release is a plain call in the same step as the outcome (no Effect step for it).
+      const exchange = (): Effect.Effect<DecodedReply<E>, ExtensionError> => {
         let current: InFlight | ExtensionDead
         const reply = Deferred.makeUnsafe<unknown, DeathError>()
         try {
           current = begin(request, timeoutOverride, (exit) => Deferred.doneUnsafe(reply, exit))
         } catch (defect) {
-          return Effect.andThen(releasing, Effect.die(defect))
+          release()
+          return Effect.die(defect)
         }
-        if (current instanceof ExtensionDead) return Effect.andThen(releasing, Effect.fail(current))
+        if (current instanceof ExtensionDead) {
+          release()
+          return Effect.fail(current)
+        }
         return Effect.matchCauseEffect(restore(Deferred.await(reply)), {
           onSuccess: (json): Effect.Effect<DecodedReply<E>, ExtensionError> => {
             let decoded: Result.Result<DecodedReply<E>, MalformedReply>
             try {
               decoded = decodeReply(request.event, json)
             } catch (defect) {
-              return Effect.andThen(releasing, Effect.die(defect))
+              release()
+              return Effect.die(defect)
             }
             if (Result.isFailure(decoded)) {
               dieNow(decoded.failure)
-              return Effect.andThen(releasing, Effect.fail(decoded.failure))
+              release()
+              return Effect.fail(decoded.failure)
             }
             served++
             if (phase._tag === "starting") phase = { _tag: "live" }
-            return Effect.as(releasing, decoded.success)
+            release()
+            return Effect.succeed(decoded.success)
           },
           // The reply's own failures come from `dieNow`: the extension is dead already.
-          onFailure: (cause): Effect.Effect<never, ExtensionError> =>
-            Cause.hasInterrupts(cause)
-              ? Effect.andThen(handOff(reply, request), Effect.failCause(cause))
-              : Effect.andThen(releasing, Effect.failCause(cause))
+          onFailure: (cause): Effect.Effect<never, ExtensionError> => {
+            if (Cause.hasInterrupts(cause)) return Effect.andThen(handOff(reply, request), Effect.failCause(cause))
+            release()
+            return Effect.failCause(cause)
+          }
         })
-      })
-    )
+      }
+      // A free permit is taken in this step; waiting for a taken one may be interrupted (nothing was written
+      // yet): requests queue FIFO.
+      if (!busy) {
+        busy = true
+        return exchange()
+      }
+      return Effect.flatMap(restore(take), exchange)
+    })
 
   /**
    * `send` without a fiber, for the fan-out (Extension.beginNow): only when the permit is free, which also means
