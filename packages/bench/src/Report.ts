@@ -1,4 +1,4 @@
-import { ratio } from "./Stats.ts"
+import { ratio, type Summary } from "./Stats.ts"
 
 /**
  * What a run produces: one row per (scenario, metric), and the machine it ran on. Pure: building rows, the JSON
@@ -46,6 +46,12 @@ export const row = (fields: Omit<Row, "ratio">): Row => ({
   budget: fields.budget,
   unit: fields.unit
 })
+
+/** A latency comparison's two rows: p50 (judged against `budget`) and p99 (no budget), in milliseconds. */
+export const latencyRows = (name: string, host: Summary, raw: Summary, budget: number | null): Array<Row> => [
+  row({ name, metric: "p50", host: host.p50, raw: raw.p50, budget, unit: "ms" }),
+  row({ name, metric: "p99", host: host.p99, raw: raw.p99, budget: null, unit: "ms" })
+]
 
 /** Within budget (ratio ≤ budget), over it, or no budget to meet. */
 export type Verdict = "ok" | "OVER" | "-"

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest"
 import { interleave, rotation } from "../src/Harness.ts"
 import { makeLineSplitter } from "../src/LineSplitter.ts"
 import type { Machine } from "../src/Report.ts"
-import { document, row, toJson, toTable, verdict } from "../src/Report.ts"
+import { document, latencyRows, row, toJson, toTable, verdict } from "../src/Report.ts"
 import { percentile, ratio, summarize } from "../src/Stats.ts"
 
 /** The harness's arithmetic and output shape. Nothing here times anything. */
@@ -80,6 +80,15 @@ describe("ratio and budgets", () => {
     expect(verdict(row({ name: "n", metric: "p50", host: 6.1, raw: 4, budget: 1.5, unit: "ms" }))).toBe("OVER")
     expect(verdict(row({ name: "n", metric: "p50", host: 6, raw: 0, budget: 1.5, unit: "ms" }))).toBe("OVER")
     expect(verdict(row({ name: "n", metric: "p50", host: 60, raw: 4, budget: null, unit: "ms" }))).toBe("-")
+  })
+
+  it("a latency comparison is a p50 row judged against the budget and a p99 row with none", () => {
+    const host = summarize([1, 2, 3, 4, 100])
+    const raw = summarize([1, 1, 2, 2, 50])
+    expect(latencyRows("n", host, raw, 1.2)).toEqual([
+      row({ name: "n", metric: "p50", host: 3, raw: 2, budget: 1.2, unit: "ms" }),
+      row({ name: "n", metric: "p99", host: 100, raw: 50, budget: null, unit: "ms" })
+    ])
   })
 })
 

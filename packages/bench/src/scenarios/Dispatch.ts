@@ -1,7 +1,7 @@
 import { type ExtensionCommand, noop, sdkNoop } from "../ExtensionFiles.ts"
 import type { Plan } from "../Plan.ts"
 import { interleave, timed } from "../Harness.ts"
-import { type Row, row } from "../Report.ts"
+import { type Row, latencyRows, row } from "../Report.ts"
 import type { Scenario } from "../Scenario.ts"
 import { withSides } from "../Sides.ts"
 import { summarize } from "../Stats.ts"
@@ -38,8 +38,7 @@ export const dispatch: Scenario = {
       const host = summarize(samples.host)
       const raw = summarize(samples.raw)
       const name = `1. sequential tool_call, ${count} no-op ext`
-      rows.push(row({ name, metric: "p50", host: host.p50, raw: raw.p50, budget: 1.3, unit: "ms" }))
-      rows.push(row({ name, metric: "p99", host: host.p99, raw: raw.p99, budget: null, unit: "ms" }))
+      rows.push(...latencyRows(name, host, raw, 1.3))
       rows.push(row({ name, metric: "throughput", host: 1000 / host.mean, raw: 1000 / raw.mean, budget: null, unit: "dispatch/s" }))
     }
     progress(`1 SDK no-op extension, ${plan.dispatch.iterations} dispatches per side`)
@@ -48,8 +47,7 @@ export const dispatch: Scenario = {
     const rawSdk = summarize(sdk.rawSdk)
     const rawPlain = summarize(sdk.rawPlain)
     const name = "1. sequential tool_call, 1 SDK no-op ext (both sides)"
-    rows.push(row({ name, metric: "p50", host: host.p50, raw: rawSdk.p50, budget: null, unit: "ms" }))
-    rows.push(row({ name, metric: "p99", host: host.p99, raw: rawSdk.p99, budget: null, unit: "ms" }))
+    rows.push(...latencyRows(name, host, rawSdk, null))
     // The SDK's own price: the same raw client, SDK no-op (in the host column) against the plain no-op.
     const price = "1. SDK price: raw client to SDK no-op (host col) vs plain no-op"
     rows.push(row({ name: price, metric: "p50", host: rawSdk.p50, raw: rawPlain.p50, budget: null, unit: "ms" }))

@@ -1,6 +1,6 @@
 import { sleeping } from "../ExtensionFiles.ts"
 import { interleave, timed } from "../Harness.ts"
-import { row } from "../Report.ts"
+import { latencyRows, row } from "../Report.ts"
 import type { Scenario } from "../Scenario.ts"
 import { withSides } from "../Sides.ts"
 import { summarize } from "../Stats.ts"
@@ -32,8 +32,7 @@ export const fanOut: Scenario = {
     const name = `2. fan-out: host to 8 × ${plan.sleepMs} ms ext vs raw to 1`
     const both = `2. fan-out: 8 × ${plan.sleepMs} ms ext, host vs raw`
     return [
-      row({ name, metric: "p50", host: host8.p50, raw: one.p50, budget: 1.2, unit: "ms" }),
-      row({ name, metric: "p99", host: host8.p99, raw: one.p99, budget: null, unit: "ms" }),
+      ...latencyRows(name, host8, one, 1.2),
       row({ name: both, metric: "p50", host: host8.p50, raw: eight.p50, budget: null, unit: "ms" })
     ]
   }

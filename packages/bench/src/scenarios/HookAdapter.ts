@@ -2,7 +2,7 @@ import { claudeHook, claudeHookAdapter } from "../ExtensionFiles.ts"
 import { interleave, timed } from "../Harness.ts"
 import { configOf, startHost } from "../HostSide.ts"
 import { spawnPerEvent } from "../RawHost.ts"
-import { row } from "../Report.ts"
+import { latencyRows } from "../Report.ts"
 import type { Scenario } from "../Scenario.ts"
 import { summarize } from "../Stats.ts"
 import { hostToolCall, sessionId, toolArgs } from "./ToolCall.ts"
@@ -40,8 +40,7 @@ export const hookAdapter: Scenario = {
     const r = summarize(samples.raw)
     const name = "9. tool_call: Claude hook via abhed-ext hook vs spawned per event"
     return [
-      row({ name, metric: "p50", host: h.p50, raw: r.p50, budget: 1.1, unit: "ms" }),
-      row({ name, metric: "p99", host: h.p99, raw: r.p99, budget: null, unit: "ms" })
+      ...latencyRows(name, h, r, 1.1)
     ]
   }
 }

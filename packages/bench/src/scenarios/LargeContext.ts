@@ -1,7 +1,7 @@
 import { noop } from "../ExtensionFiles.ts"
 import { interleave, timed } from "../Harness.ts"
 import { rawDispatch } from "../RawHost.ts"
-import { row } from "../Report.ts"
+import { latencyRows } from "../Report.ts"
 import type { Scenario } from "../Scenario.ts"
 import { withSides } from "../Sides.ts"
 import { summarize } from "../Stats.ts"
@@ -40,8 +40,7 @@ export const largeContext: Scenario = {
     const r = summarize(samples.raw)
     const name = `3. ${mib} MiB context to 4 no-op ext`
     return [
-      row({ name, metric: "p50", host: h.p50, raw: r.p50, budget: 1.5, unit: "ms" }),
-      row({ name, metric: "p99", host: h.p99, raw: r.p99, budget: null, unit: "ms" })
+      ...latencyRows(name, h, r, 1.5)
     ]
   }
 }

@@ -2,7 +2,7 @@ import type { PolicyRule } from "@abhed/protocol"
 import { noop } from "../ExtensionFiles.ts"
 import { interleave, timed } from "../Harness.ts"
 import { configOf, type HostHandle, startHost } from "../HostSide.ts"
-import { type Row, row } from "../Report.ts"
+import { type Row, latencyRows } from "../Report.ts"
 import type { Scenario } from "../Scenario.ts"
 import { summarize } from "../Stats.ts"
 import { hostToolCall, sessionId } from "./ToolCall.ts"
@@ -44,8 +44,7 @@ export const matchers: Scenario = {
       const b = summarize(samples.one)
       const name = "10. tool_call, 8 no-op ext of which 7 do not match (raw col: host, 1 ext)"
       const rows: Array<Row> = [
-        row({ name, metric: "p50", host: a.p50, raw: b.p50, budget: 1.1, unit: "ms" }),
-        row({ name, metric: "p99", host: a.p99, raw: b.p99, budget: null, unit: "ms" })
+        ...latencyRows(name, a, b, 1.1)
       ]
       return rows
     } finally {

@@ -2,7 +2,7 @@ import { noop } from "../ExtensionFiles.ts"
 import { interleave, timed } from "../Harness.ts"
 import { configOf, startHost } from "../HostSide.ts"
 import { spawnPerEvent } from "../RawHost.ts"
-import { row } from "../Report.ts"
+import { latencyRows } from "../Report.ts"
 import type { Scenario } from "../Scenario.ts"
 import { summarize } from "../Stats.ts"
 import { hostToolCall, sessionId, toolArgs } from "./ToolCall.ts"
@@ -35,8 +35,7 @@ export const spawnPerEventScenario: Scenario = {
     const r = summarize(samples.raw)
     const name = "6. tool_call: host long-lived vs spawn per event"
     return [
-      row({ name, metric: "p50", host: h.p50, raw: r.p50, budget: null, unit: "ms" }),
-      row({ name, metric: "p99", host: h.p99, raw: r.p99, budget: null, unit: "ms" })
+      ...latencyRows(name, h, r, null)
     ]
   }
 }

@@ -2,7 +2,7 @@ import { noop } from "../ExtensionFiles.ts"
 import { interleave, time } from "../Harness.ts"
 import { configOf, type HostHandle, startHost } from "../HostSide.ts"
 import { closeAll, type RawExtension, rawStartup } from "../RawHost.ts"
-import { row } from "../Report.ts"
+import { latencyRows } from "../Report.ts"
 import type { Scenario } from "../Scenario.ts"
 import { summarize } from "../Stats.ts"
 import { sessionId } from "./ToolCall.ts"
@@ -38,8 +38,7 @@ export const startup: Scenario = {
     const r = summarize(samples.raw)
     const name = "4. startup to ready, 8 no-op ext"
     return [
-      row({ name, metric: "p50", host: h.p50, raw: r.p50, budget: 1.2, unit: "ms" }),
-      row({ name, metric: "p99", host: h.p99, raw: r.p99, budget: null, unit: "ms" })
+      ...latencyRows(name, h, r, 1.2)
     ]
   }
 }
