@@ -73,7 +73,8 @@ interface JsonReport {
 /** One round: the files in one vitest run (its usual workers), read back per file from the JSON report. */
 const runRound = (files: ReadonlyArray<string>, round: number): Promise<ReadonlyArray<FileResult>> =>
   new Promise((resolve) => {
-    const report = NodePath.join(NodeFs.mkdtempSync(NodePath.join(NodeOs.tmpdir(), "abhed-stress-")), "report.json")
+    const folder = NodeFs.mkdtempSync(NodePath.join(NodeOs.tmpdir(), "abhed-stress-"))
+    const report = NodePath.join(folder, "report.json")
     const vitest = NodePath.join(root, "node_modules", "vitest", "vitest.mjs")
     const child = NodeChildProcess.spawn(
       process.execPath,
@@ -82,6 +83,7 @@ const runRound = (files: ReadonlyArray<string>, round: number): Promise<Readonly
     )
     child.on("close", () => {
       const parsed: JsonReport = NodeFs.existsSync(report) ? JSON.parse(NodeFs.readFileSync(report, "utf8")) : {}
+      NodeFs.rmSync(folder, { recursive: true, force: true }) // read: nothing of the round is left in /tmp
       resolve(files.map((file): FileResult => {
         const entry = parsed.testResults?.find((r) => NodePath.relative(root, r.name) === NodePath.normalize(file))
         if (entry === undefined) return { file, passed: false, failures: [`round ${round}: no result (vitest crashed?)`] }
