@@ -5,6 +5,7 @@ import { evaluate, failedChecks } from "./CheckResult.ts"
 import { commandLine, renderJson, renderText } from "./CheckReport.ts"
 import { observe } from "./CheckRunner.ts"
 import { styleFor } from "./Style.ts"
+import { nonNegative, positive } from "./DurationFlags.ts"
 
 /** `--call`: a JSON object with a non-empty `tool` and an `args` object (default `{}`). */
 const SampleCallJson = Schema.fromJsonString(Schema.Struct({
@@ -12,9 +13,6 @@ const SampleCallJson = Schema.fromJsonString(Schema.Struct({
   args: Schema.Record(Schema.String, Schema.Unknown).pipe(Schema.optionalKey)
 }))
 
-// A reply cannot arrive in zero time, and nothing can be waited for a negative time: such flags are bad usage.
-const positive = Flag.filter((n: number) => n > 0, () => "a positive number of milliseconds")
-const nonNegative = Flag.filter((n: number) => n >= 0, () => "0 or more milliseconds")
 
 /** `abhed-ext check [--timeout-ms N] [--json] -- COMMAND [ARGS...]`: conformance check of one extension. */
 export const check = Command.make(

@@ -1,7 +1,7 @@
-import { canonicalJson } from "@abhed/protocol"
+import { canonicalJson, isJsonObject } from "@abhed/protocol"
 import { Effect } from "effect"
 import type { HookFormat } from "./HookFormat.ts"
-import { isObject, type Json, peerInput, toolPart } from "./HookInput.ts"
+import { type Json, peerInput, toolPart } from "./HookInput.ts"
 import { type Matcher, matches } from "./HookMatcher.ts"
 import { type HookRun, mapRun } from "./HookOutcome.ts"
 import type { ToolNames } from "./HookToolNames.ts"
@@ -61,14 +61,15 @@ export const makeAdapter = (options: AdapterOptions, run: (input: string) => Eff
       } catch {
         return Effect.succeed({ line: "{}", log: [`${options.label}: a request that is not JSON; answered {}`], ran: false })
       }
-      if (!isObject(request)) return Effect.succeed({ line: "{}", log: [], ran: false })
+      if (!isJsonObject(request)) return Effect.succeed({ line: "{}", log: [], ran: false })
       const event = typeof request["event"] === "string" ? request["event"] : ""
-      const input = peerInput(options.format, request, { cwd: options.cwd, now: options.now(), names: options.names })
-      if (input === undefined) return Effect.succeed({ line: withId(request, {}), log: [], ran: false })
+      // The matcher first: a call it does not match costs no peer input.
       const tool = toolPart(request, options.names)
       if (tool !== undefined && !matches(options.matcher, tool.peerTool)) {
         return Effect.succeed({ line: withId(request, {}), log: [], ran: false })
       }
+      const input = peerInput(options.format, request, { cwd: options.cwd, now: options.now(), names: options.names }, tool)
+      if (input === undefined) return Effect.succeed({ line: withId(request, {}), log: [], ran: false })
       const key = tool === undefined ? undefined : `${event}\u0000${tool.callId}`
       const payload = tool === undefined ? undefined : event === "tool_call" ? tool.args : tool.content
       const round = request["round"]

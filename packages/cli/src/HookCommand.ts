@@ -7,6 +7,8 @@ import { runHook } from "./HookRunner.ts"
 import { parseToolNames, toolNames } from "./HookToolNames.ts"
 import { inputLines } from "./Input.ts"
 import { UsageError, usageText } from "./Usage.ts"
+import { commandLine } from "./CheckReport.ts"
+import { positive } from "./DurationFlags.ts"
 
 /** Below the extension's own default `timeout_ms` (5000), so an overrunning hook is ours to kill, not the host's. */
 export const DefaultHookTimeoutMs = 4000
@@ -17,8 +19,6 @@ const usage = (problem: string) =>
     Console.error(usageText(["abhed-ext", "hook"], [problem])),
     Effect.fail(new UsageError({ command: "abhed-ext hook", problems: [problem] }))
   )
-
-const shellQuote = (s: string): string => (/^[A-Za-z0-9_./=:,@+-]+$/.test(s) ? s : `'${s.replaceAll("'", "'\\''")}'`)
 
 /**
  * `abhed-ext hook --format claude|gemini [--matcher M] [--tool-names ours=peer,…] [--timeout-ms N] [--fail-closed]
@@ -40,7 +40,7 @@ export const hook = Command.make(
     timeoutMs: Flag.Int("timeout-ms").pipe(
       Flag.withDescription("how long one run of the hook may take; then it is killed with everything it started (keep it below the extension's timeout_ms)"),
       Flag.withDefault(DefaultHookTimeoutMs),
-      Flag.filter((n: number) => n > 0, () => "a positive number of milliseconds")
+      positive
     ),
     failClosed: Flag.Boolean("fail-closed").pipe(
       Flag.withDescription("a run that does not finish (timeout, crash, cannot start) blocks, instead of being no opinion"),
@@ -63,7 +63,7 @@ export const hook = Command.make(
         GEMINI_PROJECT_DIR: process.env["GEMINI_PROJECT_DIR"] ?? cwd,
         CLAUDE_PROJECT_DIR: process.env["CLAUDE_PROJECT_DIR"] ?? cwd
       }
-    const label = [command, ...args].map(shellQuote).join(" ")
+    const label = commandLine([command, ...args])
     const adapter = makeAdapter(
       {
         format,

@@ -26,6 +26,9 @@ const geminiEvents: Partial<Record<EventName, string>> = {
 
 const table = (format: HookFormat) => (format === "claude" ? claudeEvents : geminiEvents)
 
+/** The peer's events this adapter runs hooks for, in our events' order. */
+export const peerEvents = (format: HookFormat): ReadonlyArray<string> => Object.values(table(format))
+
 /** The peer's event name for one of ours, if the peer has one. */
 export const peerEvent = (format: HookFormat, event: string): string | undefined =>
   isEventName(event) ? table(format)[event] : undefined

@@ -12,7 +12,6 @@ import { argsToPeer, peerToolName, type ToolNames } from "./HookToolNames.ts"
 
 export type Json = Readonly<Record<string, unknown>>
 
-export const isObject = isJsonObject
 
 const str = (u: unknown, fallback = ""): string => (typeof u === "string" ? u : fallback)
 
@@ -34,7 +33,7 @@ export const toolPart = (request: Json, names: ToolNames): ToolPart | undefined 
     callId: str(request["call_id"]),
     tool,
     peerTool: peerToolName(names, tool),
-    args: isObject(args) ? args : {},
+    args: isJsonObject(args) ? args : {},
     content: str(request["content"]),
     isError: request["is_error"] === true
   }
@@ -48,14 +47,18 @@ export interface InputContext {
 }
 
 /** What the hook reads on stdin, or undefined when the peer has no such event (the reply is then `{}`). */
-export const peerInput = (format: HookFormat, request: Json, context: InputContext): Json | undefined => {
+export const peerInput = (
+  format: HookFormat,
+  request: Json,
+  context: InputContext,
+  tool: ToolPart | undefined = toolPart(request, context.names)
+): Json | undefined => {
   const event = str(request["event"])
   const hookEvent = peerEvent(format, event)
   if (hookEvent === undefined) return undefined
   const base: Record<string, unknown> = format === "claude"
     ? { session_id: str(request["session_id"]), cwd: context.cwd, permission_mode: "default", hook_event_name: hookEvent }
     : { session_id: str(request["session_id"]), cwd: context.cwd, hook_event_name: hookEvent, timestamp: context.now }
-  const tool = toolPart(request, context.names)
   if (tool !== undefined) {
     base["tool_name"] = tool.peerTool
     base["tool_input"] = argsToPeer(tool.peerTool, tool.args)

@@ -1,5 +1,6 @@
+import { isJsonObject } from "@abhed/protocol"
 import type { HookFormat } from "./HookFormat.ts"
-import { isObject, type Json, type ToolPart } from "./HookInput.ts"
+import type { Json, ToolPart } from "./HookInput.ts"
 import { argsFromPeer, argsToPeer } from "./HookToolNames.ts"
 
 /**
@@ -60,7 +61,7 @@ const emptySaid = (): Said => ({ level: "none", reasons: [], notes: [], appendCo
 
 /** Exit 0 with JSON on stdout: the peer's structured answer. */
 const readJson = (format: HookFormat, event: string, out: Json, said: Said) => {
-  const specific = isObject(out["hookSpecificOutput"]) ? out["hookSpecificOutput"] : {}
+  const specific = isJsonObject(out["hookSpecificOutput"]) ? out["hookSpecificOutput"] : {}
   const reason = text(out["reason"])
   if (out["continue"] === false) raise(said, "block", text(out["stopReason"]), "the hook stopped (continue: false)")
   const decision = text(out["decision"])
@@ -78,7 +79,7 @@ const readJson = (format: HookFormat, event: string, out: Json, said: Said) => {
             "an extension may veto, never permit; no opinion"
         )
       }
-      if (isObject(specific["updatedInput"])) said.input = specific["updatedInput"]
+      if (isJsonObject(specific["updatedInput"])) said.input = specific["updatedInput"]
     }
     if (event === "tool_result") {
       const extra = text(specific["additionalContext"])
@@ -92,7 +93,7 @@ const readJson = (format: HookFormat, event: string, out: Json, said: Said) => {
   if (decision === "allow" || decision === "approve") {
     said.notes.push(`the hook answered decision "${decision}": an extension may veto, never permit; no opinion`)
   }
-  if (event === "tool_call" && isObject(specific["tool_input"])) said.input = specific["tool_input"]
+  if (event === "tool_call" && isJsonObject(specific["tool_input"])) said.input = specific["tool_input"]
   if (event === "tool_result") {
     const replaced = text(specific["tool_output"])
     if (replaced !== undefined) said.replaceContent = replaced
@@ -145,7 +146,7 @@ const interpret = (run: HookRun, event: string, options: MapOptions, log: Array<
     if (trimmed.startsWith("{")) log.push(`${options.label}: stdout is not valid JSON; no opinion`)
     return said
   }
-  if (isObject(parsed)) readJson(options.format, event, parsed, said)
+  if (isJsonObject(parsed)) readJson(options.format, event, parsed, said)
   return said
 }
 

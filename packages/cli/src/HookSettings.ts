@@ -1,6 +1,6 @@
 import { type EventName, isJsonObject } from "@abhed/protocol"
 import { Result } from "effect"
-import { type HookFormat, ourEvent } from "./HookFormat.ts"
+import { type HookFormat, ourEvent, peerEvents } from "./HookFormat.ts"
 import { parseMatcher } from "./HookMatcher.ts"
 import { ourToolName, toolNames } from "./HookToolNames.ts"
 
@@ -51,9 +51,7 @@ export const detectFormat = (settings: unknown): HookFormat => {
 }
 
 const why = (peerEvent: string, format: HookFormat): string =>
-  `${peerEvent} has no counterpart here (supported: ${
-    format === "claude" ? "PreToolUse, PostToolUse, SessionStart, SessionEnd, PreCompact" : "BeforeTool, AfterTool, SessionStart, SessionEnd, PreCompress"
-  })`
+  `${peerEvent} has no counterpart here (supported: ${peerEvents(format).join(", ")})`
 
 /** Every command hook of the file, and every entry that cannot be carried over, with the reason. */
 export const readSettings = (format: HookFormat, settings: unknown): Result.Result<SettingsHooks, string> => {

@@ -13,16 +13,6 @@ import * as Schema from "effect/Schema"
  * a handler: an extension that answers everything with `{}` never loads it.
  */
 
-/** A reply that `JSON.stringify` cannot encode (a BigInt, a cycle) or encodes to nothing (a function). */
-export class UnencodableReply extends Schema.TaggedError<UnencodableReply>()("UnencodableReply", {
-  event: Schema.String,
-  detail: Schema.String
-}) {
-  override get message(): string {
-    return `${this.event}: reply cannot be encoded as JSON: ${this.detail}`
-  }
-}
-
 export { isEventName }
 
 type Decoders = { readonly [E in EventName]: (request: JsonObject) => Result.Result<RequestOf<E>, string> }
@@ -64,7 +54,7 @@ export const encodeReply = (event: EventName, reply: unknown): Result.Result<str
     // JSON.stringify returns undefined for functions and symbols, despite its declared type.
     return typeof text === "string"
       ? Result.succeed(text)
-      : Result.fail(`${new UnencodableReply({ event, detail: `got ${typeof reply}` }).message} (sent {} instead)`)
+      : Result.fail(`${event}: reply cannot be encoded as JSON: got ${typeof reply} (sent {} instead)`)
   } catch (error) {
     return Result.fail(`${event}: handler returned a reply that cannot be checked (sent {} instead): ${String(error)}`)
   }
