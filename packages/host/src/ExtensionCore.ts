@@ -277,15 +277,25 @@ export const make = Effect.fnUntraced(function*<R>(options: CoreOptions<R>) {
     return current
   }
 
-  const finish = <E extends EventName>(request: EncodedRequest<E>, json: unknown) => {
-    const decoded = decodeReply(request.event, json)
-    if (Result.isFailure(decoded)) return Effect.fail(decoded.failure)
+  /**
+   * The one step after a reply, for every path (`send`, `handOff`, `beginNow`): decode it, count it, go live. A
+   * reply that does not decode kills the extension here (every other failure came through `dieNow` already).
+   */
+  const accept = <E extends EventName>(event: E, json: unknown): Exit.Exit<DecodedReply<E>, ExtensionError> => {
+    let decoded: Result.Result<DecodedReply<E>, MalformedReply>
+    try {
+      decoded = decodeReply(event, json)
+    } catch (defect) {
+      return Exit.die(defect)
+    }
+    if (Result.isFailure(decoded)) {
+      dieNow(decoded.failure)
+      return Exit.fail(decoded.failure)
+    }
     served++
     if (phase._tag === "starting") phase = { _tag: "live" }
-    return Effect.succeed(decoded.success)
+    return Exit.succeed(decoded.success)
   }
-
-  const dieUnlessDead = (error: ExtensionError) => (error._tag === "ExtensionDead" ? Effect.void : Effect.sync(() => dieNow(error)))
 
   /**
    * After the write, the reply belongs to this request whatever the caller does: a caller interrupted while it
@@ -295,8 +305,7 @@ export const make = Effect.fnUntraced(function*<R>(options: CoreOptions<R>) {
    */
   const handOff = <E extends EventName>(reply: Deferred.Deferred<unknown, DeathError>, request: EncodedRequest<E>) =>
     Deferred.await(reply).pipe(
-      Effect.flatMap((json) => Effect.suspend(() => finish(request, json))),
-      Effect.tapError(dieUnlessDead),
+      Effect.flatMap((json) => Effect.suspend(() => accept(request.event, json))),
       Effect.onInterrupt(() =>
         Effect.sync(() => {
           abandoned = true
@@ -334,22 +343,9 @@ export const make = Effect.fnUntraced(function*<R>(options: CoreOptions<R>) {
         }
         return Effect.matchCauseEffect(restore(Deferred.await(reply)), {
           onSuccess: (json): Effect.Effect<DecodedReply<E>, ExtensionError> => {
-            let decoded: Result.Result<DecodedReply<E>, MalformedReply>
-            try {
-              decoded = decodeReply(request.event, json)
-            } catch (defect) {
-              release()
-              return Effect.die(defect)
-            }
-            if (Result.isFailure(decoded)) {
-              dieNow(decoded.failure)
-              release()
-              return Effect.fail(decoded.failure)
-            }
-            served++
-            if (phase._tag === "starting") phase = { _tag: "live" }
+            const exit = accept(request.event, json)
             release()
-            return Effect.succeed(decoded.success)
+            return exit
           },
           // The reply's own failures come from `dieNow`: the extension is dead already.
           onFailure: (cause): Effect.Effect<never, ExtensionError> => {
@@ -388,20 +384,7 @@ export const make = Effect.fnUntraced(function*<R>(options: CoreOptions<R>) {
       notify?.(exit)
     }
     const settle = (reply: Exit.Exit<unknown, DeathError>): void => {
-      if (Exit.isFailure(reply)) return end(Exit.failCause(reply.cause))
-      let decoded: Result.Result<DecodedReply<E>, MalformedReply>
-      try {
-        decoded = decodeReply(request.event, reply.value)
-      } catch (defect) {
-        return end(Exit.die(defect))
-      }
-      if (Result.isFailure(decoded)) {
-        dieNow(decoded.failure)
-        return end(Exit.fail(decoded.failure))
-      }
-      served++
-      if (phase._tag === "starting") phase = { _tag: "live" }
-      end(Exit.succeed(decoded.success))
+      end(Exit.isFailure(reply) ? Exit.failCause(reply.cause) : accept(request.event, reply.value))
     }
     try {
       const current = begin(request, undefined, settle)
