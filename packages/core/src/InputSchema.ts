@@ -1,3 +1,4 @@
+import { isJsonObject } from "@abhed/protocol"
 import { JsonSchema, Result, type Schema, SchemaRepresentation } from "effect"
 
 /**
@@ -10,15 +11,13 @@ import { JsonSchema, Result, type Schema, SchemaRepresentation } from "effect"
  * pattern could be catastrophic to match); the extension still sees the args and may refuse them itself.
  */
 const Types: ReadonlySet<unknown> = new Set(["string", "number", "integer", "boolean", "array", "object", "null"])
-const isObject = (u: unknown): u is { readonly [key: string]: unknown } =>
-  typeof u === "object" && u !== null && !Array.isArray(u)
 
 /**
  * The importer assumes a valid document (it does not check the meta-schema), so a misspelt `type` would import as
  * "anything goes". This walks the subschema positions and checks every `type`, naming the first bad one's path.
  */
 const badType = (schema: unknown, path: string): string | undefined => {
-  if (!isObject(schema)) return undefined
+  if (!isJsonObject(schema)) return undefined
   const type = schema["type"]
   if (type !== undefined && !(Types.has(type) || (Array.isArray(type) && type.length > 0 && type.every((t) => Types.has(t))))) {
     return `${path}.type: ${JSON.stringify(type)} is not a JSON Schema type (string, number, integer, boolean, array, object, null)`
@@ -26,7 +25,7 @@ const badType = (schema: unknown, path: string): string | undefined => {
   const children: Array<readonly [unknown, string]> = []
   for (const key of ["properties", "patternProperties", "$defs", "definitions"]) {
     const group = schema[key]
-    if (isObject(group)) for (const [name, child] of Object.entries(group)) children.push([child, `${path}.${key}.${name}`])
+    if (isJsonObject(group)) for (const [name, child] of Object.entries(group)) children.push([child, `${path}.${key}.${name}`])
   }
   for (const key of ["items", "additionalProperties", "not", "contains", "propertyNames"]) children.push([schema[key], `${path}.${key}`])
   for (const key of ["prefixItems", "anyOf", "oneOf", "allOf", "items"]) {

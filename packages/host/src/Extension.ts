@@ -40,14 +40,14 @@ export interface Extension {
    * without writing anything.
    */
   readonly send: <E extends EventName>(request: EncodedRequest<E>) => Effect.Effect<DecodedReply<E>, ExtensionError>
+  /** No exchange in flight and nobody waiting for one: `beginNow` would begin now. */
+  readonly idle?: () => boolean
   /**
    * `send` without a fiber, for the fan-out: when the permit is free and nobody waits for it, take it and begin the
    * exchange now, synchronously (the request is written before this returns); otherwise `undefined`, and the
    * caller uses `send`. The exchange keeps every guarantee of `send`: its permit is held until the reply, the
    * timeout or the death, whatever the caller does.
    */
-  /** No exchange in flight and nobody waiting for one: `beginNow` would begin now. */
-  readonly idle?: () => boolean
   readonly beginNow?: <E extends EventName>(request: EncodedRequest<E>) => StartedExchange<E> | undefined
   readonly status: Effect.Effect<ExtensionStatus>
 }

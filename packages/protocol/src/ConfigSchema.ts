@@ -21,13 +21,13 @@ import { EventName, EventNames } from "./Event.ts"
 export const ExtensionNamePattern = /^[A-Za-z0-9][A-Za-z0-9._-]*$/u
 export const ReservedExtensionNames: ReadonlyArray<string> = ["policy", "host"]
 // The `u` flag is what lets effect export a pattern to JSON Schema (whose regexes are Unicode-aware).
-const ExtensionNameRule = /^(?!(?:policy|host)$)[A-Za-z0-9][A-Za-z0-9._-]*$/u
+const ExtensionNameRule = new RegExp(
+  `^(?!(?:${ReservedExtensionNames.join("|")})$)${ExtensionNamePattern.source.slice(1)}`,
+  "u"
+)
 
 /** Environment variable names: what `execve` accepts (non-empty, no "=", no NUL). */
 export const EnvNamePattern = /^[^=\u0000]+$/u
-
-/** Environment variable names or `*` globs to pass through from the host. */
-export const EnvPassthroughPattern = EnvNamePattern
 
 /** A check exported to JSON Schema as `pattern`, whose failure message `message(input)` is computed. */
 const pattern = (regExp: RegExp, message: (input: string) => string | false) =>
