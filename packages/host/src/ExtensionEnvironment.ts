@@ -1,3 +1,4 @@
+import { globMatch } from "@abhed/core"
 import type { ExtensionConfig } from "@abhed/protocol"
 
 /**
@@ -13,9 +14,9 @@ export const Baseline: ReadonlyArray<string> = ["PATH", "HOME", "USER", "LOGNAME
 /** A name or a glob where `*` matches any run of characters (and nothing else is special). */
 export const nameMatcher = (pattern: string): (name: string) => boolean => {
   if (!pattern.includes("*")) return (name) => name === pattern
-  const source = pattern.split("*").map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join(".*")
-  const regex = new RegExp(`^${source}$`)
-  return (name) => regex.test(name)
+  // The policy's glob (core), with `?` and `\` escaped so that only `*` is special.
+  const glob = pattern.replace(/[\\?]/g, "\\$&")
+  return (name) => globMatch(glob, name)
 }
 
 export const environmentFor = (

@@ -536,11 +536,14 @@ export const make = (
       )
     })
 
-  /** A single-round event: fan out once, combine the replies in name order. */
+  /** A single-round event: fan out once, combine the replies in name order (the failed exchanges too, if wanted). */
   const single = <E extends EventName, A>(
     event: E,
     value: RequestBody<E>,
-    combine: (replies: ReadonlyArray<Named<ReplyOf<E>>>) => { readonly outcome: A; readonly notes: ReadonlyArray<string> }
+    combine: (
+      replies: ReadonlyArray<Named<ReplyOf<E>>>,
+      exchanges: ReadonlyArray<Exchange<E>>
+    ) => { readonly outcome: A; readonly notes: ReadonlyArray<string> }
   ) =>
     dispatch(
       event,
@@ -548,7 +551,7 @@ export const make = (
       Effect.map(fanOut(event, value), ({ exchanges, skipped }): Dispatched<A> => {
         const replies: Array<Named<ReplyOf<E>>> = []
         for (const x of exchanges) if (x.reply !== undefined) replies.push({ name: x.extension.name, value: x.reply })
-        const { notes, outcome } = combine(replies)
+        const { notes, outcome } = combine(replies, exchanges)
         return recording ? { outcome, rounds: [auditRound(1, exchanges, skipped)], notes } : { outcome, rounds: [], notes: [] }
       })
     )
@@ -560,29 +563,26 @@ export const make = (
       const outcome: ContextOutcome = { keep: [], messages: [], withheld: hostReason(unsendable) }
       return refuse("context", undefined, unsendable, outcome)
     }
-    return dispatch(
-      "context",
-      undefined,
-      Effect.map(fanOut("context", { event: "context", session_id: sessionId, messages }), ({ exchanges, skipped }): Dispatched<ContextOutcome> => {
-        const replies: Array<Named<ReplyOf<"context">>> = []
-        const withheld: Array<Reason> = []
-        for (const x of exchanges) {
-          if (x.reply !== undefined) replies.push({ name: x.extension.name, value: x.reply })
-          // "ask" acts as "deny": nobody can be asked mid-turn (DESIGN §4). Exchanges are in name order.
-          else if (x.failure !== undefined && onFailure(x) !== "ignore") withheld.push({ extension: x.extension.name, reason: x.failure })
+    return single("context", { event: "context", session_id: sessionId, messages }, (replies, exchanges) => {
+      // "ask" acts as "deny": nobody can be asked mid-turn (DESIGN §4). Exchanges are in name order.
+      const withheld: Array<Reason> = []
+      for (const x of exchanges) {
+        if (x.reply === undefined && x.failure !== undefined && onFailure(x) !== "ignore") {
+          withheld.push({ extension: x.extension.name, reason: x.failure })
         }
-        const { keep, outOfRange } = combineKeep(messages.length, replies)
-        const notes = outOfRange.map((o) => `${o.extension}: keep indices that name no message ignored: ${o.indices.map(showIndex).join(", ")}`)
-        const rounds = recording ? [auditRound(1, exchanges, skipped)] : []
-        if (withheld.length > 0) {
-          const outcome: ContextOutcome = { keep: [], messages: [], withheld }
-          return { outcome, rounds, notes: [...notes, ...withheld.map((w) => `context withheld: ${w.reason}`)] }
-        }
-        const kept: Array<unknown> = []
-        for (const i of keep) kept.push(messages[i])
-        return { outcome: { keep, messages: kept, withheld }, rounds, notes }
-      })
-    )
+      }
+      const { keep, outOfRange } = combineKeep(messages.length, replies)
+      const notes = recording
+        ? outOfRange.map((o) => `${o.extension}: keep indices that name no message ignored: ${o.indices.map(showIndex).join(", ")}`)
+        : []
+      if (withheld.length > 0) {
+        const outcome: ContextOutcome = { keep: [], messages: [], withheld }
+        return { outcome, notes: recording ? [...notes, ...withheld.map((w) => `context withheld: ${w.reason}`)] : [] }
+      }
+      const kept: Array<unknown> = []
+      for (const i of keep) kept.push(messages[i])
+      return { outcome: { keep, messages: kept, withheld }, notes }
+    })
   }
 
   const beforeAgentStart = (system: string) =>
