@@ -11,19 +11,31 @@ export const isJsonObject = (u: unknown): u is JsonObject =>
  */
 export const MaxJsonDepth = 256
 
-/** Whether `value` nests arrays and objects more than `limit` levels deep (a scalar is 0, `[]` is 1). Iterative. */
-export const nestedDeeperThan = (value: unknown, limit: number): boolean => {
-  const stack: Array<{ readonly value: unknown; readonly depth: number }> = [{ value, depth: 0 }]
-  for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
-    if (typeof next.value !== "object" || next.value === null) continue
-    const depth = next.depth + 1
-    if (depth > limit) return true
-    for (const child of Array.isArray(next.value) ? next.value : Object.values(next.value)) {
-      if (typeof child === "object" && child !== null) stack.push({ value: child, depth })
+/**
+ * One iterative walk for both checks below: the first problem found, if any. Two parallel stacks (values and
+ * depths) rather than an object per node: it runs on every reply and on every request field the agent passes.
+ */
+const findProblem = (value: unknown, limit: number, bigints: boolean): "deep" | "bigint" | undefined => {
+  const values: Array<unknown> = [value]
+  const depths: Array<number> = [0]
+  while (values.length > 0) {
+    const next = values.pop()
+    const depth = (depths.pop() ?? 0) + 1
+    if (bigints && typeof next === "bigint") return "bigint"
+    if (typeof next !== "object" || next === null) continue
+    if (depth > limit) return "deep"
+    for (const child of Array.isArray(next) ? next : Object.values(next)) {
+      if ((typeof child === "object" && child !== null) || (bigints && typeof child === "bigint")) {
+        values.push(child)
+        depths.push(depth)
+      }
     }
   }
-  return false
+  return undefined
 }
+
+/** Whether `value` nests arrays and objects more than `limit` levels deep (a scalar is 0, `[]` is 1). Iterative. */
+export const nestedDeeperThan = (value: unknown, limit: number): boolean => findProblem(value, limit, false) === "deep"
 
 /**
  * Why the host cannot send a request field to an extension (DESIGN §4, input from the agent), or undefined when it
@@ -33,18 +45,12 @@ export const nestedDeeperThan = (value: unknown, limit: number): boolean => {
  * stack on the input it is there to catch.
  */
 export const unsendableField = (field: string, value: unknown): string | undefined => {
-  const limit = MaxJsonDepth - 1
-  const stack: Array<{ readonly value: unknown; readonly depth: number }> = [{ value, depth: 0 }]
-  for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
-    if (typeof next.value === "bigint") return `${field} holds a BigInt, which JSON cannot carry`
-    if (typeof next.value !== "object" || next.value === null) continue
-    const depth = next.depth + 1
-    if (depth > limit) return `${field} nested too deep (a request may nest at most ${MaxJsonDepth} levels)`
-    for (const child of Array.isArray(next.value) ? next.value : Object.values(next.value)) {
-      if ((typeof child === "object" && child !== null) || typeof child === "bigint") stack.push({ value: child, depth })
-    }
-  }
-  return undefined
+  const problem = findProblem(value, MaxJsonDepth - 1, true)
+  return problem === "bigint"
+    ? `${field} holds a BigInt, which JSON cannot carry`
+    : problem === "deep"
+    ? `${field} nested too deep (a request may nest at most ${MaxJsonDepth} levels)`
+    : undefined
 }
 
 /** Canonical JSON text: object keys sorted, so two values compare equal regardless of key order. */
