@@ -32,10 +32,11 @@ const responderIn = <R>(handlers: Handlers<R>) =>
  * or names an unknown event gets `{}` like an event without a handler.
  */
 export const respond = <R>(handlers: Handlers<R>): (line: string) => Effect.Effect<string, never, R> => (line) =>
-  Effect.flatMap(responderIn(handlers), (reply) => {
-    const answer = reply(line)
-    return typeof answer === "string" ? Effect.succeed(answer) : Effect.promise(() => answer)
-  })
+  Effect.flatMap(responderIn(handlers), (reply) => asEffect(reply(line)))
+
+/** A reply line now (no handler ran, or it answered synchronously) or later, as an Effect. */
+const asEffect = (answer: string | PromiseLike<string>): Effect.Effect<string> =>
+  typeof answer === "string" ? Effect.succeed(answer) : Effect.promise(() => answer)
 
 /** Node's console writing to stderr, so `Console.log` inside a handler cannot corrupt the reply stream. */
 const stderrConsole = new NodeConsole({ stdout: process.stderr, stderr: process.stderr })
@@ -53,10 +54,7 @@ export const run = <R = never>(handlers: Handlers<R>): Effect.Effect<void, Platf
       Stream.decodeText(),
       Stream.splitLines,
       Stream.filter((line) => line.trim() !== ""),
-      Stream.mapEffect((line) => {
-        const answer = reply(line)
-        return typeof answer === "string" ? Effect.succeed(answer) : Effect.promise(() => answer)
-      }),
+      Stream.mapEffect((line) => asEffect(reply(line))),
       Stream.run(stdio.stdout())
     )
   }).pipe(
