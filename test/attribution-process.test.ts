@@ -1,5 +1,6 @@
 import * as NodeServices from "@effect/platform-node/NodeServices"
 import { assert, describe, it } from "@effect/vitest"
+import type { ExtensionConfig } from "@abhed/protocol"
 import { Effect } from "effect"
 import * as NodeFs from "node:fs"
 import * as NodeOs from "node:os"
@@ -22,31 +23,48 @@ const stallUntil = (file: string, maxMillis: number): boolean => {
   return NodeFs.existsSync(file)
 }
 
-describe("attribution with a stalled event loop (real process)", () => {
-  it.live("a stray line already in the pipe when the next request is written kills the extension; never applied", () => {
-    const dir = NodeFs.mkdtempSync(NodePath.join(NodeOs.tmpdir(), "abhed-stray-"))
-    const go = NodePath.join(dir, "go")
-    const written = NodePath.join(dir, "written")
-    return Effect.asVoid(Effect.provide(
-      withExtension(fixtureConfig("ext-late-stray.sh", { timeout_ms: 5000, env: { GO: go, WRITTEN: written } }), (ext) =>
+/**
+ * Runs `fixture` with the stray-line handshake: the first request is answered; then, with the event loop held up,
+ * the extension writes its stray line, which sits in the pipe, unread, when the second request is written. A
+ * handshake, not a delay: on a loaded machine a fixed 50 ms gap and 500 ms stall could put the stray line either
+ * in the reply's read or after the next write. Returns how the second request failed and the extension's state.
+ */
+const strayAfterFirstReply = (fixture: string, overrides: Partial<ExtensionConfig>) => {
+  const dir = NodeFs.mkdtempSync(NodePath.join(NodeOs.tmpdir(), "abhed-stray-"))
+  const go = NodePath.join(dir, "go")
+  const written = NodePath.join(dir, "written")
+  return Effect.map(
+    Effect.provide(
+      withExtension(fixtureConfig(fixture, { timeout_ms: 5000, env: { GO: go, WRITTEN: written }, ...overrides }), (ext) =>
         Effect.gen(function*() {
           const first = yield* timedSend(ext, toolCall("c1"))
           assert.strictEqual(first.result._tag, "Success")
-          // Its reply read, the extension writes the stray line; the event loop does not turn until it has, so
-          // the stray line sits in the pipe, unread, when the next request is written. A handshake, not a delay:
-          // on a loaded machine a fixed 50 ms gap and 500 ms stall could put the stray line either in the
-          // reply's read or after the next write.
           NodeFs.writeFileSync(go, "")
           assert.isTrue(stallUntil(written, 30_000), "the fixture never wrote its stray line")
           const second = yield* timedSend(ext, toolCall("c2"))
-          const error = expectFailure(second.result)
-          assert.deepStrictEqual(error._tag === "ExtensionDead" && error.cause, `unsolicited_output: {"reason":"stray"}`)
-          assert.deepStrictEqual((yield* ext.status).state, {
-            _tag: "dead",
-            cause: { _tag: "unsolicited_output", detail: `{"reason":"stray"}` }
-          })
+          return { error: expectFailure(second.result), state: (yield* ext.status).state }
         })),
       NodeServices.layer
-    ))
-  })
+    ),
+    (closed) => closed.result
+  )
+}
+
+describe("attribution with a stalled event loop (real process)", () => {
+  it.live("a stray line already in the pipe when the next request is written kills the extension; never applied", () =>
+    Effect.gen(function*() {
+      // Without ids, only the read before the write can tell the stray line from the second request's reply.
+      const { error, state } = yield* strayAfterFirstReply("ext-late-stray.sh", {})
+      assert.deepStrictEqual(error._tag === "ExtensionDead" && error.cause, `unsolicited_output: {"reason":"stray"}`)
+      assert.deepStrictEqual(state, { _tag: "dead", cause: { _tag: "unsolicited_output", detail: `{"reason":"stray"}` } })
+    }))
+
+  it.live("with reply_ids required (no read before the write), the stray line's id gives it away; never applied", () =>
+    Effect.gen(function*() {
+      // The stray line is read after the second request was written, so it is attributed to it: its old id kills.
+      const { error, state } = yield* strayAfterFirstReply("ext-late-stray-ids.sh", { reply_ids: "required" })
+      const detail = `reply to id "c1" while "c2" was in flight`
+      assert.deepStrictEqual(error._tag === "UnsolicitedOutput" && error.line, detail)
+      assert.deepStrictEqual(state, { _tag: "dead", cause: { _tag: "unsolicited_output", detail } })
+    }))
 })

@@ -51,6 +51,7 @@ export interface Transport {
    * Read, synchronously, whatever the extension has already written and the read callback has not yet seen, and
    * report it through `read`. The core calls it right before making a request the one in flight: bytes written
    * before the request was written cannot be its reply, however late the event loop would have delivered them.
+   * Not called when the extension's `reply_ids` is "required": then no such line can pass for a reply anyway.
    */
   readonly readPending: () => void
   /** After a death: stop the extension now (a process: SIGTERM its group, SIGKILL after the grace). */
@@ -110,6 +111,7 @@ export interface CoreOptions<R> {
 export const make = Effect.fnUntraced(function*<R>(options: CoreOptions<R>) {
   const { config } = options
   const name = config.name
+  const readBeforeWrite = config.reply_ids !== "required"
   const scope = yield* Effect.scope
   const clock = yield* Clock.clockWith(Effect.succeed)
   // Exchange fibers live in a child scope made now, so it closes after every finalizer added later: the host's
@@ -259,7 +261,9 @@ export const make = Effect.fnUntraced(function*<R>(options: CoreOptions<R>) {
     settle: InFlight["settle"]
   ): InFlight | ExtensionDead => {
     // Nothing is in flight here: any complete line already written is unsolicited, and kills before the write.
-    transport.readPending()
+    // With ids required the read is not needed: a line written before this request cannot carry its id, so it
+    // kills the extension whenever it is read (and the read costs a system call per request: docs/benchmarks.md).
+    if (readBeforeWrite) transport.readPending()
     if (phase._tag === "dead") return new ExtensionDead({ extension: name, cause: describeDeathCause(phase.cause) })
     const timeoutMs = timeoutOverride ?? (exchanges === 0 ? config.startup_timeout_ms : config.timeout_ms)
     const current: InFlight = {

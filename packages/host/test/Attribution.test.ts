@@ -38,8 +38,14 @@ interface Line {
 
 const enc = new TextEncoder()
 
-const scenario = (actions: ReadonlyArray<Action>, echoIds: boolean, readPendingOnWrite = false) =>
+const scenario = (
+  actions: ReadonlyArray<Action>,
+  echoIds: boolean,
+  readPendingOnWrite = false,
+  replyIds: "optional" | "required" = "optional"
+) =>
   Effect.gen(function*() {
+    let pendingReads = 0
     let step = 0
     const written: Array<{ readonly id: string; readonly at: number }> = [] // requests, in write order
     let answered = 0
@@ -73,7 +79,7 @@ const scenario = (actions: ReadonlyArray<Action>, echoIds: boolean, readPendingO
     }
     const scope = yield* Scope.make()
     const extension = yield* ExtensionCore.make<never>({
-      config: FakeExtension.config("sim", { events: ["tool_call"] }),
+      config: FakeExtension.config("sim", { events: ["tool_call"], reply_ids: replyIds }),
       sessionId: "s",
       connect: (e) =>
         Effect.sync(() => {
@@ -83,6 +89,7 @@ const scenario = (actions: ReadonlyArray<Action>, echoIds: boolean, readPendingO
             write: (request) => void written.push({ id: request.value.id, at: step }),
             // As the process transport does before each write: everything already in the pipe is read now.
             readPending: () => {
+              pendingReads++
               if (readPendingOnWrite) deliver(pipe.length)
             }
           }
@@ -143,12 +150,15 @@ const scenario = (actions: ReadonlyArray<Action>, echoIds: boolean, readPendingO
       if (line === undefined || request === undefined) continue
       // The line was read after the request was written: never attributed to a later request.
       expect(line.readAt ?? Number.POSITIVE_INFINITY).toBeGreaterThan(request.at)
-      // With ids echoed, no reply carrying another id is ever applied.
-      if (line.id !== undefined) expect(line.id).toBe(send.id)
+      // With ids echoed, no reply carrying another id is ever applied; with ids required, none without one.
+      if (line.id !== undefined || replyIds === "required") expect(line.id).toBe(send.id)
       checked++
     }
     for (const send of sends) yield* Fiber.interrupt(send.fiber)
     yield* Scope.close(scope, Exit.void)
+    // With ids required the core does not read before it writes (no line written earlier can carry the new id).
+    if (replyIds === "required") expect(pendingReads).toBe(0)
+    else if (sends.length > 0) expect(pendingReads).toBeGreaterThan(0)
     return checked
   })
 
@@ -163,6 +173,17 @@ describe("attribution over a simulated pipe (DESIGN §4)", () => {
     )
     // The property is not vacuous: many replies were applied and checked.
     expect(replied).toBeGreaterThan(500)
+  })
+
+  it("with reply_ids required and no read before the write: only a line with the request's own id is applied", async () => {
+    let replied = 0
+    await fc.assert(
+      fc.asyncProperty(fc.array(action, { minLength: 5, maxLength: 40 }), fc.boolean(), async (actions, echoIds) => {
+        replied += await Effect.runPromise(scenario(actions, echoIds, false, "required"))
+      }),
+      { numRuns: 1000 }
+    )
+    expect(replied).toBeGreaterThan(250)
   })
 
   it("a stray line before a request is written is never that request's reply (the old late attribution did this)", () =>
