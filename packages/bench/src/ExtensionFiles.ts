@@ -7,12 +7,17 @@ import { fileURLToPath } from "node:url"
 export interface ExtensionCommand {
   readonly command: string
   readonly args: ReadonlyArray<string>
+  /** The host's `reply_ids` for it (the extension echoes ids); default "optional". */
+  readonly replyIds?: "required"
 }
 
 const file = (name: string) => fileURLToPath(new URL(`./extensions/${name}`, import.meta.url))
 
 /** Reads a line, writes `{}`. */
 export const noop: ExtensionCommand = { command: process.execPath, args: [file("noop.mjs")] }
+
+/** Reads a line, writes `{"id": <its id>}`; run with `reply_ids: "required"`. */
+export const noopIds: ExtensionCommand = { command: process.execPath, args: [file("noop-ids.mjs")], replyIds: "required" }
 
 /** Replies `{}` to tool_call after `ms` milliseconds, at once to anything else. */
 export const sleeping = (ms: number): ExtensionCommand => ({ command: process.execPath, args: [file("sleep.mjs"), String(ms)] })

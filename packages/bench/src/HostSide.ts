@@ -18,7 +18,12 @@ export interface HostHandle {
 }
 
 export const extensionConfig = (name: string, command: ExtensionCommand): ExtensionConfig =>
-  makeExtensionConfig({ name, command: command.command, args: command.args })
+  makeExtensionConfig({
+    name,
+    command: command.command,
+    args: command.args,
+    ...(command.replyIds === undefined ? {} : { reply_ids: command.replyIds })
+  })
 
 /** `count` extensions running `command`, named ext-00, ext-01, ... */
 export const configOf = (count: number, command: ExtensionCommand): Config => ({

@@ -16,8 +16,17 @@ export interface RawExtension {
   readonly close: (graceMs?: number) => Promise<void>
 }
 
-export const spawnRaw = (command: string, args: ReadonlyArray<string>): RawExtension => {
-  const child = spawn(command, args, { stdio: ["pipe", "pipe", "pipe"] })
+/**
+ * Where the extension process runs: `own` (the default) in a process group and session of its own, as the host
+ * runs every extension (Node's `detached`: the host needs the group to end an extension's children with it, and
+ * Node can make a group only with a session); `caller` in the client's own group and session. On Linux with
+ * scheduler autogroups a session is also a scheduling group, which changes how the kernel interleaves the
+ * processes (docs/benchmarks.md, scenario 1): both sides run the same arrangement so the ratio prices the host.
+ */
+export type RawSession = "own" | "caller"
+
+export const spawnRaw = (command: string, args: ReadonlyArray<string>, session: RawSession = "own"): RawExtension => {
+  const child = spawn(command, args, { stdio: ["pipe", "pipe", "pipe"], detached: session === "own" })
   const splitter = makeLineSplitter()
   const waiting: Array<{ readonly resolve: (line: string) => void; readonly reject: (e: Error) => void }> = []
   let exited = false
@@ -70,11 +79,12 @@ export const rawStartup = async (
   count: number,
   command: string,
   args: ReadonlyArray<string>,
-  sessionId: string
+  sessionId: string,
+  session: RawSession = "own"
 ): Promise<ReadonlyArray<RawExtension>> => {
-  const extensions = Array.from({ length: count }, () => spawnRaw(command, args))
-  await rawDispatch(extensions, { event: "session_start", session_id: sessionId })
-  await rawDispatch(extensions, { event: "list_tools", session_id: sessionId })
+  const extensions = Array.from({ length: count }, () => spawnRaw(command, args, session))
+  await rawDispatch(extensions, { event: "session_start", session_id: sessionId, id: "start" })
+  await rawDispatch(extensions, { event: "list_tools", session_id: sessionId, id: "tools" })
   return extensions
 }
 

@@ -1,17 +1,24 @@
-import { type ExtensionCommand, noop, sdkNoop } from "../ExtensionFiles.ts"
-import type { Plan } from "../Plan.ts"
+import { type ExtensionCommand, noop, noopIds, sdkNoop } from "../ExtensionFiles.ts"
 import { interleave, timed } from "../Harness.ts"
-import { type Row, latencyRows, row } from "../Report.ts"
+import type { Plan } from "../Plan.ts"
+import { latencyRows, type Row, row } from "../Report.ts"
 import type { Scenario } from "../Scenario.ts"
 import { withSides } from "../Sides.ts"
 import { summarize } from "../Stats.ts"
 import { hostToolCall, rawToolCall } from "./ToolCall.ts"
 
 /**
- * 1. Sequential tool_call dispatches to 1 and to 8 no-op extensions (budget: p50 ratio ≤ 1.3, DESIGN §8), and the same to
- * one SDK no-op, to price the SDK.
+ * 1. Sequential tool_call dispatches to 1 and to 8 no-op extensions (budget: p50 ratio ≤ 1.3, DESIGN §8), against
+ * the raw client running the same processes the same way (each in a session of its own, as the host must). Also,
+ * interleaved in the same loop, the raw client with the processes in its own session (as the raw side ran them
+ * before, to show what the arrangement alone moves); then id-echoing no-ops with `reply_ids: "required"` (the host
+ * skips its read before each write); and one SDK no-op, to price the SDK.
  */
 const measure = (count: number, command: ExtensionCommand, plan: Plan) =>
+  withSides({ count, command }, [{ count, command }, { count, command, session: "caller" }], (host, [raw = [], caller = []]) =>
+    interleave({ host: timed(hostToolCall(host)), raw: timed(rawToolCall(raw)), caller: timed(rawToolCall(caller)) }, plan.dispatch))
+
+const measurePair = (count: number, command: ExtensionCommand, plan: Plan) =>
   withSides({ count, command }, [{ count, command }], (host, [raw = []]) =>
     interleave({ host: timed(hostToolCall(host)), raw: timed(rawToolCall(raw)) }, plan.dispatch))
 
@@ -37,9 +44,23 @@ export const dispatch: Scenario = {
       const samples = await measure(count, noop, plan)
       const host = summarize(samples.host)
       const raw = summarize(samples.raw)
+      const caller = summarize(samples.caller)
       const name = `1. sequential tool_call, ${count} no-op ext`
       rows.push(...latencyRows(name, host, raw, 1.3))
       rows.push(row({ name, metric: "throughput", host: 1000 / host.mean, raw: 1000 / raw.mean, budget: null, unit: "dispatch/s" }))
+      rows.push(row({
+        name: `1. (same run) raw with the ${count} ext in the raw client's session`,
+        metric: "p50",
+        host: host.p50,
+        raw: caller.p50,
+        budget: null,
+        unit: "ms"
+      }))
+    }
+    for (const count of [1, 8]) {
+      progress(`${count} id-echoing no-op extension(s), reply_ids required, ${plan.dispatch.iterations} dispatches per side`)
+      const samples = await measurePair(count, noopIds, plan)
+      rows.push(...latencyRows(`1. sequential tool_call, ${count} id-echoing no-op ext, reply_ids required`, summarize(samples.host), summarize(samples.raw), null))
     }
     progress(`1 SDK no-op extension, ${plan.dispatch.iterations} dispatches per side`)
     const sdk = await measureSdk(plan)

@@ -10,11 +10,11 @@ export const sessionId = "bench"
 /** One host dispatch, as the agent makes it. */
 export const hostToolCall = (handle: HostHandle) => () => handle.run(handle.host.toolCall({ tool: "bash", args: toolArgs }))
 
-/** One raw dispatch: the request the host would write, encoded once, written to every extension. */
+/** One raw dispatch: the request the host would write (with an `id`), encoded once, written to every extension. */
 export const rawToolCall = (extensions: ReadonlyArray<RawExtension>) => {
   let n = 0
   return () => {
     n += 1
-    return rawDispatch(extensions, { event: "tool_call", session_id: sessionId, call_id: `c-${n}`, tool: "bash", args: toolArgs })
+    return rawDispatch(extensions, { event: "tool_call", session_id: sessionId, call_id: `c-${n}`, tool: "bash", args: toolArgs, id: String(n) })
   }
 }
