@@ -24,7 +24,14 @@ const check = async (ids: "1" | "0" | "wrong") => {
 describe.concurrent("abhed-ext check: echoes_ids", () => {
   it("passes when every reply echoes its request's id", async () => {
     const r = await check("1")
-    expect(r.echoes).toEqual({ id: "echoes_ids", title: "replies echo the request's id", status: "pass", details: [] })
+    expect(r.echoes).toEqual({
+      id: "echoes_ids",
+      title: "replies echo the request's id",
+      status: "pass",
+      details: [
+        "every reply echoes it: run it with \"reply_ids\": \"required\" (every stray line is then caught, and the host skips a system call per request: docs/protocol.md)"
+      ]
+    })
     expect(r.code).toBe(0)
   }, 60_000)
 

@@ -171,7 +171,15 @@ const idsResult = (answered: ReadonlyArray<Exchange>): CheckResult => {
   }
   const base = { id: "echoes_ids" as const, title: CheckTitles.echoes_ids }
   if (wrong.length > 0) return { ...base, status: "fail", details: wrong }
-  if (missing.length === 0) return { ...base, status: "pass", details: [] }
+  if (missing.length === 0) {
+    return {
+      ...base,
+      status: "pass",
+      details: [
+        "every reply echoes it: run it with \"reply_ids\": \"required\" (every stray line is then caught, and the host skips a system call per request: docs/protocol.md)"
+      ]
+    }
+  }
   return {
     ...base,
     status: "pass",
