@@ -6,8 +6,7 @@ import {
   Framing,
   isJsonObject,
   MalformedReply,
-  MaxJsonDepth,
-  nestedDeeperThan,
+  previewJson,
   type ReadLine,
   type SessionEndRequest,
   type WithId
@@ -90,12 +89,8 @@ interface InFlight {
   readonly deadline: number
 }
 
-const preview = (json: unknown): string => {
-  // Any line the extension wrote, unchecked: JSON.stringify would overflow the stack on deep nesting.
-  if (nestedDeeperThan(json, MaxJsonDepth)) return `(JSON nested more than ${MaxJsonDepth} levels deep)`
-  const text = JSON.stringify(json) ?? String(json)
-  return text.length > 200 ? `${text.slice(0, 197)}...` : text
-}
+/** Any line the extension wrote, unchecked (deep, or from an in-process extension a BigInt): never throws. */
+const preview = (json: unknown): string => previewJson(json, 200)
 
 const describeLine = (line: ReadLine): string => (line._tag === "Json" ? preview(line.value) : `(${line.got})`)
 

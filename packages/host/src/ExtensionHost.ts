@@ -31,6 +31,7 @@ import {
   Defaults,
   EventNames,
   Framing,
+  previewJson,
   unsendableField,
   type Config,
   type DecodedReply,
@@ -154,11 +155,7 @@ const causeText = (error: ExtensionError): string =>
 const roundField = (round: number): { readonly round?: number } => (round > 1 ? { round } : {})
 
 /** A keep element for a note: a number as it is, anything else as (at most 40 characters of) its JSON. */
-const showIndex = (i: unknown): string => {
-  if (typeof i === "number") return String(i)
-  const text = JSON.stringify(i) ?? String(i)
-  return text.length > 40 ? `${text.slice(0, 37)}...` : text
-}
+const showIndex = (i: unknown): string => (typeof i === "number" ? String(i) : previewJson(i, 40))
 
 const rejection: { readonly [R in RejectionReason]: string } = {
   invalid_name: "not a valid tool name (letters, digits, _ . - only, 1 to 64 characters)",

@@ -306,6 +306,32 @@ describe("ExtensionHost over fakes", () => {
       }))
   })
 
+  it.effect("a value JSON cannot show in an in-process reply (a BigInt) is described in notes and errors, never a defect", () => {
+    // Only an in-process extension (a fake, a mock layer) can hand the host a BigInt: a process's reply is parsed JSON.
+    const filter = FakeExtension.fromReplies("filter", { context: () => ({ keep: [0, 1n] }) })
+    const wrongId = FakeExtension.fromReplies("wrong-id", { tool_call: () => ({ id: 7n, block: true }) })
+    return Effect.gen(function*() {
+      yield* withHost([filter], (h) =>
+        Effect.gen(function*() {
+          assert.deepStrictEqual(yield* h.context(["public", "private"]), { keep: [0], messages: ["public"], withheld: [] })
+          const entries = yield* AuditLog.use((a) => a.entries)
+          assert.deepStrictEqual(entries.find((e) => e.event === "context")?.notes, [
+            "filter: keep indices that name no message ignored: 1n"
+          ])
+        }))
+      yield* withHost([wrongId], (h) =>
+        Effect.gen(function*() {
+          const outcome = yield* h.toolCall({ tool: "bash", args: { command: "ls" } })
+          assert.strictEqual(outcome.decision, "allow") // on_failure "ignore": the dead guard is skipped
+          const state = (yield* h.status)[0]?.state
+          assert.deepStrictEqual(state?._tag === "dead" && state.cause, {
+            _tag: "unsolicited_output",
+            detail: `reply to id 7n while "3" was in flight` // ids 1 and 2: session_start and list_tools
+          })
+        }))
+    })
+  })
+
   it.effect("context: on_failure deny or ask on a failed or dead filter keeps nothing, with the reason", () => {
     const broken = (on_failure: "ask" | "deny" | "ignore") =>
       FakeExtension.fromReplies("filter", { context: () => ({ keep: "all" }) }, { on_failure, events: ["context"] })

@@ -53,6 +53,26 @@ export const unsendableField = (field: string, value: unknown): string | undefin
     : undefined
 }
 
+/**
+ * A short text of any value, for errors, notes and audit lines: its JSON, cut to `max` characters. It never throws
+ * and never overflows the stack, whatever an extension (or an in-process one) handed over: a value nested more than
+ * `MaxJsonDepth` levels, or a cycle, is described instead; a BigInt shows as `7n` (nested ones as the string
+ * `"7n"`); a value JSON has no text for (`undefined`, a function) shows as `String` would.
+ */
+export const previewJson = (value: unknown, max: number): string => {
+  let text: string
+  try {
+    text = nestedDeeperThan(value, MaxJsonDepth)
+      ? `(JSON nested more than ${MaxJsonDepth} levels deep)`
+      : typeof value === "bigint"
+      ? `${value}n`
+      : JSON.stringify(value, (_key, v: unknown) => (typeof v === "bigint" ? `${v}n` : v)) ?? String(value)
+  } catch {
+    text = "(a value JSON cannot show)" // a getter or toJSON that throws
+  }
+  return text.length > max ? `${text.slice(0, Math.max(0, max - 3))}...` : text
+}
+
 /** Canonical JSON text: object keys sorted, so two values compare equal regardless of key order. */
 export const canonicalJson = (value: unknown): string => JSON.stringify(sortKeys(value))
 

@@ -3,7 +3,7 @@
 import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import type { EventName } from "./Event.ts"
-import { isJsonObject, type JsonObject, MaxJsonDepth, nestedDeeperThan } from "./Json.ts"
+import { isJsonObject, type JsonObject, MaxJsonDepth, nestedDeeperThan, previewJson } from "./Json.ts"
 import type { ToolDeclaration } from "./Tool.ts"
 
 /**
@@ -145,16 +145,7 @@ const nestedField = (path: string, sub: string, field: Field): { expected: strin
   return { expected: "object" }
 }
 
-const preview = (u: unknown): string => {
-  let text: string
-  try {
-    text = JSON.stringify(u) ?? String(u)
-  } catch {
-    // Not JSON at all (a BigInt or a cycle, from an in-process handler): describe it rather than throw.
-    text = typeof u === "bigint" ? `${u}n` : Object.prototype.toString.call(u)
-  }
-  return text.length > 80 ? `${text.slice(0, 77)}...` : text
-}
+const preview = (u: unknown): string => previewJson(u, 80)
 
 const at = (u: unknown, sub: string): unknown => {
   // Walk "[1].name" style sub-paths, to show the offending value.

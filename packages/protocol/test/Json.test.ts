@@ -1,6 +1,6 @@
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import { canonicalJson, jsonEquals, MaxJsonDepth, nestedDeeperThan, unsendableField } from "../src/index.ts"
+import { canonicalJson, jsonEquals, MaxJsonDepth, nestedDeeperThan, previewJson, unsendableField } from "../src/index.ts"
 
 describe("canonicalJson", () => {
   it("keeps a `__proto__` key (JSON.parse makes it an own key; assigning it must not set a prototype)", () => {
@@ -42,5 +42,32 @@ describe("unsendableField", () => {
       }),
       { numRuns: 1000 }
     )
+  })
+})
+
+describe("previewJson", () => {
+  it("shows JSON, cut to the length asked for", () => {
+    expect(previewJson({ a: 1 }, 80)).toBe(`{"a":1}`)
+    expect(previewJson("x".repeat(100), 10)).toBe(`"xxxxxx...`)
+    expect(previewJson("x".repeat(100), 10)).toHaveLength(10)
+  })
+
+  it("never throws nor overflows the stack: deep values, cycles, BigInts, throwing getters, non-JSON values", () => {
+    let deep: unknown = 0
+    for (let i = 0; i < 100_000; i++) deep = [deep]
+    expect(previewJson(deep, 200)).toBe(`(JSON nested more than ${MaxJsonDepth} levels deep)`)
+    const cycle: { self?: unknown } = {}
+    cycle.self = cycle
+    expect(previewJson(cycle, 200)).toBe(`(JSON nested more than ${MaxJsonDepth} levels deep)`)
+    expect(previewJson(7n, 80)).toBe("7n")
+    expect(previewJson({ id: 7n }, 80)).toBe(`{"id":"7n"}`)
+    const getter = Object.defineProperty({}, "x", {
+      enumerable: true,
+      get: () => {
+        throw new Error("no")
+      }
+    })
+    expect(previewJson(getter, 80)).toBe("(a value JSON cannot show)")
+    expect(previewJson(undefined, 80)).toBe("undefined")
   })
 })
