@@ -306,17 +306,18 @@ describe("ExtensionHost over fakes", () => {
       }))
   })
 
-  it.effect("a value JSON cannot show in an in-process reply (a BigInt) is described in notes and errors, never a defect", () => {
+  it.effect("a BigInt in an in-process reply is malformed, and shown in errors as 7n: never a defect", () => {
     // Only an in-process extension (a fake, a mock layer) can hand the host a BigInt: a process's reply is parsed JSON.
-    const filter = FakeExtension.fromReplies("filter", { context: () => ({ keep: [0, 1n] }) })
+    // JSON cannot carry it (the audit, the next round's request), so unlike a keep index of 2.5 it is no index at all.
+    const filter = FakeExtension.fromReplies("filter", { context: () => ({ keep: [0, 1n] }) }, { on_failure: "deny" })
     const wrongId = FakeExtension.fromReplies("wrong-id", { tool_call: () => ({ id: 7n, block: true }) })
     return Effect.gen(function*() {
       yield* withHost([filter], (h) =>
         Effect.gen(function*() {
-          assert.deepStrictEqual(yield* h.context(["public", "private"]), { keep: [0], messages: ["public"], withheld: [] })
-          const entries = yield* AuditLog.use((a) => a.entries)
-          assert.deepStrictEqual(entries.find((e) => e.event === "context")?.notes, [
-            "filter: keep indices that name no message ignored: 1n"
+          const out = yield* h.context(["public", "private"])
+          assert.deepStrictEqual([out.keep, out.withheld.map((w) => w.reason)], [
+            [],
+            ["extension filter unavailable: malformed_reply: keep: expected JSON (a BigInt is not), got a BigInt"]
           ])
         }))
       yield* withHost([wrongId], (h) =>
@@ -330,6 +331,18 @@ describe("ExtensionHost over fakes", () => {
           })
         }))
     })
+  })
+
+  it.effect("a reply holding a BigInt (in-process only) is malformed: the rewrite is never sent on, the host goes on", () => {
+    const rewriter = FakeExtension.fromReplies("rewriter", { tool_call: () => ({ args: { command: "ls", n: 1n } }) })
+    const guard = FakeExtension.fromReplies("guard", { tool_call: () => ({}) })
+    return withHost([rewriter, guard], (h) =>
+      Effect.gen(function*() {
+        const outcome = yield* h.toolCall({ tool: "bash", args: { command: "ls" } })
+        assert.deepStrictEqual([outcome.decision, outcome.args, outcome.rounds], ["allow", { command: "ls" }, 1])
+        const state = (yield* h.status).find((s) => s.name === "rewriter")?.state
+        assert.deepStrictEqual(state?._tag === "dead" && state.cause._tag, "malformed_reply")
+      }))
   })
 
   it.effect("context: on_failure deny or ask on a failed or dead filter keeps nothing, with the reason", () => {

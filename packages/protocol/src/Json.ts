@@ -34,6 +34,12 @@ const findProblem = (value: unknown, limit: number, bigints: boolean): "deep" | 
   return undefined
 }
 
+/**
+ * What keeps `value` from being JSON the host can handle, if anything: nesting deeper than `limit` levels (a cycle
+ * is infinitely deep), or a BigInt (only an in-process extension can hand one over). Iterative.
+ */
+export const jsonProblem = (value: unknown, limit: number): "deep" | "bigint" | undefined => findProblem(value, limit, true)
+
 /** Whether `value` nests arrays and objects more than `limit` levels deep (a scalar is 0, `[]` is 1). Iterative. */
 export const nestedDeeperThan = (value: unknown, limit: number): boolean => findProblem(value, limit, false) === "deep"
 

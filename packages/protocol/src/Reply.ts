@@ -3,7 +3,7 @@
 import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import type { EventName } from "./Event.ts"
-import { isJsonObject, type JsonObject, MaxJsonDepth, nestedDeeperThan, previewJson } from "./Json.ts"
+import { isJsonObject, jsonProblem, type JsonObject, MaxJsonDepth, nestedDeeperThan, previewJson } from "./Json.ts"
 import type { ToolDeclaration } from "./Tool.ts"
 
 /**
@@ -176,12 +176,18 @@ export const decodeReply = <E extends EventName>(
   event: E,
   input: unknown
 ): Result.Result<DecodedReply<E>, MalformedReply> => {
-  // First, so that nothing below (previews, and later the host's comparisons and encoding) walks a deep value.
-  if (nestedDeeperThan(input, MaxJsonDepth)) {
+  // First, so that nothing below (previews, and later the host's comparisons and encoding) walks a deep value or
+  // meets a BigInt (which only an in-process extension can hand over, and which JSON.stringify throws on).
+  const problem = jsonProblem(input, MaxJsonDepth)
+  if (problem === "deep") {
     const path = isJsonObject(input) ? Object.keys(input).find((k) => nestedDeeperThan(input[k], MaxJsonDepth - 1)) ?? "" : ""
     return Result.fail(
       new MalformedReply({ event, path, expected: `JSON nested at most ${MaxJsonDepth} levels deep`, got: "deeper" })
     )
+  }
+  if (problem === "bigint") {
+    const path = isJsonObject(input) ? Object.keys(input).find((k) => jsonProblem(input[k], MaxJsonDepth) === "bigint") ?? "" : ""
+    return Result.fail(new MalformedReply({ event, path, expected: "JSON (a BigInt is not)", got: "a BigInt" }))
   }
   if (!isJsonObject(input)) {
     return Result.fail(new MalformedReply({ event, path: "", expected: "a JSON object", got: kindOf(input) }))

@@ -32,6 +32,12 @@ describe("decodeReply", () => {
     expect(ok(event, valid[event])).toEqual({ reply: valid[event], ignored: [] })
   })
 
+  it.each(EventNames)("%s: a BigInt anywhere (only an in-process extension can hand one over) is malformed", (event) => {
+    const error = malformed(event, { ...valid[event], extra: { deep: [1, 2n] } })
+    expect([error.path, error.expected, error.got]).toEqual(["extra", "JSON (a BigInt is not)", "a BigInt"])
+    expect(malformed(event, 3n).path).toBe("")
+  })
+
   it.each(EventNames)("%s: {} is no opinion", (event) => {
     expect(ok(event, {})).toEqual({ reply: {}, ignored: [] })
   })
@@ -54,7 +60,7 @@ describe("decodeReply", () => {
 
   it("a value JSON cannot hold (from an in-process handler) is malformed, never a thrown error", () => {
     const r = decodeReply("tool_call", { block: BigInt(1) })
-    expect(Result.isFailure(r) && r.failure.message).toBe("block: expected boolean, got 1n")
+    expect(Result.isFailure(r) && r.failure.message).toBe("block: expected JSON (a BigInt is not), got a BigInt")
   })
 
   it("a huge or negative keep index is an integer: decoded, and left to the combiner to ignore as out of range", () => {
