@@ -1,3 +1,4 @@
+import { formatReasons } from "@abhed/core"
 import { Schema } from "effect"
 
 /**
@@ -9,6 +10,6 @@ export class ContextWithheld extends Schema.TaggedError<ContextWithheld>()("Cont
   reasons: Schema.Array(Schema.Struct({ extension: Schema.String, reason: Schema.String }))
 }) {
   override get message() {
-    return `context withheld: ${this.reasons.map((r) => `${r.extension}: ${r.reason}`).join("; ")}`
+    return `context withheld: ${formatReasons(this.reasons)}`
   }
 }

@@ -1,4 +1,4 @@
-import type { Reason } from "@abhed/core"
+import { formatReasons } from "@abhed/core"
 import { Approval, ExtensionHost, type ExtensionHostShape, type ToolCallOutcome } from "@abhed/host"
 import { canonicalJson } from "@abhed/protocol"
 import { Context, Effect, Exit, Result, Schema, Stream } from "effect"
@@ -31,8 +31,7 @@ export const executionDenied = (reason: string): typeof Tool.ExecutionFailure.Ty
   reason
 })
 
-export const formatReasons = (reasons: ReadonlyArray<Reason>): string =>
-  reasons.map((r) => `${r.extension}: ${r.reason}`).join("; ")
+export { formatReasons }
 
 interface Pending {
   readonly tool: string

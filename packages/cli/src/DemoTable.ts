@@ -1,3 +1,4 @@
+import { formatReasons } from "@abhed/core"
 import type { AuditExchange, AuditRecord } from "@abhed/host"
 import { isJsonObject, jsonEquals } from "@abhed/protocol"
 import type { InputRequest } from "./InputLine.ts"
@@ -68,7 +69,7 @@ export const describeOutcome = (input: InputRequest | undefined, output: OutputL
   if ("error" in output) return s.red(`error: ${output.error}`)
   switch (output.event) {
     case "tool_call": {
-      const reasons = output.reasons.map((r) => `${r.extension}: ${r.reason}`).join("; ")
+      const reasons = formatReasons(output.reasons)
       const rewritten = input?.event === "tool_call" && !jsonEquals(input.args, output.args)
         ? `; args rewritten to ${json(output.args, 80)}`
         : ""

@@ -13,6 +13,10 @@ export interface Reason {
   readonly reason: string
 }
 
+/** Reasons as one line, as the agent, the CLI and errors show them: `guard: no rm -rf; other: why`. */
+export const formatReasons = (reasons: ReadonlyArray<Reason>): string =>
+  reasons.map((r) => `${r.extension}: ${r.reason}`).join("; ")
+
 export interface Verdict {
   readonly level: Level
   /** The reasons of the extensions at `level`, sorted by extension name then reason, without duplicates. */
