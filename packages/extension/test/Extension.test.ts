@@ -259,7 +259,7 @@ describe("Extension.main (real child process)", () => {
     const done = await ext.close()
     expect(done.code).toBe(0)
     expect(done.stdout).toBe('{}\n{"block":true,"reason":"no"}\n')
-    expect(done.stderr).toContain("tool_call: handler returned a malformed reply (sent {} instead): reason: expected string, got 10n")
+    expect(done.stderr).toContain("tool_call: handler returned a malformed reply (sent {} instead): reason: expected JSON (a BigInt is not), got a BigInt")
   })
 
   it("round-trips unicode and newlines inside strings", async () => {
