@@ -60,7 +60,8 @@ export const dispatch: Scenario = {
     for (const count of [1, 8]) {
       progress(`${count} id-echoing no-op extension(s), reply_ids required, ${plan.dispatch.iterations} dispatches per side`)
       const samples = await measurePair(count, noopIds, plan)
-      rows.push(...latencyRows(`1. sequential tool_call, ${count} id-echoing no-op ext, reply_ids required`, summarize(samples.host), summarize(samples.raw), null))
+      // The same budget: the configuration in which attribution is strongest (every stray caught by its id).
+      rows.push(...latencyRows(`1. sequential tool_call, ${count} id-echoing no-op ext, reply_ids required`, summarize(samples.host), summarize(samples.raw), 1.3))
     }
     progress(`1 SDK no-op extension, ${plan.dispatch.iterations} dispatches per side`)
     const sdk = await measureSdk(plan)
