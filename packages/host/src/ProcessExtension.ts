@@ -100,6 +100,17 @@ const pipeFd = (stream: Readable): number | undefined => {
   return typeof fd === "number" && fd >= 0 ? fd : undefined
 }
 
+/**
+ * Hands the `data` listeners, synchronously and in order, whatever Node has read from `stream` but not yet emitted
+ * (`read()` emits each chunk it returns). In flowing mode Node emits a chunk as it reads it, so this finds nothing;
+ * should the stream ever be paused, those bytes are still attributed before the next request is written, not after.
+ */
+export const flushBuffered = (stream: Readable): void => {
+  while (stream.readableLength > 0 && stream.read() !== null) {
+    // `read()` has emitted the chunk to the listeners
+  }
+}
+
 const destroyPipes = (child: Child) => {
   child.stdin.destroy()
   child.stdout.destroy()
@@ -149,8 +160,9 @@ const connect = Effect.fnUntraced(function*(
   const fd = pipeFd(child.stdout)
   const scratch = new Uint8Array(64 * 1024)
   const readPending = () => {
-    // Bytes Node has read but not yet emitted come first: then the callback, which keeps the order, does it all.
-    if (fd === undefined || child.stdout.destroyed || child.stdout.readableLength > 0) return
+    if (fd === undefined || child.stdout.destroyed) return
+    // Bytes Node has read but not yet emitted are older than anything still in the pipe: they go first.
+    flushBuffered(child.stdout)
     // Bounded: a writer that keeps the pipe full is left to the read callback.
     for (let i = 0; i < PendingReads; i++) {
       let n: number
