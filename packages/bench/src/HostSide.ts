@@ -1,6 +1,5 @@
 import { AuditLog, ExtensionHost, type ExtensionHostShape } from "@abhed/host"
 import { type Config, Defaults, type ExtensionConfig, extensionConfig as makeExtensionConfig } from "@abhed/protocol"
-import * as NodeServices from "@effect/platform-node/NodeServices"
 import { Effect, Layer, Logger, ManagedRuntime, References } from "effect"
 import { type ExtensionCommand, extensionsDir } from "./ExtensionFiles.ts"
 
@@ -41,7 +40,7 @@ const quiet = Layer.mergeAll(
 /** Start the host: spawn every extension, session_start, list_tools. Resolves when the host is ready. */
 export const startHost = async (config: Config, sessionId: string): Promise<HostHandle> => {
   const layer = ExtensionHost.layer(config, { sessionId, baseDir: extensionsDir }).pipe(
-    Layer.provide(Layer.mergeAll(NodeServices.layer, AuditLog.layerNone)),
+    Layer.provide(AuditLog.layerNone),
     Layer.provideMerge(quiet)
   )
   const runtime = ManagedRuntime.make(layer)
