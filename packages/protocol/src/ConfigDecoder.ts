@@ -3,7 +3,7 @@ import { type Config, configFromFile } from "./Config.ts"
 import { ConfigError, type ConfigIssue } from "./ConfigError.ts"
 import { renderPath, schemaProblems } from "./ConfigIssues.ts"
 import { ConfigFile } from "./ConfigSchema.ts"
-import { lineColumn, MaxDepth, pathKey, readConfigText, type Span } from "./ConfigText.ts"
+import { MaxDepth, pathKey, readConfigText, type Span } from "./ConfigText.ts"
 import { isJsonObject } from "./Json.ts"
 
 /**
@@ -26,14 +26,18 @@ interface Placed {
   readonly order: number
 }
 
-/** The Schema's verdict on a value, each problem placed by `spans` (and given a line and column by `where`). */
+/**
+ * The Schema's verdict on a value, each problem placed by the spans (and given a line and column by `where`). The
+ * spans are asked for only when there is a problem to place: a valid config, the common case, needs none.
+ */
 const decodeWith = (
   input: unknown,
-  spans: Spans,
+  spansOf: () => Spans,
   where?: (offset: number) => { readonly line: number; readonly column: number }
 ): Result.Result<Config, ReadonlyArray<Placed>> => {
   const decoded = decodeFile(input, { errors: "all", onExcessProperty: "error", reportInput: true })
   if (Result.isSuccess(decoded)) return Result.succeed(configFromFile(decoded.success))
+  const spans = spansOf()
   return Result.fail(schemaProblems(decoded.failure.issue).map((problem) => {
     // A problem is placed at its key (for a member of an object) or value; a missing key at its object, and
     // ordered after the object's other problems.
@@ -83,7 +87,7 @@ const valueSpans = (input: unknown): Spans => {
 
 /** Decode an already-parsed `abhed.json` value. Fails with every problem found, in document order (no lines). */
 export const decodeConfig = (input: unknown): Result.Result<Config, ConfigError> =>
-  Result.mapError(decodeWith(input, valueSpans(input)), (placed) => new ConfigError({ issues: inOrder(placed) }))
+  Result.mapError(decodeWith(input, () => valueSpans(input)), (placed) => new ConfigError({ issues: inOrder(placed) }))
 
 /**
  * Parse and decode `abhed.json` text (JSON with comments; see ConfigText.ts). A syntax error, a trailing comma and
@@ -91,13 +95,13 @@ export const decodeConfig = (input: unknown): Result.Result<Config, ConfigError>
  */
 export const parseConfig = (text: string): Result.Result<Config, ConfigError> => {
   const read = readConfigText(text)
-  const where = lineColumn(read.text)
+  const { where } = read
   const fromText: ReadonlyArray<Placed> = read.problems.map((p) => ({
     order: p.offset,
     issue: { path: renderPath(p.path), message: p.message, ...where(p.offset) }
   }))
   if (read.value === undefined) return Result.fail(new ConfigError({ issues: inOrder(fromText) }))
-  const decoded = decodeWith(read.value, read, where)
+  const decoded = decodeWith(read.value, () => read, where)
   if (Result.isSuccess(decoded) && fromText.length === 0) return Result.succeed(decoded.success)
   const fromSchema = Result.isFailure(decoded) ? decoded.failure : []
   return Result.fail(new ConfigError({ issues: inOrder([...fromText, ...fromSchema]) }))

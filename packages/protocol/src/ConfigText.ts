@@ -34,6 +34,8 @@ export interface ConfigText {
   /** The span of the value at a path (`pathKey`), and for object members the span of the key. */
   readonly values: ReadonlyMap<string, Span>
   readonly keys: ReadonlyMap<string, Span>
+  /** 1-based line and column of an offset into `text` (the line starts are found once, on first use). */
+  readonly where: (offset: number) => { readonly line: number; readonly column: number }
 }
 
 /** A path as a map key. */
@@ -121,14 +123,20 @@ const lineOf = (starts: ReadonlyArray<number>, offset: number): number => {
   return lo
 }
 
-/** 1-based line and column of a character offset (a line ends at \n, \r\n or \r, as in the tokenizer). */
-export const lineColumn = (text: string): (offset: number) => { readonly line: number; readonly column: number } => {
-  const starts = [0]
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i]
-    if (c === "\n" || (c === "\r" && text[i + 1] !== "\n")) starts.push(i + 1)
-  }
+/**
+ * 1-based line and column of a character offset (a line ends at \n, \r\n or \r, as in the tokenizer). The line
+ * starts are found on the first call: a valid config, the common case, never asks.
+ */
+const lineColumn = (text: string): (offset: number) => { readonly line: number; readonly column: number } => {
+  let starts: Array<number> | undefined
   return (offset) => {
+    if (starts === undefined) {
+      starts = [0]
+      for (let i = 0; i < text.length; i++) {
+        const c = text[i]
+        if (c === "\n" || (c === "\r" && text[i + 1] !== "\n")) starts.push(i + 1)
+      }
+    }
     const line = lineOf(starts, offset)
     return { line: line + 1, column: offset - (starts[line] ?? 0) + 1 }
   }
@@ -142,9 +150,10 @@ export const readConfigText = (raw: string): ConfigText => {
   const { tooDeep, trailingCommas } = scan(text)
   const values = new Map<string, Span>()
   const keys = new Map<string, Span>()
+  const where = lineColumn(text)
   if (tooDeep !== undefined) {
     const message = `nested more than ${MaxDepth} levels deep (a config needs 6)`
-    return { text, value: undefined, problems: [{ offset: tooDeep, path: [], message }], values, keys }
+    return { text, value: undefined, problems: [{ offset: tooDeep, path: [], message }], values, keys, where }
   }
   const errors: Array<ParseError> = []
   const tree = parseTree(text, errors, { allowTrailingComma: true, disallowComments: false, allowEmptyContent: false })
@@ -160,10 +169,9 @@ export const readConfigText = (raw: string): ConfigText => {
       ? []
       : [{ offset: firstError.offset, path: [], message: `invalid JSON: ${syntaxMessage(firstError, text)}` }]
     const problems = [...commas.filter((c) => firstError === undefined || c.offset < firstError.offset), ...first]
-    return { text, value: undefined, problems, values, keys }
+    return { text, value: undefined, problems, values, keys, where }
   }
   const problems: Array<TextProblem> = [...commas]
-  const where = lineColumn(text)
   const valueOf = (node: Node, path: ReadonlyArray<PropertyKey>): unknown => {
     values.set(pathKey(path), { start: node.offset, end: node.offset + node.length })
     const children = node.children ?? []
@@ -201,5 +209,5 @@ export const readConfigText = (raw: string): ConfigText => {
     }
   }
   const value = valueOf(tree, [])
-  return { text, value, problems, values, keys }
+  return { text, value, problems, values, keys, where }
 }
