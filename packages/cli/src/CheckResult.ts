@@ -1,4 +1,4 @@
-import { decodeReply, isJsonObject, isToolName } from "@abhed/protocol"
+import { decodeReply, isJsonObject, isToolName, previewJson, replyIdOf } from "@abhed/protocol"
 import { Result } from "effect"
 import { type PlannedRequest, requestId } from "./CheckPlan.ts"
 
@@ -162,11 +162,11 @@ const idsResult = (answered: ReadonlyArray<Exchange>): CheckResult => {
     } catch {
       continue // not JSON: valid_replies says so
     }
-    const id = isJsonObject(json) ? json["id"] ?? undefined : undefined
+    const id = replyIdOf(json)
     const expected = requestId(x.planned)
     if (id === undefined) missing.push(x.planned.label)
     else if (id !== expected) {
-      wrong.push(`${x.planned.label}: reply carries id ${(JSON.stringify(id) ?? "").slice(0, 100)}, the request's is "${expected}" (the host would mark it dead)`)
+      wrong.push(`${x.planned.label}: reply carries id ${previewJson(id, 100)}, the request's is "${expected}" (the host would mark it dead)`)
     }
   }
   const base = { id: "echoes_ids" as const, title: CheckTitles.echoes_ids }

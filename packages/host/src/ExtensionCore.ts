@@ -4,9 +4,9 @@ import {
   type EventName,
   type ExtensionConfig,
   Framing,
-  isJsonObject,
   MalformedReply,
   previewJson,
+  replyIdOf,
   type ReadLine,
   type SessionEndRequest,
   type WithId
@@ -94,8 +94,6 @@ const preview = (json: unknown): string => previewJson(json, 200)
 
 const describeLine = (line: ReadLine): string => (line._tag === "Json" ? preview(line.value) : `(${line.got})`)
 
-/** The `id` a reply carries, if any (`null` counts as absent, as for every reply field). */
-const replyId = (json: unknown): unknown => (isJsonObject(json) && Object.hasOwn(json, "id") ? json["id"] ?? undefined : undefined)
 
 export interface CoreOptions<R> {
   readonly config: ExtensionConfig
@@ -125,6 +123,8 @@ export const make = Effect.fnUntraced(function*<R>(options: CoreOptions<R>) {
     else Deferred.doneUnsafe(next, Effect.void) // the permit passes to it: `busy` stays true
   }
   const take: Effect.Effect<void> = Effect.suspend(() => {
+    // `send` checks `busy` before it asks for this, but the fiber may yield to the scheduler in between (its
+    // operation budget), and a release meanwhile leaves the permit free with nobody to hand it on: take it here.
     if (!busy) {
       busy = true
       return Effect.void
@@ -223,7 +223,7 @@ export const make = Effect.fnUntraced(function*<R>(options: CoreOptions<R>) {
     if (line._tag === "Invalid") {
       return dieNow(new MalformedReply({ event: current.event, path: "", expected: "one JSON object per line", got: line.got }))
     }
-    const id = replyId(line.value)
+    const id = replyIdOf(line.value)
     if (id !== undefined && id !== current.id) {
       return dieNow(
         new UnsolicitedOutput({ extension: name, line: `reply to id ${preview(id)} while ${preview(current.id)} was in flight` })

@@ -73,6 +73,10 @@ export class MalformedReply extends Schema.TaggedError<MalformedReply>()("Malfor
   }
 }
 
+/** The `id` a reply carries, if any (`null` counts as absent, as for every reply field; own keys only). */
+export const replyIdOf = (json: unknown): unknown =>
+  isJsonObject(json) && Object.hasOwn(json, "id") ? json["id"] ?? undefined : undefined
+
 /** A decoded reply plus the known fields that belong to other events (ignored, but audited). */
 export interface DecodedReply<E extends EventName> {
   readonly reply: ReplyOf<E>
