@@ -39,9 +39,23 @@ const badType = (schema: unknown, path: string): string | undefined => {
   return undefined
 }
 
-export const compileInputSchema = (
-  inputSchema: { readonly [key: string]: unknown }
-): Result.Result<Schema.Codec<unknown, unknown>, string> => {
+type Compiled = Result.Result<Schema.Codec<unknown, unknown>, string>
+
+/**
+ * Compiled once per declaration: the host compiles each declared `input_schema` when it accepts the tool, and the
+ * effect/ai bridge needs the same schema for the tool it offers the model (the same object reaches both).
+ */
+const compiled = new WeakMap<object, Compiled>()
+
+export const compileInputSchema = (inputSchema: { readonly [key: string]: unknown }): Compiled => {
+  const known = compiled.get(inputSchema)
+  if (known !== undefined) return known
+  const result = compile(inputSchema)
+  compiled.set(inputSchema, result)
+  return result
+}
+
+const compile = (inputSchema: { readonly [key: string]: unknown }): Compiled => {
   const bad = badType(inputSchema, "input_schema")
   if (bad !== undefined) return Result.fail(bad)
   // Args are always a JSON object: a root `type` must allow one (no `type` at all, as in `{}`, allows anything).

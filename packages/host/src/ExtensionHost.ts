@@ -44,7 +44,7 @@ import {
   type RequestBody,
   type RequestOf
 } from "@abhed/protocol"
-import { Cause, Clock, Context, Duration, Effect, Exit, type FileSystem, Layer, Metric, type Path, Ref, Result, Scope, Tracer } from "effect"
+import { Cause, Clock, Context, Duration, Effect, Exit, type FileSystem, Layer, Metric, type Path, Result, Scope, Tracer } from "effect"
 import { AuditLog, type AuditExchange, type AuditRound, type ExchangeStatus } from "./AuditLog.ts"
 import { type ConfigInvalid, type ConfigUnreadable, loadConfig } from "./ConfigLoader.ts"
 import { mergeByName, roundAudience, type RoundAudience } from "./Audience.ts"
@@ -167,7 +167,6 @@ const rejection: { readonly [R in RejectionReason]: string } = {
 /** A tool name for a note, with every character outside printable ASCII escaped: a look-alike must show. */
 const quoteToolName = (name: string): string =>
   `"${name.replace(/[^\x20-\x7e]|["\\]/g, (c) => c === "\"" || c === "\\" ? `\\${c}` : `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`)}"`
-
 
 /**
  * Counts a death once per extension, whoever sees it first: the request it failed on, or a later request that
@@ -617,12 +616,12 @@ export const make = (
   yield* Effect.addFinalizer(() =>
     Effect.asVoid(single("session_end", { event: "session_end", session_id: sessionId }, () => ({ outcome: {}, notes: [] })))
   )
-  const tools = yield* Ref.make<ReadonlyArray<AcceptedTool>>(startupTools.accepted)
+  // Fixed at startup: `listTools` asks again and reports, but what the agent may invoke stays what was accepted here.
+  const tools: ReadonlyArray<AcceptedTool> = startupTools.accepted
 
   const invokeTool = (call: InvokeToolInput) =>
     Effect.gen(function*() {
-      const accepted = yield* Ref.get(tools)
-      const entry = accepted.find((t) => t.tool.name === call.tool)
+      const entry = tools.find((t) => t.tool.name === call.tool)
       if (entry === undefined) return yield* new UnknownTool({ tool: call.tool })
       const owner = extensions.find((x) => x.name === entry.extension)
       if (owner === undefined) return yield* new UnknownTool({ tool: call.tool })
@@ -663,7 +662,7 @@ export const make = (
     beforeAgentStart,
     beforeCompact,
     listTools,
-    tools: Ref.get(tools),
+    tools: Effect.succeed(tools),
     invokeTool,
     status: Effect.forEach(extensions, (x) => x.status)
   } satisfies ExtensionHostShape
