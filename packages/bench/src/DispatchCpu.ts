@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs"
 import { noop, noopIds } from "./ExtensionFiles.ts"
 import { withSides } from "./Sides.ts"
+import { percentile } from "./Stats.ts"
 import { hostToolCall, rawToolCall } from "./scenarios/ToolCall.ts"
 
 /**
@@ -15,7 +16,7 @@ if (!Number.isInteger(count) || count < 1) throw new Error(`DispatchCpu: expecte
 const command = process.argv.includes("--ids") ? noopIds : noop
 const blocks = 10
 const perBlock = 500
-const median = (xs: ReadonlyArray<number>) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? Number.NaN
+const median = (xs: ReadonlyArray<number>) => percentile([...xs].sort((a, b) => a - b), 50)
 const switches = (): [number, number] => {
   const status = readFileSync("/proc/self/status", "utf8")
   const field = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+)`, "m").exec(status)?.[1] ?? Number.NaN)
