@@ -24,7 +24,6 @@ import { box, fromContent, toContent, unbox } from "./ToolArgs.ts"
  *    the extensions settled on. Preliminary results are dropped: they never went through `tool_result`.
  */
 
-
 /** Denied and failed calls, as effect/ai's own denial: valid for every tool, in both failure modes. */
 export const executionDenied = (reason: string): typeof Tool.ExecutionFailure.Type => ({
   type: "execution-denied",

@@ -13,7 +13,6 @@ const SampleCallJson = Schema.fromJsonString(Schema.Struct({
   args: Schema.Record(Schema.String, Schema.Unknown).pipe(Schema.optionalKey)
 }))
 
-
 /** `abhed-ext check [--timeout-ms N] [--json] -- COMMAND [ARGS...]`: conformance check of one extension. */
 export const check = Command.make(
   "check",

@@ -12,7 +12,6 @@ import { argsToPeer, peerToolName, type ToolNames } from "./HookToolNames.ts"
 
 export type Json = Readonly<Record<string, unknown>>
 
-
 const str = (u: unknown, fallback = ""): string => (typeof u === "string" ? u : fallback)
 
 /** A tool event's parts, when the request is one (`tool_call`, `tool_result`). */

@@ -94,7 +94,6 @@ const preview = (json: unknown): string => previewJson(json, 200)
 
 const describeLine = (line: ReadLine): string => (line._tag === "Json" ? preview(line.value) : `(${line.got})`)
 
-
 export interface CoreOptions<R> {
   readonly config: ExtensionConfig
   readonly sessionId: string
