@@ -53,13 +53,14 @@ const strayAfterFirstReply = (fixture: string, overrides: Partial<ExtensionConfi
 describe("attribution with a stalled event loop (real process)", () => {
   it.live("a stray line already in the pipe when the next request is written kills the extension; never applied", () =>
     Effect.gen(function*() {
-      // Without ids, only the read before the write can tell the stray line from the second request's reply.
+      // Without ids, only the event loop's poll before the write can tell the stray line from the second request's
+      // reply (the host waits for one: PollBarrier).
       const { error, state } = yield* strayAfterFirstReply("ext-late-stray.sh", {})
       assert.deepStrictEqual(error._tag === "ExtensionDead" && error.cause, `unsolicited_output: {"reason":"stray"}`)
       assert.deepStrictEqual(state, { _tag: "dead", cause: { _tag: "unsolicited_output", detail: `{"reason":"stray"}` } })
     }))
 
-  it.live("with reply_ids required (no read before the write), the stray line's id gives it away; never applied", () =>
+  it.live("with reply_ids required (written at once), the stray line's id gives it away; never applied", () =>
     Effect.gen(function*() {
       // The stray line is read after the second request was written: alone (then its old id kills), or, when the
       // extension answers fast enough, in one read with the real reply (then the surplus line kills). Either way the

@@ -14,6 +14,7 @@ import {
 import { Cause, Clock, Deferred, Duration, Effect, Exit, Result, Scope } from "effect"
 import { type EncodedRequest, type Extension, type ExtensionState, type StartedExchange, subscribes } from "./Extension.ts"
 import {
+  type DeathCause,
   deathCauseOf,
   describeDeathCause,
   ExtensionDead,
@@ -47,12 +48,13 @@ export interface Transport {
    */
   readonly write: <E extends EventName>(request: EncodedRequest<E>) => void
   /**
-   * Read, synchronously, whatever the extension has already written and the read callback has not yet seen, and
-   * report it through `read`. The core calls it right before making a request the one in flight: bytes written
-   * before the request was written cannot be its reply, however late the event loop would have delivered them.
-   * Not called when the extension's `reply_ids` is "required": then no such line can pass for a reply anyway.
+   * Call `then` once every byte the extension wrote before this call has been read and reported through `read`
+   * (a process: after the event loop's next poll, `PollBarrier`); the core writes the request in `then`. So bytes
+   * written before a request existed cannot be its reply, however late the event loop would have delivered them.
+   * A transport with nothing in between (a fake) calls `then` at once. Not called when the extension's `reply_ids`
+   * is "required": then no such line can pass for a reply anyway.
    */
-  readonly readPending: () => void
+  readonly catchUp: (then: () => void) => void
   /** After a death: stop the extension now (a process: SIGTERM its group, SIGKILL after the grace). */
   readonly terminate: Effect.Effect<void>
   /** At scope close while alive: stop it gracefully (close stdin, wait a grace, then terminate). */
@@ -72,7 +74,7 @@ export interface TransportEvents {
 /** A transport with nothing behind it: what an extension that never started has. */
 export const deadTransport: Transport = {
   write: () => undefined,
-  readPending: () => undefined,
+  catchUp: (then) => then(),
   terminate: Effect.void,
   close: Effect.void,
   pid: undefined,
@@ -82,8 +84,8 @@ export const deadTransport: Transport = {
 interface InFlight {
   readonly event: EventName
   readonly id: string
-  /** Called once, synchronously, with the reply line or the death that ended the exchange. */
-  readonly settle: (reply: Exit.Exit<unknown, DeathError>) => void
+  /** Called once, synchronously, with the reply line or what ended the exchange without one. */
+  readonly settle: (reply: Exit.Exit<unknown, ExtensionError>) => void
   readonly timeoutMs: number
   /** When the reply is due, on the Clock (the timeout counts from the write). */
   readonly deadline: number
@@ -243,36 +245,50 @@ export const make = Effect.fnUntraced(function*<R>(options: CoreOptions<R>) {
   }
 
   const events: TransportEvents = { read, fail: dieNow }
+  const deadError = (cause: DeathCause) => new ExtensionDead({ extension: name, cause: describeDeathCause(cause) })
 
   /**
-   * Register and write, in one synchronous step: reading what is already pending, checking for death, making the
-   * request the one in flight, writing its bytes and arming the watchdog happen together, so no line can be read in between (attribution), and a
-   * death in between cannot leave the request waiting for a reply that cannot come.
+   * Commit to a request: it is written once whatever the extension wrote before it has been read (`catchUp`,
+   * DESIGN §4), and from then on its reply belongs to it whatever the caller does. The write is one synchronous
+   * step: checking for death, making the request the one in flight, writing its bytes and arming the watchdog
+   * happen together, so no line can be read in between (attribution), and a death in between cannot leave the
+   * request waiting for a reply that cannot come. Returns the death that stops it from being begun at all.
    */
   const begin = <E extends EventName>(
     request: EncodedRequest<E>,
     timeoutOverride: number | undefined,
     settle: InFlight["settle"]
-  ): InFlight | ExtensionDead => {
-    // Nothing is in flight here: any complete line already written is unsolicited, and kills before the write.
-    // With ids required the read is not needed: a line written before this request cannot carry its id, so it
-    // kills the extension whenever it is read (and the read costs a system call per request: docs/benchmarks.md).
-    if (readBeforeWrite) transport.readPending()
-    if (phase._tag === "dead") return new ExtensionDead({ extension: name, cause: describeDeathCause(phase.cause) })
+  ): ExtensionDead | undefined => {
+    if (phase._tag === "dead") return deadError(phase.cause)
     const timeoutMs = timeoutOverride ?? (exchanges === 0 ? config.startup_timeout_ms : config.timeout_ms)
-    const current: InFlight = {
-      event: request.event,
-      id: request.value.id,
-      settle,
-      timeoutMs,
-      deadline: clock.currentTimeMillisUnsafe() + timeoutMs
-    }
-    inFlight = current
     exchanges++
     if (request.event === "session_end") sessionEnded = true
-    transport.write(request)
-    if (current.deadline < watchdogTarget) Deferred.doneUnsafe(poke, Effect.void)
-    return current
+    const write = (): void => {
+      // A line read while catching up had nothing in flight (or the process exited): the request is never written.
+      if (phase._tag === "dead") return settle(Exit.fail(deadError(phase.cause)))
+      const current: InFlight = {
+        event: request.event,
+        id: request.value.id,
+        settle,
+        timeoutMs,
+        deadline: clock.currentTimeMillisUnsafe() + timeoutMs
+      }
+      try {
+        inFlight = current
+        transport.write(request)
+        if (current.deadline < watchdogTarget) Deferred.doneUnsafe(poke, Effect.void)
+      } catch (defect) {
+        // Not the extension's failure: the request ends with the defect (run from the event loop, it must not throw).
+        if (inFlight === current) inFlight = undefined
+        settle(Exit.die(defect))
+      }
+    }
+    // Nothing is in flight until the write: any complete line read meanwhile is unsolicited and kills. With ids
+    // required there is nothing to wait for: a line written before this request cannot carry its id, so it kills
+    // the extension whenever it is read.
+    if (readBeforeWrite) transport.catchUp(write)
+    else write()
+    return undefined
   }
 
   /**
@@ -296,12 +312,12 @@ export const make = Effect.fnUntraced(function*<R>(options: CoreOptions<R>) {
   }
 
   /**
-   * After the write, the reply belongs to this request whatever the caller does: a caller interrupted while it
-   * waits hands the rest of the exchange to a fiber in the extension's scope, which keeps the permit until the
-   * reply (or the timeout, or a death) comes, so the next request can never read this one's reply. The common
-   * case forks nothing.
+   * Once begun (written, or to be written when the transport has caught up), the reply belongs to this request
+   * whatever the caller does: a caller interrupted while it waits hands the rest of the exchange to a fiber in the
+   * extension's scope, which keeps the permit until the reply (or the timeout, or a death) comes, so the next
+   * request can never read this one's reply. The common case forks nothing.
    */
-  const handOff = <E extends EventName>(reply: Deferred.Deferred<unknown, DeathError>, request: EncodedRequest<E>) =>
+  const handOff = <E extends EventName>(reply: Deferred.Deferred<unknown, ExtensionError>, request: EncodedRequest<E>) =>
     Deferred.await(reply).pipe(
       Effect.flatMap((json) => Effect.suspend(() => accept(request.event, json))),
       Effect.onInterrupt(() =>
@@ -327,17 +343,17 @@ export const make = Effect.fnUntraced(function*<R>(options: CoreOptions<R>) {
     Effect.uninterruptibleMask((restore) => {
       // With the permit: the release is a plain call in the same step as the outcome (no Effect step for it).
       const exchange = (): Effect.Effect<DecodedReply<E>, ExtensionError> => {
-        let current: InFlight | ExtensionDead
-        const reply = Deferred.makeUnsafe<unknown, DeathError>()
+        let dead: ExtensionDead | undefined
+        const reply = Deferred.makeUnsafe<unknown, ExtensionError>()
         try {
-          current = begin(request, timeoutOverride, (exit) => Deferred.doneUnsafe(reply, exit))
+          dead = begin(request, timeoutOverride, (exit) => Deferred.doneUnsafe(reply, exit))
         } catch (defect) {
           release()
           return Effect.die(defect)
         }
-        if (current instanceof ExtensionDead) {
+        if (dead !== undefined) {
           release()
-          return Effect.fail(current)
+          return Effect.fail(dead)
         }
         return Effect.matchCauseEffect(restore(Deferred.await(reply)), {
           onSuccess: (json): Effect.Effect<DecodedReply<E>, ExtensionError> => {
@@ -345,7 +361,7 @@ export const make = Effect.fnUntraced(function*<R>(options: CoreOptions<R>) {
             release()
             return exit
           },
-          // The reply's own failures come from `dieNow`: the extension is dead already.
+          // The reply's own failures come from `dieNow` or a death before the write: the extension is dead already.
           onFailure: (cause): Effect.Effect<never, ExtensionError> => {
             if (Cause.hasInterrupts(cause)) return Effect.andThen(handOff(reply, request), Effect.failCause(cause))
             release()
@@ -381,12 +397,12 @@ export const make = Effect.fnUntraced(function*<R>(options: CoreOptions<R>) {
       listener = undefined
       notify?.(exit)
     }
-    const settle = (reply: Exit.Exit<unknown, DeathError>): void => {
+    const settle = (reply: Exit.Exit<unknown, ExtensionError>): void => {
       end(Exit.isFailure(reply) ? Exit.failCause(reply.cause) : accept(request.event, reply.value))
     }
     try {
-      const current = begin(request, undefined, settle)
-      if (current instanceof ExtensionDead) end(Exit.fail(current))
+      const dead = begin(request, undefined, settle)
+      if (dead !== undefined) end(Exit.fail(dead))
     } catch (defect) {
       end(Exit.die(defect))
     }

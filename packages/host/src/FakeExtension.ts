@@ -64,7 +64,7 @@ export const make = (
               )
             )
           },
-          readPending: () => undefined, // a fake's reply is delivered when its handler finishes
+          catchUp: (then) => then(), // a fake's reply is delivered when its handler finishes: nothing is pending
           terminate: stop,
           close: stop,
           pid: undefined,

@@ -1,13 +1,13 @@
 import { type ExtensionConfig, Framing, makeLineReader } from "@abhed/protocol"
 import { Deferred, Duration, Effect, FiberSet, type Scope } from "effect"
 import * as NodeChildProcess from "node:child_process"
-import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
 import type { Readable, Writable } from "node:stream"
 import type { Extension } from "./Extension.ts"
 import * as ExtensionCore from "./ExtensionCore.ts"
 import { environmentFor } from "./ExtensionEnvironment.ts"
 import { ExtensionExited, ReplyTooLong, SpawnFailed } from "./ExtensionError.ts"
+import { afterPoll } from "./PollBarrier.ts"
 import * as ProcessGroup from "./ProcessGroup.ts"
 import * as StderrTail from "./StderrTail.ts"
 
@@ -90,16 +90,6 @@ const spawn = (config: ExtensionConfig, options: Options) =>
     child.once("error", onError)
   })
 
-/** How many 64 KiB reads `readPending` takes at most before leaving the rest to the read callback. */
-const PendingReads = 16
-
-/** The file descriptor behind a child's pipe (Node's handle keeps it; no public API gives it). */
-const pipeFd = (stream: Readable): number | undefined => {
-  const handle: unknown = Reflect.get(stream, "_handle")
-  const fd: unknown = typeof handle === "object" && handle !== null ? Reflect.get(handle, "fd") : undefined
-  return typeof fd === "number" && fd >= 0 ? fd : undefined
-}
-
 /**
  * Hands the `data` listeners, synchronously and in order, whatever Node has read from `stream` but not yet emitted
  * (`read()` emits each chunk it returns). In flowing mode Node emits a chunk as it reads it, so this finds nothing;
@@ -153,34 +143,15 @@ const connect = Effect.fnUntraced(function*(
     if (tooLong) events.fail(new ReplyTooLong({ extension: name, max_line_bytes: maxLineBytes }))
   }
   child.stdout.on("data", onStdout)
-  // Before each request is written, what is already in the pipe is read synchronously (the pipe is non-blocking:
-  // an empty one answers EAGAIN at once), so bytes the extension wrote before the request existed are attributed
-  // as such even when the event loop would deliver them only after the write (a loaded machine). Node gives no
-  // public access to the pipe's fd; without it (another platform) the read callback alone attributes.
-  const fd = pipeFd(child.stdout)
-  const scratch = new Uint8Array(64 * 1024)
-  const readPending = () => {
-    if (fd === undefined || child.stdout.destroyed) return
-    // Bytes Node has read but not yet emitted are older than anything still in the pipe: they go first.
-    flushBuffered(child.stdout)
-    // Bounded: a writer that keeps the pipe full is left to the read callback.
-    for (let i = 0; i < PendingReads; i++) {
-      let n: number
-      // An empty pipe answers EAGAIN, which Node throws as an Error: with no stack trace to capture (nobody sees
-      // it), the read costs about half (measured 4.4 -> 2.1-2.6 us in a loop; p50 in the host 16.8 -> 7.0 us).
-      const limit = Error.stackTraceLimit
-      Error.stackTraceLimit = 0
-      try {
-        n = NodeFs.readSync(fd, scratch, 0, scratch.length, null)
-      } catch {
-        return // EAGAIN: nothing pending (or the pipe is gone: the exit says why)
-      } finally {
-        Error.stackTraceLimit = limit
-      }
-      if (n <= 0) return
-      onStdout(scratch.subarray(0, n))
-    }
-  }
+  // Before each request is written, the event loop polls once (shared by every request begun meanwhile): bytes the
+  // extension wrote before the request existed are read and attributed as such, even when the loop was held up
+  // and would otherwise deliver them after the write.
+  const catchUp = (then: () => void) =>
+    afterPoll(() => {
+      // Bytes Node has read but not yet emitted are older than the request: they go first.
+      if (!child.stdout.destroyed) flushBuffered(child.stdout)
+      then()
+    })
 
   // stderr: always drained, logged line by line, last 64 KiB kept.
   const stderr = StderrTail.make()
@@ -213,7 +184,7 @@ const connect = Effect.fnUntraced(function*(
     write: (request) => {
       if (child.stdin.writable) child.stdin.write(request.bytes)
     },
-    readPending,
+    catchUp,
     // SIGTERM to the group, SIGKILL after the grace; waits until the whole group is gone.
     terminate: Effect.andThen(closeStdin, ProcessGroup.terminate(child, pid, grace)),
     close: Effect.gen(function*() {

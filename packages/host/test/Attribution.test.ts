@@ -19,6 +19,7 @@ type Action =
   | { readonly _tag: "stray"; readonly id: "none" | "old" | "next" }
   | { readonly _tag: "read"; readonly bytes: number }
   | { readonly _tag: "yield" }
+  | { readonly _tag: "turn" }
 
 const action: fc.Arbitrary<Action> = fc.oneof(
   { arbitrary: fc.constant({ _tag: "send" } as const), weight: 4 },
@@ -26,7 +27,8 @@ const action: fc.Arbitrary<Action> = fc.oneof(
   { arbitrary: fc.constant({ _tag: "answer", twice: true } as const), weight: 1 },
   { arbitrary: fc.constantFrom("none", "old", "next").map((id) => ({ _tag: "stray", id } as const)), weight: 1 },
   { arbitrary: fc.integer({ min: 1, max: 80 }).map((bytes) => ({ _tag: "read", bytes } as const)), weight: 6 },
-  { arbitrary: fc.constant({ _tag: "yield" } as const), weight: 2 }
+  { arbitrary: fc.constant({ _tag: "yield" } as const), weight: 2 },
+  { arbitrary: fc.constant({ _tag: "turn" } as const), weight: 3 }
 )
 
 interface Line {
@@ -41,11 +43,13 @@ const enc = new TextEncoder()
 const scenario = (
   actions: ReadonlyArray<Action>,
   echoIds: boolean,
-  readPendingOnWrite = false,
+  pollOnTurn = false,
   replyIds: "optional" | "required" = "optional"
 ) =>
   Effect.gen(function*() {
-    let pendingReads = 0
+    let catchUps = 0
+    /** Writes waiting for the event loop's next turn (`catchUp`). */
+    let waitingWrites: Array<() => void> = []
     let step = 0
     const written: Array<{ readonly id: string; readonly at: number }> = [] // requests, in write order
     let answered = 0
@@ -87,10 +91,11 @@ const scenario = (
           const transport: ExtensionCore.Transport = {
             ...ExtensionCore.deadTransport,
             write: (request) => void written.push({ id: request.value.id, at: step }),
-            // As the process transport does before each write: everything already in the pipe is read now.
-            readPending: () => {
-              pendingReads++
-              if (readPendingOnWrite) deliver(pipe.length)
+            // As the process transport does: the write waits for the event loop's next turn, whose poll reads what
+            // is in the pipe by then (or, to check that attribution holds without it, reads nothing).
+            catchUp: (then) => {
+              catchUps++
+              waitingWrites.push(then)
             }
           }
           return transport
@@ -99,6 +104,7 @@ const scenario = (
     const sends: Array<{ readonly id: string; readonly fiber: Fiber.Fiber<{ readonly reason: string | undefined }, unknown> }> = []
     // The actions, then a well-behaved tail: answer what is left, in reads of any size, until nothing moves.
     const tail: Array<Action> = Array.from({ length: 12 }, (): ReadonlyArray<Action> => [
+      { _tag: "turn" },
       { _tag: "answer", twice: false },
       { _tag: "read", bytes: 1 << 16 },
       { _tag: "yield" }
@@ -136,6 +142,14 @@ const scenario = (
         case "yield":
           yield* Effect.yieldNow
           break
+        case "turn": {
+          // The event loop's poll, then the writes that waited for it.
+          if (pollOnTurn) deliver(pipe.length)
+          const writes = waitingWrites
+          waitingWrites = []
+          for (const write of writes) write()
+          break
+        }
       }
       yield* Effect.yieldNow
     }
@@ -156,9 +170,9 @@ const scenario = (
     }
     for (const send of sends) yield* Fiber.interrupt(send.fiber)
     yield* Scope.close(scope, Exit.void)
-    // With ids required the core does not read before it writes (no line written earlier can carry the new id).
-    if (replyIds === "required") expect(pendingReads).toBe(0)
-    else if (sends.length > 0) expect(pendingReads).toBeGreaterThan(0)
+    // With ids required the core writes at once (no line written earlier can carry the new id).
+    if (replyIds === "required") expect(catchUps).toBe(0)
+    else expect(catchUps).toBeGreaterThanOrEqual(written.length) // every write waited for the loop's turn
     return checked
   })
 
@@ -175,7 +189,7 @@ describe("attribution over a simulated pipe (DESIGN §4)", () => {
     expect(replied).toBeGreaterThan(500)
   })
 
-  it("with reply_ids required and no read before the write: only a line with the request's own id is applied", async () => {
+  it("with reply_ids required (written at once, no turn of the loop first): only a line with the request's own id is applied", async () => {
     let replied = 0
     await fc.assert(
       fc.asyncProperty(fc.array(action, { minLength: 5, maxLength: 40 }), fc.boolean(), async (actions, echoIds) => {
@@ -198,6 +212,23 @@ describe("attribution over a simulated pipe (DESIGN §4)", () => {
         { _tag: "read", bytes: 80 }
       ], false)
       expect(checked).toBe(0)
+    })))
+
+  it("a stray line already in the pipe when a request is begun is read by the poll before the write: never applied", () =>
+    Effect.runPromise(Effect.gen(function*() {
+      // The stray line is written, unread (the event loop is held up); then a request is begun. Its write waits for
+      // the loop's next poll, which reads the stray line with nothing in flight: the extension dies, the request is
+      // never written. Without that poll the stray line would be the first read after the write: applied.
+      const steps: ReadonlyArray<Action> = [
+        { _tag: "stray", id: "none" },
+        { _tag: "send" },
+        { _tag: "turn" },
+        { _tag: "read", bytes: 80 },
+        { _tag: "answer", twice: false },
+        { _tag: "read", bytes: 80 }
+      ]
+      expect(yield* scenario(steps, false, true)).toBe(0)
+      expect(yield* scenario(steps, false, false)).toBe(1)
     })))
 
   it.effect("reply ids: the id in flight is accepted, another id kills (never applied), reply_ids required needs one", () =>

@@ -1,0 +1,92 @@
+import { performance } from "node:perf_hooks"
+
+/**
+ * Runs a task once the event loop has polled for I/O since the task was queued: every read callback for bytes that
+ * were already in a pipe when the task was queued has run by then. The process transport writes each request
+ * through it (DESIGN §4, attribution): whatever an extension wrote before the request existed is read, and
+ * attributed with nothing in flight, before the request is written, even when the event loop was held up and would
+ * otherwise deliver those bytes after the write.
+ *
+ * This replaced a synchronous read of each pipe before each write (`fs.readSync` on the non-blocking fd): an empty
+ * pipe answers EAGAIN, which Node throws as an Error, 4–5 µs per extension per request in the dispatch loop. One
+ * poll serves every request queued before it, so a round to 8 extensions pays one turn of the loop instead of 8
+ * throws (docs/benchmarks.md), and no private Node handle is needed to find the fd.
+ *
+ * How it knows a poll happened: libuv counts loop iterations and increments the count right before it polls
+ * (`performance.nodeTiming.uvMetricsInfo.loopCount`). A task runs from an immediate (the check phase, after the
+ * poll) once the count has moved past the one seen when it was queued. Queued from the check phase (where the
+ * host's fibers resume, Effect's scheduler being `setImmediate`), the next iteration's poll is enough: one turn.
+ * Queued from a read callback (the poll phase), this iteration's poll came before it: two turns. Without the count
+ * (another runtime), every task waits two turns, which always contains a poll.
+ */
+
+interface Queued {
+  readonly loop: number
+  readonly task: () => void
+}
+
+type LoopCount = () => number
+
+const loopCountOf = (): LoopCount | undefined => {
+  try {
+    const timing: unknown = performance.nodeTiming
+    const read = () => {
+      const info: unknown = typeof timing === "object" && timing !== null ? Reflect.get(timing, "uvMetricsInfo") : undefined
+      const count: unknown = typeof info === "object" && info !== null ? Reflect.get(info, "loopCount") : undefined
+      return typeof count === "number" ? count : Number.NaN
+    }
+    return Number.isFinite(read()) ? read : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/** A barrier over the event loop. `loopCount` is for tests (a count that never moves makes tasks wait). */
+export const make = (loopCount: LoopCount | undefined = loopCountOf()) => {
+  let queue: Array<Queued> = []
+  let scheduled = false
+
+  const runDue = (): void => {
+    scheduled = false
+    const now = loopCount === undefined ? Number.NaN : loopCount()
+    const due: Array<() => void> = []
+    const waiting: Array<Queued> = []
+    for (const q of queue) {
+      // Without a count, `loop` is the number of turns still to wait.
+      if (loopCount === undefined ? q.loop <= 1 : q.loop < now) due.push(q.task)
+      else waiting.push(loopCount === undefined ? { loop: q.loop - 1, task: q.task } : q)
+    }
+    queue = waiting
+    if (waiting.length > 0) schedule()
+    // Each task is the caller's, and must not throw (the core's write catches its own defects); one that does
+    // still leaves the others run and the barrier usable.
+    let failure: { readonly error: unknown } | undefined
+    for (const task of due) {
+      try {
+        task()
+      } catch (error) {
+        failure ??= { error }
+      }
+    }
+    if (failure !== undefined) throw failure.error
+  }
+
+  const schedule = (): void => {
+    if (scheduled) return
+    scheduled = true
+    setImmediate(runDue)
+  }
+
+  return {
+    /** Whether it knows the loop count (else every task waits two turns). */
+    usesLoopCount: loopCount !== undefined,
+    /** Run `task` after the event loop's next poll for I/O (see above). */
+    afterPoll: (task: () => void): void => {
+      queue.push({ loop: loopCount === undefined ? 2 : loopCount(), task })
+      schedule()
+    }
+  }
+}
+
+/** The process's barrier: one event loop, so one barrier; every extension's writes share its turns. */
+export const afterPoll = make().afterPoll
