@@ -29,7 +29,7 @@ describe.concurrent("abhed-ext check: echoes_ids", () => {
       title: "replies echo the request's id",
       status: "pass",
       details: [
-        "every reply echoes it: run it with \"reply_ids\": \"required\" (every stray line is then caught, and the host skips a system call per request: docs/protocol.md)"
+        "every reply echoes it: run it with \"reply_ids\": \"required\" (every stray line is then caught, and the host writes each request without first waiting a turn of its event loop: docs/protocol.md)"
       ]
     })
     expect(r.code).toBe(0)

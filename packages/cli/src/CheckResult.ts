@@ -176,7 +176,7 @@ const idsResult = (answered: ReadonlyArray<Exchange>): CheckResult => {
       ...base,
       status: "pass",
       details: [
-        "every reply echoes it: run it with \"reply_ids\": \"required\" (every stray line is then caught, and the host skips a system call per request: docs/protocol.md)"
+        "every reply echoes it: run it with \"reply_ids\": \"required\" (every stray line is then caught, and the host writes each request without first waiting a turn of its event loop: docs/protocol.md)"
       ]
     }
   }

@@ -182,7 +182,7 @@ export const ExtensionFile = Schema.Struct({
   ),
   reply_ids: Schema.optionalKey(Schema.Literals(ReplyIdsValues).annotate({
     description:
-      "required: every reply must echo the request's id (a reply without it is malformed), and the host skips its read of the pipe before each request. optional: a reply may echo it. A reply with a wrong id kills the extension either way. Set required for extensions that always echo (the SDK, abhed-ext hook).",
+      "required: every reply must echo the request's id (a reply without it is malformed), and the host writes each request at once instead of first letting the event loop read what is already in the pipe. optional: a reply may echo it. A reply with a wrong id kills the extension either way. Set required for extensions that always echo (the SDK, abhed-ext hook).",
     default: Defaults.reply_ids
   })),
   match: Schema.optionalKey(Rules.check(nonEmptyMatch).annotate({

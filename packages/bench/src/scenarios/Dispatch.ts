@@ -12,7 +12,7 @@ import { hostToolCall, rawToolCall } from "./ToolCall.ts"
  * the raw client running the same processes the same way (each in a session of its own, as the host must). Also,
  * interleaved in the same loop, the raw client with the processes in its own session (as the raw side ran them
  * before, to show what the arrangement alone moves); then id-echoing no-ops with `reply_ids: "required"` (the host
- * skips its read before each write); and one SDK no-op, to price the SDK.
+ * writes at once, without the turn of the event loop first); and one SDK no-op, to price the SDK.
  */
 const measure = (count: number, command: ExtensionCommand, plan: Plan) =>
   withSides({ count, command }, [{ count, command }, { count, command, session: "caller" }], (host, [raw = [], caller = []]) =>
