@@ -42,6 +42,8 @@ export const deny = (extension: string, reason: string): Verdict => ({ level: "d
 
 /** Sorted, duplicates removed: the normal form that makes `join` commutative and idempotent as deep equality. */
 export const normalizeReasons = (reasons: ReadonlyArray<Reason>): ReadonlyArray<Reason> => {
+  // None or one: already in normal form (and every dispatch joins several `none`s: no copy for them).
+  if (reasons.length < 2) return reasons
   const sorted = [...reasons].sort(ReasonOrder)
   return sorted.filter((r, i) => {
     const prev = i === 0 ? undefined : sorted[i - 1]
@@ -54,7 +56,8 @@ export const join = (a: Verdict, b: Verdict): Verdict => {
   const c = LevelOrder(a.level, b.level)
   if (c > 0) return { level: a.level, reasons: normalizeReasons(a.reasons) }
   if (c < 0) return { level: b.level, reasons: normalizeReasons(b.reasons) }
-  return { level: a.level, reasons: normalizeReasons([...a.reasons, ...b.reasons]) }
+  const both = a.reasons.length === 0 ? b.reasons : b.reasons.length === 0 ? a.reasons : [...a.reasons, ...b.reasons]
+  return { level: a.level, reasons: normalizeReasons(both) }
 }
 
 /** A commutative monoid: replies can be folded in as they arrive, in any order. */

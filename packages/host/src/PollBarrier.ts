@@ -20,11 +20,6 @@ import { performance } from "node:perf_hooks"
  * (another runtime), every task waits two turns, which always contains a poll.
  */
 
-interface Queued {
-  readonly loop: number
-  readonly task: () => void
-}
-
 type LoopCount = () => number
 
 const loopCountOf = (): LoopCount | undefined => {
@@ -43,21 +38,58 @@ const loopCountOf = (): LoopCount | undefined => {
 
 /** A barrier over the event loop. `loopCount` is for tests (a count that never moves makes tasks wait). */
 export const make = (loopCount: LoopCount | undefined = loopCountOf()) => {
-  let queue: Array<Queued> = []
+  // Parallel arrays rather than an object per task: a round to N extensions queues N tasks per dispatch.
+  let tasks: Array<() => void> = []
+  /** Per task: the loop count when it was queued; without a count, the turns it still has to wait. */
+  let marks: Array<number> = []
   let scheduled = false
+
+  // The count cannot move while JavaScript runs (libuv counts between its phases), so one reading serves every
+  // task queued before the next microtask checkpoint: one reading per round, not one per extension.
+  let cached = -1
+  const forget = () => {
+    cached = -1
+  }
+  const countNow = (count: LoopCount): number => {
+    if (cached < 0) {
+      cached = count()
+      queueMicrotask(forget)
+    }
+    return cached
+  }
+
+  const isDue = (mark: number, now: number) => (loopCount === undefined ? mark <= 1 : mark < now)
 
   const runDue = (): void => {
     scheduled = false
     const now = loopCount === undefined ? Number.NaN : loopCount()
-    const due: Array<() => void> = []
-    const waiting: Array<Queued> = []
-    for (const q of queue) {
-      // Without a count, `loop` is the number of turns still to wait.
-      if (loopCount === undefined ? q.loop <= 1 : q.loop < now) due.push(q.task)
-      else waiting.push(loopCount === undefined ? { loop: q.loop - 1, task: q.task } : q)
+    let dueCount = 0
+    for (const mark of marks) if (isDue(mark, now)) dueCount++
+    let due: Array<() => void> = []
+    if (dueCount === tasks.length) {
+      due = tasks
+      tasks = []
+      marks = []
+    } else if (dueCount > 0) {
+      const current = tasks
+      const currentMarks = marks
+      tasks = []
+      marks = []
+      current.forEach((task, i) => {
+        const mark = currentMarks[i] ?? 0
+        if (isDue(mark, now)) due.push(task)
+        else {
+          tasks.push(task)
+          marks.push(mark)
+        }
+      })
     }
-    queue = waiting
-    if (waiting.length > 0) schedule()
+    if (tasks.length > 0) {
+      // Queued after this turn's poll (from a read callback, usually every one of them): they wait for the next
+      // poll, in the order queued. Without a count, each has one turn less to wait.
+      if (loopCount === undefined) marks = marks.map((mark) => mark - 1)
+      schedule()
+    }
     // Each task is the caller's, and must not throw (the core's write catches its own defects); one that does
     // still leaves the others run and the barrier usable.
     let failure: { readonly error: unknown } | undefined
@@ -82,7 +114,8 @@ export const make = (loopCount: LoopCount | undefined = loopCountOf()) => {
     usesLoopCount: loopCount !== undefined,
     /** Run `task` after the event loop's next poll for I/O (see above). */
     afterPoll: (task: () => void): void => {
-      queue.push({ loop: loopCount === undefined ? 2 : loopCount(), task })
+      tasks.push(task)
+      marks.push(loopCount === undefined ? 2 : countNow(loopCount))
       schedule()
     }
   }
