@@ -8,7 +8,7 @@ export interface ExtensionCommand {
   readonly command: string
   readonly args: ReadonlyArray<string>
   /** The host's `reply_ids` for it (the extension echoes ids); default "optional". */
-  readonly replyIds?: "required"
+  readonly replyIds?: "optional" | "required"
 }
 
 const file = (name: string) => fileURLToPath(new URL(`./extensions/${name}`, import.meta.url))

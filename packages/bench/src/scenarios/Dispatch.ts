@@ -3,16 +3,18 @@ import { interleave, timed } from "../Harness.ts"
 import type { Plan } from "../Plan.ts"
 import { latencyRows, type Row, row } from "../Report.ts"
 import type { Scenario } from "../Scenario.ts"
+import { configOf, startHost } from "../HostSide.ts"
 import { withSides } from "../Sides.ts"
 import { summarize } from "../Stats.ts"
-import { hostToolCall, rawToolCall } from "./ToolCall.ts"
+import { hostToolCall, rawToolCall, sessionId } from "./ToolCall.ts"
 
 /**
  * 1. Sequential tool_call dispatches to 1 and to 8 no-op extensions (budget: p50 ratio ≤ 1.3, DESIGN §8), against
  * the raw client running the same processes the same way (each in a session of its own, as the host must). Also,
  * interleaved in the same loop, the raw client with the processes in its own session (as the raw side ran them
  * before, to show what the arrangement alone moves); then id-echoing no-ops with `reply_ids: "required"` (the host
- * writes at once, without the turn of the event loop first); and one SDK no-op, to price the SDK.
+ * writes at once, without the turn of the event loop first); the same id-echoing no-ops run by two hosts, reply_ids
+ * optional against required, to price the poll before each write; and one SDK no-op, to price the SDK.
  */
 const measure = (count: number, command: ExtensionCommand, plan: Plan) =>
   withSides({ count, command }, [{ count, command }, { count, command, session: "caller" }], (host, [raw = [], caller = []]) =>
@@ -21,6 +23,24 @@ const measure = (count: number, command: ExtensionCommand, plan: Plan) =>
 const measurePair = (count: number, command: ExtensionCommand, plan: Plan) =>
   withSides({ count, command }, [{ count, command }], (host, [raw = []]) =>
     interleave({ host: timed(hostToolCall(host)), raw: timed(rawToolCall(raw)) }, plan.dispatch))
+
+/**
+ * The price of attribution without ids: two hosts over the same id-echoing no-op, one with `reply_ids` optional
+ * (each write waits for a poll of the event loop) and one with it required (written at once), interleaved.
+ */
+const measureReplyIds = async (count: number, plan: Plan) => {
+  const optional = await startHost(configOf(count, { ...noopIds, replyIds: "optional" }), sessionId)
+  try {
+    const required = await startHost(configOf(count, noopIds), sessionId)
+    try {
+      return await interleave({ optional: timed(hostToolCall(optional)), required: timed(hostToolCall(required)) }, plan.dispatch)
+    } finally {
+      await required.dispose()
+    }
+  } finally {
+    await optional.dispose()
+  }
+}
 
 /** Host and raw to one SDK no-op, and raw to one plain no-op, all interleaved. */
 const measureSdk = (plan: Plan) =>
@@ -62,6 +82,18 @@ export const dispatch: Scenario = {
       const samples = await measurePair(count, noopIds, plan)
       // The same budget: the configuration in which attribution is strongest (every stray caught by its id).
       rows.push(...latencyRows(`1. sequential tool_call, ${count} id-echoing no-op ext, reply_ids required`, summarize(samples.host), summarize(samples.raw), 1.3))
+    }
+    for (const count of [1, 8]) {
+      progress(`${count} id-echoing no-op extension(s), reply_ids optional vs required, ${plan.dispatch.iterations} dispatches per side`)
+      const samples = await measureReplyIds(count, plan)
+      rows.push(row({
+        name: `1. poll before each write: ${count} id-echoing ext, reply_ids optional (host col) vs required (raw col)`,
+        metric: "p50",
+        host: summarize(samples.optional).p50,
+        raw: summarize(samples.required).p50,
+        budget: null,
+        unit: "ms"
+      }))
     }
     progress(`1 SDK no-op extension, ${plan.dispatch.iterations} dispatches per side`)
     const sdk = await measureSdk(plan)
