@@ -1,7 +1,8 @@
 /**
- * `pnpm test:stress [--rounds N] [FILE...]`: runs the real-process test files (test/*.test.ts and
- * packages/extension/test/*.test.ts, or the FILEs given) N times in a row (default 5) while CPU burners keep every
- * core busy, and prints how many rounds each file passed. Exit code 0 only if every round of every file passed.
+ * `pnpm test:stress [--rounds N] [FILE...]`: runs the real-process test files (test/*.test.ts,
+ * packages/extension/test/*.test.ts and the host's PollBarrier test, or the FILEs given) N times in a row (default
+ * 5) while CPU burners keep every core busy, and prints how many rounds each file passed. Exit code 0 only if every
+ * round of every file passed.
  *
  * A real-process test that fails here depends on a wall-clock margin a busy machine can eat: give it the margins in
  * test/extension-helpers.ts (`Patient`, `within`) instead of retrying it. Run this before changing the process
@@ -39,14 +40,19 @@ const parseArgs = (argv: ReadonlyArray<string>): Options => {
   return { rounds, files }
 }
 
-/** Every real-process test file: test/ holds the cross-package and real-process tests; the SDK's tests run it. */
-const defaultFiles = (): ReadonlyArray<string> =>
-  ["test", NodePath.join("packages", "extension", "test")].flatMap((dir) =>
+/**
+ * Every real-process test file: test/ holds the cross-package and real-process tests; the SDK's tests run it. Also
+ * the host's poll-barrier test, which runs over real sockets and the real event loop.
+ */
+const defaultFiles = (): ReadonlyArray<string> => [
+  ...["test", NodePath.join("packages", "extension", "test")].flatMap((dir) =>
     NodeFs.readdirSync(NodePath.join(root, dir))
       .filter((f) => f.endsWith(".test.ts"))
       .sort()
       .map((f) => NodePath.join(dir, f))
-  )
+  ),
+  NodePath.join("packages", "host", "test", "PollBarrier.test.ts")
+]
 
 /** One busy loop per core, at normal priority: the load of a second test run or a busy CI box, or more. */
 const startBurners = (): ReadonlyArray<NodeChildProcess.ChildProcess> =>

@@ -22,37 +22,46 @@ afterEach(() => {
   for (const close of open.splice(0)) close()
 })
 
-const pair = (): Promise<Pair> =>
-  new Promise((resolve, reject) => {
-    const server = NodeNet.createServer((writer) => {
-      writer.setNoDelay(true)
-      let text = ""
-      reader.on("data", (chunk: Buffer) => {
-        text += chunk.toString("utf8")
-      })
-      open.push(() => {
-        writer.destroy()
-        reader.destroy()
-        server.close()
-      })
-      resolve({
-        received: () => text,
-        write: (more) => {
-          writer.write(more)
-          // Written by the system call itself, not queued in Node: so the bytes are in the reader's buffer now.
-          expect(writer.writableLength).toBe(0)
-        },
-        reader
-      })
-    })
-    server.on("error", reject)
-    const reader = new NodeNet.Socket()
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address()
-      if (address === null || typeof address === "string") return reject(new Error("no port"))
-      reader.connect(address.port, "127.0.0.1")
-    })
+/**
+ * A connected loopback pair. Resolved only once both ends are ready: the server has the connection and the reader
+ * has seen its own `connect` (after which Node starts reading), so no later poll is spent on the connection itself.
+ */
+const pair = async (): Promise<Pair> => {
+  const server = NodeNet.createServer()
+  const reader = new NodeNet.Socket()
+  let text = ""
+  reader.on("data", (chunk: Buffer) => {
+    text += chunk.toString("utf8")
   })
+  const accepted = new Promise<NodeNet.Socket>((resolve, reject) => {
+    server.once("connection", resolve)
+    server.once("error", reject)
+  })
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+  const address = server.address()
+  if (address === null || typeof address === "string") throw new Error("no port")
+  const connected = new Promise<void>((resolve, reject) => {
+    reader.once("connect", () => resolve())
+    reader.once("error", reject)
+  })
+  reader.connect(address.port, "127.0.0.1")
+  const [writer] = await Promise.all([accepted, connected])
+  writer.setNoDelay(true)
+  open.push(() => {
+    writer.destroy()
+    reader.destroy()
+    server.close()
+  })
+  return {
+    received: () => text,
+    write: (more) => {
+      writer.write(more)
+      // Written by the system call itself, not queued in Node: so the bytes are in the reader's buffer now.
+      expect(writer.writableLength).toBe(0)
+    },
+    reader
+  }
+}
 
 /** Blocks the thread: no event loop turn, as on a loaded machine or during a long synchronous step. */
 const stall = (millis: number) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, millis)
