@@ -52,6 +52,7 @@ import type { EncodedRequest, Extension, ExtensionStatus, StartedExchange } from
 import * as ProcessExtension from "./ProcessExtension.ts"
 import { describeDeathCause, deathCauseOf, type ExtensionError } from "./ExtensionError.ts"
 import { DuplicateExtensionNames, ToolOwnerUnavailable, UnknownTool } from "./HostError.ts"
+import * as IdCounter from "./IdCounter.ts"
 import { HostMetrics, metricsByEvent } from "./HostMetrics.ts"
 import type {
   CompactOutcome,
@@ -298,15 +299,14 @@ export const make = (
     EventNames.map((event): [EventName, RoundAudience] => [event, roundAudience(extensions, event)])
   ) as Record<EventName, RoundAudience> // fromEntries over every EventName: the record is total
   // Round ids (DESIGN §2): one per round of every dispatch, the same for all of the round's subscribers.
-  let rounds = 0
-  const nextId = () => String(++rounds)
+  const nextId = IdCounter.make()
   function encodeRound<E extends EventName>(event: E, body: RequestBody<E>): EncodedRequest<E>
   function encodeRound(event: EventName, body: RequestBody<EventName>): EncodedRequest {
     const value: WithId<Request> = { ...body, id: nextId() }
     return { event, value, bytes: Framing.encodeLine(value) }
   }
-  let calls = 0
-  const callIdOf = (given: string | undefined): string => given ?? `c-${++calls}`
+  const nextCallId = IdCounter.make("c-")
+  const callIdOf = (given: string | undefined): string => given ?? nextCallId()
   /**
    * Does the sink keep records? `AuditLog.layerNone` does not: then no audit entry, round or note is built, and
    * `record` is never called (the outcome is all a dispatch makes).

@@ -10,11 +10,16 @@ export const sessionId = "bench"
 /** One host dispatch, as the agent makes it. */
 export const hostToolCall = (handle: HostHandle) => () => handle.run(handle.host.toolCall({ tool: "bash", args: toolArgs }))
 
-/** One raw dispatch: the request the host would write (with an `id`), encoded once, written to every extension. */
+/**
+ * One raw dispatch: the request the host would write (with an `id`), encoded once, written to every extension. The
+ * ids are made as the host makes them (`toFixed(0)`, not `String(n)`, which V8's number-to-string cache keeps alive:
+ * packages/host/src/IdCounter.ts), so neither side's memory pays for a way of writing a number the other avoids.
+ */
 export const rawToolCall = (extensions: ReadonlyArray<RawExtension>) => {
   let n = 0
   return () => {
     n += 1
-    return rawDispatch(extensions, { event: "tool_call", session_id: sessionId, call_id: `c-${n}`, tool: "bash", args: toolArgs, id: String(n) })
+    const id = n.toFixed(0)
+    return rawDispatch(extensions, { event: "tool_call", session_id: sessionId, call_id: `c-${id}`, tool: "bash", args: toolArgs, id })
   }
 }
