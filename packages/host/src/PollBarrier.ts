@@ -8,16 +8,17 @@ import { performance } from "node:perf_hooks"
  * otherwise deliver those bytes after the write.
  *
  * This replaced a synchronous read of each pipe before each write (`fs.readSync` on the non-blocking fd): an empty
- * pipe answers EAGAIN, which Node throws as an Error, 4–5 µs per extension per request in the dispatch loop. One
+ * pipe answers EAGAIN, which Node throws as an Error, 2.5–11 µs per extension per request in the dispatch loop. One
  * poll serves every request queued before it, so a round to 8 extensions pays one turn of the loop instead of 8
  * throws (docs/benchmarks.md), and no private Node handle is needed to find the fd.
  *
  * How it knows a poll happened: libuv counts loop iterations and increments the count right before it polls
  * (`performance.nodeTiming.uvMetricsInfo.loopCount`). A task runs from an immediate (the check phase, after the
- * poll) once the count has moved past the one seen when it was queued. Queued from the check phase (where the
- * host's fibers resume, Effect's scheduler being `setImmediate`), the next iteration's poll is enough: one turn.
- * Queued from a read callback (the poll phase), this iteration's poll came before it: two turns. Without the count
- * (another runtime), every task waits two turns, which always contains a poll.
+ * poll) once the count has moved past the one seen when it was queued. Queued from an immediate or a timer, the
+ * next iteration's poll is enough: one turn. Queued from a read callback (the poll phase, where an agent chaining
+ * dispatches usually is: a fiber waiting for a reply resumes inside the read callback that delivers it), this
+ * iteration's poll came before it: two immediates and one turn. Without the count (another runtime), every task
+ * waits two turns, which always contain a poll.
  */
 
 type LoopCount = () => number
@@ -91,7 +92,7 @@ export const make = (loopCount: LoopCount | undefined = loopCountOf()) => {
       schedule()
     }
     // Each task is the caller's, and must not throw (the core's write catches its own defects); one that does
-    // still leaves the others run and the barrier usable.
+    // still leaves the others run and the barrier usable, and is then rethrown, as from any other callback.
     let failure: { readonly error: unknown } | undefined
     for (const task of due) {
       try {
