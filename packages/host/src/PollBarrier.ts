@@ -64,30 +64,22 @@ export const make = (loopCount: LoopCount | undefined = loopCountOf()) => {
   const runDue = (): void => {
     scheduled = false
     const now = loopCount === undefined ? Number.NaN : loopCount()
+    // The due tasks are the oldest ones, a prefix of the queue: the count only grows, and without it older tasks
+    // have fewer turns left.
     let dueCount = 0
-    for (const mark of marks) if (isDue(mark, now)) dueCount++
-    let due: Array<() => void> = []
+    while (dueCount < marks.length && isDue(marks[dueCount] ?? 0, now)) dueCount++
+    let due: ReadonlyArray<() => void> = tasks
     if (dueCount === tasks.length) {
-      due = tasks
       tasks = []
       marks = []
-    } else if (dueCount > 0) {
-      const current = tasks
-      const currentMarks = marks
-      tasks = []
-      marks = []
-      current.forEach((task, i) => {
-        const mark = currentMarks[i] ?? 0
-        if (isDue(mark, now)) due.push(task)
-        else {
-          tasks.push(task)
-          marks.push(mark)
-        }
-      })
-    }
-    if (tasks.length > 0) {
+    } else {
       // Queued after this turn's poll (from a read callback, usually every one of them): they wait for the next
       // poll, in the order queued. Without a count, each has one turn less to wait.
+      due = tasks.slice(0, dueCount)
+      if (dueCount > 0) {
+        tasks = tasks.slice(dueCount)
+        marks = marks.slice(dueCount)
+      }
       if (loopCount === undefined) marks = marks.map((mark) => mark - 1)
       schedule()
     }
