@@ -5,6 +5,7 @@ import * as fc from "fast-check"
 import type { EncodedRequest } from "../src/Extension.ts"
 import * as ExtensionCore from "../src/ExtensionCore.ts"
 import * as FakeExtension from "../src/FakeExtension.ts"
+import { toolCallRequest } from "./FakeHost.ts"
 
 /**
  * DESIGN §4 attribution, over a simulated pipe: the host sends requests, a simulated extension answers them (and
@@ -233,10 +234,7 @@ describe("attribution over a simulated pipe (DESIGN §4)", () => {
 
   it.effect("reply ids: the id in flight is accepted, another id kills (never applied), reply_ids required needs one", () =>
     Effect.gen(function*() {
-      const request = (id: string): EncodedRequest<"tool_call"> => {
-        const value: WithId<RequestOf<"tool_call">> = { event: "tool_call", session_id: "s", id, call_id: "c", tool: "t", args: {} }
-        return { event: "tool_call", value, bytes: new Uint8Array(0) }
-      }
+      const request = toolCallRequest
       const echo = yield* FakeExtension.fromReplies("echo", { tool_call: (r) => ({ id: r.id, block: true }) })
       expect((yield* echo.send(request("7"))).reply).toEqual({ block: true })
 

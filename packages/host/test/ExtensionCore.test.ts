@@ -1,10 +1,9 @@
-import type { RequestOf, WithId } from "@abhed/protocol"
 import { assert, describe, it } from "@effect/vitest"
 import { Cause, Deferred, Effect, Exit, Fiber } from "effect"
-import type { EncodedRequest } from "../src/Extension.ts"
 import * as ExtensionCore from "../src/ExtensionCore.ts"
 import { ExtensionExited } from "../src/ExtensionError.ts"
 import * as FakeExtension from "../src/FakeExtension.ts"
+import { toolCallRequest } from "./FakeHost.ts"
 
 /** The core over a transport the test drives by hand: it can write lines no request asked for. */
 const manual = Effect.gen(function*() {
@@ -48,16 +47,11 @@ const waitingTransport = (options: { readonly writeThrows?: boolean } = {}) =>
     return { extension, events: yield* Deferred.await(events), written, turn, waitingWrites: () => waiting.length }
   })
 
-const toolCall = (id: string): EncodedRequest<"tool_call"> => {
-  const value: WithId<RequestOf<"tool_call">> = { event: "tool_call", session_id: "s", id, call_id: id, tool: "t", args: {} }
-  return { event: "tool_call", value, bytes: new Uint8Array(0) }
-}
-
 describe("ExtensionCore", () => {
   it.effect("a death while the write waits for the event loop: the request is never written and fails with it", () =>
     Effect.gen(function*() {
       const { events, extension, turn, waitingWrites, written } = yield* waitingTransport()
-      const fiber = yield* Effect.forkChild(extension.send(toolCall("r1")), { startImmediately: true })
+      const fiber = yield* Effect.forkChild(extension.send(toolCallRequest("r1")), { startImmediately: true })
       assert.strictEqual(waitingWrites(), 1)
       events.fail(new ExtensionExited({ extension: "waiting", code: 1, signal: null }))
       turn()
@@ -70,12 +64,12 @@ describe("ExtensionCore", () => {
   it.effect("a caller interrupted while the write waits: the request is still written, and its reply is not the next one's", () =>
     Effect.gen(function*() {
       const { events, extension, turn, written } = yield* waitingTransport()
-      const first = yield* Effect.forkChild(extension.send(toolCall("r1")), { startImmediately: true })
+      const first = yield* Effect.forkChild(extension.send(toolCallRequest("r1")), { startImmediately: true })
       yield* Fiber.interrupt(first)
       turn()
       assert.deepStrictEqual(written, ["r1"])
       // The second request waits for the permit, which the first keeps until its reply.
-      const second = yield* Effect.forkChild(extension.send(toolCall("r2")), { startImmediately: true })
+      const second = yield* Effect.forkChild(extension.send(toolCallRequest("r2")), { startImmediately: true })
       events.read([{ _tag: "Json", value: { reason: "the first reply" } }])
       yield* Effect.yieldNow
       turn()
@@ -89,7 +83,7 @@ describe("ExtensionCore", () => {
   it.effect("a write that throws ends its request with the defect, and never throws into the event loop", () =>
     Effect.gen(function*() {
       const { extension, turn } = yield* waitingTransport({ writeThrows: true })
-      const fiber = yield* Effect.forkChild(extension.send(toolCall("r1")), { startImmediately: true })
+      const fiber = yield* Effect.forkChild(extension.send(toolCallRequest("r1")), { startImmediately: true })
       assert.doesNotThrow(turn)
       const exit = yield* Fiber.await(fiber)
       assert.isTrue(Exit.isFailure(exit) && Cause.hasDies(exit.cause))

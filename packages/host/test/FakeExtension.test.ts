@@ -1,18 +1,10 @@
-import { Framing, type EventName, type Request, type RequestOf, type WithId } from "@abhed/protocol"
+import type { Request } from "@abhed/protocol"
 import { assert, describe, it } from "@effect/vitest"
 import { Deferred, Effect, Exit, Fiber, Ref, Scope } from "effect"
 import { TestClock } from "effect/testing"
-import type { EncodedRequest, Extension } from "../src/Extension.ts"
+import type { Extension } from "../src/Extension.ts"
 import * as FakeExtension from "../src/FakeExtension.ts"
-
-const encode = <E extends EventName>(value: WithId<RequestOf<E>> & { readonly event: E }): EncodedRequest<E> => ({
-  event: value.event,
-  value,
-  bytes: Framing.encodeLine(value)
-})
-
-const toolCall = (callId: string) =>
-  encode<"tool_call">({ event: "tool_call", session_id: "s", id: callId, call_id: callId, tool: "bash", args: { command: "ls" } })
+import { encodeRequest as encode, toolCallRequest as toolCall } from "./FakeHost.ts"
 
 const stateTag = (ext: Extension) => Effect.map(ext.status, (s) => s.state._tag)
 
