@@ -595,6 +595,26 @@ describe("observability", () => {
       assert.strictEqual(call?.attributes.get("call_id"), "c-9")
     }))
 
+  it.effect("a policy hook runs inside the dispatch's span with a tracer; under effect's nativeTracer no span is made", () =>
+    Effect.gen(function*() {
+      const seen: Array<string> = []
+      const hook = {
+        name: "spy",
+        decide: () =>
+          Effect.map(Effect.option(Effect.currentSpan), (span) => {
+            seen.push(span._tag === "Some" ? span.value.name : "none")
+            return "abstain" as const
+          })
+      }
+      const recording = Tracer.make({ span: (options) => Tracer.nativeTracer.span(options) })
+      const twoCalls = (h: ExtensionHost["Service"]) =>
+        Effect.andThen(h.toolCall({ tool: "bash", args: {} }), h.toolCall({ tool: "bash", args: {} }))
+      yield* withHost([silent], twoCalls, { policyHooks: [hook] }).pipe(Effect.withTracer(recording))
+      // Without a backend: the caller's own span is what the hook sees (here one made by the default tracer).
+      yield* withHost([silent], twoCalls, { policyHooks: [hook] }).pipe(Effect.withSpan("caller"))
+      assert.deepStrictEqual(seen, ["ExtensionHost.tool_call", "ExtensionHost.tool_call", "caller", "caller"])
+    }))
+
   it.effect("a death is counted once, however many later requests find the extension dead", () =>
     Effect.gen(function*() {
       const exited = Metric.withAttributes(HostMetrics.deaths, { cause: "exited" })
