@@ -2,14 +2,18 @@ import { type EventName, EventNames } from "@abhed/protocol"
 import { Metric } from "effect"
 
 /** The host's metrics (effect's own): dispatches and their latency per event, deaths per cause. */
-const dispatches = Metric.counter("abhed_dispatch_total", { description: "events dispatched to extensions", incremental: true })
-const dispatchLatency = Metric.timer("abhed_dispatch_latency", { description: "time to decide one event" })
+const dispatchesOptions = { description: "events dispatched to extensions", incremental: true }
+const latencyOptions = { description: "time to decide one event" }
+const dispatches = Metric.counter("abhed_dispatch_total", dispatchesOptions)
+const dispatchLatency = Metric.timer("abhed_dispatch_latency", latencyOptions)
 const deaths = Metric.counter("abhed_extension_deaths_total", { description: "extensions marked dead", incremental: true })
 
 /** The host's metrics, for exporters and tests. */
 export const HostMetrics = { dispatches, dispatchLatency, deaths } as const
 
-// Built once per event, not per dispatch: a metric with attributes is a new key each time it is made.
+// Built once per event, not per dispatch: a metric with attributes is a new key each time it is made. The event is
+// a construction attribute rather than `Metric.withAttributes`: the same series (the key is made of the merged
+// attributes either way), but `withAttributes` adds its attributes to a copy of the fiber's context on every update.
 interface EventMetrics {
   readonly count: typeof dispatches
   readonly latency: typeof dispatchLatency
@@ -19,8 +23,8 @@ interface EventMetrics {
 }
 export const metricsByEvent: Record<EventName, EventMetrics> = Object.fromEntries(
   EventNames.map((event): [EventName, EventMetrics] => [event, {
-    count: Metric.withAttributes(dispatches, { event }),
-    latency: Metric.withAttributes(dispatchLatency, { event }),
+    count: Metric.counter("abhed_dispatch_total", { ...dispatchesOptions, attributes: { event } }),
+    latency: Metric.timer("abhed_dispatch_latency", { ...latencyOptions, attributes: { event } }),
     span: `ExtensionHost.${event}`,
     spanOptions: { attributes: { event } }
   }])

@@ -561,7 +561,7 @@ describe("names", () => {
 })
 
 describe("observability", () => {
-  it.effect("a span per dispatch; dispatches counted per event; each death counted once, by cause", () =>
+  it.effect("a span per dispatch; dispatches counted and timed per event; each death counted once, by cause", () =>
     Effect.gen(function*() {
       const spans: Array<Tracer.Span> = []
       const recording = Tracer.make({
@@ -572,8 +572,10 @@ describe("observability", () => {
         }
       })
       const calls = Metric.withAttributes(HostMetrics.dispatches, { event: "tool_call" })
+      const timed = Metric.withAttributes(HostMetrics.dispatchLatency, { event: "tool_call" })
       const malformed = Metric.withAttributes(HostMetrics.deaths, { cause: "malformed_reply" })
       const callsBefore = (yield* Metric.value(calls)).count
+      const timedBefore = (yield* Metric.value(timed)).count
       const deathsBefore = (yield* Metric.value(malformed)).count
       const broken = FakeExtension.fromReplies("broken", { tool_call: () => ({ ask: 1 }) })
       yield* withHost([broken, silent], (h) =>
@@ -582,6 +584,8 @@ describe("observability", () => {
           yield* h.toolCall({ tool: "bash", args: {} })
         })).pipe(Effect.withTracer(recording))
       assert.strictEqual((yield* Metric.value(calls)).count, callsBefore + 2)
+      // The series exporters see: the exported metric with the event attribute.
+      assert.strictEqual((yield* Metric.value(timed)).count, timedBefore + 2)
       assert.strictEqual((yield* Metric.value(malformed)).count, deathsBefore + 1)
       const names = spans.map((s) => s.name)
       assert.deepStrictEqual(names.filter((n) => n.startsWith("ExtensionHost.")), [
