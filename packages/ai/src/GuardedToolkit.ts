@@ -1,5 +1,5 @@
 import { formatReasons } from "@abhed/core"
-import { Approval, ExtensionHost, type ExtensionHostShape, type ToolCallOutcome } from "@abhed/host"
+import { Approval, ExtensionHost, type ExtensionHostShape, IdCounter, type ToolCallOutcome } from "@abhed/host"
 import { canonicalJson } from "@abhed/protocol"
 import { Context, Effect, Exit, Result, Schema, Stream } from "effect"
 import type * as SchemaAST from "effect/SchemaAST"
@@ -119,7 +119,8 @@ const make = <Tools extends Record<string, Tool.Any>>(
   // The same tools, each with `needsApproval` set: the record keeps its keys and each tool its type.
   const tools = guarded as Tools
 
-  let localIds = 0
+  // Made as the host makes its ids (IdCounter: not through V8's number-to-string cache).
+  const nextLocalId = IdCounter.make("ai-")
 
   /** The outcome `needsApproval` recorded for this very call, if any (taken: a call id runs once). */
   const take = (name: string, params: unknown, toolCallId: string | undefined): Pending | undefined => {
@@ -179,7 +180,7 @@ const make = <Tools extends Record<string, Tool.Any>>(
       }
       const entry = take(tool.name, normal.success, toolCallId)
       // The id that ties this call's tool_call to its tool_result in the audit and for extensions.
-      const callId = toolCallId ?? `ai-${++localIds}`
+      const callId = toolCallId ?? nextLocalId()
       const { args, boxed } = box(normal.success)
       const outcome = entry?.outcome ?? (yield* host.toolCall({ tool: tool.name, args, call_id: callId }))
       const single = (result: Tool.HandlerResult<Tool.Any>) => Stream.succeed(narrow<Tools[Name]>(result))
