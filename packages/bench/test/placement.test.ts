@@ -1,12 +1,14 @@
 import { execFileSync, spawnSync } from "node:child_process"
+import { readFileSync } from "node:fs"
 import * as os from "node:os"
 import { describe, expect, it } from "vitest"
 import { cpuList, pinnedCommand, placements, withAgentOn } from "../src/Placement.ts"
 
 /** Where the bench pins its processes (Placement.ts): the parsing, the wrapping, and (with taskset) the effect. */
 
-const allowedCpus = (pid: number | "self"): string =>
-  /Cpus_allowed_list:\s*(\S+)/.exec(execFileSync("cat", [`/proc/${pid}/status`], { encoding: "utf8" }))?.[1] ?? "?"
+const allowedCpusIn = (status: string): string => /Cpus_allowed_list:\s*(\S+)/.exec(status)?.[1] ?? "?"
+/** The CPUs the main thread of `pid` may run on (its thread id is its pid). */
+const allowedCpus = (pid: number): string => allowedCpusIn(readFileSync(`/proc/${pid}/status`, "utf8"))
 
 describe("cpuList", () => {
   it("reads taskset's lists: single CPUs, ranges, both", () => {
@@ -35,7 +37,7 @@ describe("placements", () => {
       const command = pinnedCommand({ command: process.execPath, args: ["-e", "process.stdout.write(require('fs').readFileSync('/proc/self/status','utf8'))"] }, placement)
       expect(command.command).toBe("taskset")
       const status = execFileSync(command.command, [...command.args], { encoding: "utf8" })
-      expect(/Cpus_allowed_list:\s*(\S+)/.exec(status)?.[1]).toBe(String(placement.extensionCpu))
+      expect(allowedCpusIn(status)).toBe(String(placement.extensionCpu))
       const before = allowedCpus(process.pid)
       const during = await withAgentOn(placement, async () => allowedCpus(process.pid))
       expect(during).toBe(String(placement.agentCpu))
