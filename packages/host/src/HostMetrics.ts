@@ -2,10 +2,12 @@ import { type EventName, EventNames } from "@abhed/protocol"
 import { Metric } from "effect"
 
 /** The host's metrics (effect's own): dispatches and their latency per event, deaths per cause. */
+const dispatchesName = "abhed_dispatch_total"
 const dispatchesOptions = { description: "events dispatched to extensions", incremental: true }
+const latencyName = "abhed_dispatch_latency"
 const latencyOptions = { description: "time to decide one event" }
-const dispatches = Metric.counter("abhed_dispatch_total", dispatchesOptions)
-const dispatchLatency = Metric.timer("abhed_dispatch_latency", latencyOptions)
+const dispatches = Metric.counter(dispatchesName, dispatchesOptions)
+const dispatchLatency = Metric.timer(latencyName, latencyOptions)
 const deaths = Metric.counter("abhed_extension_deaths_total", { description: "extensions marked dead", incremental: true })
 
 /** The host's metrics, for exporters and tests. */
@@ -23,8 +25,8 @@ interface EventMetrics {
 }
 export const metricsByEvent: Record<EventName, EventMetrics> = Object.fromEntries(
   EventNames.map((event): [EventName, EventMetrics] => [event, {
-    count: Metric.counter("abhed_dispatch_total", { ...dispatchesOptions, attributes: { event } }),
-    latency: Metric.timer("abhed_dispatch_latency", { ...latencyOptions, attributes: { event } }),
+    count: Metric.counter(dispatchesName, { ...dispatchesOptions, attributes: { event } }),
+    latency: Metric.timer(latencyName, { ...latencyOptions, attributes: { event } }),
     span: `ExtensionHost.${event}`,
     spanOptions: { attributes: { event } }
   }])
