@@ -1,8 +1,7 @@
-import { makeLineReader, type RequestOf, type WithId } from "@abhed/protocol"
+import { makeLineReader } from "@abhed/protocol"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Exit, Fiber, Scope } from "effect"
 import * as fc from "fast-check"
-import type { EncodedRequest } from "../src/Extension.ts"
 import * as ExtensionCore from "../src/ExtensionCore.ts"
 import * as FakeExtension from "../src/FakeExtension.ts"
 import { toolCallRequest } from "./FakeHost.ts"
@@ -115,9 +114,7 @@ const scenario = (
       switch (a._tag) {
         case "send": {
           const id = `r${sends.length + 1}`
-          const value: WithId<RequestOf<"tool_call">> = { event: "tool_call", session_id: "s", id, call_id: id, tool: "t", args: {} }
-          const request: EncodedRequest<"tool_call"> = { event: "tool_call", value, bytes: new Uint8Array(0) }
-          const fiber = yield* Effect.forkChild(Effect.map(extension.send(request), (r) => ({ reason: r.reply.reason })))
+          const fiber = yield* Effect.forkChild(Effect.map(extension.send(toolCallRequest(id)), (r) => ({ reason: r.reply.reason })))
           sends.push({ id, fiber })
           break
         }
@@ -234,12 +231,11 @@ describe("attribution over a simulated pipe (DESIGN §4)", () => {
 
   it.effect("reply ids: the id in flight is accepted, another id kills (never applied), reply_ids required needs one", () =>
     Effect.gen(function*() {
-      const request = toolCallRequest
       const echo = yield* FakeExtension.fromReplies("echo", { tool_call: (r) => ({ id: r.id, block: true }) })
-      expect((yield* echo.send(request("7"))).reply).toEqual({ block: true })
+      expect((yield* echo.send(toolCallRequest("7"))).reply).toEqual({ block: true })
 
       const wrong = yield* FakeExtension.fromReplies("wrong", { tool_call: () => ({ id: "6", block: true }) })
-      const error = yield* Effect.flip(wrong.send(request("7")))
+      const error = yield* Effect.flip(wrong.send(toolCallRequest("7")))
       expect(error._tag).toBe("UnsolicitedOutput")
       expect(error.message).toBe(`wrong: unsolicited output (a line no request in flight can own): reply to id "6" while "7" was in flight`)
       expect((yield* wrong.status).state).toEqual({
@@ -248,9 +244,9 @@ describe("attribution over a simulated pipe (DESIGN §4)", () => {
       })
 
       const required = yield* FakeExtension.fromReplies("required", { tool_call: () => ({ block: true }) }, { reply_ids: "required" })
-      const missing = yield* Effect.flip(required.send(request("7")))
+      const missing = yield* Effect.flip(required.send(toolCallRequest("7")))
       expect(missing._tag === "MalformedReply" && [missing.path, missing.got]).toEqual(["id", "nothing"])
       const nullId = yield* FakeExtension.fromReplies("null-id", { tool_call: () => ({ id: null }) }, { reply_ids: "required" })
-      expect((yield* Effect.flip(nullId.send(request("7"))))._tag).toBe("MalformedReply")
+      expect((yield* Effect.flip(nullId.send(toolCallRequest("7"))))._tag).toBe("MalformedReply")
     }))
 })
