@@ -2,12 +2,13 @@ import { type EventName, EventNames } from "@abhed/protocol"
 import { Metric } from "effect"
 
 /** The host's metrics (effect's own): dispatches and their latency per event, deaths per cause. */
-const dispatchesName = "abhed_dispatch_total"
-const dispatchesOptions = { description: "events dispatched to extensions", incremental: true }
-const latencyName = "abhed_dispatch_latency"
-const latencyOptions = { description: "time to decide one event" }
-const dispatches = Metric.counter(dispatchesName, dispatchesOptions)
-const dispatchLatency = Metric.timer(latencyName, latencyOptions)
+type EventAttribute = { readonly event: EventName } | undefined
+const dispatchesWith = (attributes: EventAttribute) =>
+  Metric.counter("abhed_dispatch_total", { description: "events dispatched to extensions", incremental: true, attributes })
+const latencyWith = (attributes: EventAttribute) =>
+  Metric.timer("abhed_dispatch_latency", { description: "time to decide one event", attributes })
+const dispatches = dispatchesWith(undefined)
+const dispatchLatency = latencyWith(undefined)
 const deaths = Metric.counter("abhed_extension_deaths_total", { description: "extensions marked dead", incremental: true })
 
 /** The host's metrics, for exporters and tests. */
@@ -25,8 +26,8 @@ interface EventMetrics {
 }
 export const metricsByEvent: Record<EventName, EventMetrics> = Object.fromEntries(
   EventNames.map((event): [EventName, EventMetrics] => [event, {
-    count: Metric.counter(dispatchesName, { ...dispatchesOptions, attributes: { event } }),
-    latency: Metric.timer(latencyName, { ...latencyOptions, attributes: { event } }),
+    count: dispatchesWith({ event }),
+    latency: latencyWith({ event }),
     span: `ExtensionHost.${event}`,
     spanOptions: { attributes: { event } }
   }])
