@@ -1,3 +1,4 @@
+import * as IdCounter from "@abhed/host/IdCounter"
 import type { JsonObject } from "@abhed/protocol"
 import type { HostHandle } from "../HostSide.ts"
 import { rawDispatch, type RawExtension } from "../RawHost.ts"
@@ -12,14 +13,14 @@ export const hostToolCall = (handle: HostHandle) => () => handle.run(handle.host
 
 /**
  * One raw dispatch: the request the host would write (with an `id`), encoded once, written to every extension. The
- * ids are made as the host makes them (`toFixed(0)`, not `String(n)`, which V8's number-to-string cache keeps alive:
- * packages/host/src/IdCounter.ts), so neither side's memory pays for a way of writing a number the other avoids.
+ * ids are made by the host's own `IdCounter` (not through V8's number-to-string cache), so neither side's memory pays
+ * for a way of writing a number the other avoids. Imported by its own path: the raw client's process (scenario 5
+ * measures its memory) must not load the host and effect.
  */
 export const rawToolCall = (extensions: ReadonlyArray<RawExtension>) => {
-  let n = 0
+  const nextId = IdCounter.make()
   return () => {
-    n += 1
-    const id = n.toFixed(0)
+    const id = nextId()
     return rawDispatch(extensions, { event: "tool_call", session_id: sessionId, call_id: `c-${id}`, tool: "bash", args: toolArgs, id })
   }
 }
