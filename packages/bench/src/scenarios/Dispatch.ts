@@ -4,7 +4,7 @@ import type { Plan } from "../Plan.ts"
 import { latencyRows, type Row, row } from "../Report.ts"
 import type { Scenario } from "../Scenario.ts"
 import { configOf, startHost } from "../HostSide.ts"
-import { pinnedCommand, placements, withAgentOn } from "../Placement.ts"
+import { type Placement, pinnedCommand, placements, withAgentOn } from "../Placement.ts"
 import { withSides } from "../Sides.ts"
 import { summarize } from "../Stats.ts"
 import { hostToolCall, rawToolCall, sessionId } from "./ToolCall.ts"
@@ -71,13 +71,17 @@ const measureSdk = (command: (base: ExtensionCommand) => ExtensionCommand, plan:
       }, plan.dispatch)
   )
 
-/** Measured in each pinned placement (or once, as the kernel places the processes, where none can be pinned). */
+/**
+ * Measured in each of `which` placements (default: every one), or once, as the kernel places the processes, where
+ * none can be pinned. `where` is the placement for row names ("" unpinned).
+ */
 const placed = async <A>(
-  run: (command: (base: ExtensionCommand) => ExtensionCommand, where: string) => Promise<A>
+  run: (command: (base: ExtensionCommand) => ExtensionCommand, where: string) => Promise<A>,
+  which: ReadonlyArray<Placement> = placements
 ): Promise<ReadonlyArray<A>> => {
-  if (placements.length === 0) return [await run((base) => base, "")]
+  if (which.length === 0) return [await run((base) => base, "")]
   const results: Array<A> = []
-  for (const p of placements) results.push(await withAgentOn(p, () => run((base) => pinnedCommand(base, p), ` ${p.label}`)))
+  for (const p of which) results.push(await withAgentOn(p, () => run((base) => pinnedCommand(base, p), ` ${p.label}`)))
   return results
 }
 
@@ -106,12 +110,13 @@ export const dispatch: Scenario = {
         budget: null,
         unit: "ms"
       }))
-      rows.push(...(await placed(async (command, where) => {
-        if (where === "") return []
-        progress(`${count} no-op extension(s)${where}, ${plan.dispatch.iterations} dispatches per side`)
-        const s = await measurePair(count, command(noop), plan)
-        return latencyRows(`1. sequential tool_call, ${count} no-op ext${where}`, summarize(s.host), summarize(s.raw), 1.3)
-      })).flat())
+      if (pinned) {
+        rows.push(...(await placed(async (command, where) => {
+          progress(`${count} no-op extension(s)${where}, ${plan.dispatch.iterations} dispatches per side`)
+          const s = await measurePair(count, command(noop), plan)
+          return latencyRows(`1. sequential tool_call, ${count} no-op ext${where}`, summarize(s.host), summarize(s.raw), 1.3)
+        })).flat())
+      }
     }
     for (const count of [1, 8]) {
       rows.push(...(await placed(async (command, where) => {
@@ -136,20 +141,17 @@ export const dispatch: Scenario = {
       })))
     }
     // The SDK's price, where an agent usually meets an extension: on another core (the first placement).
-    const first = placements[0]
-    progress(`1 SDK no-op extension${first === undefined ? "" : ` ${first.label}`}, ${plan.dispatch.iterations} dispatches per side`)
-    const sdk = first === undefined
-      ? await measureSdk((base) => base, plan)
-      : await withAgentOn(first, () => measureSdk((base) => pinnedCommand(base, first), plan))
-    const host = summarize(sdk.host)
-    const rawSdk = summarize(sdk.rawSdk)
-    const rawPlain = summarize(sdk.rawPlain)
-    const where = first === undefined ? "" : ` ${first.label}`
-    const name = `1. sequential tool_call, 1 SDK no-op ext${where} (both sides)`
-    rows.push(...latencyRows(name, host, rawSdk, null))
-    // The SDK's own price: the same raw client, SDK no-op (in the host column) against the plain no-op.
-    const price = `1. SDK price${where}: raw client to SDK no-op (host col) vs plain no-op`
-    rows.push(row({ name: price, metric: "p50", host: rawSdk.p50, raw: rawPlain.p50, budget: null, unit: "ms" }))
+    rows.push(...(await placed(async (command, where) => {
+      progress(`1 SDK no-op extension${where}, ${plan.dispatch.iterations} dispatches per side`)
+      const sdk = await measureSdk(command, plan)
+      const rawSdk = summarize(sdk.rawSdk)
+      const rawPlain = summarize(sdk.rawPlain)
+      return [
+        ...latencyRows(`1. sequential tool_call, 1 SDK no-op ext${where} (both sides)`, summarize(sdk.host), rawSdk, null),
+        // The SDK's own price: the same raw client, SDK no-op (in the host column) against the plain no-op.
+        row({ name: `1. SDK price${where}: raw client to SDK no-op (host col) vs plain no-op`, metric: "p50", host: rawSdk.p50, raw: rawPlain.p50, budget: null, unit: "ms" })
+      ]
+    }, placements.slice(0, 1))).flat())
     return rows
   }
 }
