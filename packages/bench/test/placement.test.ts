@@ -3,6 +3,7 @@ import { readFileSync } from "node:fs"
 import * as os from "node:os"
 import { describe, expect, it } from "vitest"
 import { cpuList, pinnedCommand, placements, withAgentOn } from "../src/Placement.ts"
+import { dispatchBudget } from "../src/scenarios/Dispatch.ts"
 
 /** Where the bench pins its processes (Placement.ts): the parsing, the wrapping, and (with taskset) the effect. */
 
@@ -45,5 +46,15 @@ describe("placements", () => {
     }
     // Both placements or none (then the loop above had nothing to check, and Dispatch.ts runs unpinned).
     expect(placements.length === 0 || placements.length === 2).toBe(true)
+  })
+})
+
+describe("dispatchBudget", () => {
+  it("is DESIGN §8's 1.3 on another core and unpinned, 2 on the agent's own core", () => {
+    expect(dispatchBudget(undefined)).toBe(1.3)
+    expect(dispatchBudget({ label: "on another core", agentCpu: 0, extensionCpu: 1 })).toBe(1.3)
+    expect(dispatchBudget({ label: "on the agent's core", agentCpu: 1, extensionCpu: 1 })).toBe(2)
+    // Whatever the machine gives: every pinned placement gets one of the two.
+    expect(placements.map(dispatchBudget)).toEqual(placements.length === 0 ? [] : [1.3, 2])
   })
 })
