@@ -71,3 +71,34 @@ describe.concurrent("abhed-ext run: abhed.json is JSON with comments", () => {
     expect(r.stderr.trim()).toBe(`${file}:2:27: trailing comma (abhed.json allows comments, not trailing commas): remove it`)
   })
 })
+
+describe.concurrent("abhed-ext run --config - (docs/cli.md: `-` means stdin wherever a file is read)", () => {
+  it("reads the config from stdin, its relative cwd from the current directory; the events from a file", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "abhed-config-"))
+    writeFileSync(join(dir, "guard.sh"), `while IFS= read -r line; do echo '{"block":true,"reason":"from stdin config"}'; done\n`)
+    const events = join(dir, "events.jsonl")
+    writeFileSync(events, rmRoot)
+    const config = `{ // a comment, as in a file\n"extensions": [{"name": "g", "command": "bash", "args": ["guard.sh"], "events": ["tool_call"]}]}`
+    const r = await runCli(["run", "-c", "-", events], { input: config, cwd: dir })
+    expect(r.code, r.stderr).toBe(0)
+    expect(jsonLines(r.stdout)).toMatchObject([{ decision: "deny", reasons: [{ extension: "g", reason: "from stdin config" }] }])
+  })
+
+  it("an invalid config from stdin exits 2, its problems named stdin:line:column", async () => {
+    const r = await runCli(["run", "-c", "-", join(repoRoot, "docs", "examples", "session.jsonl")], {
+      input: "{\n  \"policy\": {\"deny\": [\"bash\"]}\n}"
+    })
+    expect(r.code).toBe(2)
+    expect(r.stdout).toBe("")
+    expect(r.stderr).toContain("stdin:2:23: policy.deny[0]: must be a rule object")
+  })
+
+  it("with the events on stdin too, exit 64 before reading either: one stdin cannot carry both", async () => {
+    for (const events of [[], ["-"]]) {
+      const r = await runCli(["run", "-c", "-", ...events], { input: `{}\n${rmRoot}` })
+      expect(r.code).toBe(64)
+      expect(r.stdout).toBe("")
+      expect(r.stderr).toContain("--config - reads the config from stdin, so the events must come from a file")
+    }
+  })
+})

@@ -2,11 +2,12 @@ import { type AuditContent, AuditLog } from "@abhed/host"
 import { Console, Effect, Layer, Option } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
 import { AuditUnwritable } from "./CliError.ts"
-import { loadConfig } from "./ConfigFile.ts"
+import { loadConfig, StdinConfig } from "./ConfigFile.ts"
 import { processHost } from "./HostLayer.ts"
 import { inputLines } from "./Input.ts"
 import { render } from "./Output.ts"
 import { runSession } from "./Session.ts"
+import { UsageError, usageText } from "./Usage.ts"
 
 /** The JSONL audit sink; a file it cannot open is one line on stderr and exit 1, not a stack trace. */
 const auditLayer = (file: string, content: AuditContent) =>
@@ -19,7 +20,7 @@ const auditLayer = (file: string, content: AuditContent) =>
 export const run = Command.make(
   "run",
   {
-    config: Flag.String("config").pipe(Flag.withAlias("c"), Flag.withDescription("the abhed.json to load")),
+    config: Flag.String("config").pipe(Flag.withAlias("c"), Flag.withDescription("the abhed.json to load (-: stdin, with the events from a file)")),
     audit: Flag.String("audit").pipe(
       Flag.withDescription("append the audit records (one JSON line per dispatch) to this file"),
       Flag.optional
@@ -41,6 +42,12 @@ export const run = Command.make(
     )
   },
   Effect.fn("run")(function*({ audit, auditContent, config, events, sessionId }) {
+    if (config === StdinConfig && Option.getOrElse(events, () => "-") === "-") {
+      // One stdin cannot carry both: the config would swallow the requests.
+      const problem = "--config - reads the config from stdin, so the events must come from a file (EVENTS.jsonl)"
+      yield* Console.error(usageText(["abhed-ext", "run"], [problem]))
+      return yield* new UsageError({ command: "abhed-ext run", problems: [problem] })
+    }
     const loaded = yield* loadConfig(config)
     const lines = yield* inputLines(events)
     yield* runSession({

@@ -11,7 +11,7 @@ export interface LoadedConfig {
   readonly config: Config
   /** The config file's folder: relative `cwd`s resolve against it. */
   readonly baseDir: string
-  /** The config file's absolute path. */
+  /** The config file's absolute path (`-` for a config read from stdin). */
   readonly file: string
 }
 
@@ -36,6 +36,21 @@ export class ConfigInvalid extends Schema.TaggedError<ConfigInvalid>()("ConfigIn
   }
 }
 
+/**
+ * Decode a config's text (DESIGN §5). `file` names it in the problems (`abhed.json:3:17: …`), `absolute` is kept as
+ * the loaded config's `file`; `baseDir` is where its relative `cwd`s resolve (a config read from stdin has no folder:
+ * the caller says which).
+ */
+export const decodeConfig = (
+  text: string,
+  source: { readonly file: string; readonly baseDir: string; readonly absolute: string }
+): Effect.Effect<LoadedConfig, ConfigInvalid> => {
+  const parsed = parseConfig(text)
+  return Result.isFailure(parsed)
+    ? Effect.fail(new ConfigInvalid({ file: source.file, issues: parsed.failure.issues }))
+    : Effect.succeed({ config: parsed.success, baseDir: source.baseDir, file: source.absolute })
+}
+
 /** Read and decode the config at `file` (relative to the current directory). */
 export const loadConfig = (
   file: string
@@ -47,7 +62,5 @@ export const loadConfig = (
     const text = yield* fs.readFileString(absolute).pipe(
       Effect.mapError((e) => new ConfigUnreadable({ file, detail: e.message }))
     )
-    const parsed = parseConfig(text)
-    if (Result.isFailure(parsed)) return yield* new ConfigInvalid({ file, issues: parsed.failure.issues })
-    return { config: parsed.success, baseDir: path.dirname(absolute), file: absolute }
+    return yield* decodeConfig(text, { file, baseDir: path.dirname(absolute), absolute })
   })
