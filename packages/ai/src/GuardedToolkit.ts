@@ -46,17 +46,29 @@ const argsSchemaOf = (tool: Tool.Any): Schema.Top => Context.getOrUndefined(tool
 
 const validateArgs = (tool: Tool.Any, params: unknown) => Schema.decodeUnknownResult(serviceFree(argsSchemaOf(tool)))(params)
 
+type Normalized =
+  | { readonly _tag: "args"; readonly args: unknown }
+  /** The model's mistake: not what the tool takes. */
+  | { readonly _tag: "invalid" }
+  /** Decoded, but the Schema cannot encode it back (a decode-only transformation): nothing to show the extensions. */
+  | { readonly _tag: "unencodable"; readonly message: string }
+
 /**
- * The model's params as the extensions see them: decoded through the tool's parameter Schema and encoded again, so
- * `needsApproval` (which effect/ai hands decoded params) and `handle` (encoded ones) send, and match, the same args
- * (a Struct drops keys it does not know, for one). A failure is the model's mistake: nothing is sent.
+ * The model's params as the extensions see them: decoded through the tool's parameter Schema (with the caller's
+ * parse options, as the handler will be) and encoded again, so `needsApproval` (which effect/ai hands decoded
+ * params) and `handle` (encoded ones) send, and match, the same args (a Struct drops keys it does not know, for one).
  */
-const normalize = (tool: Tool.Any, params: unknown): Result.Result<unknown, unknown> => {
+const normalize = (tool: Tool.Any, params: unknown, options?: SchemaAST.ParseOptions): Normalized => {
   const codec = serviceFree(tool.parametersSchema)
-  const decoded = Schema.decodeUnknownResult(codec)(params)
-  if (Result.isFailure(decoded) || Result.isFailure(validateArgs(tool, params))) return Result.fail(undefined)
-  return Schema.encodeUnknownResult(codec)(decoded.success)
+  const decoded = Schema.decodeUnknownResult(codec)(params, options)
+  if (Result.isFailure(decoded) || Result.isFailure(validateArgs(tool, params))) return { _tag: "invalid" }
+  const encoded = Schema.encodeUnknownResult(codec)(decoded.success, options)
+  return Result.isFailure(encoded) ? { _tag: "unencodable", message: encoded.failure.message } : { _tag: "args", args: encoded.success }
 }
+
+/** Why a call whose args cannot be encoded is refused rather than run unjudged (docs/embedding.md). */
+export const unencodableReason = (tool: string, message: string): string =>
+  `${tool}'s parameter Schema cannot encode the args back, so no extension can judge the call: refused (${message})`
 
 const denied = (reason: string, origin: Tool.FailureOrigin): Tool.HandlerResult<Tool.Any> => {
   const result = executionDenied(reason)
@@ -76,6 +88,18 @@ export const MaxPending = 1024
 /** The results this module builds are valid for every tool (`execution-denied`, or what the tool's schemas decoded). */
 const narrow = <T extends Tool.Any>(result: Tool.HandlerResult<Tool.Any>): Tool.HandlerResult<T> =>
   result as Tool.HandlerResult<T>
+
+/**
+ * An unchanged result as the filters judged it. effect/ai computes `modelOutput` from the handler's own value, which
+ * may hold more than the success Schema encodes (an extra field TypeScript let through); `tool_result` judged the
+ * encoded result, so that is what the model's output is made from.
+ */
+const judged = (tool: Tool.Any, result: Tool.HandlerResult<Tool.Any>): Tool.HandlerResult<Tool.Any> => {
+  if (result.isFailure || tool.toModelOutput === undefined) return result
+  const decoded = Schema.decodeUnknownExit(serviceFree(tool.successSchema))(result.encodedResult)
+  if (Exit.isFailure(decoded)) return denied(`${tool.name}'s result does not decode through its own result schema`, "result")
+  return { ...result, result: decoded.value, modelOutput: tool.toModelOutput(decoded.value) }
+}
 
 /** A guarded toolkit: pass it as `toolkit` to `generateText`/`streamText`, like any handled toolkit. */
 export interface Guarded<Tools extends Record<string, Tool.Any>> extends Toolkit.WithHandler<Tools> {
@@ -145,7 +169,7 @@ const make = <Tools extends Record<string, Tool.Any>>(
         is_error: result.isFailure,
         call_id: callId
       })
-      if (out.content === content && out.is_error === result.isFailure) return result
+      if (out.content === content && out.is_error === result.isFailure) return judged(tool, result)
       if (out.is_error && !result.isFailure) return denied(out.content, "result")
       const parsed = fromContent(out.content, typeof result.encodedResult === "string")
       const schema = result.isFailure ? Tool.failureResultSchema(tool) : tool.successSchema
@@ -173,17 +197,20 @@ const make = <Tools extends Record<string, Tool.Any>>(
   ) =>
     Effect.gen(function*() {
       const tool = Object.hasOwn(tools, name) ? tools[name] : undefined
-      const normal = tool === undefined ? undefined : normalize(tool, params)
-      // Unknown tools, and args the model got wrong, fail the usual way: nothing is sent to the extensions.
-      if (tool === undefined || normal === undefined || Result.isFailure(normal)) {
+      const normal = tool === undefined ? undefined : normalize(tool, params, options)
+      // Unknown tools, and args the model got wrong, fail the usual way (the handler's own decoding, with the same
+      // options, fails too): nothing is sent to the extensions, nothing runs.
+      if (tool === undefined || normal === undefined || normal._tag === "invalid") {
         return yield* inner.handle(name, params, toolCallId, options)
       }
-      const entry = take(tool.name, normal.success, toolCallId)
+      const single = (result: Tool.HandlerResult<Tool.Any>) => Stream.succeed(narrow<Tools[Name]>(result))
+      // Args that decode but cannot be shown to the extensions would run unjudged: refused, never run.
+      if (normal._tag === "unencodable") return single(denied(unencodableReason(tool.name, normal.message), "parameters"))
+      const entry = take(tool.name, normal.args, toolCallId)
       // The id that ties this call's tool_call to its tool_result in the audit and for extensions.
       const callId = toolCallId ?? nextLocalId()
-      const { args, boxed } = box(normal.success)
+      const { args, boxed } = box(normal.args)
       const outcome = entry?.outcome ?? (yield* host.toolCall({ tool: tool.name, args, call_id: callId }))
-      const single = (result: Tool.HandlerResult<Tool.Any>) => Stream.succeed(narrow<Tools[Name]>(result))
       if (outcome.decision === "deny") return single(denied(formatReasons(outcome.reasons), "handler"))
       const settled = unbox(outcome.args, boxed)
       const checked = validateArgs(tool, settled)

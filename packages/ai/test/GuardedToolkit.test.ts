@@ -117,6 +117,36 @@ describe("GuardedToolkit: tool_call", () => {
     }).pipe(Effect.provide(host([secretsGuard]))))
 })
 
+describe("GuardedToolkit: parameters the Schema cannot encode back", () => {
+  // A decode-only parameter Schema (effect's own, for a token the program must never print): the call decodes, but
+  // there are no encoded args to show the extensions. It must be refused, never run unjudged.
+  const Deploy = Tool.make("deploy", {
+    parameters: Schema.Struct({ target: Schema.String, token: Schema.RedactedFromValue(Schema.String, { disallowEncode: true }) }),
+    success: Schema.String
+  })
+  const DeployTools = Toolkit.make(Deploy)
+  const deployed: Array<string> = []
+  const deployHandlers = DeployTools.toLayer({ deploy: ({ target }) => Effect.sync(() => (deployed.push(target), `deployed ${target}`)) })
+  const blocker = FakeExtension.fromReplies("blocker", { tool_call: () => ({ block: true, reason: "nothing runs" }) })
+
+  it.effect("is refused as execution-denied, saying why; the handler never runs and nothing reaches the extensions", () =>
+    Effect.gen(function*() {
+      const model = yield* ScriptedModel.make([() => [
+        ScriptedModel.toolCall("t1", "deploy", { target: "production", token: "t0k" }),
+        ScriptedModel.finish("tool-calls")
+      ]])
+      const toolkit = yield* GuardedToolkit.guard(DeployTools)
+      const response = yield* LanguageModel.generateText({ prompt: "go", toolkit }).pipe(
+        Effect.provideService(LanguageModel.LanguageModel, model)
+      )
+      const result = response.toolResults[0]
+      assert.deepStrictEqual(deployed, [])
+      assert.isTrue(result?.isFailure)
+      assert.include(JSON.stringify(result?.encodedResult), "deploy's parameter Schema cannot encode the args back")
+      assert.deepStrictEqual(yield* events, [])
+    }).pipe(Effect.provide(deployHandlers), Effect.provide(host([blocker]))))
+})
+
 describe("GuardedToolkit: non-object params (boxing)", () => {
   const upper = FakeExtension.fromReplies("upper", {
     tool_call: (req) => {
@@ -350,6 +380,23 @@ describe("GuardedToolkit: bounds and model output", () => {
       const toolkit = yield* GuardedToolkit.guard(kit).pipe(Effect.provide(kit.toLayer({ shout: ({ text }) => Effect.succeed(text) })))
       const results = yield* toolkit.handle("shout", { text: "key AKIAABCDEFGHIJKLMNOP" }, "m1").pipe(Effect.flatMap(Stream.runCollect))
       assert.deepStrictEqual(results[0]?.modelOutput?.map((p) => p.type === "text" ? p.text : p.type), ["model sees: key [redacted]"])
+    }).pipe(Effect.provide(host([redactor]))))
+
+  it.effect("an unchanged result's toModelOutput sees what tool_result judged, not the handler's extra fields", () =>
+    Effect.gen(function*() {
+      // The handler returns more than its success Schema holds (TypeScript allows the extra field); the filters judge
+      // the encoded result, so the model must read nothing beyond it.
+      const Who = Tool.make("who", {
+        parameters: Schema.Struct({ id: Schema.String }),
+        success: Schema.Struct({ name: Schema.String }),
+        toModelOutput: (result) => [Prompt.makePart("text", { text: JSON.stringify(result) })]
+      })
+      const kit = Toolkit.make(Who)
+      const raw = { name: "ann", apiKey: "AKIAABCDEFGHIJKLMNOP" }
+      const toolkit = yield* GuardedToolkit.guard(kit).pipe(Effect.provide(kit.toLayer({ who: () => Effect.succeed(raw) })))
+      const results = yield* toolkit.handle("who", { id: "1" }, "m2").pipe(Effect.flatMap(Stream.runCollect))
+      assert.deepStrictEqual(results[0]?.modelOutput?.map((p) => p.type === "text" ? p.text : p.type), [`{"name":"ann"}`])
+      assert.deepStrictEqual(results[0]?.result, { name: "ann" })
     }).pipe(Effect.provide(host([redactor]))))
 })
 
