@@ -5,10 +5,10 @@ import {
   type ExtensionConfig,
   Framing,
   MalformedReply,
-  previewJson,
   replyIdOf,
   type ReadLine,
   type SessionEndRequest,
+  shapeJson,
   type WithId
 } from "@abhed/protocol"
 import { Cause, Clock, Deferred, Duration, Effect, Exit, Result, Scope } from "effect"
@@ -91,10 +91,22 @@ interface InFlight {
   readonly deadline: number
 }
 
-/** Any line the extension wrote, unchecked (deep, or from an in-process extension a BigInt): never throws. */
-const preview = (json: unknown): string => previewJson(json, 200)
+/**
+ * The host's request ids are short tokens (decimal counters: IdCounter; an embedder's own, such as "c2"): an `id`
+ * that looks like one is shown as it is, what could be content is not.
+ */
+const isHostId = (s: string): boolean => /^[A-Za-z0-9_.:-]{1,16}$/.test(s)
 
-const describeLine = (line: ReadLine): string => (line._tag === "Json" ? preview(line.value) : `(${line.got})`)
+/**
+ * A line the extension wrote where no reply was due, by its shape: its strings by their length only (protocol's
+ * `shapeJson`), but for an `id` like the host's. Such a line may echo anything the extension saw, and the death
+ * cause reaches the audit, the log and the model's notes.
+ */
+const describeLine = (line: ReadLine): string =>
+  line._tag === "Json" ? shapeJson(line.value, 200, (key, s) => key === "id" && isHostId(s)) : `(${line.got})`
+
+/** A reply's `id` for the mismatch message: as it is when it looks like the host's, else by its shape. */
+const showId = (id: unknown): string => (typeof id === "string" && isHostId(id) ? JSON.stringify(id) : shapeJson(id, 60))
 
 export interface CoreOptions<R> {
   readonly config: ExtensionConfig
@@ -227,7 +239,7 @@ export const make = Effect.fnUntraced(function*<R>(options: CoreOptions<R>) {
     const id = replyIdOf(line.value)
     if (id !== undefined && id !== current.id) {
       return dieNow(
-        new UnsolicitedOutput({ extension: name, line: `reply to id ${preview(id)} while ${preview(current.id)} was in flight` })
+        new UnsolicitedOutput({ extension: name, line: `reply to id ${showId(id)} while ${showId(current.id)} was in flight` })
       )
     }
     if (id === undefined && config.reply_ids === "required") {
@@ -235,7 +247,7 @@ export const make = Effect.fnUntraced(function*<R>(options: CoreOptions<R>) {
         new MalformedReply({
           event: current.event,
           path: "id",
-          expected: `the request's id ${preview(current.id)} (reply_ids is "required")`,
+          expected: `the request's id ${showId(current.id)} (reply_ids is "required")`,
           got: "nothing"
         })
       )

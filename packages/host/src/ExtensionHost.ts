@@ -31,7 +31,7 @@ import {
   Defaults,
   EventNames,
   Framing,
-  previewJson,
+  shapeJson,
   unsendableField,
   type Config,
   type DecodedReply,
@@ -155,8 +155,8 @@ const causeText = (error: ExtensionError): string =>
 /** Requests of settling rounds after the first carry `round` (DESIGN §3); the first has none. */
 const roundField = (round: number): { readonly round?: number } => (round > 1 ? { round } : {})
 
-/** A keep element for a note: a number as it is, anything else as (at most 40 characters of) its JSON. */
-const showIndex = (i: unknown): string => (typeof i === "number" ? String(i) : previewJson(i, 40))
+/** A keep element for a note: a number as it is, anything else by its shape (strings by their length: `shapeJson`). */
+const showIndex = (i: unknown): string => (typeof i === "number" ? String(i) : shapeJson(i, 40))
 
 const rejection: { readonly [R in RejectionReason]: string } = {
   invalid_name: "not a valid tool name (letters, digits, _ . - only, 1 to 64 characters)",

@@ -65,19 +65,37 @@ export const unsendableField = (field: string, value: unknown): string | undefin
  * `MaxJsonDepth` levels, or a cycle, is described instead; a BigInt shows as `7n` (nested ones as the string
  * `"7n"`); a value JSON has no text for (`undefined`, a function) shows as `String` would.
  */
-export const previewJson = (value: unknown, max: number): string => {
+export const previewJson = (
+  value: unknown,
+  max: number,
+  mapValue: (key: string, v: unknown) => unknown = (_key, v) => v
+): string => {
   let text: string
   try {
     text = nestedDeeperThan(value, MaxJsonDepth)
       ? `(JSON nested more than ${MaxJsonDepth} levels deep)`
       : typeof value === "bigint"
       ? `${value}n`
-      : JSON.stringify(value, (_key, v: unknown) => (typeof v === "bigint" ? `${v}n` : v)) ?? String(value)
+      : JSON.stringify(value, (key, v: unknown) => (typeof v === "bigint" ? `${v}n` : mapValue(key, v))) ?? String(value)
   } catch {
     text = "(a value JSON cannot show)" // a getter or toJSON that throws
   }
   return text.length > max ? `${text.slice(0, Math.max(0, max - 3))}...` : text
 }
+
+/**
+ * The shape of a value an extension wrote where no reply was due, for death causes, notes and audit lines: its JSON
+ * with every string replaced by its length (`{"debug":"<57 chars>"}`), cut to `max` characters. Such a line can hold
+ * anything the extension saw (a debug print of a `tool_result`, a secret a redactor removed), and the cause of a
+ * death goes to the audit, the log and the model's notes, where content is never kept verbatim (DESIGN §4). Keys,
+ * numbers, booleans and null are what an author needs to find the stray print; `show` keeps the strings a caller
+ * knows to be harmless (the host's own request ids) as they are.
+ */
+export const shapeJson = (value: unknown, max: number, show: (key: string, s: string) => boolean = () => false): string =>
+  // The replacer sees the value itself too (key ""), so a lone string is hidden like any other.
+  previewJson(value, max, (key, v) => (typeof v === "string" && !show(key, v) ? hiddenString(v) : v))
+
+const hiddenString = (s: string): string => `<${s.length} chars>`
 
 /** Canonical JSON text: object keys sorted, so two values compare equal regardless of key order. */
 export const canonicalJson = (value: unknown): string => JSON.stringify(sortKeys(value))

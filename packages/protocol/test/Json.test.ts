@@ -1,6 +1,6 @@
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import { canonicalJson, jsonEquals, MaxJsonDepth, nestedDeeperThan, previewJson, unsendableField } from "../src/index.ts"
+import { canonicalJson, jsonEquals, MaxJsonDepth, nestedDeeperThan, previewJson, shapeJson, unsendableField } from "../src/index.ts"
 
 describe("canonicalJson", () => {
   it("keeps a `__proto__` key (JSON.parse makes it an own key; assigning it must not set a prototype)", () => {
@@ -42,6 +42,20 @@ describe("unsendableField", () => {
       }),
       { numRuns: 1000 }
     )
+  })
+})
+
+describe("shapeJson", () => {
+  it("shows keys, numbers, booleans and null, and every string by its length only, at any depth", () => {
+    const secret = "aws_secret_access_key=AKIAABCDEFGHIJKLMNOP"
+    const text = shapeJson({ debug: secret, n: 1, ok: true, none: null, nested: [{ content: secret }] }, 200)
+    expect(text).toBe(`{"debug":"<42 chars>","n":1,"ok":true,"none":null,"nested":[{"content":"<42 chars>"}]}`)
+    expect(text).not.toContain("AKIA")
+    expect(shapeJson(secret, 200)).toBe(`"<42 chars>"`)
+  })
+
+  it("keeps the strings the caller knows to be harmless, by key", () => {
+    expect(shapeJson({ id: "7", reason: "stray" }, 200, (key) => key === "id")).toBe(`{"id":"7","reason":"<5 chars>"}`)
   })
 })
 
