@@ -345,6 +345,32 @@ describe("ExtensionHost over fakes", () => {
       }))
   })
 
+  it.effect("a rewrite holding 1e999 (Infinity, which the guards would read as null) is malformed: never run", () => {
+    const rewriter = FakeExtension.fromReplies("rewriter", {
+      tool_call: () => JSON.parse(`{"args": {"path": "/data", "limit": 1e999}}`) as { args: { path: string; limit: number } }
+    })
+    const guard = FakeExtension.fromReplies("guard", {
+      tool_call: (req) => (typeof req.args["limit"] === "number" ? {} : { block: true, reason: "limit must be a number" })
+    })
+    return withHost([rewriter, guard], (h) =>
+      Effect.gen(function*() {
+        const outcome = yield* h.toolCall({ tool: "read", args: { path: "/data", limit: 10 } })
+        assert.deepStrictEqual([outcome.decision, outcome.args, outcome.rounds], ["allow", { path: "/data", limit: 10 }, 1])
+        const state = (yield* h.status).find((s) => s.name === "rewriter")?.state
+        assert.deepStrictEqual(state?._tag === "dead" && state.cause._tag, "malformed_reply")
+      }))
+  })
+
+  it.effect("args from the agent holding Infinity or NaN are refused before any extension sees them", () => {
+    const guard = FakeExtension.fromReplies("guard", { tool_call: () => ({}) })
+    return withHost([guard], (h) =>
+      Effect.gen(function*() {
+        const outcome = yield* h.toolCall({ tool: "read", args: { path: "/data", limit: Infinity } })
+        assert.strictEqual(outcome.decision, "deny")
+        assert.include(JSON.stringify(outcome.reasons), "holds a number JSON cannot carry")
+      }))
+  })
+
   it.effect("context: on_failure deny or ask on a failed or dead filter keeps nothing, with the reason", () => {
     const broken = (on_failure: "ask" | "deny" | "ignore") =>
       FakeExtension.fromReplies("filter", { context: () => ({ keep: "all" }) }, { on_failure, events: ["context"] })

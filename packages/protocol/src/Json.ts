@@ -11,21 +11,29 @@ export const isJsonObject = (u: unknown): u is JsonObject =>
  */
 export const MaxJsonDepth = 256
 
+/** What keeps a value from being JSON the host can pass on unchanged. */
+export type JsonProblem = "deep" | "bigint" | "nonfinite"
+
 /**
- * One iterative walk for both checks below: the first problem found, if any. Two parallel stacks (values and
+ * One iterative walk for the checks below: the first problem found, if any. Two parallel stacks (values and
  * depths) rather than an object per node: it runs on every reply and on every request field the agent passes.
+ * `scalars` also checks the leaves: a BigInt, and a number JSON has no text for (`Infinity`, `NaN`: what `JSON.parse`
+ * makes of `1e999`). `JSON.stringify` writes those as `null`, so an extension would judge `null` while the tool ran
+ * with `Infinity`.
  */
-const findProblem = (value: unknown, limit: number, bigints: boolean): "deep" | "bigint" | undefined => {
+const findProblem = (value: unknown, limit: number, scalars: boolean): JsonProblem | undefined => {
   const values: Array<unknown> = [value]
   const depths: Array<number> = [0]
   while (values.length > 0) {
     const next = values.pop()
     const depth = (depths.pop() ?? 0) + 1
-    if (bigints && typeof next === "bigint") return "bigint"
+    if (scalars && typeof next === "bigint") return "bigint"
+    if (scalars && typeof next === "number" && !Number.isFinite(next)) return "nonfinite"
     if (typeof next !== "object" || next === null) continue
     if (depth > limit) return "deep"
     for (const child of Array.isArray(next) ? next : Object.values(next)) {
-      if ((typeof child === "object" && child !== null) || (bigints && typeof child === "bigint")) {
+      const kind = typeof child
+      if ((kind === "object" && child !== null) || (scalars && (kind === "bigint" || kind === "number"))) {
         values.push(child)
         depths.push(depth)
       }
@@ -36,9 +44,10 @@ const findProblem = (value: unknown, limit: number, bigints: boolean): "deep" | 
 
 /**
  * What keeps `value` from being JSON the host can handle, if anything: nesting deeper than `limit` levels (a cycle
- * is infinitely deep), or a BigInt (only an in-process extension can hand one over). Iterative.
+ * is infinitely deep), a BigInt (only an in-process extension can hand one over), or a number JSON has no text for
+ * (`1e999` parses as `Infinity`). Iterative.
  */
-export const jsonProblem = (value: unknown, limit: number): "deep" | "bigint" | undefined => findProblem(value, limit, true)
+export const jsonProblem = (value: unknown, limit: number): JsonProblem | undefined => findProblem(value, limit, true)
 
 /** Whether `value` nests arrays and objects more than `limit` levels deep (a scalar is 0, `[]` is 1). Iterative. */
 export const nestedDeeperThan = (value: unknown, limit: number): boolean => findProblem(value, limit, false) === "deep"
@@ -54,6 +63,8 @@ export const unsendableField = (field: string, value: unknown): string | undefin
   const problem = findProblem(value, MaxJsonDepth - 1, true)
   return problem === "bigint"
     ? `${field} holds a BigInt, which JSON cannot carry`
+    : problem === "nonfinite"
+    ? `${field} holds a number JSON cannot carry (Infinity or NaN, which an extension would read as null)`
     : problem === "deep"
     ? `${field} nested too deep (a request may nest at most ${MaxJsonDepth} levels)`
     : undefined

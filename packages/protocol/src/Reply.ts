@@ -3,7 +3,7 @@
 import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import type { EventName } from "./Event.ts"
-import { isJsonObject, jsonProblem, type JsonObject, MaxJsonDepth, nestedDeeperThan, previewJson } from "./Json.ts"
+import { isJsonObject, jsonProblem, type JsonObject, type JsonProblem, MaxJsonDepth, previewJson } from "./Json.ts"
 import type { ToolDeclaration } from "./Tool.ts"
 
 /**
@@ -173,6 +173,23 @@ const kindOf = (u: unknown): string =>
     : preview(u)
 
 /**
+ * The first thing in a reply the host cannot pass on as JSON, and the top-level field it is in. An index in `keep`
+ * that is not a finite number is one more index that is not an integer, ignored like `2.5` (ContextKeep): the
+ * filter keeps fewer messages, never more, so it is not worth the filter's life.
+ */
+const firstProblem = (input: unknown): { readonly path: string; readonly problem: JsonProblem } | undefined => {
+  if (!isJsonObject(input)) {
+    const problem = jsonProblem(input, MaxJsonDepth)
+    return problem === undefined ? undefined : { path: "", problem }
+  }
+  for (const key of Object.keys(input)) {
+    const problem = jsonProblem(input[key], MaxJsonDepth - 1)
+    if (problem !== undefined && !(problem === "nonfinite" && key === "keep")) return { path: key, problem }
+  }
+  return undefined
+}
+
+/**
  * Decode one reply for `event`. Unknown fields are ignored; `null` counts as absent (what `jq` writes for a
  * missing value). Known fields of other events are ignored and listed in `ignored`.
  */
@@ -181,17 +198,19 @@ export const decodeReply = <E extends EventName>(
   input: unknown
 ): Result.Result<DecodedReply<E>, MalformedReply> => {
   // First, so that nothing below (previews, and later the host's comparisons and encoding) walks a deep value or
-  // meets a BigInt (which only an in-process extension can hand over, and which JSON.stringify throws on).
-  const problem = jsonProblem(input, MaxJsonDepth)
-  if (problem === "deep") {
-    const path = isJsonObject(input) ? Object.keys(input).find((k) => nestedDeeperThan(input[k], MaxJsonDepth - 1)) ?? "" : ""
+  // meets a BigInt (which only an in-process extension can hand over, and which JSON.stringify throws on), or a
+  // number JSON cannot carry (`1e999` parses as Infinity, which the next round's request and the audit would write as
+  // null: the extensions would judge null while the tool ran with Infinity). One walk, key by key, for the path.
+  const found = firstProblem(input)
+  if (found !== undefined) {
+    const { path, problem } = found
     return Result.fail(
-      new MalformedReply({ event, path, expected: `JSON nested at most ${MaxJsonDepth} levels deep`, got: "deeper" })
+      problem === "deep"
+        ? new MalformedReply({ event, path, expected: `JSON nested at most ${MaxJsonDepth} levels deep`, got: "deeper" })
+        : problem === "bigint"
+        ? new MalformedReply({ event, path, expected: "JSON (a BigInt is not)", got: "a BigInt" })
+        : new MalformedReply({ event, path, expected: "numbers JSON can carry (1e999 reads as Infinity)", got: "a number out of range" })
     )
-  }
-  if (problem === "bigint") {
-    const path = isJsonObject(input) ? Object.keys(input).find((k) => jsonProblem(input[k], MaxJsonDepth) === "bigint") ?? "" : ""
-    return Result.fail(new MalformedReply({ event, path, expected: "JSON (a BigInt is not)", got: "a BigInt" }))
   }
   if (!isJsonObject(input)) {
     return Result.fail(new MalformedReply({ event, path: "", expected: "a JSON object", got: kindOf(input) }))

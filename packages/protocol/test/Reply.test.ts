@@ -32,6 +32,14 @@ describe("decodeReply", () => {
     expect(ok(event, valid[event])).toEqual({ reply: valid[event], ignored: [] })
   })
 
+  it.each(EventNames)("%s: a number JSON cannot carry (1e999 parses as Infinity) is malformed, wherever it is", (event) => {
+    const parsed: unknown = JSON.parse(`{"extra": {"deep": [1, 1e999]}}`)
+    const error = malformed(event, { ...valid[event], ...(parsed as object) })
+    expect([error.path, error.expected, error.got]).toEqual(["extra", "numbers JSON can carry (1e999 reads as Infinity)", "a number out of range"])
+    expect(malformed(event, { ...valid[event], n: Number.NaN }).path).toBe("n")
+    expect(malformed(event, { ...valid[event], n: -Infinity }).path).toBe("n")
+  })
+
   it.each(EventNames)("%s: a BigInt anywhere (only an in-process extension can hand one over) is malformed", (event) => {
     const error = malformed(event, { ...valid[event], extra: { deep: [1, 2n] } })
     expect([error.path, error.expected, error.got]).toEqual(["extra", "JSON (a BigInt is not)", "a BigInt"])
