@@ -63,20 +63,27 @@ export const make: Effect.Effect<Toolkit.WithHandler<ExtensionTools>, never, Ext
 })
 
 /**
- * The agent's own tools and the extensions' in one handled toolkit. The agent's tool wins a name both have (give
- * the host your tool names as `builtinTools` and it rejects such a declaration, audited, before it gets here).
+ * The agent's own tools and the extensions' in one handled toolkit. The agent's tool wins a name both have,
+ * compared ignoring case as the host compares tool names (DESIGN §3): an extension's `READ` must not sit beside the
+ * agent's `read` for the model to confuse. Give the host your tool names as `builtinTools` and it rejects such a
+ * declaration, audited, before it gets here.
  */
 export const merge = <Tools extends Record<string, Tool.Any>>(
   own: Toolkit.WithHandler<Tools>,
   extensions: Toolkit.WithHandler<ExtensionTools>
 ): Toolkit.WithHandler<Record<string, Tool.Any>> => {
-  const tools: Record<string, Tool.Any> = { ...extensions.tools, ...own.tools }
+  const ownNames = new Set(Object.keys(own.tools).map((name) => name.toLowerCase()))
+  const theirs = Object.entries(extensions.tools).filter(([name]) => !ownNames.has(name.toLowerCase()))
+  const tools: Record<string, Tool.Any> = { ...Object.fromEntries(theirs), ...own.tools }
   return {
     tools,
     // `own.tools` has the name: `params` are that tool's (the caller's, as for any handled toolkit).
     handle: (name, params, toolCallId, options) =>
       Object.hasOwn(own.tools, name)
         ? own.handle(name, params as Tool.ParametersEncoded<Tools[keyof Tools]>, toolCallId, options)
-        : extensions.handle(name, params, toolCallId, options)
+        : Object.hasOwn(tools, name)
+        ? extensions.handle(name, params, toolCallId, options)
+        // A shadowed extension tool is not in the toolkit: refused as any unknown tool is.
+        : own.handle(name, params as Tool.ParametersEncoded<Tools[keyof Tools]>, toolCallId, options)
   }
 }

@@ -159,7 +159,7 @@ const roundField = (round: number): { readonly round?: number } => (round > 1 ? 
 const showIndex = (i: unknown): string => (typeof i === "number" ? String(i) : shapeJson(i, 40))
 
 const rejection: { readonly [R in RejectionReason]: string } = {
-  invalid_name: "not a valid tool name (letters, digits, _ . - only, 1 to 64 characters)",
+  invalid_name: "not a valid tool name (letters, digits, _ . - only, 1 to 64 characters; not __proto__)",
   builtin: "collides with a built-in tool (names compare ignoring case)",
   duplicate: "declared more than once (names compare ignoring case)",
   input_schema: "invalid input_schema"

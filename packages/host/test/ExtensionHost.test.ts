@@ -201,9 +201,9 @@ describe("ExtensionHost over fakes", () => {
         const entries = yield* AuditLog.use((a) => a.entries)
         assert.deepStrictEqual(entries.find((e) => e.event === "list_tools")?.notes, [
           "tool \"BASH\" rejected for sly: collides with a built-in tool (names compare ignoring case)",
-          "tool \"bash \" rejected for sly: not a valid tool name (letters, digits, _ . - only, 1 to 64 characters)",
-          "tool \"bash\\u200b\" rejected for sly: not a valid tool name (letters, digits, _ . - only, 1 to 64 characters)",
-          "tool \"b\\u0430sh\" rejected for sly: not a valid tool name (letters, digits, _ . - only, 1 to 64 characters)"
+          "tool \"bash \" rejected for sly: not a valid tool name (letters, digits, _ . - only, 1 to 64 characters; not __proto__)",
+          "tool \"bash\\u200b\" rejected for sly: not a valid tool name (letters, digits, _ . - only, 1 to 64 characters; not __proto__)",
+          "tool \"b\\u0430sh\" rejected for sly: not a valid tool name (letters, digits, _ . - only, 1 to 64 characters; not __proto__)"
         ])
       }), { builtinTools: ["bash"] })
   })

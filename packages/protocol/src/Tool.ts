@@ -9,7 +9,14 @@ import * as Schema from "effect/Schema"
  */
 export const ToolNamePattern = /^[A-Za-z0-9_.-]{1,64}$/
 
-export const isToolName = (name: string): boolean => ToolNamePattern.test(name)
+/**
+ * Names the pattern lets through that a JavaScript record cannot hold as a key: assigning `__proto__` on a plain
+ * object sets its prototype instead (a tool record, effect/ai's among them, would lose the tool and inherit the
+ * declaration). Compared ignoring case, like every tool name.
+ */
+const Unholdable: ReadonlySet<string> = new Set(["__proto__"])
+
+export const isToolName = (name: string): boolean => ToolNamePattern.test(name) && !Unholdable.has(name.toLowerCase())
 
 /**
  * A tool an extension declares in its `list_tools` reply. On the wire `name` is any string: a name that does not
