@@ -3,7 +3,7 @@ import { Approval, ExtensionHost, type ExtensionHostShape, IdCounter, type ToolC
 import { canonicalJson } from "@abhed/protocol"
 import { Context, Effect, Exit, Result, Schema, Stream } from "effect"
 import type * as SchemaAST from "effect/SchemaAST"
-import { Prompt, type Response, Tool, type Toolkit } from "effect/ai"
+import { type AiError, Prompt, Response, Tool, type Toolkit } from "effect/ai"
 import { ArgsSchema } from "./ArgsSchema.ts"
 import * as ExtensionToolkit from "./ExtensionToolkit.ts"
 import { box, fromContent, toContent, unbox } from "./ToolArgs.ts"
@@ -267,16 +267,27 @@ export const withExtensionTools = <Tools extends Record<string, Tool.Any>, E = n
 
 /**
  * Answers the `tool-approval-request`s of a response through the host's `Approver` (a prompt, or
- * `Approver.layerDeny` unattended), showing it the settled args and the reasons. Returns the tool message to append
- * to the history before the next model call (empty when nothing was asked): approved calls then run with exactly
- * the args that were approved, refused ones reach the model as `execution-denied` with the reasons.
+ * `Approver.layerDeny` unattended), showing it the settled args and the reasons, and **runs the approved calls
+ * here**, with exactly the args that were approved. Returns the tool messages to append to the history before the
+ * next model call (empty when nothing was asked): the approval answers and the approved calls' results (through
+ * `tool_result`, like every result); refused ones reach the model as `execution-denied` with the reasons.
+ *
+ * Why here and not in the next `generateText`, which would run them too: effect/ai appends what it runs to the
+ * prompt it was given, after `PromptHooks.applyContext` filtered that prompt, so those results would reach the
+ * model without the `context` event. Appended to the history here, they are filtered like every other message; the
+ * next `generateText` sees the calls answered and runs nothing again.
  */
-export const resolveApprovals = (
-  toolkit: { readonly awaiting: (toolCallId: string) => Approval.ApprovalRequest | undefined },
+export const resolveApprovals = <Tools extends Record<string, Tool.Any>>(
+  toolkit: Guarded<Tools>,
   content: ReadonlyArray<Response.AnyPart>
-): Effect.Effect<Prompt.Prompt, never, Approval.Approver> =>
+): Effect.Effect<
+  Prompt.Prompt,
+  Tool.HandlerError<Tools[keyof Tools]> | AiError.AiError,
+  Approval.Approver | Tool.HandlerServices<Tools[keyof Tools]>
+> =>
   Effect.gen(function*() {
     const answers: Array<Prompt.ToolApprovalResponsePart> = []
+    const results: Array<Response.ToolResultPart<string, unknown, unknown>> = []
     for (const part of content) {
       if (part.type !== "tool-approval-request") continue
       const call = content.find((p): p is Response.ToolCallPart<string, unknown> => p.type === "tool-call" && p.id === part.toolCallId)
@@ -288,6 +299,41 @@ export const resolveApprovals = (
         approved,
         ...(approved ? {} : { reason: `not approved${request.reasons.length > 0 ? `: ${formatReasons(request.reasons)}` : ""}` })
       }))
+      if (approved && call !== undefined) results.push(yield* runApproved(toolkit, call))
     }
-    return answers.length === 0 ? Prompt.empty : Prompt.fromMessages([Prompt.makeMessage("tool", { content: answers })])
+    if (answers.length === 0) return Prompt.empty
+    const answered = Prompt.fromMessages([Prompt.makeMessage("tool", { content: answers })])
+    return results.length === 0 ? answered : Prompt.concat(answered, Prompt.fromResponseParts(results))
+  })
+
+/**
+ * One approved call, run as effect/ai runs it (the guarded handler, which takes the outcome kept for this call id
+ * and sends `tool_result`), as the tool-result part effect/ai would have made. The response's params are decoded:
+ * encoded again for the handler, which takes them as the model sent them.
+ */
+const runApproved = <Tools extends Record<string, Tool.Any>>(
+  toolkit: Guarded<Tools>,
+  call: Response.ToolCallPart<string, unknown>
+) =>
+  Effect.gen(function*() {
+    const tool: Tool.Any | undefined = Object.hasOwn(toolkit.tools, call.name) ? toolkit.tools[call.name] : undefined
+    const encoded = tool === undefined ? undefined : Schema.encodeUnknownExit(serviceFree(tool.parametersSchema))(call.params)
+    const final = encoded === undefined || Exit.isFailure(encoded)
+      ? undefined
+      : yield* toolkit.handle(call.name, encoded.value as Tool.ParametersEncoded<Tools[keyof Tools]>, call.id).pipe(
+        Effect.flatMap((stream) => Stream.runLast(Stream.filter(stream, (r) => !r.preliminary)))
+      )
+    const result: Tool.HandlerResult<Tool.Any> = final === undefined || final._tag === "None"
+      ? denied(`${call.name}: approved, but there was nothing to run`, "handler")
+      : final.value
+    return Response.makePart("tool-result", {
+      id: call.id,
+      name: call.name,
+      result: result.result,
+      encodedResult: result.encodedResult,
+      ...(result.modelOutput !== undefined ? { modelOutput: result.modelOutput } : {}),
+      isFailure: result.isFailure,
+      preliminary: false,
+      providerExecuted: false
+    })
   })

@@ -1,4 +1,4 @@
-import { GuardedToolkit, ScriptedModel } from "@abhed/ai"
+import { GuardedToolkit, PromptHooks, ScriptedModel } from "@abhed/ai"
 import { Approval, AuditLog, ExtensionHost, FakeExtension } from "@abhed/host"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer, Ref, Schema, Stream } from "effect"
@@ -262,6 +262,9 @@ describe("GuardedToolkit: approvals through effect/ai's flow", () => {
     })
   }
 
+  const toolResultsOf = (prompt: Prompt.Prompt): Array<Prompt.ToolResultPart> =>
+    prompt.content.flatMap((m) => (m.role === "tool" ? m.content : [])).filter((p): p is Prompt.ToolResultPart => p.type === "tool-result")
+
   /** Turn 1 calls read; the Approver answers; turn 2 (the approved turn) runs it. */
   const conversation = (approve: boolean, params: unknown = { path: "notes.txt" }) =>
     Effect.gen(function*() {
@@ -281,29 +284,62 @@ describe("GuardedToolkit: approvals through effect/ai's flow", () => {
         Effect.provide(Approval.Approver.layer((request) => Effect.sync(() => (asked.push(request), approve))))
       )
       const second = yield* generate(Prompt.concat(Prompt.concat(Prompt.make("go"), Prompt.fromResponseParts(first.content)), answers))
-      return { asked, second }
+      // resolveApprovals ran the approved call: its result is in the answers, and the next turn runs nothing again.
+      if (approve) assert.deepStrictEqual(second.toolResults, [])
+      return { asked, second, results: toolResultsOf(answers) }
     }).pipe(Effect.provide(handlers))
 
   it.effect("an ask is a tool-approval-request; approved, the settled args run, without a second tool_call", () =>
     Effect.gen(function*() {
-      const { asked, second } = yield* conversation(true)
+      const { asked, results } = yield* conversation(true)
       assert.deepStrictEqual(asked, [{ tool: "read", args: { path: "/sandbox/notes.txt" }, reasons: [{ extension: "asker", reason: "sure?" }] }])
       assert.deepStrictEqual(ran, ["read /sandbox/notes.txt"])
-      const result = second.toolResults[0]
+      const result = results[0]
       assert.strictEqual(result?.result, "contents of /sandbox/notes.txt: AKIAABCDEFGHIJKLMNOP")
       assert.deepStrictEqual(yield* events, ["tool_call t1", "tool_result t1"])
     }).pipe(Effect.provide(host([makeAsker(), jail]))))
 
   it.effect("params with keys the Schema drops: the extensions see the args the tool takes, and the ask still holds", () =>
     Effect.gen(function*() {
-      const { second } = yield* conversation(true, { path: "notes.txt", stray: 1 })
+      const { results } = yield* conversation(true, { path: "notes.txt", stray: 1 })
       assert.deepStrictEqual(ran, ["read /sandbox/notes.txt"])
-      assert.isFalse(second.toolResults[0]?.isFailure)
+      assert.isFalse(results[0]?.isFailure)
       assert.deepStrictEqual(yield* events, ["tool_call t1", "tool_result t1"])
       const call = (yield* AuditLog.use((a) => a.entries)).find((r) => r.event === "tool_call")
       assert.deepStrictEqual(call?.rounds[0]?.exchanges.find((x) => x.extension === "asker")?.reply, { ask: true, reason: "sure?" })
       assert.deepStrictEqual((call?.outcome as { args?: unknown } | undefined)?.args, { path: "/sandbox/notes.txt" })
     }).pipe(Effect.provide(host([makeAsker(), jail]))))
+
+  it.effect("an approved call's result goes through context like every message: a filter that drops it, drops it", () =>
+    Effect.gen(function*() {
+      ran.length = 0
+      const model = yield* ScriptedModel.make([
+        () => [ScriptedModel.toolCall("t1", "read", { path: "notes.txt" }), ScriptedModel.finish("tool-calls")],
+        () => [ScriptedModel.text("ok"), ScriptedModel.finish("stop")]
+      ])
+      const toolkit = yield* GuardedToolkit.guard(Tools)
+      const generate = (prompt: Prompt.Prompt) =>
+        LanguageModel.generateText({ prompt, toolkit }).pipe(Effect.provideService(LanguageModel.LanguageModel, model))
+      // The documented loop (docs/embedding/ai-agent.ts): filter the history, generate, resolve the approvals.
+      let history = Prompt.make("go")
+      for (let turn = 0; turn < 2; turn++) {
+        const response = yield* generate(yield* PromptHooks.applyContext(history))
+        const approvals = yield* GuardedToolkit.resolveApprovals(toolkit, response.content).pipe(
+          Effect.provide(Approval.Approver.layer(() => Effect.succeed(true)))
+        )
+        history = Prompt.concat(Prompt.concat(history, Prompt.fromResponseParts(response.content)), approvals)
+      }
+      assert.deepStrictEqual(ran, ["read /sandbox/notes.txt"])
+      assert.strictEqual(model.prompts.length, 2)
+      assert.notInclude(JSON.stringify(model.prompts[1]), "AKIA")
+      assert.include(JSON.stringify(history), "AKIA") // it ran, and the agent's own history has it
+    }).pipe(Effect.provide(handlers), Effect.provide(host([
+      makeAsker(),
+      jail,
+      FakeExtension.fromReplies("secrets", {
+        context: (req) => ({ keep: req.messages.flatMap((m, i) => (JSON.stringify(m).includes("AKIA") ? [] : [i])) })
+      })
+    ]))))
 
   it.effect("refused by the Approver, the model reads execution-denied with the reasons; nothing ran", () =>
     Effect.gen(function*() {
