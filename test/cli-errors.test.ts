@@ -43,6 +43,24 @@ describe.concurrent("abhed-ext check: durations must make sense", () => {
   }
 })
 
+describe.concurrent("abhed-ext check: a command that names no program", () => {
+  // Nothing can be started: bad usage (exit 64, one line and the hint), not a crash nor a report of a failed start.
+  for (const [command, problem] of [
+    ["", "the command after -- is empty; give the program to run, e.g. abhed-ext check -- bash guard.sh"],
+    ["  ", "the command after -- is blank (only whitespace); give the program to run, e.g. abhed-ext check -- bash guard.sh"]
+  ] as const) {
+    it(`${JSON.stringify(command)} is bad usage (exit 64), nothing on stdout, no stack trace`, async () => {
+      const r = await runCli(["check", "--", command, "x"])
+      expect(r.code).toBe(64)
+      expect(r.stdout).toBe("")
+      expect(r.stderr.trim().split("\n")).toEqual([
+        `abhed-ext check: ${problem}`,
+        "(`abhed-ext check --help` for more)"
+      ])
+    })
+  }
+})
+
 describe("abhed-ext check: the command line it prints", () => {
   it("quotes arguments so the shown command can be pasted back into a shell", async () => {
     // Patient: the second check must pass (exit 0) on a loaded machine too.

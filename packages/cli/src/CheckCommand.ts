@@ -6,12 +6,31 @@ import { commandLine, renderJson, renderText } from "./CheckReport.ts"
 import { observe } from "./CheckRunner.ts"
 import { styleFor } from "./Style.ts"
 import { nonNegative, positive } from "./DurationFlags.ts"
+import { UsageError, usageText } from "./Usage.ts"
 
 /** `--call`: a JSON object with a non-empty `tool` and an `args` object (default `{}`). */
 const SampleCallJson = Schema.fromJsonString(Schema.Struct({
   tool: Schema.NonEmptyString,
   args: Schema.Record(Schema.String, Schema.Unknown).pipe(Schema.optionalKey)
 }))
+
+/**
+ * What is wrong with the command after `--`, if anything: an empty or blank one names no program (spawn would
+ * throw on "" and fail with a puzzling ENOENT on " "), as in a config (DESIGN §5).
+ */
+const commandProblem = (command: string): string | undefined => {
+  const fix = "give the program to run, e.g. abhed-ext check -- bash guard.sh"
+  if (command === "") return `the command after -- is empty; ${fix}`
+  if (command.trim() === "") return `the command after -- is blank (only whitespace); ${fix}`
+  return undefined
+}
+
+/** A command line `check` cannot use: the problem and a hint on stderr, exit 64, as for any usage error (Usage.ts). */
+const usage = (problem: string) =>
+  Effect.andThen(
+    Console.error(usageText(["abhed-ext", "check"], [problem])),
+    Effect.fail(new UsageError({ command: "abhed-ext check", problems: [problem] }))
+  )
 
 /** `abhed-ext check [--timeout-ms N] [--json] -- COMMAND [ARGS...]`: conformance check of one extension. */
 export const check = Command.make(
@@ -49,6 +68,8 @@ export const check = Command.make(
     args: Argument.String("args").pipe(Argument.withDescription("its arguments"), Argument.variadic())
   },
   Effect.fn("check")(function*({ args, call, command, graceMs, json, quietMs, startupTimeoutMs, timeoutMs }) {
+    const problem = commandProblem(command)
+    if (problem !== undefined) return yield* usage(problem)
     const sample = Option.map(call, (c) => ({ tool: c.tool, args: c.args ?? {} }))
     const observation = yield* observe({
       command,

@@ -39,8 +39,8 @@ const decodeWith = (
   if (Result.isSuccess(decoded)) return Result.succeed(configFromFile(decoded.success))
   const spans = spansOf()
   return Result.fail(schemaProblems(decoded.failure.issue).map((problem) => {
-    // A problem is placed at its key (for a member of an object) or value; a missing key at its object, and
-    // ordered after the object's other problems.
+    // A problem is placed at its key (for a member of an object) or value; a missing key at its object. Problems
+    // are listed in the order of these places (a missing key first among its object's problems).
     const path = problem.missingKey ? problem.path.slice(0, -1) : problem.path
     let span: Span | undefined
     for (let n = path.length; span === undefined && n >= 0; n--) {
@@ -48,10 +48,9 @@ const decodeWith = (
       span = (n === path.length && !problem.missingKey ? spans.keys.get(prefix) : undefined) ?? spans.values.get(prefix)
     }
     const start = span?.start ?? 0
-    const order = problem.missingKey ? (span?.end ?? 0) : start
     const at = where?.(start)
     return {
-      order,
+      order: start,
       issue: { path: renderPath(problem.path), message: problem.message, ...(at === undefined ? {} : at) }
     }
   }))

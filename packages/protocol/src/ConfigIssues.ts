@@ -29,7 +29,8 @@ const show = (u: unknown): string => {
   if (u === undefined) return "nothing"
   if (Array.isArray(u)) return "an array"
   if (isJsonObject(u)) return "an object"
-  const text = JSON.stringify(u) ?? String(u)
+  // JSON.stringify writes a number too large for a double (1e400 in the file, read as Infinity) as "null".
+  const text = typeof u === "number" && !Number.isFinite(u) ? String(u) : JSON.stringify(u) ?? String(u)
   return text.length > 60 ? `${text.slice(0, 57)}...` : text
 }
 

@@ -79,18 +79,52 @@ const uniqueItems = <A>(noun: string) =>
   unique<A>({ noun, keyOf: (item) => item }).annotate({ toJsonSchema: () => ({ uniqueItems: true }) })
 
 const PositiveInt = Schema.Int.check(Schema.isGreaterThan(0), Schema.isLessThanOrEqualTo(Number.MAX_SAFE_INTEGER))
-const NonNegativeInt = Schema.Int.check(
-  Schema.isGreaterThanOrEqualTo(0),
-  Schema.isLessThanOrEqualTo(Number.MAX_SAFE_INTEGER)
+
+/**
+ * The longest a timer can wait: Node's setTimeout takes a signed 32-bit delay, and a longer one fires after 1 ms
+ * (a grace_ms of 3000000000 would SIGTERM the extension at once). About 24.8 days.
+ */
+export const MaxTimerMs = 2_147_483_647
+const atMostMaxTimer = Schema.makeFilter<number>(
+  (n) =>
+    n <= MaxTimerMs ||
+    // A value that is not even an integer (1e300, Infinity) keeps its one "must be …" message.
+    (Number.isSafeInteger(n) && `must be at most ${MaxTimerMs} (about 24.8 days, the longest a timer can wait), got ${n}`),
+  { toJsonSchema: () => ({ maximum: MaxTimerMs }) }
 )
+/** A duration in milliseconds: an integer from `min` (0 or 1) to the longest a timer can wait. */
+const Millis = (min: 0 | 1) => Schema.Int.check(Schema.isGreaterThanOrEqualTo(min), atMostMaxTimer)
 const ms = " (milliseconds)"
-const NonEmptyString = (what = "") => Schema.NonEmptyString.annotate({ expected: `a non-empty string${what}` })
-const Env = Schema.Record(Schema.String.check(envName), Schema.String)
+
+/** Whitespace only: no program, folder or tool has such a name, and spawn would fail with a puzzling ENOENT. */
+const blankMessage = (fix: string) => `blank (only whitespace); ${fix}`
+/** NUL ends a C string: execve cannot pass it in a path, an argument or an environment value. */
+const nulMessage = (what: string) => `contains a NUL character, which no ${what} can carry`
+
+// "" fails these patterns too, but keeps its one message ("must be a non-empty string"): `false` is that message.
+const nonBlank = (fix: string) => pattern(/\S/u, (s) => s !== "" && blankMessage(fix))
+const noNul = (what: string) => pattern(/^[^\u0000]*$/u, () => nulMessage(what))
+// One pattern, not two: two would be exported to JSON Schema as an `allOf` that hides the field's description.
+const nonBlankPath = (fix: string) =>
+  pattern(
+    /^[^\u0000]*[^\s\u0000][^\u0000]*$/u,
+    (s) => (s.includes("\u0000") ? nulMessage("file path") : s !== "" && blankMessage(fix))
+  )
+
+// `expected` goes on the last check: the one the formatter reads it from (ConfigIssues.ts `mustBe`).
+/** A string that names something: non-empty, not blank; `fix` says what it names. */
+const NonEmptyString = (fix: string, what = "") =>
+  Schema.NonEmptyString.check(nonBlank(fix)).annotate({ expected: `a non-empty string${what}` })
+/** A file or folder path: not blank, and no NUL. */
+const PathString = (fix: string, what = "") =>
+  Schema.NonEmptyString.check(nonBlankPath(fix)).annotate({ expected: `a non-empty string${what}` })
+
+const Env = Schema.Record(Schema.String.check(envName), Schema.String.check(noNul("environment value")))
 const Globs = Schema.Record(Schema.String, Schema.String)
 const oneOf = (values: ReadonlyArray<string>) => `one of ${values.join(", ")}`
 
 export const PolicyRuleFile = Schema.Struct({
-  tool: NonEmptyString(" (a tool name glob)").annotate({
+  tool: NonEmptyString("the tool name (a glob) this rule matches", " (a tool name glob)").annotate({
     description: "Tool name glob: `*` matches any run of characters (including `/`), `?` one character, `\\` escapes."
   }).annotateKey({ messageMissingKey: "missing; the tool name (a glob) this rule matches" }),
   args: Schema.optionalKey(Globs.annotate({
@@ -123,12 +157,12 @@ export const ExtensionFile = Schema.Struct({
       "Unique name of the extension, used in reasons, audit records and ordering. Letters, digits, '.', '_', '-', starting with a letter or digit; \"policy\" and \"host\" are reserved.",
     expected: "a non-empty string (the extension's unique name)"
   }).annotateKey({ messageMissingKey: "missing; every extension needs a unique name" }),
-  command: NonEmptyString().annotate({
+  command: PathString("the program to run, e.g. \"bash\"").annotate({
     description:
       "The program to run: looked up on PATH when it has no '/', else a path relative to the extension's working directory (cwd)."
   }).annotateKey({ messageMissingKey: "missing; the program to run, e.g. \"bash\"" }),
   args: Schema.optionalKey(
-    Schema.Array(Schema.String).annotate({
+    Schema.Array(Schema.String.check(noNul("program argument"))).annotate({
       description: "Arguments passed to the command.",
       default: [],
       expected: "an array of strings"
@@ -143,17 +177,17 @@ export const ExtensionFile = Schema.Struct({
       expected: "an array of event names"
     })
   ),
-  timeout_ms: Schema.optionalKey(PositiveInt.annotate({
+  timeout_ms: Schema.optionalKey(Millis(1).annotate({
     description: "How long one reply may take, in milliseconds, counted from the write. A late reply kills the extension.",
     default: Defaults.timeout_ms,
     expected: `a positive integer${ms}`
   })),
-  startup_timeout_ms: Schema.optionalKey(PositiveInt.annotate({
+  startup_timeout_ms: Schema.optionalKey(Millis(1).annotate({
     description: "Timeout of the first exchange (session_start), in milliseconds.",
     default: Defaults.startup_timeout_ms,
     expected: `a positive integer${ms}`
   })),
-  grace_ms: Schema.optionalKey(NonNegativeInt.annotate({
+  grace_ms: Schema.optionalKey(Millis(0).annotate({
     description: "At shutdown: time between closing stdin and SIGTERM, and between SIGTERM and SIGKILL, in milliseconds.",
     default: Defaults.grace_ms,
     expected: `a non-negative integer${ms}`
@@ -163,9 +197,14 @@ export const ExtensionFile = Schema.Struct({
       "What a dead extension means for tool calls: ignore (skip it), ask (ask for approval) or deny (block). For tool results, ask and deny withhold the content.",
     default: Defaults.on_failure
   })),
-  cwd: Schema.optionalKey(NonEmptyString(" (a folder, relative to the config file's folder)").annotate({
-    description: "Working directory of the process, relative to this file's folder. Default: this file's folder."
-  })),
+  cwd: Schema.optionalKey(
+    PathString(
+      "a folder relative to the config file's folder, or leave cwd out for that folder",
+      " (a folder, relative to the config file's folder)"
+    ).annotate({
+      description: "Working directory of the process, relative to this file's folder. Default: this file's folder."
+    })
+  ),
   env: Schema.optionalKey(Env.annotate({
     description:
       "Environment variables set for the extension (on top of the baseline: PATH, HOME, USER, LOGNAME, SHELL, LANG, LC_*, TERM, TMPDIR, TZ).",
@@ -237,7 +276,7 @@ export const ConfigFile = Schema.Struct({
     default: Defaults.max_rewrite_rounds,
     expected: "a positive integer"
   })),
-  builtin_tools: Schema.optionalKey(Schema.Array(NonEmptyString()).check(uniqueItems("tool")).annotate({
+  builtin_tools: Schema.optionalKey(Schema.Array(NonEmptyString("a tool name, e.g. \"bash\"")).check(uniqueItems("tool")).annotate({
     description: "The agent's own tool names; an extension tool with one of these names is rejected.",
     default: [],
     expected: "an array of tool names"

@@ -45,6 +45,13 @@ export const pathKey = (path: ReadonlyArray<PropertyKey>): string =>
 /** Far more than any valid config needs (it nests 6 deep); deeper input is refused before it is parsed. */
 export const MaxDepth = 64
 
+/** The text holds comments and whitespace only: the tokenizer, skipping both, finds nothing but the end. */
+const onlyComments = (text: string): boolean => {
+  const scanner = createScanner(text, true)
+  scanner.scan()
+  return scanner.getTokenLength() === 0
+}
+
 const syntaxMessage = (error: ParseError, text: string): string => {
   const token = text.slice(error.offset, error.offset + Math.max(1, error.length))
   switch (printParseErrorCode(error.error)) {
@@ -55,7 +62,11 @@ const syntaxMessage = (error: ParseError, text: string): string => {
     case "PropertyNameExpected":
       return "expected a key in double quotes"
     case "ValueExpected":
-      return text.trim() === "" ? "the file is empty (a config with nothing in it is {})" : "expected a value"
+      return text.trim() === ""
+        ? "the file is empty (a config with nothing in it is {})"
+        : onlyComments(text)
+        ? "the file is empty (only comments; a config with nothing in it is {})"
+        : "expected a value"
     case "ColonExpected":
       return "expected \":\" after the key"
     case "CommaExpected":

@@ -308,8 +308,8 @@ describe("decodeConfig: every problem names its path and the fix", () => {
       .toEqual([
         "policy.deny[0]: must be a rule object like {\"tool\": \"bash\", \"args\": {\"command\": \"rm -rf *\"}}, got \"bash\"",
         "policy.deny[1].tool: must be a non-empty string (a tool name glob)",
-        "policy.deny[2].args.command: must be a string, got 1",
         "policy.deny[2].tool: missing; the tool name (a glob) this rule matches",
+        "policy.deny[2].args.command: must be a string, got 1",
         "policy.deny[3].reason: must be a string, got 2"
       ])
     expect(linesOf({ policy: { allow: [{ tool: "x", args: "y" }] } })).toEqual([

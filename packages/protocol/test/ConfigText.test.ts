@@ -122,6 +122,14 @@ describe("parseConfig: JSON with comments", () => {
     expect(linesOf(text)).toEqual([`2:27: ${trailing}`, `3:26: ${trailing}`])
   })
 
+  it("a file of comments only is empty, with the empty file's hint", () => {
+    const hint = "invalid JSON: the file is empty (only comments; a config with nothing in it is {})"
+    expect(linesOf("// no extensions yet\n")).toEqual([`2:1: ${hint}`])
+    expect(linesOf("/* a */ // b\n  ")).toEqual([`2:3: ${hint}`])
+    // A comment next to a stray token is not an empty file.
+    expect(linesOf("// x\n,")).toEqual(["2:1: invalid JSON: expected a value"])
+  })
+
   it("an unterminated block comment is a syntax error", () => {
     expect(linesOf("{} /* x")).toEqual(["1:4: invalid JSON: unterminated /* comment"])
   })
@@ -143,11 +151,35 @@ describe("parseConfig: every problem has its line and column", () => {
     ])
   })
 
-  it("a missing key points at its object and comes after the object's other problems", () => {
+  it("a missing key points at its object and, like every problem, is listed in the order of its position", () => {
     const text = lines("{\"extensions\": [", "  {\"command\": \"\"}", "]}")
     expect(linesOf(text)).toEqual([
-      "2:4: extensions[0].command: must be a non-empty string",
-      "2:3: extensions[0].name: missing; every extension needs a unique name"
+      "2:3: extensions[0].name: missing; every extension needs a unique name",
+      "2:4: extensions[0].command: must be a non-empty string"
+    ])
+  })
+
+  it("problems are listed by line and column, whatever their kind", () => {
+    const text = lines(
+      "{\"extensions\": [",
+      "  {\"name\": \"a\", \"command\": \"x\", \"timeout_ms\": 0},",
+      "  {",
+      "    \"args\": [1],",
+      "    \"grace_ms\": -1",
+      "  }",
+      "], \"policy\": {\"deny\": [{\"reason\": 1}]}, \"max_rewrite_rounds\": 0}"
+    )
+    const positions = issuesOf(text).map((i) => [i.line ?? 0, i.column ?? 0] as const)
+    expect(positions).toEqual([...positions].sort((a, b) => a[0] - b[0] || a[1] - b[1]))
+    expect(issuesOf(text).map((i) => i.path)).toEqual([
+      "extensions[0].timeout_ms",
+      "extensions[1].name",
+      "extensions[1].command",
+      "extensions[1].args[0]",
+      "extensions[1].grace_ms",
+      "policy.deny[0].tool",
+      "policy.deny[0].reason",
+      "max_rewrite_rounds"
     ])
   })
 
