@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process"
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { createInterface } from "node:readline"
@@ -217,6 +217,42 @@ describe("Claude Code hooks through abhed-ext hook", () => {
   })
 })
 
+describe("a hook that fails or overflows", () => {
+  it("a failed run is no opinion, and the reply's reason says why (exit code, first line of stderr)", async () => {
+    const r = await runCli(["hook", "--format", "claude", "--", "bash", fixture("broken.sh")], { input: lines(call("ls", { id: "r1" })) })
+    expect(r.code, r.stderr).toBe(0)
+    expect(jsonLines(r.stdout)).toEqual([
+      { id: "r1", reason: "hook failed: exit 1: broken hook: cannot reach the policy server; no opinion (use --fail-closed to block)" }
+    ])
+  })
+
+  it("--timeout-ms past 2^31-1 ms is waited out, not fired at once: the hook's block lands", async () => {
+    const cfg = writeConfig({
+      extensions: [
+        adapter("slow-deny", ["--format", "claude", "--timeout-ms", "3000000000"], ["bash", fixture("slow_deny.sh")], {
+          events: ["tool_call"],
+          timeout_ms: 30_000,
+          startup_timeout_ms: 40_000
+        })
+      ]
+    })
+    const r = await runCli(["run", "--config", cfg], { input: lines(call("ls")) })
+    expect(r.code, r.stderr).toBe(0)
+    expect(jsonLines(r.stdout)[0]).toMatchObject({ decision: "deny", reasons: [{ extension: "slow-deny", reason: "slow, but no" }] })
+  })
+
+  it("a deny cut at the stdout cap blocks with --fail-closed", async () => {
+    const cfg = writeConfig({
+      extensions: [adapter("flood", ["--format", "claude", "--fail-closed"], ["bash", fixture("flood.sh")], { events: ["tool_call"] })]
+    })
+    const r = await runCli(["run", "--config", cfg], { input: lines(call("ls")) })
+    expect(r.code, r.stderr).toBe(0)
+    const out = jsonLines(r.stdout) as Array<Line>
+    expect(out[0]).toMatchObject({ decision: "deny" })
+    expect(JSON.stringify(out[0]?.["reasons"])).toContain("its stdout passed the 16 MiB limit and was cut")
+  }, 60_000)
+})
+
 describe("killTree", () => {
   it("ends a process and every process it started, wherever its group is", async () => {
     const marker = `abhed-tree-${process.pid}-${Date.now()}`
@@ -326,6 +362,53 @@ describe("abhed-ext import-hooks", () => {
     // A Gemini matcher is a regular expression: it stays with the adapter, no match rules.
     expect(config.extensions[0]?.["match"]).toBeUndefined()
     expect(config.extensions[0]?.["args"]).toEqual(expect.arrayContaining(["--format", "gemini", "--matcher", "run_shell_command", "--timeout-ms", "20000"]))
+    const r = await runCli(["run", "--config", writeConfig(config)], { input: lines(call("rm -r dist"), call("ls")) })
+    expect(r.code, r.stderr).toBe(0)
+    const out = jsonLines(r.stdout) as Array<Line>
+    expect(out[0]).toMatchObject({ decision: "deny", reasons: [{ reason: "no rm from the agent" }] })
+    expect(out[1]).toMatchObject({ decision: "allow", reasons: [] })
+  })
+
+  it("a decoy file_path beside the call's path does not pass a file guard: the hook judges the path that runs", async () => {
+    const imported = await runCli(["import-hooks", "test/fixtures/hooks/project/.claude/settings.json"])
+    expect(imported.code, imported.stderr).toBe(0)
+    const r = await runCli(["run", "--config", writeConfig(JSON.parse(imported.stdout))], {
+      input: lines(JSON.stringify({ tool: "read", event: "tool_call", args: { path: "config/.env", file_path: "README.md" } }))
+    })
+    expect(r.code, r.stderr).toBe(0)
+    const out = jsonLines(r.stdout) as Array<Line>
+    expect(out[0]).toMatchObject({ decision: "deny", reasons: [{ reason: "Blocked: config/.env may hold secrets" }] })
+  })
+
+  it("clamps a Claude timeout past what a timer can wait, says so, and the hook's block still lands", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "abhed-hooks-"))
+    mkdirSync(join(dir, ".claude"))
+    const settings = join(dir, ".claude", "settings.json")
+    writeFileSync(
+      settings,
+      JSON.stringify({
+        hooks: {
+          PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: `bash ${fixture("slow_deny.sh")}`, timeout: 3_000_000 }] }]
+        }
+      })
+    )
+    const imported = await runCli(["import-hooks", settings])
+    expect(imported.code, imported.stderr).toBe(0)
+    expect(imported.stderr).toContain("hooks.PreToolUse[0].hooks[0]")
+    expect(imported.stderr).toContain("clamped to 2147478647 ms")
+    const config = JSON.parse(imported.stdout) as { extensions: Array<Line> }
+    expect(config.extensions[0]?.["args"]).toEqual(expect.arrayContaining(["--timeout-ms", "2147478647"]))
+    const r = await runCli(["run", "--config", writeConfig(config)], { input: lines(call("ls")) })
+    expect(r.code, r.stderr).toBe(0)
+    expect(jsonLines(r.stdout)[0]).toMatchObject({ decision: "deny", reasons: [{ reason: "slow, but no" }] })
+  })
+
+  it("reads a Gemini settings file with comments; trims its matcher; names the env and the matcher it drops", async () => {
+    const imported = await runCli(["import-hooks", "test/fixtures/hooks/gemini-commented/.gemini/settings.json"])
+    expect(imported.code, imported.stderr).toBe(0)
+    expect(imported.stderr).toContain("hooks.BeforeTool[0].hooks[0] (bash ../gemini_guard.sh): carried over, but its env (GUARD_MODE) is not")
+    expect(imported.stderr).toContain("hooks.SessionStart[0].hooks[0] (true): carried over, but its matcher \"resume\" is not")
+    const config = JSON.parse(imported.stdout) as { extensions: Array<Line> }
     const r = await runCli(["run", "--config", writeConfig(config)], { input: lines(call("rm -r dist"), call("ls")) })
     expect(r.code, r.stderr).toBe(0)
     const out = jsonLines(r.stdout) as Array<Line>

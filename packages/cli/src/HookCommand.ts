@@ -43,7 +43,7 @@ export const hook = Command.make(
       positive
     ),
     failClosed: Flag.Boolean("fail-closed").pipe(
-      Flag.withDescription("a run that does not finish (timeout, crash, cannot start) blocks, instead of being no opinion"),
+      Flag.withDescription("a run that fails (timeout, crash, cannot start, an exit code other than 0 and 2, stdout over 16 MiB) blocks, instead of being no opinion"),
       Flag.withDefault(false)
     ),
     command: Argument.String("command").pipe(Argument.withDescription("the hook's command (after --)")),

@@ -6,8 +6,10 @@ import type { HookFormat } from "./HookFormat.ts"
  * - Claude Code: omitted, `""` or `"*"` matches every tool; a matcher made only of letters, digits, `_` and `|` is
  *   an exact name or a `|` list of exact names (`Bash`, `Edit|Write`); anything else is a JavaScript regular
  *   expression, unanchored (`mcp__.*`, `^Notebook`).
- * - Gemini CLI: omitted, `""` or `"*"` matches every tool; otherwise a regular expression tested against the tool
- *   name (`read_.*`); one that does not compile is compared as an exact name.
+ * - Gemini CLI: the matcher is trimmed first (`"run_shell_command "` is `run_shell_command`); then omitted, `""`
+ *   or `"*"` matches every tool; otherwise a regular expression tested against the tool name (`read_.*`); one that
+ *   does not compile is compared as an exact name. Untrimmed, a stray space would skip a deny hook on every call.
+ *   Claude Code's matcher is taken as written (its documentation says nothing of trimming).
  * It is tested against the peer's name of the tool (`Bash`, not `bash`).
  */
 export type Matcher =
@@ -19,7 +21,8 @@ const plainNames = /^[A-Za-z0-9_|]+$/
 
 export const all: Matcher = { _tag: "All" }
 
-export const parseMatcher = (format: HookFormat, source: string | undefined): Result.Result<Matcher, string> => {
+export const parseMatcher = (format: HookFormat, written: string | undefined): Result.Result<Matcher, string> => {
+  const source = format === "gemini" ? written?.trim() : written
   if (source === undefined || source === "" || source === "*") return Result.succeed(all)
   if (format === "claude" && plainNames.test(source)) {
     return Result.succeed({ _tag: "Names", names: source.split("|").filter((n) => n !== "") })

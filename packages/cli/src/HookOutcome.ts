@@ -1,6 +1,7 @@
 import { isJsonObject } from "@abhed/protocol"
 import type { HookFormat } from "./HookFormat.ts"
 import type { Json, ToolPart } from "./HookInput.ts"
+import { MaxStdoutBytes } from "./HookRunner.ts"
 import { argsFromPeer, argsToPeer } from "./HookToolNames.ts"
 
 /**
@@ -11,7 +12,14 @@ import { argsFromPeer, argsToPeer } from "./HookToolNames.ts"
 
 /** What came of running the hook once. */
 export type HookRun =
-  | { readonly _tag: "Exited"; readonly code: number; readonly stdout: string; readonly stderr: string }
+  | {
+    readonly _tag: "Exited"
+    readonly code: number
+    readonly stdout: string
+    readonly stderr: string
+    /** stdout passed the cap (HookRunner.ts) and what is in `stdout` is only its start. */
+    readonly stdoutCut?: boolean
+  }
   /** Killed by a signal we did not send (a crash). */
   | { readonly _tag: "Signaled"; readonly signal: string; readonly stderr: string }
   /** Overran `--timeout-ms`: it was killed with every process it started. */
@@ -20,7 +28,10 @@ export type HookRun =
 
 export interface MapOptions {
   readonly format: HookFormat
-  /** A run that did not finish (timed out, crashed, could not start) blocks instead of being no opinion. */
+  /**
+   * A run that failed (timed out, crashed, could not start, exited other than 0 or 2, or its stdout was cut)
+   * blocks instead of being no opinion.
+   */
   readonly failClosed: boolean
   /** For messages: the hook's command line. */
   readonly label: string
@@ -102,22 +113,45 @@ const readJson = (format: HookFormat, event: string, out: Json, said: Said) => {
   }
 }
 
+/** How much of the first line of a failed hook's stderr goes into a reply: enough to name the problem. */
+const FailureLineChars = 200
+
+/**
+ * The first non-empty line of stderr, trimmed and cut to `FailureLineChars`, as `: line` (or ""). Only the hook's
+ * own words and our account of the run go into a reply, never the call's args or content: a reply's reason is kept
+ * in the audit record, and a hook that fails on a secret should not copy it there.
+ */
+const firstLine = (stderr: string): string => {
+  const line = stderr.split("\n").map((l) => l.trim()).find((l) => l !== "")
+  if (line === undefined) return ""
+  return `: ${line.length > FailureLineChars ? `${line.slice(0, FailureLineChars)}…` : line}`
+}
+
 /** Exit code, stdout and stderr: what the hook said, per the peer's rules. */
 const interpret = (run: HookRun, event: string, options: MapOptions, log: Array<string>): Said => {
   const said = emptySaid()
-  const unfinished = (why: string) => {
-    log.push(`${options.label}: ${why}`)
-    if (options.failClosed) raise(said, "block", undefined, `hook ${why} (--fail-closed)`)
+  /**
+   * The run failed: the hook gave no answer. Without --fail-closed that is no opinion (the peers' "non-blocking
+   * error"), but not a silent one: the reply's `reason` says so, for the audit record (`logged`: the full account,
+   * for our stderr; `summary`: what the reply says).
+   */
+  const failed = (summary: string, logged: string) => {
+    log.push(`${options.label}: ${logged}`)
+    if (options.failClosed) raise(said, "block", undefined, `hook failed: ${summary} (--fail-closed)`)
+    else said.notes.push(`hook failed: ${summary}; no opinion (use --fail-closed to block)`)
   }
   switch (run._tag) {
     case "SpawnFailed":
-      unfinished(`could not start: ${run.detail}`)
+      failed(`could not start: ${run.detail}`, `could not start: ${run.detail}`)
       return said
     case "TimedOut":
-      unfinished(`did not finish within ${run.timeoutMs} ms; it was killed with every process it started`)
+      failed(
+        `did not finish within ${run.timeoutMs} ms${firstLine(run.stderr)}`,
+        `did not finish within ${run.timeoutMs} ms; it was killed with every process it started${tail(run.stderr)}`
+      )
       return said
     case "Signaled":
-      unfinished(`was killed by ${run.signal}`)
+      failed(`was killed by ${run.signal}${firstLine(run.stderr)}`, `was killed by ${run.signal}${tail(run.stderr)}`)
       return said
     case "Exited":
       break
@@ -126,14 +160,16 @@ const interpret = (run: HookRun, event: string, options: MapOptions, log: Array<
     raise(said, "block", run.stderr, "the hook exited with code 2")
     return said
   }
-  if ((run.code === 126 || run.code === 127) && options.failClosed) {
-    // The shell could not find or run the hook (`bash -c 'missing.sh'`): it never ran.
-    unfinished(`could not start (exit ${run.code}: ${run.code === 127 ? "command not found" : "not executable"})${tail(run.stderr)}`)
+  if (run.code !== 0) {
+    // The peers' "non-blocking error" (1 for a missing module, 126 / 127 when the shell could not run the hook).
+    const why = run.code === 127 ? " (command not found)" : run.code === 126 ? " (not executable)" : ""
+    failed(`exit ${run.code}${firstLine(run.stderr)}`, `exited with code ${run.code}${why}${tail(run.stderr)}`)
     return said
   }
-  if (run.code !== 0) {
-    // The peers' "non-blocking error": the call goes on; stderr is for the operator.
-    log.push(`${options.label}: exited with code ${run.code} (a non-blocking error: no opinion)${tail(run.stderr)}`)
+  if (run.stdoutCut === true) {
+    // Only the start of the answer is here: parsed, a deny would read as "not JSON" and be lost.
+    const limit = `${MaxStdoutBytes / (1024 * 1024)} MiB`
+    failed(`its stdout passed the ${limit} limit and was cut`, `stdout passed ${limit} and was cut; not read`)
     return said
   }
   const trimmed = run.stdout.trim()

@@ -19,16 +19,28 @@ export interface HookCommand {
   readonly env: NodeJS.ProcessEnv
 }
 
-/** Kept of stdout (the answer) and stderr (a reason, or a log line); more is cut, from the start for stderr. */
-const MaxStdoutBytes = 16 * 1024 * 1024
+/**
+ * Kept of stdout (the answer) and stderr (a reason, or a log line); more is cut, from the start for stderr. A cut
+ * stdout is reported (`stdoutCut`): what is left of an answer is no answer, and must not pass for one.
+ */
+export const MaxStdoutBytes = 16 * 1024 * 1024
 const MaxStderrBytes = 64 * 1024
 
 /** After the hook's process exits, how long its pipes may stay open before whatever holds them is ended. */
 const PipeGraceMs = 100
 
+/**
+ * The longest wait `setTimeout` takes (2^31-1 ms, about 24.8 days): given more, Node fires after 1 ms, and every
+ * run would "time out" at once. A bound that long is "forever" in practice, so a longer `--timeout-ms` waits this.
+ */
+export const MaxTimerMs = 2_147_483_647
+
+const timerDelay = (ms: number): number => Math.min(ms, MaxTimerMs)
+
 export const runHook = (hook: HookCommand, input: string, timeoutMs: number): Effect.Effect<HookRun> =>
   Effect.callback<HookRun>((resume) => {
     let stdout = ""
+    let stdoutCut = false
     let stderr = ""
     let done = false
     let exited = false
@@ -46,7 +58,7 @@ export const runHook = (hook: HookCommand, input: string, timeoutMs: number): Ef
       timedOut = true
       if (child.pid !== undefined && !exited) killTree(child.pid)
       else endLingering()
-    }, timeoutMs)
+    }, timerDelay(timeoutMs))
     // Something the hook started outlives it and holds the pipes: end it, or at least stop waiting for it.
     const endLingering = () => {
       if (!killRestOfGroup()) {
@@ -55,7 +67,9 @@ export const runHook = (hook: HookCommand, input: string, timeoutMs: number): Ef
       }
     }
     child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
-      if (stdout.length < MaxStdoutBytes) stdout += chunk
+      const room = MaxStdoutBytes - stdout.length
+      if (chunk.length > room) stdoutCut = true
+      if (room > 0) stdout += chunk.length > room ? chunk.slice(0, room) : chunk
     })
     child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
       stderr = (stderr + chunk).slice(-MaxStderrBytes)
@@ -72,7 +86,7 @@ export const runHook = (hook: HookCommand, input: string, timeoutMs: number): Ef
     })
     child.on("close", (code, signal) => {
       if (timedOut) finish({ _tag: "TimedOut", timeoutMs, stderr })
-      else if (code !== null) finish({ _tag: "Exited", code, stdout, stderr })
+      else if (code !== null) finish({ _tag: "Exited", code, stdout, stderr, ...(stdoutCut ? { stdoutCut } : {}) })
       else finish({ _tag: "Signaled", signal: signal ?? "a signal", stderr })
     })
     return Effect.sync(() => {

@@ -1,7 +1,9 @@
 import { type EventName, isJsonObject } from "@abhed/protocol"
+import { readConfigText } from "@abhed/protocol/ConfigText"
 import { Result } from "effect"
 import { type HookFormat, ourEvent, peerEvents } from "./HookFormat.ts"
 import { parseMatcher } from "./HookMatcher.ts"
+import { MaxTimerMs } from "./HookRunner.ts"
 import { ourToolName, toolNames } from "./HookToolNames.ts"
 
 /**
@@ -48,6 +50,66 @@ export const detectFormat = (settings: unknown): HookFormat => {
   const events = Object.keys(hooks)
   if (events.some((e) => geminiOnly.has(e)) && !events.some((e) => claudeOnly.has(e))) return "gemini"
   return "claude"
+}
+
+/**
+ * The text of a settings file. Claude Code reads its settings.json as JSON; Gemini CLI strips `//` and `/* *\/`
+ * comments first (strip-json-comments, then JSON.parse: a trailing comma is still an error), so a Gemini file may
+ * have comments. The JSONC reader of abhed.json reads them, with the line and column of each problem. The format is
+ * `format`, or told by the event names.
+ */
+export const parseSettings = (
+  text: string,
+  format: HookFormat | undefined
+): Result.Result<{ readonly format: HookFormat; readonly settings: unknown }, string> => {
+  let strictError: string
+  try {
+    const settings: unknown = JSON.parse(text)
+    return Result.succeed({ format: format ?? detectFormat(settings), settings })
+  } catch (e) {
+    strictError = `not JSON: ${e instanceof Error ? e.message : String(e)}`
+  }
+  const read = readConfigText(text)
+  const chosen = format ?? (read.value === undefined ? undefined : detectFormat(read.value))
+  if (chosen !== "gemini") {
+    return Result.fail(read.value === undefined ? strictError : `${strictError} (Claude Code reads settings.json as plain JSON: no comments)`)
+  }
+  const [problem] = read.problems
+  if (problem === undefined) return Result.succeed({ format: chosen, settings: read.value })
+  const { column, line } = read.where(problem.offset)
+  // The reader words a trailing comma for abhed.json; here it is Gemini CLI that refuses it.
+  const message = problem.message.startsWith("trailing comma")
+    ? "trailing comma (Gemini CLI reads comments, not trailing commas): remove it"
+    : problem.message
+  return Result.fail(`not JSON with comments: line ${line}, column ${column}: ${message}`)
+}
+
+/** Slack between the hook's own bound and the extension's, for the adapter's round trip and the spawn. */
+const ExtensionSlackMs = 1000
+/** The extension's `startup_timeout_ms` is the hook's bound plus this (the first exchange also starts Node). */
+const StartupSlackMs = 5 * ExtensionSlackMs
+
+/**
+ * The longest `--timeout-ms` import-hooks writes: about 24.8 days, "forever" in practice. It leaves room for the
+ * slack above, so that the extension's `timeout_ms` and `startup_timeout_ms` stay within what a timer can wait
+ * (HookRunner.ts), which is also the most `run` accepts for them.
+ */
+export const MaxHookTimeoutMs = MaxTimerMs - StartupSlackMs
+
+/**
+ * A hook's `timeout` (Claude: seconds, Gemini: milliseconds) in whole milliseconds the adapter accepts: at least 1
+ * (a `--timeout-ms 0` is refused, and the guard would never run) and at most `MaxHookTimeoutMs`. `adjusted` says
+ * when it is not the peer's own figure.
+ */
+const timeoutOf = (format: HookFormat, timeout: unknown): { readonly ms: number | undefined; readonly adjusted?: string } => {
+  if (typeof timeout !== "number" || !(timeout > 0)) return { ms: undefined }
+  const given = `its timeout of ${timeout} ${format === "claude" ? "s" : "ms"}`
+  const exact = format === "claude" ? timeout * 1000 : timeout
+  if (exact > MaxHookTimeoutMs) {
+    return { ms: MaxHookTimeoutMs, adjusted: `${given} is longer than a timer can wait: clamped to ${MaxHookTimeoutMs} ms (about 24.8 days, "forever")` }
+  }
+  const ms = Math.round(exact)
+  return ms >= 1 ? { ms } : { ms: 1, adjusted: `${given} is under 1 ms: rounded up to 1 ms` }
 }
 
 const why = (peerEvent: string, format: HookFormat): string =>
@@ -122,11 +184,27 @@ export const readSettings = (format: HookFormat, settings: unknown): Result.Resu
           skipped.push({ where: `${where}${label}`, why: `matcher ${JSON.stringify(matcher)} is not a valid regular expression` })
           continue
         }
-        const timeout = entry["timeout"]
-        const timeoutMs = typeof timeout === "number" && timeout > 0
-          ? Math.round(format === "claude" ? timeout * 1000 : timeout)
-          : undefined
-        hooks.push({ where, peerEvent, event, matcher, command, timeoutMs })
+        const isTool = event === "tool_call" || event === "tool_result"
+        if (!isTool && matcher !== undefined && matcher.trim() !== "" && matcher.trim() !== "*") {
+          // SessionStart's "resume", PreCompact's "manual": a source or trigger we do not have (ours are "startup", "auto").
+          warnings.push({
+            where: `${where}${label}`,
+            why: `its matcher ${JSON.stringify(matcher)} is not carried over (on ${peerEvent} it filters the source or ` +
+              `trigger, which has no counterpart here): the hook runs on every ${event}`
+          })
+        }
+        if (format === "gemini" && entry["env"] !== undefined) {
+          // Names only: a value may be a token.
+          const names = isJsonObject(entry["env"]) ? Object.keys(entry["env"]).join(", ") : "not an object"
+          warnings.push({
+            where: `${where}${label}`,
+            why: `its env (${names}) is not carried over: the hook runs with the extension's environment; ` +
+              `set what it needs in the extension's "env"`
+          })
+        }
+        const timeout = timeoutOf(format, entry["timeout"])
+        if (timeout.adjusted !== undefined) warnings.push({ where: `${where}${label}`, why: timeout.adjusted })
+        hooks.push({ where, peerEvent, event, matcher, command, timeoutMs: timeout.ms })
       }
     }
   }
@@ -161,9 +239,6 @@ const matchRules = (format: HookFormat, hook: SettingsHook) => {
   return parsed.success.names.map((n) => ({ tool: ourToolName(names, n) }))
 }
 
-/** Slack between the hook's own bound and the extension's, for the adapter's round trip and the spawn. */
-const ExtensionSlackMs = 1000
-
 /** One adapter extension per hook. `cwd`: the project folder the hooks expect to run in. */
 export const toConfig = (
   imported: SettingsHooks,
@@ -187,7 +262,7 @@ export const toConfig = (
     }
     if (hook.timeoutMs !== undefined) {
       extension["timeout_ms"] = hook.timeoutMs + ExtensionSlackMs
-      extension["startup_timeout_ms"] = Math.max(10_000, hook.timeoutMs + 5 * ExtensionSlackMs)
+      extension["startup_timeout_ms"] = Math.max(10_000, hook.timeoutMs + StartupSlackMs)
     }
     if (match !== undefined) extension["match"] = match
     return extension

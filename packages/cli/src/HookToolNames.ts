@@ -65,15 +65,21 @@ export const ourToolName = (names: ToolNames, peer: string): string => names.fro
 /**
  * The peers' file tools name their path `file_path` (Claude's Read/Write/Edit; Gemini's read_file, write_file,
  * replace); ours call it `path`. A hook that guards `.tool_input.file_path` must see it, so `path` is renamed on
- * the way out and back on the way in, when the call has `path` and no `file_path` of its own.
+ * the way out and back on the way in.
+ *
+ * The hook must judge what runs, and what runs is `path`: when the call has `path`, the hook's `file_path` is that
+ * `path`, and a `file_path` the call carries beside it is not shown (a model could put `README.md` there to have
+ * `config/.env` judged as README.md). On the way back the hook's `file_path` is the path to run, even when its
+ * rewrite also carries a `path` (a name the hook was never shown): the args come back with `path` only.
  */
 const filePathTools: ReadonlySet<string> = new Set(["Read", "Write", "Edit", "MultiEdit", "read_file", "write_file", "replace"])
 
 const renamesPath = (peerTool: string, args: Readonly<Record<string, unknown>>): boolean =>
-  filePathTools.has(peerTool) && Object.hasOwn(args, "path") && !Object.hasOwn(args, "file_path")
+  filePathTools.has(peerTool) && Object.hasOwn(args, "path")
 
+/** `args` with `from` renamed to `to` (in its place), and any `to` they already had dropped. */
 const rename = (args: Readonly<Record<string, unknown>>, from: string, to: string): Record<string, unknown> =>
-  Object.fromEntries(Object.entries(args).map(([k, v]) => [k === from ? to : k, v]))
+  Object.fromEntries(Object.entries(args).filter(([k]) => k !== to).map(([k, v]) => [k === from ? to : k, v]))
 
 /** Our args as the peer's hook sees them (`tool_input`). */
 export const argsToPeer = (peerTool: string, args: Readonly<Record<string, unknown>>): Record<string, unknown> =>
@@ -85,6 +91,6 @@ export const argsFromPeer = (
   peerArgs: Readonly<Record<string, unknown>>,
   original: Readonly<Record<string, unknown>>
 ): Record<string, unknown> =>
-  renamesPath(peerTool, original) && Object.hasOwn(peerArgs, "file_path") && !Object.hasOwn(peerArgs, "path")
+  renamesPath(peerTool, original) && Object.hasOwn(peerArgs, "file_path")
     ? rename(peerArgs, "file_path", "path")
     : { ...peerArgs }

@@ -4,7 +4,7 @@ import { Console, Effect, FileSystem, Option, Result } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
 import { InputUnreadable } from "./CliError.ts"
 import { HookFormats } from "./HookFormat.ts"
-import { detectFormat, readSettings, toConfig } from "./HookSettings.ts"
+import { parseSettings, readSettings, toConfig } from "./HookSettings.ts"
 
 /**
  * This CLI, started by the same Node: what the generated config runs as each adapter. `bin` beside this file, with
@@ -39,12 +39,10 @@ export const importHooks = Command.make(
     const text = yield* fs.readFileString(settings).pipe(
       Effect.mapError((e) => new InputUnreadable({ file: settings, detail: e.message }))
     )
-    const parsed = yield* Effect.try({
-      try: (): unknown => JSON.parse(text),
-      catch: (e) => new InputUnreadable({ file: settings, detail: `not JSON: ${e instanceof Error ? e.message : String(e)}` })
-    })
-    const chosen = Option.getOrElse(format, () => detectFormat(parsed))
-    const read = readSettings(chosen, parsed)
+    const parsed = parseSettings(text, Option.getOrUndefined(format))
+    if (Result.isFailure(parsed)) return yield* new InputUnreadable({ file: settings, detail: parsed.failure })
+    const chosen = parsed.success.format
+    const read = readSettings(chosen, parsed.success.settings)
     if (Result.isFailure(read)) return yield* new InputUnreadable({ file: settings, detail: read.failure })
     for (const s of read.success.skipped) yield* Console.error(`${settings}: ${s.where}: not carried over: ${s.why}`)
     for (const w of read.success.warnings) yield* Console.error(`${settings}: ${w.where}: carried over, but ${w.why}`)

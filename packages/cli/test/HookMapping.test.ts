@@ -4,7 +4,8 @@ import { makeAdapter } from "../src/HookAdapter.ts"
 import { peerInput, toolPart } from "../src/HookInput.ts"
 import { matches, parseMatcher } from "../src/HookMatcher.ts"
 import { appendOnce, type HookRun, mapRun } from "../src/HookOutcome.ts"
-import { detectFormat, readSettings, toConfig } from "../src/HookSettings.ts"
+import { decodeConfig } from "@abhed/protocol"
+import { detectFormat, MaxHookTimeoutMs, parseSettings, readSettings, toConfig } from "../src/HookSettings.ts"
 import { argsFromPeer, argsToPeer, ourToolName, parseToolNames, peerToolName, toolNames } from "../src/HookToolNames.ts"
 import type { HookFormat } from "../src/HookFormat.ts"
 
@@ -56,9 +57,23 @@ describe("tool names", () => {
   it("file tools see path as file_path, and a rewrite comes back as path", () => {
     expect(argsToPeer("Read", { path: "a" })).toEqual({ file_path: "a" })
     expect(argsToPeer("Bash", { path: "a" })).toEqual({ path: "a" })
-    expect(argsToPeer("Read", { path: "a", file_path: "b" })).toEqual({ path: "a", file_path: "b" })
     expect(argsFromPeer("Read", { file_path: "z" }, { path: "a" })).toEqual({ path: "z" })
     expect(argsFromPeer("Read", { file_path: "z" }, { file_path: "a" })).toEqual({ file_path: "z" })
+  })
+
+  it("a file_path the call carries beside its path is not what the hook sees: path, which runs, is", () => {
+    expect(argsToPeer("Read", { path: "config/.env", file_path: "README.md" })).toEqual({ file_path: "config/.env" })
+    expect(argsToPeer("write_file", { file_path: "x", path: "a", content: "c" })).toEqual({ file_path: "a", content: "c" })
+    // The hook's file_path is the path to run, whatever else the call or the rewrite carries.
+    expect(argsFromPeer("Read", { file_path: "z" }, { path: "a", file_path: "decoy" })).toEqual({ path: "z" })
+    expect(argsFromPeer("Edit", { file_path: "z", path: "y", old_string: "o" }, { path: "a" })).toEqual({ path: "z", old_string: "o" })
+    expect(argsFromPeer("Read", { path: "y" }, { path: "a" })).toEqual({ path: "y" })
+    const decoy = { event: "tool_call", session_id: "s", call_id: "c", tool: "read", args: { path: "config/.env", file_path: "README.md" } }
+    const context = { cwd: "/p", now: "t", names: claude }
+    expect(peerInput("claude", decoy, context)?.["tool_input"]).toEqual({ file_path: "config/.env" })
+    // Gemini merges its tool_input over what the hook saw: the decoy is not brought back.
+    const merged = map(decoy, json({ hookSpecificOutput: { tool_input: { limit: 5 } } }), "gemini").reply["args"]
+    expect(merged).toEqual({ path: "config/.env", limit: 5 })
   })
 })
 
@@ -82,6 +97,10 @@ describe("matchers, with each peer's rules", () => {
   })
   it("Gemini: a regex tested against the name; one that does not compile is an exact name", () => {
     expect(m("gemini", "read_.*", "read_file")).toBe(true)
+    // Gemini CLI trims its matcher first.
+    expect(m("gemini", "run_shell_command ", "run_shell_command")).toBe(true)
+    expect(m("gemini", " \t", "read_file")).toBe(true)
+    expect(m("gemini", " * ", "read_file")).toBe(true)
     expect(m("gemini", "run_shell_command", "run_shell_command")).toBe(true)
     expect(m("gemini", "run_shell_command", "read_file")).toBe(false)
     expect(m("gemini", "([", "([")).toBe(true)
@@ -136,7 +155,7 @@ describe("mapping a run back (veto only)", () => {
     expect(map(callRequest("x"), exited(2, "", "nope\n")).reply).toEqual({ block: true, reason: "nope" })
     expect(map(callRequest("x"), exited(2)).reply).toEqual({ block: true, reason: "the hook exited with code 2" })
     const one = map(callRequest("x"), exited(1, "", "boom"))
-    expect(one.reply).toEqual({})
+    expect(one.reply).toEqual({ reason: "hook failed: exit 1: boom; no opinion (use --fail-closed to block)" })
     expect(one.log.join("\n")).toContain("boom")
     expect(map(callRequest("x"), exited(0, "checked\n")).reply).toEqual({})
     expect(map(callRequest("x"), exited(0)).reply).toEqual({})
@@ -178,16 +197,55 @@ describe("mapping a run back (veto only)", () => {
     expect(map(resultRequest("a"), json({ hookSpecificOutput: { tool_output: "b" } }), "gemini").reply).toEqual({ content: "b" })
   })
 
+  it("a failed run says so in the reply's reason: exit code and the first line of stderr, never the call", () => {
+    const secret = "rm -rf /secret-path"
+    const py = map(callRequest(secret), exited(1, "", "Traceback (most recent call last):\n  File x\nImportError: yaml\n"))
+    expect(py.reply).toEqual({
+      reason: "hook failed: exit 1: Traceback (most recent call last):; no opinion (use --fail-closed to block)"
+    })
+    const long = map(callRequest(secret), exited(3, "", `  ${"e".repeat(500)}  \nmore`)).reply
+    expect(String(long["reason"])).toBe(`hook failed: exit 3: ${"e".repeat(200)}…; no opinion (use --fail-closed to block)`)
+    expect(map(callRequest(secret), exited(1)).reply).toEqual({ reason: "hook failed: exit 1; no opinion (use --fail-closed to block)" })
+    expect(map(callRequest(secret), { _tag: "TimedOut", timeoutMs: 300, stderr: "" }).reply).toEqual({
+      reason: "hook failed: did not finish within 300 ms; no opinion (use --fail-closed to block)"
+    })
+    // With --fail-closed, a failed run blocks (exit 1 from a missing module is a guard that did not answer).
+    expect(map(callRequest(secret), exited(1, "", "ImportError: yaml"), "claude", true).reply).toEqual({
+      block: true,
+      reason: "hook failed: exit 1: ImportError: yaml (--fail-closed)"
+    })
+    // A result has no reason field: the failure is logged only.
+    const after = map(resultRequest("out"), exited(1, "", "boom"))
+    expect(after.reply).toEqual({})
+    expect(after.log.join("\n")).toContain("boom")
+    for (const r of [py.reply, long]) expect(JSON.stringify(r)).not.toContain(secret)
+  })
+
+  it("a stdout cut at the size limit is a failed run: a block with --fail-closed, else no opinion with a note", () => {
+    const cut: HookRun = { _tag: "Exited", code: 0, stdout: "{\"decision\":\"block\",\"reason\":\"xxxx", stderr: "", stdoutCut: true }
+    expect(map(callRequest("x"), cut, "claude", true).reply).toEqual({
+      block: true,
+      reason: "hook failed: its stdout passed the 16 MiB limit and was cut (--fail-closed)"
+    })
+    expect(map(callRequest("x"), cut).reply).toEqual({
+      reason: "hook failed: its stdout passed the 16 MiB limit and was cut; no opinion (use --fail-closed to block)"
+    })
+    // Exit 2 blocks whatever its stdout was.
+    expect(map(callRequest("x"), { ...cut, code: 2, stderr: "no" }).reply).toEqual({ block: true, reason: "no" })
+  })
+
   it("a run that does not finish is no opinion, or a block with --fail-closed", () => {
     const late: HookRun = { _tag: "TimedOut", timeoutMs: 300, stderr: "" }
-    expect(map(callRequest("x"), late).reply).toEqual({})
+    expect(map(callRequest("x"), late).reply).toMatchObject({ reason: expect.stringContaining("did not finish") })
     expect(map(callRequest("x"), late, "claude", true).reply).toMatchObject({ block: true })
     expect(map(resultRequest("a"), late, "claude", true).reply).toMatchObject({ is_error: true })
     // The shell could not find the hook: it never ran, like a failed spawn.
-    expect(map(callRequest("x"), exited(127, "", "bash: guard.sh: No such file")).reply).toEqual({})
+    expect(map(callRequest("x"), exited(127, "", "bash: guard.sh: No such file")).reply).toEqual({
+      reason: "hook failed: exit 127: bash: guard.sh: No such file; no opinion (use --fail-closed to block)"
+    })
     expect(map(callRequest("x"), exited(127, "", "bash: guard.sh: No such file"), "claude", true).reply).toMatchObject({ block: true })
     const gone: HookRun = { _tag: "SpawnFailed", detail: "ENOENT" }
-    expect(map(callRequest("x"), gone).reply).toEqual({})
+    expect(map(callRequest("x"), gone).reply).toEqual({ reason: "hook failed: could not start: ENOENT; no opinion (use --fail-closed to block)" })
     expect(map(callRequest("x"), gone, "claude", true).reply).toMatchObject({ block: true })
   })
 })
@@ -279,6 +337,73 @@ describe("settings files", () => {
     expect(read.success.warnings).toEqual([
       { where: "hooks.PreToolUse[0].hooks[2] (push.sh)", why: expect.stringContaining("\"if\" condition \"Bash(git push*)\" is not carried over") }
     ])
+  })
+
+  it("a timeout is at least 1 ms and at most what a timer can wait, and the config stays one run accepts", () => {
+    const read = readSettings("claude", {
+      hooks: {
+        PreToolUse: [{
+          hooks: [
+            { type: "command", command: "tiny.sh", timeout: 0.0004 },
+            { type: "command", command: "long.sh", timeout: 3_000_000 },
+            { type: "command", command: "huge.sh", timeout: 1e20 }
+          ]
+        }]
+      }
+    })
+    if (Result.isFailure(read)) throw new Error(read.failure)
+    expect(read.success.hooks.map((h) => h.timeoutMs)).toEqual([1, MaxHookTimeoutMs, MaxHookTimeoutMs])
+    // The extension's startup_timeout_ms (the hook's plus 5 s) is then what a timer can wait, 2^31-1 ms.
+    expect(MaxHookTimeoutMs).toBe(2_147_483_647 - 5000)
+    expect(read.success.warnings.map((w) => [w.where, w.why])).toEqual([
+      ["hooks.PreToolUse[0].hooks[0] (tiny.sh)", expect.stringContaining("rounded up to 1 ms")],
+      ["hooks.PreToolUse[0].hooks[1] (long.sh)", expect.stringContaining("clamped to 2147478647 ms")],
+      ["hooks.PreToolUse[0].hooks[2] (huge.sh)", expect.stringContaining("clamped to 2147478647 ms")]
+    ])
+    const config = toConfig(read.success, { command: "abhed-ext", args: [] }, "/p")
+    expect(config.extensions.map((e) => (e["args"] as Array<string>)[4])).toEqual(["1", "2147478647", "2147478647"])
+    expect(config.extensions.map((e) => [e["timeout_ms"], e["startup_timeout_ms"]])[1]).toEqual([2147479647, 2147483647])
+    expect(Result.isSuccess(decodeConfig(config))).toBe(true)
+    const gemini = readSettings("gemini", { hooks: { BeforeTool: [{ hooks: [{ type: "command", command: "g.sh", timeout: 0.2 }] }] } })
+    if (Result.isFailure(gemini)) throw new Error(gemini.failure)
+    expect(gemini.success.hooks.map((h) => h.timeoutMs)).toEqual([1])
+  })
+
+  it("says what it drops of a hook: a Gemini hook's env, a matcher on an event that is not a tool's", () => {
+    const read = readSettings("gemini", {
+      hooks: {
+        BeforeTool: [{ matcher: "run_shell_command", hooks: [{ type: "command", command: "g.sh", env: { MODE: "strict", TOKEN: "s3cret" } }] }],
+        SessionStart: [{ matcher: "resume", hooks: [{ type: "command", command: "s.sh" }] }],
+        SessionEnd: [{ matcher: "*", hooks: [{ type: "command", command: "e.sh" }] }]
+      }
+    })
+    if (Result.isFailure(read)) throw new Error(read.failure)
+    expect(read.success.hooks.map((h) => h.command)).toEqual(["g.sh", "s.sh", "e.sh"])
+    expect(read.success.warnings).toEqual([
+      { where: "hooks.BeforeTool[0].hooks[0] (g.sh)", why: expect.stringContaining("its env (MODE, TOKEN) is not carried over") },
+      { where: "hooks.SessionStart[0].hooks[0] (s.sh)", why: expect.stringContaining("its matcher \"resume\" is not carried over") }
+    ])
+    // Names only: a value may be a secret.
+    expect(JSON.stringify(read.success.warnings)).not.toContain("s3cret")
+    const claudeRead = readSettings("claude", { hooks: { SessionStart: [{ matcher: "compact", hooks: [{ type: "command", command: "c.sh" }] }] } })
+    if (Result.isFailure(claudeRead)) throw new Error(claudeRead.failure)
+    expect(claudeRead.success.warnings.map((w) => w.why)).toEqual([expect.stringContaining("its matcher \"compact\" is not carried over")])
+  })
+
+  it("reads a Gemini settings file with comments, as Gemini CLI does; Claude's stays strict JSON", () => {
+    const text = '{\n  // hooks of this project\n  "hooks": { /* guard */ "BeforeTool": [] }\n}\n'
+    expect(parseSettings(text, undefined)).toEqual(Result.succeed({ format: "gemini", settings: { hooks: { BeforeTool: [] } } }))
+    expect(parseSettings(text, "gemini")).toEqual(Result.succeed({ format: "gemini", settings: { hooks: { BeforeTool: [] } } }))
+    const claudeText = '{\n  // hooks\n  "hooks": { "PreToolUse": [] }\n}'
+    expect(parseSettings(claudeText, undefined)).toEqual(Result.fail(expect.stringMatching(/^not JSON: /)))
+    expect(parseSettings(claudeText, "gemini")).toMatchObject(Result.succeed({ format: "gemini" }))
+    // Gemini CLI refuses a trailing comma too (strip-json-comments, then JSON.parse): where it is.
+    expect(parseSettings('{\n  // c\n  "hooks": { "BeforeTool": [], }\n}', "gemini")).toEqual(
+      Result.fail(expect.stringContaining("line 3, column 30: trailing comma"))
+    )
+    expect(parseSettings('{ "hooks": { "PreToolUse": [] } }', undefined)).toEqual(
+      Result.succeed({ format: "claude", settings: { hooks: { PreToolUse: [] } } })
+    )
   })
 
   it("tells Gemini settings by their event names", () => {
