@@ -1,3 +1,4 @@
+import { MaxTimerMs } from "@abhed/protocol"
 import { Effect } from "effect"
 import type * as NodeChildProcess from "node:child_process"
 
@@ -82,7 +83,9 @@ export const awaitExit = (child: NodeChildProcess.ChildProcess, millis: number):
       child.removeListener("exit", done)
       resume(Effect.void)
     }
-    const timer = setTimeout(done, millis)
+    // setTimeout takes at most MaxTimerMs: longer, Node fires after 1 ms. The config bounds grace_ms; an
+    // ExtensionConfig built in code need not have gone through it.
+    const timer = setTimeout(done, Math.min(millis, MaxTimerMs))
     child.on("exit", done)
     return Effect.sync(() => {
       clearTimeout(timer)
