@@ -38,9 +38,11 @@ export const dispatch = (
       return host.beforeCompact(request.messages).pipe(
         Effect.map((o) => ({ event: "before_compact", cancel: o.cancel, summary: o.summary }))
       )
+    // The tools accepted at startup, not the extensions asked again: those are what `invoke_tool` runs, so a tool
+    // an extension declares later is never printed as if it could be invoked.
     case "list_tools":
-      return host.listTools.pipe(
-        Effect.map((o) => ({ event: "list_tools", tools: o.accepted.map((a) => a.tool) }))
+      return host.tools.pipe(
+        Effect.map((accepted) => ({ event: "list_tools", tools: accepted.map((a) => a.tool) }))
       )
     case "invoke_tool":
       return host.invokeTool({ tool: request.tool, args: request.args, call_id: request.call_id }).pipe(

@@ -1,6 +1,7 @@
 import { Result, Schema } from "effect"
 import { describe, expect, it } from "vitest"
-import { compileInputSchema } from "../src/InputSchema.ts"
+import { compileInputSchema, InputSchemaLimits } from "../src/InputSchema.ts"
+import { checkingCost, schemaGraph } from "../src/InputSchemaGraph.ts"
 import { combineTools } from "../src/ToolRegistry.ts"
 
 const accepts = (inputSchema: Record<string, unknown>, args: unknown): boolean => {
@@ -58,5 +59,106 @@ describe("combineTools with input_schema", () => {
     expect(out.rejected).toEqual([
       { name: "bad", extensions: ["x"], reason: "input_schema", detail: `input_schema: the args are an object, but "type" is "array"` }
     ])
+  })
+})
+
+/** Why the args were refused, or "accepted". */
+const refusal = (inputSchema: Record<string, unknown>, args: unknown): string => {
+  const compiled = compileInputSchema(inputSchema)
+  if (Result.isFailure(compiled)) throw new Error(compiled.failure)
+  const decoded = Schema.decodeUnknownResult(compiled.success)(args)
+  return Result.isFailure(decoded) ? decoded.failure.message : "accepted"
+}
+
+/** Arrays nested `depth` deep around `leaf`. */
+const nested = (depth: number, leaf: unknown): unknown => {
+  let value = leaf
+  for (let i = 0; i < depth; i++) value = [value]
+  return value
+}
+
+describe("compileInputSchema: $ref cycles", () => {
+  it("rejects a $ref that reaches itself without descending into the value (it would recurse forever)", () => {
+    const self = { type: "object", $defs: { a: { $ref: "#/$defs/a" } }, properties: { x: { $ref: "#/$defs/a" } } }
+    expect(failure(self)).toContain(`"#/$defs/a"`)
+    expect(failure(self)).toContain("without descending into a property or an array item")
+  })
+  it("through anyOf / allOf / oneOf, sibling keywords and pointers below a definition too", () => {
+    const viaApplicators = {
+      type: "object",
+      $defs: { a: { anyOf: [{ type: "string" }, { $ref: "#/$defs/b" }] }, b: { allOf: [{ oneOf: [{ $ref: "#/$defs/a" }] }] } },
+      properties: { x: { $ref: "#/$defs/a" } }
+    }
+    expect(failure(viaApplicators)).toContain(`"#/$defs/b"`)
+    const pointer = {
+      type: "object",
+      $defs: { o: { type: "object", properties: { v: { $ref: "#/$defs/o/properties/v" } } } },
+      properties: { x: { $ref: "#/$defs/o" } }
+    }
+    expect(failure(pointer)).toContain(`"#/$defs/o/properties/v"`)
+  })
+  it("recursion through properties and items (a tree) is accepted", () => {
+    const tree = {
+      type: "object",
+      $defs: {
+        node: {
+          type: "object",
+          properties: { label: { type: "string" }, children: { type: "array", items: { $ref: "#/$defs/node" } } },
+          required: ["label"]
+        }
+      },
+      properties: { root: { $ref: "#/$defs/node" } }
+    }
+    expect(accepts(tree, { root: { label: "a", children: [{ label: "b", children: [{ label: "c" }] }] } })).toBe(true)
+    expect(accepts(tree, { root: { label: "a", children: [{ children: [] }] } })).toBe(false)
+    const json = {
+      type: "object",
+      $defs: {
+        json: {
+          anyOf: [
+            { type: ["null", "boolean", "number", "string"] },
+            { type: "array", items: { $ref: "#/$defs/json" } },
+            { type: "object", additionalProperties: { $ref: "#/$defs/json" } }
+          ]
+        }
+      },
+      properties: { value: { $ref: "#/$defs/json" } }
+    }
+    expect(accepts(json, { value: { a: [1, "x", null, { b: [true] }] } })).toBe(true)
+  })
+})
+
+describe("compileInputSchema: the cost of checking is bounded", () => {
+  /** `d_i` is "d_{i+1}, or an array of d_{i+1}": checking N-deep arrays tries 2^N paths. */
+  const branching = (n: number): Record<string, unknown> => {
+    const defs: Record<string, unknown> = { [`d_${n}`]: { type: "string" } }
+    for (let i = 0; i < n; i++) {
+      defs[`d_${i}`] = { anyOf: [{ $ref: `#/$defs/d_${i + 1}` }, { type: "array", items: { $ref: `#/$defs/d_${i + 1}` } }] }
+    }
+    return { type: "object", $defs: defs, properties: { a: { $ref: "#/$defs/d_0" } } }
+  }
+  it("args whose check would take exponential time are refused as too costly, quickly (N=22 took 13 s)", () => {
+    const started = performance.now()
+    expect(refusal(branching(22), { a: nested(22, 1) })).toContain("too costly to check")
+    expect(refusal(branching(30), { a: nested(30, "s") })).toContain("too costly to check")
+    expect(performance.now() - started).toBeLessThan(1000)
+  })
+  it("counting stops at the budget; args that need little work cost little", () => {
+    const graph = schemaGraph(branching(30))
+    expect(checkingCost(graph, { a: nested(30, 1) }, { maxSteps: 1000, maxDepth: 1000 })).toBe("too costly")
+    expect(checkingCost(graph, { a: "s" }, InputSchemaLimits)).toBeLessThan(1000)
+    expect(checkingCost(graph, { a: nested(30, 1) }, { maxSteps: Infinity, maxDepth: 20 })).toBe("too deep")
+  })
+  it("args nested too deeply to check are refused, not a stack overflow", () => {
+    const list = { type: "object", $defs: { l: { type: "array", items: { $ref: "#/$defs/l" } } }, properties: { a: { $ref: "#/$defs/l" } } }
+    expect(refusal(list, { a: nested(5000, "x") })).toContain("nested too deeply to check")
+    expect(refusal(list, { a: nested(50, []) })).toBe("accepted")
+  })
+  it("ordinary schemas stay usable on large args", () => {
+    const small = branching(3)
+    expect(refusal(small, { a: nested(3, "s") })).toBe("accepted")
+    expect(refusal(small, { a: nested(3, 1) })).not.toContain("too costly")
+    const list = { type: "object", properties: { xs: { type: "array", items: { anyOf: [{ type: "string" }, { type: "number" }] } } } }
+    expect(refusal(list, { xs: Array.from({ length: 10_000 }, (_, i) => (i % 2 === 0 ? i : String(i))) })).toBe("accepted")
   })
 })
