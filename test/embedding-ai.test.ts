@@ -22,7 +22,7 @@ const readAudit = (): ReadonlyArray<{ readonly event: string; readonly call_id?:
 
 /** An audit record without what differs between two runs of the same requests: seq and timings. */
 const comparable = (record: unknown): unknown =>
-  JSON.parse(JSON.stringify(record, (key, value) => (key === "seq" || key === "duration_ms" || key === "latency_ms" ? undefined : value)))
+  JSON.parse(JSON.stringify(record, (key, value) => (key === "seq" || key === "time" || key === "duration_ms" || key === "latency_ms" ? undefined : value)))
 
 const ran: Array<string> = []
 const handlers = AgentTools.toLayer({
@@ -131,7 +131,7 @@ describe("docs/embedding/ai-agent", () => {
       ]
       const cliAudit = NodePath.join(NodePath.dirname(auditFile), "cli-audit.jsonl")
       const cli = yield* Effect.promise(() =>
-        runCli(["run", "--config", NodePath.join(examples, "abhed.json"), "--audit", cliAudit], {
+        runCli(["run", "--config", NodePath.join(examples, "abhed.json"), "--audit", cliAudit, "--session-id", "s-1"], {
           input: requests.map((r) => JSON.stringify(r)).join("\n") + "\n"
         })
       )

@@ -1,7 +1,7 @@
 import * as NodeServices from "@effect/platform-node/NodeServices"
 import { assert, describe, it } from "@effect/vitest"
 import { type Config, Defaults, type ExtensionConfig } from "@abhed/protocol"
-import { AuditLog, type AuditRecord, ExtensionHost, type ExtensionStatus, HostMetrics } from "@abhed/host"
+import { AuditLog, type AuditRecord, ExtensionHost, type ExtensionStatus, HostMetrics, withoutTimings } from "@abhed/host"
 import { Effect, Layer, Metric, References } from "effect"
 import * as NodePath from "node:path"
 import { exists, fixtureConfig, liveGroupMembers, within } from "./extension-helpers.ts"
@@ -305,11 +305,7 @@ describe("concurrency and order", () => {
       }
       const strip = (r: Run<unknown>) => ({
         result: r.result,
-        audit: r.audit.map((a) => ({
-          ...a,
-          duration_ms: 0,
-          rounds: a.rounds.map((round) => ({ ...round, exchanges: round.exchanges.map((x) => ({ ...x, latency_ms: 0 })) }))
-        }))
+        audit: r.audit.map(withoutTimings)
       })
       const [first, ...rest] = runs.map(strip)
       for (const r of rest) assert.deepStrictEqual(r, first)

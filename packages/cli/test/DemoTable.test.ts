@@ -12,6 +12,8 @@ const call: LineResult = {
 
 const record: AuditRecord = {
   seq: 4,
+  session_id: "s",
+  time: "2026-12-01T00:00:00.000Z",
   event: "tool_call",
   call_id: "c-1",
   duration_ms: 2010,

@@ -35,14 +35,35 @@ export interface AuditRound {
 
 export interface AuditRecord {
   readonly seq: number
+  /** The session the dispatch belongs to: one file may hold several sessions' records. */
+  readonly session_id: string
+  /** When the dispatch began (ISO 8601, from the effect Clock). */
+  readonly time: string
   readonly event: string
   readonly call_id: string | undefined
+  /**
+   * For tool_call, tool_result and invoke_tool: the tool, and the args as the agent passed them, which the first
+   * round judged (verbatim, like the outcome's: DESIGN §4). Absent args: the host could not send them (`notes`).
+   */
+  readonly tool?: string
+  readonly args?: { readonly [key: string]: unknown }
   readonly rounds: ReadonlyArray<AuditRound>
   readonly outcome: unknown
   /** Anything else worth keeping: rejected tools, out-of-range keep indices, the policy decision. */
   readonly notes: ReadonlyArray<string>
   readonly duration_ms: number
 }
+
+/**
+ * The record with its timing fields zeroed (`time`, `duration_ms`, every `latency_ms`): what DESIGN §3 promises is
+ * the same whatever the load order and the schedule. For comparing records, in tests and in replays.
+ */
+export const withoutTimings = (record: AuditRecord): AuditRecord => ({
+  ...record,
+  time: "",
+  duration_ms: 0,
+  rounds: record.rounds.map((round) => ({ ...round, exchanges: round.exchanges.map((x) => ({ ...x, latency_ms: 0 })) }))
+})
 
 export class AuditWriteError extends Schema.TaggedError<AuditWriteError>()("AuditWriteError", {
   path: Schema.String,

@@ -351,6 +351,12 @@ export const make = (
     exchanges: mergeByName(exchanges.map(auditOf), skipped)
   })
 
+  /** What a tool event's audit record names: the tool, and the args as the agent passed them. */
+  interface AuditSubject {
+    readonly tool: string
+    readonly args?: JsonObject
+  }
+
   interface Dispatched<A> {
     readonly outcome: A
     /** Empty when not recording. */
@@ -364,7 +370,12 @@ export const make = (
    * counter, the clock is read once at each end (monotonic for the latency metric, as `trackDuration` does), the
    * metrics are updated in one synchronous step, and the record is built and written only when the sink keeps it.
    */
-  const dispatch = <A>(event: EventName, callId: string | undefined, body: Effect.Effect<Dispatched<A>>): Effect.Effect<A> => {
+  const dispatch = <A>(
+    event: EventName,
+    callId: string | undefined,
+    body: Effect.Effect<Dispatched<A>>,
+    subject?: AuditSubject
+  ): Effect.Effect<A> => {
     const metrics = metricsByEvent[event]
     const timed = Clock.clockWith((clock) => {
       const n = seq++
@@ -380,7 +391,18 @@ export const make = (
         recording
           ? Effect.andThen(
             Effect.suspend(() =>
-              audit.record({ seq: n, event, call_id: callId, rounds, outcome, notes, duration_ms: clock.currentTimeMillisUnsafe() - start })
+              audit.record({
+                seq: n,
+                session_id: sessionId,
+                time: new Date(start).toISOString(),
+                event,
+                call_id: callId,
+                ...subject,
+                rounds,
+                outcome,
+                notes,
+                duration_ms: clock.currentTimeMillisUnsafe() - start
+              })
             ),
             done(outcome)
           )
@@ -407,8 +429,13 @@ export const make = (
    * Input the host cannot send (DESIGN §4): recorded as a dispatch that reached no extension, with the reason in
    * the notes, and answered with the event's fail-closed outcome. The agent's value goes nowhere, the audit included.
    */
-  const refuse = <A>(event: EventName, callId: string | undefined, reason: string, outcome: A): Effect.Effect<A> =>
-    dispatch(event, callId, Effect.succeed({ outcome, rounds: [], notes: recording ? [`not sent to any extension: ${reason}`] : [] }))
+  const refuse = <A>(event: EventName, callId: string | undefined, reason: string, outcome: A, tool?: string): Effect.Effect<A> =>
+    dispatch(
+      event,
+      callId,
+      Effect.succeed({ outcome, rounds: [], notes: recording ? [`not sent to any extension: ${reason}`] : [] }),
+      tool === undefined ? undefined : { tool }
+    )
   const hostReason = (reason: string): ReadonlyArray<Reason> => [{ extension: HostReasonName, reason }]
 
   const onFailure = (x: Exchange<EventName>) => (x.failure !== undefined ? x.extension.config.on_failure : "ignore")
@@ -432,7 +459,7 @@ export const make = (
       if (unsendable !== undefined) {
         // Denied, and nothing of the args is kept: the call must not run, and they cannot be encoded safely.
         const outcome: ToolCallOutcome = { decision: "deny", reasons: hostReason(unsendable), args: {}, rounds: 0 }
-        return refuse("tool_call", call_id, unsendable, outcome)
+        return refuse("tool_call", call_id, unsendable, outcome, call.tool)
       }
       const auditRounds: Array<AuditRound> = []
       const settled = settleEffect<JsonObject, Verdict, never, never>({
@@ -477,7 +504,8 @@ export const make = (
           // No hooks (the common case): the rules are plain synchronous code.
           hooks.length === 0
             ? Effect.succeed(finish(outcome, evaluateRules(policy, { tool: call.tool, args: outcome.payload })))
-            : Effect.map(evaluatePolicy(policy, hooks, { tool: call.tool, args: outcome.payload }), (d) => finish(outcome, d)))
+            : Effect.map(evaluatePolicy(policy, hooks, { tool: call.tool, args: outcome.payload }), (d) => finish(outcome, d))),
+        { tool: call.tool, args: call.args }
       )
     })
 
@@ -488,7 +516,7 @@ export const make = (
       const unsendable = unsendableField("args", input.args)
       if (unsendable !== undefined) {
         const outcome: ToolResultOutcome = { content: `[withheld: ${unsendable}]`, is_error: true, rounds: 0 }
-        return refuse("tool_result", call_id, unsendable, outcome)
+        return refuse("tool_result", call_id, unsendable, outcome, input.tool)
       }
       const auditRounds: Array<AuditRound> = []
       const withheldBy: Array<string> = []
@@ -535,7 +563,8 @@ export const make = (
             }
             : { content: outcome.payload, is_error: isError, rounds: outcome.rounds }
           return { outcome: result, rounds: auditRounds, notes: recording ? [`settling: ${outcome._tag}`] : [] }
-        })
+        }),
+        { tool: input.tool, args: input.args }
       )
     })
 
@@ -636,7 +665,7 @@ export const make = (
       const unsendable = unsendableField("args", call.args)
       if (unsendable !== undefined) {
         // Not sent to the owner: an error result the model can read, like any failed tool.
-        return yield* refuse("invoke_tool", call_id, unsendable, { result: `[withheld: ${unsendable}]`, is_error: true } satisfies InvokeToolOutcome)
+        return yield* refuse("invoke_tool", call_id, unsendable, { result: `[withheld: ${unsendable}]`, is_error: true } satisfies InvokeToolOutcome, call.tool)
       }
       const value: RequestBody<"invoke_tool"> = {
         event: "invoke_tool",
@@ -654,7 +683,8 @@ export const make = (
             ? { _tag: "ok" as const, result: x.reply.result ?? null, is_error: x.reply.is_error === true }
             : { _tag: "failed" as const, cause: x.error ?? x.status }
           return { outcome, rounds: recording ? [auditRound(1, [x], [])] : [], notes: [] }
-        })
+        }),
+        { tool: call.tool, args: call.args }
       )
       if (result._tag === "failed") {
         return yield* new ToolOwnerUnavailable({ tool: call.tool, extension: owner.name, cause: result.cause })

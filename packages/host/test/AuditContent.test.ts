@@ -13,6 +13,8 @@ const sha = (text: string) => createHash("sha256").update(text, "utf8").digest("
 
 const record = (event: string, replies: ReadonlyArray<unknown>, outcome: unknown): AuditRecord => ({
   seq: 1,
+  session_id: "s",
+  time: "2026-12-01T00:00:00.000Z",
   event,
   call_id: "c-1",
   rounds: [{

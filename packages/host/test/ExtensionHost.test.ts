@@ -345,6 +345,36 @@ describe("ExtensionHost over fakes", () => {
       }))
   })
 
+  it.effect("an audit record names its session, when it began, the tool and the args as the agent passed them", () => {
+    const jail = FakeExtension.fromReplies("jail", {
+      tool_call: (req) => (str(req.args["path"]).startsWith("/sandbox/") ? {} : { args: { path: `/sandbox/${str(req.args["path"])}` } })
+    })
+    return withHost([jail], (h) =>
+      Effect.gen(function*() {
+        yield* h.toolCall({ tool: "read", args: { path: "notes.txt" }, call_id: "c-9" })
+        yield* h.toolResult({ tool: "read", args: { path: "/sandbox/notes.txt" }, content: "x", is_error: false, call_id: "c-9" })
+        yield* h.context(["a"])
+        const entries = yield* AuditLog.use((a) => a.entries)
+        const call = entries.find((e) => e.event === "tool_call")
+        // What the guards judged first, and what runs: both in the record.
+        assert.deepStrictEqual([call?.session_id, call?.tool, call?.args], ["s-1", "read", { path: "notes.txt" }])
+        assert.deepStrictEqual((call?.outcome as { args?: unknown } | undefined)?.args, { path: "/sandbox/notes.txt" })
+        assert.match(call?.time ?? "", /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/)
+        const result = entries.find((e) => e.event === "tool_result")
+        assert.deepStrictEqual([result?.tool, result?.args], ["read", { path: "/sandbox/notes.txt" }])
+        const context = entries.find((e) => e.event === "context")
+        assert.deepStrictEqual([context?.session_id, context?.tool, context?.args], ["s-1", undefined, undefined])
+      }))
+  })
+
+  it.effect("refused input: the record names the tool and keeps none of the args", () =>
+    withHost([secretsGuard], (h) =>
+      Effect.gen(function*() {
+        yield* h.toolCall({ tool: "read", args: { path: "a", n: Infinity } })
+        const call = (yield* AuditLog.use((a) => a.entries)).find((e) => e.event === "tool_call")
+        assert.deepStrictEqual([call?.tool, call?.args], ["read", undefined])
+      })))
+
   it.effect("a rewrite holding 1e999 (Infinity, which the guards would read as null) is malformed: never run", () => {
     const rewriter = FakeExtension.fromReplies("rewriter", {
       tool_call: () => JSON.parse(`{"args": {"path": "/data", "limit": 1e999}}`) as { args: { path: string; limit: number } }

@@ -3,7 +3,7 @@ import { takesPart } from "@abhed/core"
 import { type JsonObject, jsonEquals, type PolicyLevel, type PolicyRule, type Request } from "@abhed/protocol"
 import { Effect, Layer, References } from "effect"
 import * as fc from "fast-check"
-import { AuditLog, type AuditRecord, ExtensionHost, type HostOptions } from "../src/index.ts"
+import { AuditLog, type AuditRecord, ExtensionHost, type HostOptions, withoutTimings } from "../src/index.ts"
 import * as FakeExtension from "../src/FakeExtension.ts"
 import * as FakeHost from "./FakeHost.ts"
 
@@ -275,11 +275,6 @@ const run = (set: ReadonlyArray<Spec>, tool: string, command: string, policyDefa
   )
 }
 
-const withoutTimings = (r: AuditRecord) => ({
-  ...r,
-  duration_ms: 0,
-  rounds: r.rounds.map((round) => ({ ...round, exchanges: round.exchanges.map((x) => ({ ...x, latency_ms: 0 })) }))
-})
 
 const scenario = fc.record({
   set: specs,

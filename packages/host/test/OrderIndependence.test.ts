@@ -3,7 +3,7 @@ import type { Request } from "@abhed/protocol"
 import { Duration, Effect, Fiber, Layer, References, type Scope } from "effect"
 import { TestClock } from "effect/testing"
 import * as fc from "fast-check"
-import { AuditLog, type AuditRecord, type Extension, ExtensionHost } from "../src/index.ts"
+import { AuditLog, type AuditRecord, type Extension, ExtensionHost, withoutTimings } from "../src/index.ts"
 import * as FakeExtension from "../src/FakeExtension.ts"
 
 /**
@@ -82,14 +82,6 @@ const run = (set: ReadonlyArray<{ name: string; behaviour: number; onFailure: On
     FakeExtension.make(name, (req) => Effect.succeed(behaviourOf(behaviour)(req)), { on_failure: onFailure })
   ), true)
 
-const withoutTimings = (r: AuditRecord) => ({
-  ...r,
-  duration_ms: 0,
-  rounds: r.rounds.map((round) => ({
-    ...round,
-    exchanges: round.exchanges.map((x) => ({ ...x, latency_ms: 0 }))
-  }))
-})
 
 const extensionSet = fc.uniqueArray(
   fc.record({
