@@ -1,4 +1,4 @@
-import { type EventName, isJsonObject } from "@abhed/protocol"
+import { Defaults, type EventName, isJsonObject } from "@abhed/protocol"
 import { readConfigText } from "@abhed/protocol/ConfigText"
 import { Result } from "effect"
 import { type HookFormat, ourEvent, peerEvents } from "./HookFormat.ts"
@@ -239,13 +239,31 @@ const matchRules = (format: HookFormat, hook: SettingsHook) => {
   return parsed.success.names.map((n) => ({ tool: ourToolName(names, n) }))
 }
 
+/**
+ * Rounds enough for every imported hook of one event to have its rewrite adopted. A round adopts one proposal (the
+ * lowest-named; DESIGN §3), so N hooks that each append (Claude's `additionalContext`, Gemini's merged
+ * `tool_input`) settle in N + 1 rounds; past `max_rewrite_rounds` the call is denied or the result withheld. The
+ * peers apply every hook's change in one go: the imported config must not fail where they succeed.
+ */
+const roundsFor = (hooks: ReadonlyArray<SettingsHook>): number | undefined => {
+  const perEvent = new Map<string, number>()
+  for (const hook of hooks) perEvent.set(hook.event, (perEvent.get(hook.event) ?? 0) + 1)
+  const needed = Math.max(0, ...perEvent.values()) + 1
+  return needed > Defaults.max_rewrite_rounds ? needed : undefined
+}
+
 /** One adapter extension per hook. `cwd`: the project folder the hooks expect to run in. */
 export const toConfig = (
   imported: SettingsHooks,
   launch: AdapterLaunch,
   cwd: string
-): { readonly extensions: ReadonlyArray<Record<string, unknown>> } => ({
-  extensions: imported.hooks.map((hook, i) => {
+): { readonly max_rewrite_rounds?: number; readonly extensions: ReadonlyArray<Record<string, unknown>> } => {
+  const rounds = roundsFor(imported.hooks)
+  return { ...(rounds === undefined ? {} : { max_rewrite_rounds: rounds }), extensions: extensionsOf(imported, launch, cwd) }
+}
+
+const extensionsOf = (imported: SettingsHooks, launch: AdapterLaunch, cwd: string): Array<Record<string, unknown>> =>
+  imported.hooks.map((hook, i) => {
     const flags = ["--format", imported.format]
     const isTool = hook.event === "tool_call" || hook.event === "tool_result"
     if (isTool && hook.matcher !== undefined && hook.matcher !== "" && hook.matcher !== "*") flags.push("--matcher", hook.matcher)
@@ -267,4 +285,3 @@ export const toConfig = (
     if (match !== undefined) extension["match"] = match
     return extension
   })
-})

@@ -315,6 +315,17 @@ describe("settings files", () => {
     expect(config.extensions[1]?.["match"]).toBeUndefined()
     expect(config.extensions[1]?.["args"]).toEqual(["hook", "--format", "claude", "--matcher", "mcp__.*", "--", "bash", "-c", "post.py"])
   })
+  it("asks for enough settling rounds for every hook of one event to append: one per hook, and one more", () => {
+    const post = (n: number) => Array.from({ length: n }, (_, i) => ({ type: "command", command: `post-${i}.sh` }))
+    const few = readSettings("claude", { hooks: { PostToolUse: [{ matcher: "Bash", hooks: post(3) }] } })
+    const many = readSettings("claude", { hooks: { PostToolUse: [{ matcher: "Bash", hooks: post(6) }] } })
+    if (Result.isFailure(few) || Result.isFailure(many)) throw new Error("unreadable")
+    const launch = { command: "abhed-ext", args: [] }
+    // Three hooks settle within the default 4 rounds; six need 7 (four used to withhold every result).
+    expect(toConfig(few.success, launch, "/p").max_rewrite_rounds).toBeUndefined()
+    expect(toConfig(many.success, launch, "/p").max_rewrite_rounds).toBe(7)
+  })
+
   it("leaves async hooks and other shells, and says what an if condition changes", () => {
     const read = readSettings("claude", {
       hooks: {
