@@ -1,5 +1,6 @@
 import { ExtensionHost, type ExtensionHostShape } from "@abhed/host"
 import { Context, Effect, Exit, Layer, Result, Scope, Stream } from "effect"
+import * as CallIds from "./CallIds.ts"
 import { dispatch } from "./Dispatch.ts"
 import { decodeInputLine, type InputRequest, isBlank } from "./InputLine.ts"
 import type { ErrorLine, OutputLine } from "./Output.ts"
@@ -33,6 +34,7 @@ export interface SessionOptions<E, R, HE, HR> {
 export const runSession = <E, R, HE, HR>(options: SessionOptions<E, R, HE, HR>): Effect.Effect<void, E | HE, R | HR> =>
   Effect.gen(function*() {
     const scope = yield* Scope.make()
+    const callIds = CallIds.make()
     let host: ExtensionHostShape | undefined
     const hostFor = (request: InputRequest) =>
       Effect.gen(function*() {
@@ -52,7 +54,7 @@ export const runSession = <E, R, HE, HR>(options: SessionOptions<E, R, HE, HR>):
           if (Result.isFailure(decoded)) {
             return yield* options.onLine({ line, input: undefined, output: { error: decoded.failure, line } })
           }
-          const request = decoded.success
+          const request = callIds.assign(decoded.success)
           const h = yield* hostFor(request)
           const output = yield* dispatch(h, request).pipe(
             Effect.catch((e): Effect.Effect<ErrorLine> => Effect.succeed({ error: e.message, line })),
