@@ -42,12 +42,28 @@ const asEffect = (answer: string | PromiseLike<string>): Effect.Effect<string> =
 const stderrConsole = new NodeConsole({ stdout: process.stderr, stderr: process.stderr })
 
 /**
+ * The global `console` pointed at stderr while `run` serves: a `console.log` in a handler (or in a library it calls)
+ * would otherwise write to stdout between two replies, and the host would mark the extension dead. Put back when
+ * `run` ends. (`process.stdout.write` is left alone: the Stdio service may write the replies through it;
+ * `Extension.main` redirects that too.)
+ */
+const consoleOnStderr = Effect.acquireRelease(
+  Effect.sync(() => {
+    const saved = globalThis.console
+    globalThis.console = stderrConsole
+    return saved
+  }),
+  (saved) => Effect.sync(() => void (globalThis.console = saved))
+)
+
+/**
  * Serve requests from stdin until it closes: exactly one reply line per request line, in order, and nothing
- * else on stdout (the Effect logger and `Console` go to stderr). Blank lines are not requests and get no reply,
- * as in the protocol's framing. Writes wait for stdout to drain.
+ * else on stdout (the Effect logger, `Console` and the global `console` go to stderr). Blank lines are not
+ * requests and get no reply, as in the protocol's framing. Writes wait for stdout to drain.
  */
 export const run = <R = never>(handlers: Handlers<R>): Effect.Effect<void, PlatformError, Stdio | R> =>
-  Effect.gen(function*() {
+  Effect.scoped(Effect.gen(function*() {
+    yield* consoleOnStderr
     const stdio = yield* Stdio
     const reply = yield* responderIn(handlers)
     yield* stdio.stdin.pipe(
@@ -57,7 +73,7 @@ export const run = <R = never>(handlers: Handlers<R>): Effect.Effect<void, Platf
       Stream.mapEffect((line) => asEffect(reply(line))),
       Stream.run(stdio.stdout())
     )
-  }).pipe(
+  })).pipe(
     Effect.provideService(Logger.LogToStderr, true),
     Effect.provideService(Console.Console, stderrConsole)
   )

@@ -166,6 +166,21 @@ describe("EffectExtension.run (in-process stdio)", () => {
     expect(out).toBe('{"content":"<a>"}\n{"content":"<b>"}\n{}\n{"content":"<c>"}\n')
   })
 
+  it("the global console goes to stderr while it serves (a handler's console.log would end the extension), and is put back", async () => {
+    const original = globalThis.console
+    let inHandler: Console | undefined
+    const out = await runInProcess({
+      tool_call: () => {
+        inHandler = globalThis.console
+        return {}
+      }
+    }, [`${JSON.stringify(toolCall("a", {}))}\n`])
+    expect(out).toBe("{}\n")
+    expect(inHandler).toBeDefined()
+    expect(inHandler).not.toBe(original)
+    expect(globalThis.console).toBe(original)
+  })
+
   it("splits a multi-byte character across chunks without corrupting it", async () => {
     const bytes = new TextEncoder().encode(`${JSON.stringify(toolResult("t", "😀é"))}\n`)
     const cut = bytes.indexOf(0xf0) + 2 // inside the 4-byte emoji
