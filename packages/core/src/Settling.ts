@@ -76,7 +76,10 @@ export interface SettleOptions<P, V> {
   readonly reducer: Reducer.Reducer<V>
   /** Ends the rounds at once when true, e.g. `(v) => v.level === "deny"`. */
   readonly stop: (value: V) => boolean
-  /** Rounds in total; values below 1 count as 1 (a call is always shown to its subscribers at least once). */
+  /**
+   * Rounds in total; values below 1 count as 1 (a call is always shown to its subscribers at least once), and so
+   * does anything that is not a finite number (NaN or Infinity would never end a fight: it must fail closed).
+   */
   readonly maxRounds: number
 }
 
@@ -93,7 +96,7 @@ export const settleEffect = <P, V, E, R>(
 ): Effect.Effect<SettleOutcome<P, V>, E, R> =>
   Effect.suspend(() => {
     const { reducer, stop } = options
-    const maxRounds = Math.max(1, Math.floor(options.maxRounds))
+    const maxRounds = Number.isFinite(options.maxRounds) ? Math.max(1, Math.floor(options.maxRounds)) : 1
     let fighters: Set<string> | undefined
     const adopted: Array<string> = []
     const values: Array<V> = []

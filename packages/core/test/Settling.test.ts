@@ -97,6 +97,15 @@ describe("settle", () => {
     expect(run({ a: () => ({ proposal: { x: 1 } }) }, { x: 0 }, 0).outcome).toMatchObject({ _tag: "Unsettled", rounds: 1 })
     expect(run({ a: () => ({}) }, { x: 0 }, -3).outcome).toMatchObject({ _tag: "Settled", rounds: 1 })
   })
+  it("a maxRounds that is not a finite number (an embedder's NaN or Infinity) counts as 1: fighters still fail closed", () => {
+    const fighters = {
+      b: (p: JsonObject) => (p["x"] === 2 ? {} : { proposal: { x: 2 } }),
+      a: (p: JsonObject) => (p["x"] === 1 ? {} : { proposal: { x: 1 } })
+    }
+    for (const maxRounds of [Number.NaN, Number.POSITIVE_INFINITY]) {
+      expect(run(fighters, { x: 0 }, maxRounds).outcome).toMatchObject({ _tag: "Unsettled", rounds: 1 })
+    }
+  })
   it("works for any payload and reducer (tool_result content with is_error OR)", () => {
     const outcome = settle<string, boolean>({
       initial: "key AKIA1",
