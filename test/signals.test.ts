@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process"
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs"
+import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { createInterface } from "node:readline"
@@ -63,6 +63,25 @@ describe("the CLI under signals and escaping helpers (issue 9.6)", () => {
     leftovers.push(grandchild)
     child.kill(signal) // stdin still open: only the signal ends the run
     await exited(child)
+    expect(events(paths.log)).toEqual(["session_start", "list_tools", "tool_call", "session_end"])
+    expect(isLive(grandchild), `the extension's child ${grandchild} was orphaned`).toBe(false)
+  }, 60_000)
+
+  it("stdout failing (a full disk) runs the close sequence: exit 1, one line on stderr, no orphan", async () => {
+    const paths = setup(false)
+    const full = openSync("/dev/full", "w")
+    const child = spawn(process.execPath, [bin, "run", "--config", paths.config], { cwd: repoRoot, stdio: ["pipe", full, "pipe"] })
+    let stderr = ""
+    child.stderr?.setEncoding("utf8").on("data", (d: string) => (stderr += d))
+    // stdin stays open: only the failed write can end the run. Before, it threw, and the finalizers never ran.
+    child.stdin?.write(`{"event":"tool_call","tool":"bash","args":{"command":"ls"}}\n`)
+    const code = await exited(child)
+    closeSync(full)
+    const grandchild = Number(readFileSync(paths.child, "utf8"))
+    leftovers.push(grandchild)
+    expect(code).toBe(1)
+    expect(stderr).toContain("abhed-ext: cannot write to stdout: ENOSPC; stopping the extensions")
+    expect(stderr).not.toContain("    at ") // no stack trace
     expect(events(paths.log)).toEqual(["session_start", "list_tools", "tool_call", "session_end"])
     expect(isLive(grandchild), `the extension's child ${grandchild} was orphaned`).toBe(false)
   }, 60_000)

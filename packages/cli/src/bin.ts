@@ -2,15 +2,21 @@
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { main } from "./Cli.ts"
 
-// A reader that goes away (`abhed-ext demo | head`) is not an error worth a stack trace. Stop the way Ctrl-C
-// does, so the extensions are still shut down by their finalizers rather than orphaned by process.exit.
+// stdout failing stops the run the way Ctrl-C does, so the extensions are still shut down by their finalizers
+// (DESIGN §4: nothing outlives the scope) rather than orphaned by an uncaught exception. A reader that goes away
+// (`abhed-ext demo | head`: EPIPE) is an interruption (exit 130) and no error worth a line; any other failure
+// (a full disk: ENOSPC) is one line on stderr and exit 1, after the close sequence.
 let closing = false
 process.stdout.on("error", (error: NodeJS.ErrnoException) => {
-  if (error.code !== "EPIPE") throw error
-  if (!closing) {
-    closing = true
-    process.kill(process.pid, "SIGTERM")
+  if (closing) return
+  closing = true
+  if (error.code !== "EPIPE") {
+    process.stderr.write(`abhed-ext: cannot write to stdout: ${error.code ?? error.message}; stopping the extensions\n`)
+    process.once("exit", () => {
+      process.exitCode = 1
+    })
   }
+  process.kill(process.pid, "SIGTERM")
 })
 
 // A closed terminal or a dropped ssh (SIGHUP), and SIGQUIT, must not skip the close sequence and orphan the
