@@ -54,6 +54,11 @@ describe.concurrent("abhed-ext check fails, naming the violated check", () => {
     // Its second reply follows the first at once, but a loaded machine may deliver it a while later.
     ["twice", "one_reply_per_request", [...common, "--timeout-ms", "15000", "--quiet-ms", "200"]],
     ["hang", "replies_within_timeout", short],
+    // Judged by the host's own line reader: a line of spaces, a line that is not UTF-8 and one over 16 MiB are what
+    // the host kills an extension for, not lines to skip or decode leniently.
+    ["spaces", "no_stdout_noise", long],
+    ["not-utf8", "no_stdout_noise", short],
+    ["too-long", "no_stdout_noise", short],
     ["no-exit", "clean_exit", long]
   ]
   for (const [name, check, flags] of cases) {

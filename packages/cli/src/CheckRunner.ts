@@ -1,4 +1,4 @@
-import { Framing } from "@abhed/protocol"
+import { Framing, makeLineReader, type ReadLine } from "@abhed/protocol"
 import { Cause, Clock, Effect, Exit, Option, Queue, Ref, Stream } from "effect"
 import { ChildProcess, type ChildProcessSpawner } from "effect/process"
 import { BurstSize, burst, defaultCall, type PlannedRequest, requestId, type SampleCall, sequence, sequenceFor } from "./CheckPlan.ts"
@@ -54,9 +54,16 @@ const start = (options: CheckOptions, stderrTail: Ref.Ref<string>) =>
     // A child that exits early makes the writer fail (EPIPE): that is for the checks to see, not a crash here.
     yield* Stream.fromQueue(input).pipe(Stream.run(handle.stdin), Effect.ignore, Effect.forkScoped)
     const lines = yield* Queue.unbounded<Line, Cause.Done>()
+    // Cut into lines by the host's own reader (protocol's LineReader): what it ignores (empty lines), rejects (not
+    // UTF-8, over 16 MiB) or does not see (a last line without its newline) is judged here as the host would.
+    const reader = makeLineReader({ maxLineBytes: Framing.DefaultMaxLineBytes, keepText: true })
     yield* handle.stdout.pipe(
-      Stream.decodeText(),
-      Stream.splitLines,
+      Stream.map((chunk: Uint8Array): ReadonlyArray<string> => {
+        const { lines: read, tooLong } = reader.read(chunk)
+        const texts = read.map(lineText)
+        return tooLong ? [...texts, TooLongLine] : texts
+      }),
+      Stream.flattenIterable,
       Stream.runForEach((text) => Effect.flatMap(now, (at) => Queue.offer(lines, { text, at }))),
       Effect.ignore,
       Effect.andThen(Queue.end(lines)),
@@ -83,6 +90,13 @@ const start = (options: CheckOptions, stderrTail: Ref.Ref<string>) =>
 
 type Io = Effect.Success<ReturnType<typeof start>>
 
+/** Stands for a line that is not UTF-8: not JSON, so noise (the host kills the extension for it). */
+const NotUtf8Line = "(a line that is not UTF-8)"
+/** Stands for a line past the host's limit, after which the host reads nothing more (reply_too_long). */
+const TooLongLine = `(a line longer than ${Framing.DefaultMaxLineBytes} bytes: the host stops reading there)`
+
+const lineText = (line: ReadLine): string => line.text ?? NotUtf8Line
+
 const isJson = (text: string): boolean => {
   try {
     JSON.parse(text)
@@ -100,13 +114,14 @@ const collectStray = (io: Io, where: string, ms: number, stray: Array<StrayLine>
       const n = yield* io.next(deadline - (yield* now))
       if (n === "timeout") return "quiet"
       if (n === "eof") return "eof"
-      if (n.text.trim() !== "") stray.push({ where, text: n.text, json: isJson(n.text) })
+      stray.push({ where, text: n.text, json: isJson(n.text) })
     }
   })
 
 /**
- * Wait for the reply to `planned`, written at `from`, until `from + ms`. Blank lines are skipped (the host skips
- * them too); non-JSON lines are noise and the wait goes on, so one stray log line does not hide the real reply.
+ * Wait for the reply to `planned`, written at `from`, until `from + ms`. Empty lines never get here (the reader
+ * skips them, as the host does); non-JSON lines (a line of spaces among them: the host cannot parse it either) are
+ * noise and the wait goes on, so one stray log line does not hide the real reply.
  */
 const awaitReply = (io: Io, planned: PlannedRequest, from: number, ms: number, stray: Array<StrayLine>) =>
   Effect.gen(function*() {
@@ -114,7 +129,6 @@ const awaitReply = (io: Io, planned: PlannedRequest, from: number, ms: number, s
       const n = yield* io.next(from + ms - (yield* now))
       if (n === "timeout") return { planned, outcome: { _tag: "timed_out", waited_ms: ms } } satisfies Exchange
       if (n === "eof") return { planned, outcome: { _tag: "eof" } } satisfies Exchange
-      if (n.text.trim() === "") continue
       if (!isJson(n.text)) {
         stray.push({ where: `while waiting for the reply to ${planned.label}`, text: n.text, json: false })
         continue

@@ -10,10 +10,14 @@
  * rejected as soon as the limit is passed, and a line that is not UTF-8 or not JSON is reported as such.
  */
 
-/** One complete, non-empty line: its JSON value, or why it is not one. */
+/**
+ * One complete, non-empty line: its JSON value, or why it is not one. `text` is the decoded line, kept only when
+ * the reader was asked to (`keepText`: the conformance check reports lines as they were written; the host never
+ * needs it).
+ */
 export type ReadLine =
-  | { readonly _tag: "Json"; readonly value: unknown }
-  | { readonly _tag: "Invalid"; readonly got: "invalid UTF-8" | "invalid JSON" }
+  | { readonly _tag: "Json"; readonly value: unknown; readonly text?: string }
+  | { readonly _tag: "Invalid"; readonly got: "invalid UTF-8" | "invalid JSON"; readonly text?: string }
 
 export interface ReadResult {
   /** The lines this read completed, in order (possibly none). */
@@ -32,8 +36,9 @@ const CR = 0x0d
 const noLines: ReadResult = { lines: [], tooLong: false }
 const stopped: ReadResult = { lines: [], tooLong: true }
 
-export const makeLineReader = (options: { readonly maxLineBytes: number }): LineReader => {
+export const makeLineReader = (options: { readonly maxLineBytes: number; readonly keepText?: boolean }): LineReader => {
   const max = options.maxLineBytes
+  const keepText = options.keepText === true
   // The first line may start with a BOM, which the first decoder strips (as Ndjson's does).
   let decoder = new TextDecoder("utf-8", { fatal: true })
   const rest = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true })
@@ -68,9 +73,10 @@ export const makeLineReader = (options: { readonly maxLineBytes: number }): Line
     decoder = rest
     if (text.length === 0) return
     try {
-      out.push({ _tag: "Json", value: JSON.parse(text) })
+      const value: unknown = JSON.parse(text)
+      out.push(keepText ? { _tag: "Json", value, text } : { _tag: "Json", value })
     } catch {
-      out.push({ _tag: "Invalid", got: "invalid JSON" })
+      out.push(keepText ? { _tag: "Invalid", got: "invalid JSON", text } : { _tag: "Invalid", got: "invalid JSON" })
     }
   }
 

@@ -91,6 +91,20 @@ describe("makeLineReader", () => {
     expect(reader.read(enc.encode("nope\n"))).toEqual({ lines: [{ _tag: "Invalid", got: "invalid JSON" }], tooLong: false })
   })
 
+  it("keeps each line's text when asked (the conformance check reports lines as written), and not otherwise", () => {
+    const bytes = new TextEncoder().encode(`{"a": 1e999}\n  \n\n{"b":2}\n`)
+    expect(makeLineReader({ maxLineBytes: 100, keepText: true }).read(bytes).lines).toEqual([
+      { _tag: "Json", value: { a: Infinity }, text: `{"a": 1e999}` },
+      { _tag: "Invalid", got: "invalid JSON", text: "  " },
+      { _tag: "Json", value: { b: 2 }, text: `{"b":2}` }
+    ])
+    expect(makeLineReader({ maxLineBytes: 100 }).read(bytes).lines).toEqual([
+      { _tag: "Json", value: { a: Infinity } },
+      { _tag: "Invalid", got: "invalid JSON" },
+      { _tag: "Json", value: { b: 2 } }
+    ])
+  })
+
   it("stops at the limit without keeping the rest", () => {
     const reader = makeLineReader({ maxLineBytes: 8 })
     expect(reader.read(enc.encode("\"12345\"\n\"123"))).toEqual({ lines: [{ _tag: "Json", value: "12345" }], tooLong: false })
