@@ -1,6 +1,9 @@
-import { readFileSync } from "node:fs"
+import { mkdtempSync, readFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import { describe, expect, it } from "vitest"
 import { jsonLines, repoRoot, runCli } from "./cli-helpers.ts"
+import { isLive } from "./extension-helpers.ts"
 
 interface CheckJson {
   readonly ok: boolean
@@ -86,6 +89,22 @@ describe.concurrent("abhed-ext check fails, naming the violated check", () => {
     expect(r.code).toBe(1)
     expect(failed(report(r.stdout))).toEqual(["starts"])
   })
+})
+
+describe("abhed-ext check and a helper that left the extension's session", () => {
+  it("a passing check exits when it is done, not when a setsid helper holding the extension's stdout dies", async () => {
+    const pidFile = join(mkdtempSync(join(tmpdir(), "abhed-check-")), "helper.pid")
+    const r = await runCli(["check", "--json", ...long, "--", ...fixture("setsid-helper")], { env: { HELPER_PID_FILE: pidFile } })
+    const helper = Number(readFileSync(pidFile, "utf8"))
+    try {
+      expect(report(r.stdout).ok).toBe(true)
+      expect(r.code).toBe(0)
+      // It sleeps 60 s holding the pipe: check used to wait for it. Still alive here, so check did not.
+      expect(isLive(helper)).toBe(true)
+    } finally {
+      process.kill(helper, "SIGKILL")
+    }
+  }, 60_000)
 })
 
 describe("abhed-ext check --help", () => {

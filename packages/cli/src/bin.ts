@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
+import { Runtime } from "effect"
 import { main } from "./Cli.ts"
 
 // stdout failing stops the run the way Ctrl-C does, so the extensions are still shut down by their finalizers
@@ -26,6 +27,13 @@ for (const signal of ["SIGHUP", "SIGQUIT"] as const) {
   process.on(signal, () => process.kill(process.pid, "SIGTERM"))
 }
 
+// When the command is done, every finalizer has run (the extensions are stopped, their pipes closed or given up):
+// exit, once stdout has taken what was written, rather than wait on a handle nobody will close. A helper an
+// extension started with setsid can hold a pipe the CLI no longer reads from (`check` waited for it to die).
+// Other exit codes: runMain exits at once.
+const teardown: Runtime.Teardown = (exit, onExit) =>
+  Runtime.defaultTeardown(exit, (code) => (code === 0 ? process.stdout.write("", () => process.exit(0)) : onExit(code)))
+
 // `pnpm abhed-ext …` / `node packages/cli/src/bin.ts …`: exit codes come from the failure (see CliError.ts).
 // `main` reports its own crashes, to stderr (Cli.ts): runMain's report would go to stdout.
-NodeRuntime.runMain(main, { disableErrorReporting: true })
+NodeRuntime.runMain(main, { disableErrorReporting: true, teardown })
