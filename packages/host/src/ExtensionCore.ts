@@ -151,7 +151,6 @@ export const make = Effect.fnUntraced(function*<R>(options: CoreOptions<R>) {
         else release() // handed the permit already: pass it on
       }))
   })
-  const releasing = Effect.sync(release)
 
   let phase: ExtensionState = { _tag: "starting" }
   let inFlight: InFlight | undefined
@@ -162,6 +161,12 @@ export const make = Effect.fnUntraced(function*<R>(options: CoreOptions<R>) {
   let closing = false
   /** An exchange was interrupted after its write: a reply may still come, so the stream is out of step. */
   let abandoned = false
+  /**
+   * Exchanges whose caller went away (interrupted) and that still wait for their reply, holding the permit. At
+   * close, session_end would queue behind them for up to a timeout each, and then wait its own: an interrupted
+   * agent (Ctrl-C) would wait all that. The close sequence skips session_end while there is one.
+   */
+  let orphanedExchanges = 0
   /** session_end was sent already (by the host, which audits it): the close sequence does not send it again. */
   let sessionEnded = false
   let transport: Transport = deadTransport
@@ -330,18 +335,24 @@ export const make = Effect.fnUntraced(function*<R>(options: CoreOptions<R>) {
    * request can never read this one's reply. The common case forks nothing.
    */
   const handOff = <E extends EventName>(reply: Deferred.Deferred<unknown, ExtensionError>, request: EncodedRequest<E>) =>
-    Deferred.await(reply).pipe(
-      Effect.flatMap((json) => Effect.suspend(() => accept(request.event, json))),
-      Effect.onInterrupt(() =>
-        Effect.sync(() => {
-          abandoned = true
-        })
-      ),
-      Effect.ignore,
-      Effect.ensuring(releasing),
-      Effect.forkIn(exchangesScope, { startImmediately: true }),
-      Effect.asVoid
-    )
+    Effect.suspend(() => {
+      orphanedExchanges++
+      return Deferred.await(reply).pipe(
+        Effect.flatMap((json) => Effect.suspend(() => accept(request.event, json))),
+        Effect.onInterrupt(() =>
+          Effect.sync(() => {
+            abandoned = true
+          })
+        ),
+        Effect.ignore,
+        Effect.ensuring(Effect.sync(() => {
+          orphanedExchanges--
+          release()
+        })),
+        Effect.forkIn(exchangesScope, { startImmediately: true }),
+        Effect.asVoid
+      )
+    })
 
   /**
    * One exchange. The hot path is the permit, one synchronous step (`begin`), the wait for the reply and one
@@ -401,8 +412,10 @@ export const make = Effect.fnUntraced(function*<R>(options: CoreOptions<R>) {
     busy = true
     let result: Exit.Exit<DecodedReply<E>, ExtensionError> | undefined
     let listener: ((exit: Exit.Exit<DecodedReply<E>, ExtensionError>) => void) | undefined
+    let orphaned = false
     const end = (exit: Exit.Exit<DecodedReply<E>, ExtensionError>): void => {
       if (result !== undefined) return // once: a defect in `begin` may leave it in flight
+      if (orphaned) orphanedExchanges--
       release()
       result = exit
       const notify = listener
@@ -425,6 +438,10 @@ export const make = Effect.fnUntraced(function*<R>(options: CoreOptions<R>) {
       },
       abandon: () => {
         listener = undefined
+        if (result === undefined && !orphaned) {
+          orphaned = true
+          orphanedExchanges++
+        }
       }
     }
   }
@@ -438,7 +455,7 @@ export const make = Effect.fnUntraced(function*<R>(options: CoreOptions<R>) {
   const sessionEnd: WithId<SessionEndRequest> = { event: "session_end", session_id: options.sessionId, id: `${name}-session-end` }
   yield* Effect.addFinalizer(() =>
     Effect.gen(function*() {
-      if (phase._tag !== "dead" && !abandoned && !sessionEnded && subscribes(config, "session_end")) {
+      if (phase._tag !== "dead" && !abandoned && orphanedExchanges === 0 && !sessionEnded && subscribes(config, "session_end")) {
         // Bounded by timeout_ms even when it is the first exchange; a failure here just kills it.
         yield* send({ event: "session_end", value: sessionEnd, bytes: Framing.encodeLine(sessionEnd) }, config.timeout_ms)
           .pipe(Effect.ignore)

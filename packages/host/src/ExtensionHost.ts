@@ -325,11 +325,14 @@ export const make = (
    */
   const fanOut = <E extends EventName>(
     event: E,
-    body: RequestBody<E>
+    body: RequestBody<E>,
+    except?: ReadonlySet<string>
   ): Effect.Effect<{ readonly exchanges: ReadonlyArray<Exchange<E>>; readonly skipped: ReadonlyArray<AuditExchange> }> =>
     Effect.suspend(() => {
       const request = encodeRound(event, body)
-      const { skipped, subscribers } = audience[event](request.value)
+      const heard = audience[event](request.value)
+      const { skipped } = heard
+      const subscribers = except === undefined ? heard.subscribers : heard.subscribers.filter((x) => !except.has(x.name))
       // forEach keeps the input order, and subscribers are in name order: so are the exchanges.
       const only = subscribers.length === 1 ? subscribers[0] : undefined
       if (only !== undefined) return Effect.map(exchange(only, request, reported), (x) => ({ exchanges: [x], skipped }))
@@ -575,12 +578,13 @@ export const make = (
     combine: (
       replies: ReadonlyArray<Named<ReplyOf<E>>>,
       exchanges: ReadonlyArray<Exchange<E>>
-    ) => { readonly outcome: A; readonly notes: ReadonlyArray<string> }
+    ) => { readonly outcome: A; readonly notes: ReadonlyArray<string> },
+    except?: ReadonlySet<string>
   ) =>
     dispatch(
       event,
       undefined,
-      Effect.map(fanOut(event, value), ({ exchanges, skipped }): Dispatched<A> => {
+      Effect.map(fanOut(event, value, except), ({ exchanges, skipped }): Dispatched<A> => {
         const replies: Array<Named<ReplyOf<E>>> = []
         for (const x of exchanges) if (x.reply !== undefined) replies.push({ name: x.extension.name, value: x.reply })
         const { notes, outcome } = combine(replies, exchanges)
@@ -648,9 +652,17 @@ export const make = (
   yield* single("session_start", { event: "session_start", session_id: sessionId }, () => ({ outcome: {}, notes: [] }))
   const startupTools = yield* listTools
   // At close, session_end is one more dispatch: in parallel, bounded by each timeout, and in the audit log.
-  // It runs before the extensions' own close sequences (finalizers run in reverse), which then skip it.
+  // It runs before the extensions' own close sequences (finalizers run in reverse), which then skip it. Not to an
+  // extension still busy at close: nothing else runs then, so its request is one whose caller went away (an
+  // interrupted agent, Ctrl-C), and session_end would wait for that reply, then for its own (a timeout each).
   yield* Effect.addFinalizer(() =>
-    Effect.asVoid(single("session_end", { event: "session_end", session_id: sessionId }, () => ({ outcome: {}, notes: [] })))
+    Effect.suspend(() => {
+      const busy = extensions.filter((x) => x.idle?.() === false).map((x) => x.name)
+      const note = busy.length === 0 ? [] : [`session_end not sent to ${busy.join(", ")}: still busy with a request whose caller went away`]
+      return Effect.asVoid(
+        single("session_end", { event: "session_end", session_id: sessionId }, () => ({ outcome: {}, notes: note }), new Set(busy))
+      )
+    })
   )
   // Fixed at startup: `listTools` asks again and reports, but what the agent may invoke stays what was accepted here.
   const tools: ReadonlyArray<AcceptedTool> = startupTools.accepted

@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Cause, Deferred, Effect, Exit, Fiber } from "effect"
+import { Cause, Deferred, Effect, Exit, Fiber, Scope } from "effect"
 import * as ExtensionCore from "../src/ExtensionCore.ts"
 import { ExtensionExited } from "../src/ExtensionError.ts"
 import * as FakeExtension from "../src/FakeExtension.ts"
@@ -78,6 +78,74 @@ describe("ExtensionCore", () => {
       const reply = yield* Fiber.join(second)
       assert.deepStrictEqual(reply.reply, { block: true, reason: "the second reply" })
       assert.strictEqual((yield* extension.status).state._tag, "live")
+    }))
+
+  /**
+   * A core subscribed to session_end over a transport that records what it writes and never answers, in a scope the
+   * test closes. Timeouts of a minute: on the TestClock, a close that waited for one would never end.
+   */
+  const silent = Effect.gen(function*() {
+    const scope = yield* Scope.make()
+    const written: Array<string> = []
+    const extension = yield* ExtensionCore.make({
+      config: FakeExtension.config("silent", { events: ["tool_call", "session_end"], timeout_ms: 60_000, startup_timeout_ms: 60_000 }),
+      sessionId: "s",
+      connect: () => Effect.succeed({ ...ExtensionCore.deadTransport, write: (request) => void written.push(request.value.event) })
+    }).pipe(Scope.provide(scope))
+    /**
+     * Close the scope in a fiber; whether it ended once the fibers that can run have run (no clock moves). Detached:
+     * a close that waits for the clock must fail the test, not hang it.
+     */
+    const closes = Effect.gen(function*() {
+      const closing = yield* Effect.forkDetach(Scope.close(scope, Exit.void), { startImmediately: true })
+      for (let i = 0; i < 10; i++) yield* Effect.yieldNow
+      return closing.pollUnsafe() !== undefined
+    })
+    return { extension, written, closes }
+  })
+
+  it.effect("closed while an interrupted caller's request is still unanswered: no session_end queued behind it, no wait", () =>
+    Effect.gen(function*() {
+      const { closes, extension, written } = yield* silent
+      const caller = yield* Effect.forkChild(extension.send(toolCallRequest("r1")), { startImmediately: true })
+      yield* Fiber.interrupt(caller) // Ctrl-C while the extension works on r1
+      assert.deepStrictEqual(written, ["tool_call"])
+      // Before, session_end waited for r1's permit (up to its timeout), then for its own reply (another timeout).
+      assert.isTrue(yield* closes)
+      assert.deepStrictEqual(written, ["tool_call"])
+    }))
+
+  it.effect("the same for a fan-out's exchange (beginNow) whose caller went away", () =>
+    Effect.gen(function*() {
+      const { closes, extension, written } = yield* silent
+      const started = extension.beginNow?.(toolCallRequest("r1"))
+      assert.isDefined(started)
+      started?.abandon()
+      assert.isTrue(yield* closes)
+      assert.deepStrictEqual(written, ["tool_call"])
+    }))
+
+  it.effect("an interrupted caller's request answered before the close: session_end is sent as usual", () =>
+    Effect.gen(function*() {
+      const events = yield* Deferred.make<ExtensionCore.TransportEvents>()
+      const scope = yield* Scope.make()
+      const written: Array<string> = []
+      const extension = yield* ExtensionCore.make({
+        config: FakeExtension.config("late", { events: ["tool_call", "session_end"], timeout_ms: 60_000, startup_timeout_ms: 60_000 }),
+        sessionId: "s",
+        connect: (e) =>
+          Effect.as(Deferred.succeed(events, e), { ...ExtensionCore.deadTransport, write: (request) => void written.push(request.value.event) })
+      }).pipe(Scope.provide(scope))
+      const transport = yield* Deferred.await(events)
+      const caller = yield* Effect.forkChild(extension.send(toolCallRequest("r1")), { startImmediately: true })
+      yield* Fiber.interrupt(caller)
+      transport.read([{ _tag: "Json", value: {} }]) // r1's reply, to the fiber it was handed to
+      yield* Effect.yieldNow
+      const closing = yield* Effect.forkChild(Scope.close(scope, Exit.void), { startImmediately: true })
+      for (let i = 0; i < 10; i++) yield* Effect.yieldNow
+      assert.deepStrictEqual(written, ["tool_call", "session_end"])
+      transport.read([{ _tag: "Json", value: {} }])
+      yield* Fiber.join(closing)
     }))
 
   it.effect("a write that throws ends its request with the defect, and never throws into the event loop", () =>

@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import type { PolicyConfig } from "@abhed/protocol"
-import { Cause, Effect, Fiber, Layer, Metric, Tracer } from "effect"
+import { Cause, Context, Effect, Exit, Fiber, Layer, Metric, Scope, Tracer } from "effect"
 import { TestClock } from "effect/testing"
 import {
   AuditLog,
@@ -374,6 +374,29 @@ describe("ExtensionHost over fakes", () => {
         const call = (yield* AuditLog.use((a) => a.entries)).find((e) => e.event === "tool_call")
         assert.deepStrictEqual([call?.tool, call?.args], ["read", undefined])
       })))
+
+  it.effect("closed after an interrupted call its extension is still working on: no session_end to it, no timeout waited", () =>
+    Effect.gen(function*() {
+      const seen: Array<string> = []
+      // Works on tool_call until the clock moves (it never does here); would answer session_end at once.
+      const slow = FakeExtension.make("slow", (request) =>
+        Effect.andThen(Effect.sync(() => void seen.push(request.event)), request.event === "tool_call" ? Effect.never : Effect.succeed({})))
+      const other = FakeExtension.fromReplies("other", {})
+      const scope = yield* Scope.make()
+      const context = yield* Layer.buildWithScope(FakeHost.host([slow, other]), scope)
+      const h = Context.get(context, ExtensionHost)
+      const call = yield* Effect.forkChild(h.toolCall({ tool: "bash", args: { command: "ls" } }), { startImmediately: true })
+      yield* Effect.yieldNow
+      yield* Fiber.interrupt(call) // the agent went away (Ctrl-C) while slow works on it
+      const closing = yield* Effect.forkDetach(Scope.close(scope, Exit.void), { startImmediately: true })
+      for (let i = 0; i < 20; i++) yield* Effect.yieldNow
+      // Before, session_end queued behind the abandoned call (its timeout), then waited for its own.
+      assert.isDefined(closing.pollUnsafe(), "the close waited for the clock")
+      assert.deepStrictEqual(seen, ["session_start", "list_tools", "tool_call"])
+      const end = (yield* Context.get(context, AuditLog).entries).find((r) => r.event === "session_end")
+      assert.deepStrictEqual(end?.rounds[0]?.exchanges.map((x) => x.extension), ["other"])
+      assert.deepStrictEqual(end?.notes, ["session_end not sent to slow: still busy with a request whose caller went away"])
+    }))
 
   it.effect("a rewrite holding 1e999 (Infinity, which the guards would read as null) is malformed: never run", () => {
     const rewriter = FakeExtension.fromReplies("rewriter", {
