@@ -67,12 +67,15 @@ describe("process extension faults", () => {
         }))
     ))
 
-  live("a cwd that does not exist is spawn_failed too", () =>
+  live("a cwd that does not exist is spawn_failed too, saying so (Node's own error blames the command)", () =>
     provided(
       withExtension(fixtureConfig("ext-echo.sh", { cwd: "no-such-dir" }), (ext) =>
         Effect.gen(function*() {
           const status = yield* ext.status
           assert.strictEqual(status.state._tag === "dead" && status.state.cause._tag, "spawn_failed")
+          const cause = status.state._tag === "dead" ? status.state.cause : undefined
+          const detail = cause?._tag === "spawn_failed" ? cause.detail : ""
+          assert.match(detail, /its working directory \S*no-such-dir does not exist \(cwd, relative to the config's folder\)$/)
         }))
     ))
 

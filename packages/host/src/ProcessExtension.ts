@@ -1,6 +1,7 @@
 import { type ExtensionConfig, Framing, makeLineReader } from "@abhed/protocol"
 import { Deferred, Duration, Effect, FiberSet, type Scope } from "effect"
 import * as NodeChildProcess from "node:child_process"
+import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
 import type { Readable, Writable } from "node:stream"
 import type { Extension } from "./Extension.ts"
@@ -49,6 +50,15 @@ export const make = (
 
 type Child = NodeChildProcess.ChildProcessByStdio<Writable, Readable, Readable>
 
+/** Why `path` cannot be a working directory, if it cannot. */
+const folderProblem = (path: string): string | undefined => {
+  try {
+    return NodeFs.statSync(path).isDirectory() ? undefined : "is not a folder"
+  } catch (error) {
+    return error instanceof Error && "code" in error && error.code === "ENOENT" ? "does not exist" : `cannot be used: ${String(error)}`
+  }
+}
+
 const spawn = (config: ExtensionConfig, options: Options) =>
   Effect.callback<Child, SpawnFailed>((resume) => {
     const failed = (error: unknown) =>
@@ -59,10 +69,14 @@ const spawn = (config: ExtensionConfig, options: Options) =>
           detail: error instanceof Error ? error.message : String(error)
         })
       ))
+    const cwd = NodePath.resolve(options.baseDir, config.cwd ?? ".")
+    // Node reports a missing working directory as `spawn COMMAND ENOENT`, which blames the command: say which.
+    const folder = folderProblem(cwd)
+    if (folder !== undefined) return failed(new Error(`its working directory ${cwd} ${folder} (cwd, relative to the config's folder)`))
     let child: Child
     try {
       child = NodeChildProcess.spawn(config.command, [...config.args], {
-        cwd: NodePath.resolve(options.baseDir, config.cwd ?? "."),
+        cwd,
         env: environmentFor(config, process.env),
         detached: true, // its own process group
         stdio: ["pipe", "pipe", "pipe"]
