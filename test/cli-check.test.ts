@@ -84,6 +84,13 @@ describe.concurrent("abhed-ext check fails, naming the violated check", () => {
     expect(failed(report(r.stdout))).toEqual(["clean_exit"])
   })
 
+  it("an extension killed by a signal when stdin closes fails clean_exit, naming the signal", async () => {
+    const r = await runCli(["check", "--json", ...long, "--", ...fixture("killed")])
+    const doc = report(r.stdout)
+    expect(failed(doc)).toEqual(["clean_exit"])
+    expect(doc.checks.find((c) => c.id === "clean_exit")?.details).toEqual(["died by SIGKILL"])
+  })
+
   it("a command that cannot start fails `starts`", async () => {
     const r = await runCli(["check", "--json", ...long, "--", "abhed-no-such-command-xyz"])
     expect(r.code).toBe(1)

@@ -171,12 +171,19 @@ const runSequence = (options: CheckOptions, stray: Array<StrayLine>, stderrTail:
     // Whatever is still buffered on stdout arrived after the last reply.
     yield* collectStray(io, "after stdin closed", Math.min(options.quietMs, 200), stray)
     const exit: ExitObservation = Exit.isFailure(exited)
-      ? { _tag: "killed", detail: Cause.pretty(exited.cause).split("\n")[0] ?? "a signal" }
+      ? { _tag: "killed", detail: killedBy(Cause.pretty(exited.cause)) }
       : Option.isNone(exited.value)
       ? { _tag: "still_running", waited_ms: options.graceMs }
       : { _tag: "exited", code: exited.value.value, after_ms: Math.round((yield* now) - closedAt) }
     return { exchanges, exit }
   }))
+
+/**
+ * The signal that ended the process, from effect/process's failure ("Process interrupted due to receipt of signal:
+ * 'SIGKILL'"), or the failure's first line when it names none.
+ */
+const killedBy = (failure: string): string =>
+  /signal: '([A-Z0-9]+)'/.exec(failure)?.[1] ?? failure.split("\n")[0] ?? "a signal"
 
 /** The second process: session_start, then the burst written all at once; replies are read in order. */
 const runBurst = (options: CheckOptions, stray: Array<StrayLine>, stderrTail: Ref.Ref<string>) =>
