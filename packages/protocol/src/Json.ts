@@ -14,28 +14,46 @@ export const MaxJsonDepth = 256
 /** What keeps a value from being JSON the host can pass on unchanged. */
 export type JsonProblem = "deep" | "bigint" | "nonfinite"
 
+/** Which leaves a walk checks besides the nesting. */
+interface Leaves {
+  readonly bigint: boolean
+  readonly nonfinite: boolean
+}
+const AllLeaves: Leaves = { bigint: true, nonfinite: true }
+const NoLeaves: Leaves = { bigint: false, nonfinite: false }
+const BigIntsOnly: Leaves = { bigint: true, nonfinite: false }
+
+const leafProblem = (u: unknown, leaves: Leaves): JsonProblem | undefined =>
+  leaves.bigint && typeof u === "bigint"
+    ? "bigint"
+    : leaves.nonfinite && typeof u === "number" && !Number.isFinite(u)
+    ? "nonfinite"
+    : undefined
+
 /**
  * One iterative walk for the checks below: the first problem found, if any. Two parallel stacks (values and
  * depths) rather than an object per node: it runs on every reply and on every request field the agent passes.
- * `scalars` also checks the leaves: a BigInt, and a number JSON has no text for (`Infinity`, `NaN`: what `JSON.parse`
- * makes of `1e999`). `JSON.stringify` writes those as `null`, so an extension would judge `null` while the tool ran
- * with `Infinity`.
+ * Leaves are checked where they are met, never pushed: a BigInt, and a number JSON has no text for (`Infinity`,
+ * `NaN`: what `JSON.parse` makes of `1e999`). `JSON.stringify` writes those as `null`, so an extension would judge
+ * `null` while the tool ran with `Infinity`.
  */
-const findProblem = (value: unknown, limit: number, scalars: boolean): JsonProblem | undefined => {
+const findProblem = (value: unknown, limit: number, leaves: Leaves): JsonProblem | undefined => {
+  const top = leafProblem(value, leaves)
+  if (top !== undefined) return top
   const values: Array<unknown> = [value]
   const depths: Array<number> = [0]
   while (values.length > 0) {
     const next = values.pop()
     const depth = (depths.pop() ?? 0) + 1
-    if (scalars && typeof next === "bigint") return "bigint"
-    if (scalars && typeof next === "number" && !Number.isFinite(next)) return "nonfinite"
     if (typeof next !== "object" || next === null) continue
     if (depth > limit) return "deep"
     for (const child of Array.isArray(next) ? next : Object.values(next)) {
-      const kind = typeof child
-      if ((kind === "object" && child !== null) || (scalars && (kind === "bigint" || kind === "number"))) {
+      if (typeof child === "object" && child !== null) {
         values.push(child)
         depths.push(depth)
+      } else if (leaves !== NoLeaves) {
+        const problem = leafProblem(child, leaves)
+        if (problem !== undefined) return problem
       }
     }
   }
@@ -47,10 +65,18 @@ const findProblem = (value: unknown, limit: number, scalars: boolean): JsonProbl
  * is infinitely deep), a BigInt (only an in-process extension can hand one over), or a number JSON has no text for
  * (`1e999` parses as `Infinity`). Iterative.
  */
-export const jsonProblem = (value: unknown, limit: number): JsonProblem | undefined => findProblem(value, limit, true)
+export const jsonProblem = (value: unknown, limit: number): JsonProblem | undefined => findProblem(value, limit, AllLeaves)
+
+/**
+ * `jsonProblem` for a value whose non-finite numbers are harmless (a context filter's `keep`: such an index is
+ * ignored, like `2.5`): nesting and BigInts only. Not the first problem of a full walk: a `1e999` met first must not
+ * hide a value nested too deep behind it.
+ */
+export const jsonProblemButNumbers = (value: unknown, limit: number): JsonProblem | undefined =>
+  findProblem(value, limit, BigIntsOnly)
 
 /** Whether `value` nests arrays and objects more than `limit` levels deep (a scalar is 0, `[]` is 1). Iterative. */
-export const nestedDeeperThan = (value: unknown, limit: number): boolean => findProblem(value, limit, false) === "deep"
+export const nestedDeeperThan = (value: unknown, limit: number): boolean => findProblem(value, limit, NoLeaves) === "deep"
 
 /**
  * Why the host cannot send a request field to an extension (DESIGN §4, input from the agent), or undefined when it
@@ -60,7 +86,7 @@ export const nestedDeeperThan = (value: unknown, limit: number): boolean => find
  * stack on the input it is there to catch.
  */
 export const unsendableField = (field: string, value: unknown): string | undefined => {
-  const problem = findProblem(value, MaxJsonDepth - 1, true)
+  const problem = findProblem(value, MaxJsonDepth - 1, AllLeaves)
   return problem === "bigint"
     ? `${field} holds a BigInt, which JSON cannot carry`
     : problem === "nonfinite"
@@ -79,7 +105,7 @@ export const unsendableField = (field: string, value: unknown): string | undefin
 export const previewJson = (
   value: unknown,
   max: number,
-  mapValue: (key: string, v: unknown) => unknown = (_key, v) => v
+  mapValue: (key: string, v: unknown, holder: unknown) => unknown = (_key, v) => v
 ): string => {
   let text: string
   try {
@@ -87,7 +113,9 @@ export const previewJson = (
       ? `(JSON nested more than ${MaxJsonDepth} levels deep)`
       : typeof value === "bigint"
       ? `${value}n`
-      : JSON.stringify(value, (key, v: unknown) => (typeof v === "bigint" ? `${v}n` : mapValue(key, v))) ?? String(value)
+      : JSON.stringify(value, function(this: unknown, key, v: unknown) {
+        return typeof v === "bigint" ? `${v}n` : mapValue(key, v, this)
+      }) ?? String(value)
   } catch {
     text = "(a value JSON cannot show)" // a getter or toJSON that throws
   }
@@ -99,12 +127,13 @@ export const previewJson = (
  * with every string replaced by its length (`{"debug":"<57 chars>"}`), cut to `max` characters. Such a line can hold
  * anything the extension saw (a debug print of a `tool_result`, a secret a redactor removed), and the cause of a
  * death goes to the audit, the log and the model's notes, where content is never kept verbatim (DESIGN §4). Keys,
- * numbers, booleans and null are what an author needs to find the stray print; `show` keeps the strings a caller
- * knows to be harmless (the host's own request ids) as they are.
+ * numbers, booleans and null are what an author needs to find the stray print; `showTop` keeps the strings of the
+ * value's own keys a caller knows to be harmless (the host's own request ids) as they are.
  */
-export const shapeJson = (value: unknown, max: number, show: (key: string, s: string) => boolean = () => false): string =>
-  // The replacer sees the value itself too (key ""), so a lone string is hidden like any other.
-  previewJson(value, max, (key, v) => (typeof v === "string" && !show(key, v) ? hiddenString(v) : v))
+export const shapeJson = (value: unknown, max: number, showTop: (key: string, s: string) => boolean = () => false): string =>
+  // The replacer sees the value itself too (key ""), so a lone string is hidden like any other. `showTop` is asked
+  // about the value's own keys only (their holder is the value): an `id` nested in a payload is content.
+  previewJson(value, max, (key, v, holder) => (typeof v === "string" && !(holder === value && showTop(key, v)) ? hiddenString(v) : v))
 
 const hiddenString = (s: string): string => `<${s.length} chars>`
 

@@ -3,7 +3,7 @@
 import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import type { EventName } from "./Event.ts"
-import { isJsonObject, jsonProblem, type JsonObject, type JsonProblem, MaxJsonDepth, previewJson } from "./Json.ts"
+import { isJsonObject, jsonProblem, jsonProblemButNumbers, type JsonObject, type JsonProblem, MaxJsonDepth, previewJson } from "./Json.ts"
 import type { ToolDeclaration } from "./Tool.ts"
 
 /**
@@ -183,8 +183,8 @@ const firstProblem = (input: unknown): { readonly path: string; readonly problem
     return problem === undefined ? undefined : { path: "", problem }
   }
   for (const key of Object.keys(input)) {
-    const problem = jsonProblem(input[key], MaxJsonDepth - 1)
-    if (problem !== undefined && !(problem === "nonfinite" && key === "keep")) return { path: key, problem }
+    const problem = key === "keep" ? jsonProblemButNumbers(input[key], MaxJsonDepth - 1) : jsonProblem(input[key], MaxJsonDepth - 1)
+    if (problem !== undefined) return { path: key, problem }
   }
   return undefined
 }

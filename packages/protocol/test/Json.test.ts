@@ -54,8 +54,11 @@ describe("shapeJson", () => {
     expect(shapeJson(secret, 200)).toBe(`"<42 chars>"`)
   })
 
-  it("keeps the strings the caller knows to be harmless, by key", () => {
+  it("keeps the strings the caller knows to be harmless, by key, at the top only", () => {
     expect(shapeJson({ id: "7", reason: "stray" }, 200, (key) => key === "id")).toBe(`{"id":"7","reason":"<5 chars>"}`)
+    // An `id` inside a payload is the payload's: hidden like any string.
+    expect(shapeJson({ id: "7", args: { user: { id: "hunter2" } }, env: [{ id: "AKIA1234" }] }, 200, (key) => key === "id"))
+      .toBe(`{"id":"7","args":{"user":{"id":"<7 chars>"}},"env":[{"id":"<8 chars>"}]}`)
   })
 })
 

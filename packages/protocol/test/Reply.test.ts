@@ -78,6 +78,13 @@ describe("decodeReply", () => {
     })
   })
 
+  it("a non-finite keep index hides nothing behind it: a keep nested too deep, or holding a BigInt, is still malformed", () => {
+    let deep: unknown = 0
+    for (let i = 0; i < 20_000; i++) deep = [deep]
+    expect(malformed("context", { keep: [deep, Number.POSITIVE_INFINITY] }).path).toBe("keep")
+    expect(malformed("context", { keep: [Number.NaN, [[10n]]] }).got).toBe("a BigInt")
+  })
+
   it("a keep index that is not an integer is decoded, not malformed: one bad index must not kill a filter", () => {
     expect(ok("context", { keep: [0, 2.5] })).toEqual({ reply: { keep: [0, 2.5] }, ignored: [] })
     expect(ok("context", { keep: [0, "1", null, [2]] })).toEqual({ reply: { keep: [0, "1", null, [2]] }, ignored: [] })
