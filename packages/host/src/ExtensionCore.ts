@@ -99,8 +99,8 @@ const isHostId = (s: string): boolean => /^[A-Za-z0-9_.:-]{1,16}$/.test(s)
 
 /**
  * A line the extension wrote where no reply was due, by its shape: its strings by their length only (protocol's
- * `shapeJson`), but for its own `id` when it looks like the host's. Such a line may echo anything the extension saw, and the death
- * cause reaches the audit, the log and the model's notes.
+ * `shapeJson`), but for its own `id` when it looks like the host's. Such a line may echo anything the extension
+ * saw, and the death cause reaches the audit, the log and the model's notes.
  */
 const describeLine = (line: ReadLine): string =>
   line._tag === "Json" ? shapeJson(line.value, 200, (key, s) => key === "id" && isHostId(s)) : `(${line.got})`
