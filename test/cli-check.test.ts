@@ -1,8 +1,9 @@
+import { spawn } from "node:child_process"
 import { mkdtempSync, readFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
-import { jsonLines, repoRoot, runCli } from "./cli-helpers.ts"
+import { bin, jsonLines, repoRoot, runCli } from "./cli-helpers.ts"
 import { isLive } from "./extension-helpers.ts"
 
 interface CheckJson {
@@ -61,7 +62,8 @@ describe.concurrent("abhed-ext check fails, naming the violated check", () => {
     // the host kills an extension for, not lines to skip or decode leniently.
     ["spaces", "no_stdout_noise", long],
     ["not-utf8", "no_stdout_noise", short],
-    ["too-long", "no_stdout_noise", short],
+    // Writing 17 MiB takes a while on a loaded machine: a timeout that lets it arrive (the host stops reading there).
+    ["too-long", "no_stdout_noise", [...common, "--timeout-ms", "5000", "--quiet-ms", "30"]],
     ["no-exit", "clean_exit", long]
   ]
   for (const [name, check, flags] of cases) {
@@ -82,6 +84,33 @@ describe.concurrent("abhed-ext check fails, naming the violated check", () => {
     // no-exit behaves in every way but the exit: only clean_exit may fail.
     const r = await runCli(["check", "--json", ...long, "--", ...fixture("no-exit")])
     expect(failed(report(r.stdout))).toEqual(["clean_exit"])
+  })
+
+  it("a line over 16 MiB is reported once per process (the host stops reading there), not once per chunk after it", async () => {
+    const r = await runCli(["check", "--json", ...common, "--timeout-ms", "5000", "--quiet-ms", "30", "--", ...fixture("too-long")])
+    const noise = report(r.stdout).checks.find((c) => c.id === "no_stdout_noise")?.details ?? []
+    const tooLong = noise.filter((d) => d.includes("a line longer than 16777216 bytes"))
+    // Both processes (one request at a time, then the burst) get a tool_result: at most one line each.
+    expect(tooLong.length).toBeGreaterThan(0)
+    expect(tooLong.length).toBeLessThanOrEqual(2)
+  })
+
+  it("a failing report larger than a pipe holds reaches a slow reader whole (exit 1 waits for stdout)", async () => {
+    // The reader starts a second late: before, exit 1 came at once and the reader got the first 64 KiB.
+    const command = `"${process.execPath}" "${bin}" check --json ${long.join(" ")} -- bash test/fixtures/cli-noisy-big.sh; echo "exit $?" >&2`
+    const r = await new Promise<{ readonly stdout: string; readonly stderr: string }>((resolve, reject) => {
+      const shell = spawn("bash", ["-c", `( ${command} ) | ( sleep 1; cat )`], { cwd: repoRoot, stdio: ["ignore", "pipe", "pipe"] })
+      let stdout = ""
+      let stderr = ""
+      shell.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d))
+      shell.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d))
+      shell.on("error", reject)
+      shell.on("close", () => resolve({ stdout, stderr }))
+    })
+    expect(r.stderr).toContain("exit 1")
+    const doc = report(r.stdout) // parses: the whole document arrived
+    expect(r.stdout.length).toBeGreaterThan(1024 * 1024)
+    expect(failed(doc)).toContain("no_stdout_noise")
   })
 
   it("an extension killed by a signal when stdin closes fails clean_exit, naming the signal", async () => {

@@ -57,11 +57,16 @@ const start = (options: CheckOptions, stderrTail: Ref.Ref<string>) =>
     // Cut into lines by the host's own reader (protocol's LineReader): what it ignores (empty lines), rejects (not
     // UTF-8, over 16 MiB) or does not see (a last line without its newline) is judged here as the host would.
     const reader = makeLineReader({ maxLineBytes: Framing.DefaultMaxLineBytes, keepText: true })
+    // Past the limit the host reads nothing more: one placeholder line, then this reader stops too.
+    let overLimit = false
     yield* handle.stdout.pipe(
+      Stream.takeWhile(() => !overLimit),
       Stream.map((chunk: Uint8Array): ReadonlyArray<string> => {
         const { lines: read, tooLong } = reader.read(chunk)
         const texts = read.map(lineText)
-        return tooLong ? [...texts, TooLongLine] : texts
+        if (!tooLong) return texts
+        overLimit = true
+        return [...texts, TooLongLine]
       }),
       Stream.flattenIterable,
       Stream.runForEach((text) => Effect.flatMap(now, (at) => Queue.offer(lines, { text, at }))),

@@ -28,11 +28,20 @@ for (const signal of ["SIGHUP", "SIGQUIT"] as const) {
 }
 
 // When the command is done, every finalizer has run (the extensions are stopped, their pipes closed or given up):
-// exit, once stdout has taken what was written, rather than wait on a handle nobody will close. A helper an
-// extension started with setsid can hold a pipe the CLI no longer reads from (`check` waited for it to die).
-// Other exit codes: runMain exits at once.
+// exit once stdout has taken what was written (a failing `check`'s report can be more than a pipe holds), rather
+// than wait on a handle nobody will close: a helper an extension started with setsid can hold a pipe the CLI no
+// longer reads from (`check` waited for it to die). A reader that never drains gets FlushMillis, not forever.
+const FlushMillis = 5000
 const teardown: Runtime.Teardown = (exit, onExit) =>
-  Runtime.defaultTeardown(exit, (code) => (code === 0 ? process.stdout.write("", () => process.exit(0)) : onExit(code)))
+  Runtime.defaultTeardown(exit, (code) => {
+    // runMain exits for a non-zero code; for 0 it would wait for the loop to empty, so exit here.
+    const done = () => (code === 0 ? process.exit(0) : onExit(code))
+    const bound = setTimeout(done, FlushMillis)
+    process.stdout.write("", () => {
+      clearTimeout(bound)
+      done()
+    })
+  })
 
 // `pnpm abhed-ext …` / `node packages/cli/src/bin.ts …`: exit codes come from the failure (see CliError.ts).
 // `main` reports its own crashes, to stderr (Cli.ts): runMain's report would go to stdout.
