@@ -146,6 +146,16 @@ const make = <Tools extends Record<string, Tool.Any>>(
   // Made as the host makes its ids (IdCounter: not through V8's number-to-string cache).
   const nextLocalId = IdCounter.make("ai-")
 
+  /** The ids of the calls that ran, newest MaxPending kept (one conversation's worth): see `handle`. */
+  const ran = new Set<string>()
+  const remember = (id: string) => {
+    ran.add(id)
+    for (const oldest of ran) {
+      if (ran.size <= MaxPending) break
+      ran.delete(oldest)
+    }
+  }
+
   /** The outcome `needsApproval` recorded for this very call, if any (taken: a call id runs once). */
   const take = (name: string, params: unknown, toolCallId: string | undefined): Pending | undefined => {
     if (toolCallId === undefined) return undefined
@@ -206,6 +216,11 @@ const make = <Tools extends Record<string, Tool.Any>>(
       const single = (result: Tool.HandlerResult<Tool.Any>) => Stream.succeed(narrow<Tools[Name]>(result))
       // Args that decode but cannot be shown to the extensions would run unjudged: refused, never run.
       if (normal._tag === "unencodable") return single(denied(unencodableReason(tool.name, normal.message), "parameters"))
+      // A call runs once: a second handle of the same id (effect/ai taking an approval for pending again, after a
+      // context filter dropped the result `resolveApprovals` had run) would run it again, unasked.
+      if (toolCallId !== undefined && ran.has(toolCallId)) {
+        return single(denied(`${tool.name}: call ${toolCallId} has run already; a call runs once`, "handler"))
+      }
       const entry = take(tool.name, normal.args, toolCallId)
       // The id that ties this call's tool_call to its tool_result in the audit and for extensions.
       const callId = toolCallId ?? nextLocalId()
@@ -221,6 +236,7 @@ const make = <Tools extends Record<string, Tool.Any>>(
       if (outcome.decision === "ask" && entry?.approvalRequested !== true) {
         return single(denied(`needs approval, which was not requested: ${formatReasons(outcome.reasons)}`, "handler"))
       }
+      if (toolCallId !== undefined) remember(toolCallId)
       // `settled` decoded above: these are the parameters, encoded, as the handler takes them.
       const results = yield* inner.handle(name, settled as Tool.ParametersEncoded<Tools[Name]>, toolCallId, options)
       return results.pipe(
@@ -286,7 +302,7 @@ export const resolveApprovals = <Tools extends Record<string, Tool.Any>>(
   Approval.Approver | Tool.HandlerServices<Tools[keyof Tools]>
 > =>
   Effect.gen(function*() {
-    const answers: Array<Prompt.ToolApprovalResponsePart> = []
+    const answers: Array<{ readonly answer: Prompt.ToolApprovalResponsePart; readonly callId: string }> = []
     const results: Array<Response.ToolResultPart<string, unknown, unknown>> = []
     for (const part of content) {
       if (part.type !== "tool-approval-request") continue
@@ -294,16 +310,29 @@ export const resolveApprovals = <Tools extends Record<string, Tool.Any>>(
       const request = toolkit.awaiting(part.toolCallId) ??
         { tool: call?.name ?? "unknown", args: box(call?.params).args, reasons: [] }
       const approved = yield* Approval.Approver.use((a) => a.approve(request))
-      answers.push(Prompt.toolApprovalResponsePart({
-        approvalId: part.approvalId,
-        approved,
-        ...(approved ? {} : { reason: `not approved${request.reasons.length > 0 ? `: ${formatReasons(request.reasons)}` : ""}` })
-      }))
+      answers.push({
+        callId: part.toolCallId,
+        answer: Prompt.toolApprovalResponsePart({
+          approvalId: part.approvalId,
+          approved,
+          ...(approved ? {} : { reason: `not approved${request.reasons.length > 0 ? `: ${formatReasons(request.reasons)}` : ""}` })
+        })
+      })
       if (approved && call !== undefined) results.push(yield* runApproved(toolkit, call))
     }
     if (answers.length === 0) return Prompt.empty
-    const answered = Prompt.fromMessages([Prompt.makeMessage("tool", { content: answers })])
-    return results.length === 0 ? answered : Prompt.concat(answered, Prompt.fromResponseParts(results))
+    // Each answer in one message with its call's result: a context filter keeps or drops them together. Kept
+    // apart, a filter that dropped the result alone left the approval pending for effect/ai, which ran it again.
+    const resultParts = new Map<string, Array<Prompt.ToolMessagePart>>()
+    for (const message of Prompt.fromResponseParts(results).content) {
+      if (message.role !== "tool") continue
+      for (const part of message.content) {
+        if (part.type === "tool-result") resultParts.set(part.id, [...(resultParts.get(part.id) ?? []), part])
+      }
+    }
+    return Prompt.fromMessages(answers.map(({ answer, callId }) =>
+      Prompt.makeMessage("tool", { content: [answer, ...(resultParts.get(callId) ?? [])] })
+    ))
   })
 
 /**

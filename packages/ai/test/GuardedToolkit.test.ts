@@ -341,6 +341,50 @@ describe("GuardedToolkit: approvals through effect/ai's flow", () => {
       })
     ]))))
 
+  it.effect("a tool's own approval, its result dropped by a context filter: the call still runs once, never again unasked", () =>
+    Effect.gen(function*() {
+      // Allowed by the extensions, asked by the tool itself; the filter drops whatever holds the secret. Were the
+      // approval answer kept without its result, effect/ai would take it as pending and run the call again.
+      const peeked: Array<string> = []
+      const Peek = Tool.make("peek", { parameters: Schema.Struct({ path: Schema.String }), success: Schema.String, needsApproval: true })
+      const PeekTools = Toolkit.make(Peek)
+      const peekHandlers = PeekTools.toLayer({ peek: ({ path }) => Effect.sync(() => (peeked.push(path), `${path}: AKIAABCDEFGHIJKLMNOP`)) })
+      const model = yield* ScriptedModel.make([
+        () => [ScriptedModel.toolCall("p1", "peek", { path: ".env" }), ScriptedModel.finish("tool-calls")],
+        () => [ScriptedModel.text("ok"), ScriptedModel.finish("stop")]
+      ])
+      const toolkit = yield* GuardedToolkit.guard(PeekTools).pipe(Effect.provide(peekHandlers))
+      let history = Prompt.make("go")
+      for (let turn = 0; turn < 2; turn++) {
+        const response = yield* LanguageModel.generateText({ prompt: yield* PromptHooks.applyContext(history), toolkit }).pipe(
+          Effect.provideService(LanguageModel.LanguageModel, model),
+          Effect.provide(peekHandlers)
+        )
+        const approvals = yield* GuardedToolkit.resolveApprovals(toolkit, response.content).pipe(
+          Effect.provide(Approval.Approver.layer(() => Effect.succeed(true))),
+          Effect.provide(peekHandlers)
+        )
+        history = Prompt.concat(Prompt.concat(history, Prompt.fromResponseParts(response.content)), approvals)
+      }
+      assert.deepStrictEqual(peeked, [".env"])
+      assert.notInclude(JSON.stringify(model.prompts[1]), "AKIA")
+    }).pipe(Effect.provide(host([
+      FakeExtension.fromReplies("secrets", {
+        context: (req) => ({ keep: req.messages.flatMap((m, i) => (JSON.stringify(m).includes("AKIA") ? [] : [i])) })
+      })
+    ]))))
+
+  it.effect("a call id handled twice runs once: the second is refused", () =>
+    Effect.gen(function*() {
+      ran.length = 0
+      const toolkit = yield* GuardedToolkit.guard(Tools)
+      const first = yield* toolkit.handle("read", { path: "a" }, "twice").pipe(Effect.flatMap(Stream.runCollect))
+      const second = yield* toolkit.handle("read", { path: "a" }, "twice").pipe(Effect.flatMap(Stream.runCollect))
+      assert.deepStrictEqual(ran, ["read a"])
+      assert.isFalse(first[0]?.isFailure)
+      assert.include(JSON.stringify(second[0]?.encodedResult), "call twice has run already")
+    }).pipe(Effect.provide(handlers), Effect.provide(host([]))))
+
   it.effect("refused by the Approver, the model reads execution-denied with the reasons; nothing ran", () =>
     Effect.gen(function*() {
       const { second } = yield* conversation(false)
