@@ -1,4 +1,4 @@
-import { isJsonObject } from "@abhed/protocol"
+import { isJsonObject, jsonProblem, MaxJsonDepth } from "@abhed/protocol"
 import { JsonSchema, Result, Schema, SchemaRepresentation } from "effect"
 import { checkingCost, type SchemaGraph, sameValueCycle, schemaGraph } from "./InputSchemaGraph.ts"
 
@@ -62,6 +62,10 @@ export const compileInputSchema = (inputSchema: { readonly [key: string]: unknow
 }
 
 const compile = (inputSchema: { readonly [key: string]: unknown }): Compiled => {
+  // `1e999` parses as Infinity, which the schema shown to the model would write as null: that declaration only.
+  if (jsonProblem(inputSchema, MaxJsonDepth) === "nonfinite") {
+    return Result.fail("input_schema holds a number JSON cannot carry (1e999 reads as Infinity)")
+  }
   const bad = badType(inputSchema, "input_schema")
   if (bad !== undefined) return Result.fail(bad)
   // Args are always a JSON object: a root `type` must allow one (no `type` at all, as in `{}`, allows anything).

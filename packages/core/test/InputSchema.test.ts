@@ -35,6 +35,9 @@ describe("compileInputSchema", () => {
     expect(failure({ type: "object", properties: { a: { items: [{ type: 3 }] } } })).toContain("input_schema.properties.a.items[0].type: 3")
     expect(failure({ type: "string" })).toBe(`input_schema: the args are an object, but "type" is "string"`)
     expect(failure({ type: "object", properties: { a: { $ref: "#/$defs/nope" } } })).toContain(`Missing definition "nope"`)
+    // 1e999 in a declaration: that declaration is rejected (the reply stays good, the extension alive).
+    expect(failure({ type: "object", properties: { n: { type: "number", maximum: Number.POSITIVE_INFINITY } } }))
+      .toBe("input_schema holds a number JSON cannot carry (1e999 reads as Infinity)")
   })
   it("a property named type is a property, not a keyword", () => {
     expect(accepts({ type: "object", properties: { type: { type: "string" } } }, { type: "x" })).toBe(true)

@@ -183,7 +183,10 @@ const firstProblem = (input: unknown): { readonly path: string; readonly problem
     return problem === undefined ? undefined : { path: "", problem }
   }
   for (const key of Object.keys(input)) {
-    const problem = key === "keep" ? jsonProblemButNumbers(input[key], MaxJsonDepth - 1) : jsonProblem(input[key], MaxJsonDepth - 1)
+    // Where a non-finite number is harmless or a smaller matter than the reply: an ignored `keep` index, and a tool
+    // declaration, which the registry rejects alone (its input_schema cannot be shown to the model).
+    const numbersOk = key === "keep" || key === "tools"
+    const problem = numbersOk ? jsonProblemButNumbers(input[key], MaxJsonDepth - 1) : jsonProblem(input[key], MaxJsonDepth - 1)
     if (problem !== undefined) return { path: key, problem }
   }
   return undefined

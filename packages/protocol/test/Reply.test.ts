@@ -78,6 +78,11 @@ describe("decodeReply", () => {
     })
   })
 
+  it("a tool declaration holding 1e999 decodes: the registry rejects that declaration alone", () => {
+    const tools = [{ name: "t", description: "", input_schema: { type: "object", properties: { n: { maximum: Number.POSITIVE_INFINITY } } } }]
+    expect(ok("list_tools", { tools })).toEqual({ reply: { tools }, ignored: [] })
+  })
+
   it("a non-finite keep index hides nothing behind it: a keep nested too deep, or holding a BigInt, is still malformed", () => {
     let deep: unknown = 0
     for (let i = 0; i < 20_000; i++) deep = [deep]
