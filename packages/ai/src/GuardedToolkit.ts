@@ -105,7 +105,8 @@ const judged = (tool: Tool.Any, result: Tool.HandlerResult<Tool.Any>): Tool.Hand
 export interface Guarded<Tools extends Record<string, Tool.Any>> extends Toolkit.WithHandler<Tools> {
   /**
    * What a `tool-approval-request` is about: the tool, the SETTLED args that will run if approved, and the
-   * extensions' reasons. Undefined for a call the host did not ask about (the tool's own `needsApproval`).
+   * extensions' reasons (none when only the tool's own `needsApproval` asked). Undefined for a call no approval was
+   * requested for here.
    */
   readonly awaiting: (toolCallId: string) => Approval.ApprovalRequest | undefined
 }
@@ -245,9 +246,11 @@ const make = <Tools extends Record<string, Tool.Any>>(
       )
     })
 
+  // Every approval requested here, the tool's own `needsApproval` too: the Approver sees the args that will run
+  // (an extension may have rewritten the model's), with the extensions' reasons (none for the tool's own ask).
   const awaiting = (toolCallId: string): Approval.ApprovalRequest | undefined => {
     const entry = pending.get(toolCallId)
-    return entry === undefined || entry.outcome.decision !== "ask"
+    return entry === undefined || !entry.approvalRequested
       ? undefined
       : { tool: entry.tool, args: entry.outcome.args, reasons: entry.outcome.reasons }
   }

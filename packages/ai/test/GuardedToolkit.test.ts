@@ -374,6 +374,25 @@ describe("GuardedToolkit: approvals through effect/ai's flow", () => {
       })
     ]))))
 
+  it.effect("a tool's own approval after an extension rewrote the args: the Approver is shown the args that will run", () =>
+    Effect.gen(function*() {
+      const asked: Array<Approval.ApprovalRequest> = []
+      const Peek = Tool.make("peek", { parameters: Schema.Struct({ path: Schema.String }), success: Schema.String, needsApproval: true })
+      const PeekTools = Toolkit.make(Peek)
+      const peekHandlers = PeekTools.toLayer({ peek: ({ path }) => Effect.succeed(path) })
+      const model = yield* ScriptedModel.make([() => [ScriptedModel.toolCall("p1", "peek", { path: "notes.txt" }), ScriptedModel.finish("tool-calls")]])
+      const toolkit = yield* GuardedToolkit.guard(PeekTools).pipe(Effect.provide(peekHandlers))
+      const response = yield* LanguageModel.generateText({ prompt: "go", toolkit }).pipe(
+        Effect.provideService(LanguageModel.LanguageModel, model),
+        Effect.provide(peekHandlers)
+      )
+      yield* GuardedToolkit.resolveApprovals(toolkit, response.content).pipe(
+        Effect.provide(Approval.Approver.layer((request) => Effect.sync(() => (asked.push(request), false)))),
+        Effect.provide(peekHandlers)
+      )
+      assert.deepStrictEqual(asked, [{ tool: "peek", args: { path: "/sandbox/notes.txt" }, reasons: [] }])
+    }).pipe(Effect.provide(host([jail]))))
+
   it.effect("a call id handled twice runs once: the second is refused", () =>
     Effect.gen(function*() {
       ran.length = 0
