@@ -6,7 +6,7 @@ import { commandLine, renderJson, renderText } from "./CheckReport.ts"
 import { observe } from "./CheckRunner.ts"
 import { styleFor } from "./Style.ts"
 import { nonNegative, positive } from "./DurationFlags.ts"
-import { UsageError, usageText } from "./Usage.ts"
+import { failUsage } from "./Usage.ts"
 
 /** `--call`: a JSON object with a non-empty `tool` and an `args` object (default `{}`). */
 const SampleCallJson = Schema.fromJsonString(Schema.Struct({
@@ -25,12 +25,8 @@ const commandProblem = (command: string): string | undefined => {
   return undefined
 }
 
-/** A command line `check` cannot use: the problem and a hint on stderr, exit 64, as for any usage error (Usage.ts). */
-const usage = (problem: string) =>
-  Effect.andThen(
-    Console.error(usageText(["abhed-ext", "check"], [problem])),
-    Effect.fail(new UsageError({ command: "abhed-ext check", problems: [problem] }))
-  )
+/** A flag value or command `check` cannot use: exit 64, as for any usage error (Usage.ts). */
+const usage = (problem: string) => failUsage(["abhed-ext", "check"], problem)
 
 /** `abhed-ext check [--timeout-ms N] [--json] -- COMMAND [ARGS...]`: conformance check of one extension. */
 export const check = Command.make(

@@ -35,6 +35,8 @@ export interface CheckOptions {
 
 interface Line {
   readonly text: string
+  /** Whether the host's reader parsed it as JSON (it has: no second parse here). */
+  readonly json: boolean
   readonly at: number
 }
 
@@ -61,15 +63,15 @@ const start = (options: CheckOptions, stderrTail: Ref.Ref<string>) =>
     let overLimit = false
     yield* handle.stdout.pipe(
       Stream.takeWhile(() => !overLimit),
-      Stream.map((chunk: Uint8Array): ReadonlyArray<string> => {
+      Stream.map((chunk: Uint8Array): ReadonlyArray<Omit<Line, "at">> => {
         const { lines: read, tooLong } = reader.read(chunk)
-        const texts = read.map(lineText)
-        if (!tooLong) return texts
+        const seen = read.map(lineOf)
+        if (!tooLong) return seen
         overLimit = true
-        return [...texts, TooLongLine]
+        return [...seen, { text: TooLongLine, json: false }]
       }),
       Stream.flattenIterable,
-      Stream.runForEach((text) => Effect.flatMap(now, (at) => Queue.offer(lines, { text, at }))),
+      Stream.runForEach((line) => Effect.flatMap(now, (at) => Queue.offer(lines, { ...line, at }))),
       Effect.ignore,
       Effect.andThen(Queue.end(lines)),
       Effect.forkScoped
@@ -100,16 +102,7 @@ const NotUtf8Line = "(a line that is not UTF-8)"
 /** Stands for a line past the host's limit, after which the host reads nothing more (reply_too_long). */
 const TooLongLine = `(a line longer than ${Framing.DefaultMaxLineBytes} bytes: the host stops reading there)`
 
-const lineText = (line: ReadLine): string => line.text ?? NotUtf8Line
-
-const isJson = (text: string): boolean => {
-  try {
-    JSON.parse(text)
-    return true
-  } catch {
-    return false
-  }
-}
+const lineOf = (line: ReadLine): Omit<Line, "at"> => ({ text: line.text ?? NotUtf8Line, json: line._tag === "Json" })
 
 /** Watch stdout for `ms`: every line that arrives is stray (nothing is in flight). */
 const collectStray = (io: Io, where: string, ms: number, stray: Array<StrayLine>): Effect.Effect<"eof" | "quiet"> =>
@@ -119,7 +112,7 @@ const collectStray = (io: Io, where: string, ms: number, stray: Array<StrayLine>
       const n = yield* io.next(deadline - (yield* now))
       if (n === "timeout") return "quiet"
       if (n === "eof") return "eof"
-      stray.push({ where, text: n.text, json: isJson(n.text) })
+      stray.push({ where, text: n.text, json: n.json })
     }
   })
 
@@ -134,7 +127,7 @@ const awaitReply = (io: Io, planned: PlannedRequest, from: number, ms: number, s
       const n = yield* io.next(from + ms - (yield* now))
       if (n === "timeout") return { planned, outcome: { _tag: "timed_out", waited_ms: ms } } satisfies Exchange
       if (n === "eof") return { planned, outcome: { _tag: "eof" } } satisfies Exchange
-      if (!isJson(n.text)) {
+      if (!n.json) {
         stray.push({ where: `while waiting for the reply to ${planned.label}`, text: n.text, json: false })
         continue
       }

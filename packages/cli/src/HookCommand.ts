@@ -6,19 +6,15 @@ import { parseMatcher } from "./HookMatcher.ts"
 import { runHook } from "./HookRunner.ts"
 import { parseToolNames, toolNames } from "./HookToolNames.ts"
 import { inputLines } from "./Input.ts"
-import { UsageError, usageText } from "./Usage.ts"
+import { failUsage } from "./Usage.ts"
 import { commandLine } from "./CheckReport.ts"
 import { positive } from "./DurationFlags.ts"
 
 /** Below the extension's own default `timeout_ms` (5000), so an overrunning hook is ours to kill, not the host's. */
 export const DefaultHookTimeoutMs = 4000
 
-/** A flag value `hook` cannot use: the problem and a hint on stderr, exit 64, as for any usage error (Usage.ts). */
-const usage = (problem: string) =>
-  Effect.andThen(
-    Console.error(usageText(["abhed-ext", "hook"], [problem])),
-    Effect.fail(new UsageError({ command: "abhed-ext hook", problems: [problem] }))
-  )
+/** A flag value or command `hook` cannot use: exit 64, as for any usage error (Usage.ts). */
+const usage = (problem: string) => failUsage(["abhed-ext", "hook"], problem)
 
 /**
  * `abhed-ext hook --format claude|gemini [--matcher M] [--tool-names ours=peer,…] [--timeout-ms N] [--fail-closed]

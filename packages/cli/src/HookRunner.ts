@@ -1,3 +1,4 @@
+import { MaxTimerMs } from "@abhed/protocol"
 import { spawn } from "node:child_process"
 import { Effect } from "effect"
 import type { HookRun } from "./HookOutcome.ts"
@@ -30,11 +31,9 @@ const MaxStderrBytes = 64 * 1024
 const PipeGraceMs = 100
 
 /**
- * The longest wait `setTimeout` takes (2^31-1 ms, about 24.8 days): given more, Node fires after 1 ms, and every
- * run would "time out" at once. A bound that long is "forever" in practice, so a longer `--timeout-ms` waits this.
+ * `setTimeout` takes at most `MaxTimerMs` (about 24.8 days): given more, Node fires after 1 ms, and every run would
+ * "time out" at once. A bound that long is "forever" in practice, so a longer `--timeout-ms` waits this.
  */
-export const MaxTimerMs = 2_147_483_647
-
 const timerDelay = (ms: number): number => Math.min(ms, MaxTimerMs)
 
 export const runHook = (hook: HookCommand, input: string, timeoutMs: number): Effect.Effect<HookRun> =>

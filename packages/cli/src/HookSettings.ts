@@ -1,9 +1,8 @@
-import { Defaults, type EventName, isJsonObject } from "@abhed/protocol"
+import { Defaults, type EventName, isJsonObject, MaxTimerMs } from "@abhed/protocol"
 import { readConfigText } from "@abhed/protocol/ConfigText"
 import { Result } from "effect"
 import { type HookFormat, ourEvent, peerEvents } from "./HookFormat.ts"
 import { parseMatcher } from "./HookMatcher.ts"
-import { MaxTimerMs } from "./HookRunner.ts"
 import { ourToolName, toolNames } from "./HookToolNames.ts"
 
 /**
@@ -112,6 +111,9 @@ const timeoutOf = (format: HookFormat, timeout: unknown): { readonly ms: number 
   return ms >= 1 ? { ms } : { ms: 1, adjusted: `${given} is under 1 ms: rounded up to 1 ms` }
 }
 
+/** The events a matcher filters by tool (on the others it filters a source or trigger we do not have). */
+const isToolEvent = (event: EventName): boolean => event === "tool_call" || event === "tool_result"
+
 const why = (peerEvent: string, format: HookFormat): string =>
   `${peerEvent} has no counterpart here (supported: ${peerEvents(format).join(", ")})`
 
@@ -180,12 +182,11 @@ export const readSettings = (format: HookFormat, settings: unknown): Result.Resu
             why: `its "if" condition ${JSON.stringify(entry["if"])} is not carried over: the hook runs on every call its matcher matches`
           })
         }
-        if ((event === "tool_call" || event === "tool_result") && Result.isFailure(parseMatcher(format, matcher))) {
+        if (isToolEvent(event) && Result.isFailure(parseMatcher(format, matcher))) {
           skipped.push({ where: `${where}${label}`, why: `matcher ${JSON.stringify(matcher)} is not a valid regular expression` })
           continue
         }
-        const isTool = event === "tool_call" || event === "tool_result"
-        if (!isTool && matcher !== undefined && matcher.trim() !== "" && matcher.trim() !== "*") {
+        if (!isToolEvent(event) && matcher !== undefined && matcher.trim() !== "" && matcher.trim() !== "*") {
           // SessionStart's "resume", PreCompact's "manual": a source or trigger we do not have (ours are "startup", "auto").
           warnings.push({
             where: `${where}${label}`,
@@ -265,8 +266,7 @@ export const toConfig = (
 const extensionsOf = (imported: SettingsHooks, launch: AdapterLaunch, cwd: string): Array<Record<string, unknown>> =>
   imported.hooks.map((hook, i) => {
     const flags = ["--format", imported.format]
-    const isTool = hook.event === "tool_call" || hook.event === "tool_result"
-    if (isTool && hook.matcher !== undefined && hook.matcher !== "" && hook.matcher !== "*") flags.push("--matcher", hook.matcher)
+    if (isToolEvent(hook.event) && hook.matcher !== undefined && hook.matcher !== "" && hook.matcher !== "*") flags.push("--matcher", hook.matcher)
     if (hook.timeoutMs !== undefined) flags.push("--timeout-ms", String(hook.timeoutMs))
     const match = matchRules(imported.format, hook)
     const extension: Record<string, unknown> = {

@@ -7,7 +7,7 @@ import { processHost } from "./HostLayer.ts"
 import { inputLines } from "./Input.ts"
 import { render } from "./Output.ts"
 import { runSession } from "./Session.ts"
-import { UsageError, usageText } from "./Usage.ts"
+import { failUsage } from "./Usage.ts"
 
 /** The JSONL audit sink; a file it cannot open is one line on stderr and exit 1, not a stack trace. */
 const auditLayer = (file: string, content: AuditContent) =>
@@ -44,9 +44,7 @@ export const run = Command.make(
   Effect.fn("run")(function*({ audit, auditContent, config, events, sessionId }) {
     if (config === StdinConfig && Option.getOrElse(events, () => "-") === "-") {
       // One stdin cannot carry both: the config would swallow the requests.
-      const problem = "--config - reads the config from stdin, so the events must come from a file (EVENTS.jsonl)"
-      yield* Console.error(usageText(["abhed-ext", "run"], [problem]))
-      return yield* new UsageError({ command: "abhed-ext run", problems: [problem] })
+      return yield* failUsage(["abhed-ext", "run"], "--config - reads the config from stdin, so the events must come from a file (EVENTS.jsonl)")
     }
     const loaded = yield* loadConfig(config)
     const lines = yield* inputLines(events)

@@ -34,6 +34,13 @@ export const usageText = (commandPath: ReadonlyArray<string>, problems: Readonly
   return [...problems.map((problem) => `${command}: ${problem}`), `(\`${command} --help\` for more)`].join("\n")
 }
 
+/** A command line a command cannot use, found after parsing: the problem and the hint on stderr, then exit 64. */
+export const failUsage = (commandPath: ReadonlyArray<string>, problem: string): Effect.Effect<never, UsageError> =>
+  Effect.andThen(
+    Console.error(usageText(commandPath, [problem])),
+    Effect.fail(new UsageError({ command: commandPath.join(" "), problems: [problem] }))
+  )
+
 const formatterFor = (stream: NodeJS.WriteStream) => CliOutput.defaultFormatter({ colors: colourOn(stream) })
 
 const presenter: CliOutput.Presenter = {
