@@ -464,6 +464,12 @@ export const make = (
         const outcome: ToolCallOutcome = { decision: "deny", reasons: hostReason(unsendable), args: {}, rounds: 0 }
         return refuse("tool_call", call_id, unsendable, outcome, call.tool)
       }
+      if (call.refused !== undefined) {
+        // Refused by the agent before any extension could judge it: audited with its args, sent to nobody.
+        const outcome: ToolCallOutcome = { decision: "deny", reasons: hostReason(call.refused), args: {}, rounds: 0 }
+        const notes = recording ? [`not sent to any extension: ${call.refused}`] : []
+        return dispatch("tool_call", call_id, Effect.succeed({ outcome, rounds: [], notes }), { tool: call.tool, args: call.args })
+      }
       const auditRounds: Array<AuditRound> = []
       const settled = settleEffect<JsonObject, Verdict, never, never>({
         initial: call.args,

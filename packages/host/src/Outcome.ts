@@ -7,6 +7,11 @@ export interface ToolCallInput {
   readonly tool: string
   readonly args: JsonObject
   readonly call_id?: string | undefined
+  /**
+   * The agent has refused the call itself, for this reason (its args fail the tool's own check): it is sent to no
+   * extension, and recorded like any tool_call (the args as given), denied with the reason from `host`.
+   */
+  readonly refused?: string | undefined
 }
 export interface ToolCallOutcome {
   readonly decision: FinalDecision
