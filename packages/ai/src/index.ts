@@ -1,3 +1,4 @@
+export * as Agent from "./Agent.ts"
 export * from "./ArgsSchema.ts"
 export * from "./ContextWithheld.ts"
 export * as ExtensionToolkit from "./ExtensionToolkit.ts"
