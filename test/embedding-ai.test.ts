@@ -7,7 +7,8 @@ import * as NodeFs from "node:fs"
 import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
 import { agent, AgentTools, host } from "../docs/embedding/ai-agent.ts"
-import { runCli } from "./cli-helpers.ts"
+import { repoRoot, runCli } from "./cli-helpers.ts"
+import { spawn } from "node:child_process"
 
 /**
  * The effect/ai example (docs/embedding/ai-agent.ts) over the real example extensions (docs/examples/abhed.json),
@@ -62,7 +63,7 @@ describe("docs/embedding/ai-agent", () => {
     Effect.gen(function*() {
       const asked: Array<Approval.ApprovalRequest> = []
       const model = yield* ScriptedModel.make(script)
-      const history = yield* agent("tidy up").pipe(
+      const { history, text, turns } = yield* agent("tidy up").pipe(
         Effect.provideService(LanguageModel.LanguageModel, model),
         Effect.provide(Approval.Approver.layer((request) => Effect.sync(() => (asked.push(request), true))))
       )
@@ -147,9 +148,43 @@ describe("docs/embedding/ai-agent", () => {
       assert.match(system?.role === "system" ? system.content : "", /^You are careful\.\n\nFiles matching .* are off limits/)
       assert.strictEqual(history.content[0], system)
       assert.strictEqual(model.prompts.length, 2)
+      assert.deepStrictEqual([text, turns], ["done", 2])
     }).pipe(
       Effect.provide(handlers),
       Effect.provide(host(NodePath.join(examples, "abhed.json"), auditFile)),
       Effect.provideService(References.MinimumLogLevel, "Error")
     ), 60_000)
+})
+
+describe("docs/embedding.md's first example", () => {
+  const file = NodePath.join(import.meta.dirname, "..", "docs", "embedding", "ai-agent.ts")
+
+  it("is docs/embedding/ai-agent.ts, verbatim", () => {
+    const doc = NodeFs.readFileSync(NodePath.join(import.meta.dirname, "..", "docs", "embedding.md"), "utf8")
+    const first = /```ts\n([\s\S]*?)```/.exec(doc)?.[1]
+    assert.strictEqual(first, NodeFs.readFileSync(file, "utf8"))
+  })
+
+  it("runs as a program: done; the secret read denied, the notes read, the push asked about and refused unattended", async () => {
+    const dir = NodeFs.mkdtempSync(NodePath.join(NodeOs.tmpdir(), "abhed-ai-main-"))
+    const audit = NodePath.join(dir, "audit.jsonl")
+    const run = await new Promise<{ readonly code: number | null; readonly stdout: string; readonly stderr: string }>((resolve, reject) => {
+      const child = spawn(process.execPath, [file, NodePath.join(examples, "abhed.json"), audit], { cwd: repoRoot, stdio: ["ignore", "pipe", "pipe"] })
+      let stdout = ""
+      let stderr = ""
+      child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d))
+      child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d))
+      child.on("error", reject)
+      child.on("close", (code) => resolve({ code, stdout, stderr }))
+    })
+    assert.strictEqual(run.code, 0, run.stderr)
+    assert.strictEqual(run.stdout, "Done.\n")
+    const records: ReadonlyArray<{ event: string; call_id?: string; outcome?: { decision?: string; content?: string } }> =
+      NodeFs.readFileSync(audit, "utf8").trim().split("\n").map((line) => JSON.parse(line))
+    const of = (id: string) => records.filter((r) => r.call_id === id)
+    assert.deepStrictEqual(of("c-secret").map((r) => [r.event, r.outcome?.decision]), [["tool_call", "deny"]])
+    assert.deepStrictEqual(of("c-notes").map((r) => r.event), ["tool_call", "tool_result"])
+    assert.deepStrictEqual(of("c-push").map((r) => [r.event, r.outcome?.decision]), [["tool_call", "ask"]])
+    assert.deepStrictEqual(records.map((r) => r.event).filter((e) => e.startsWith("session")), ["session_start", "session_end"])
+  })
 })

@@ -324,7 +324,7 @@ describe("GuardedToolkit: approvals through effect/ai's flow", () => {
       const toolkit = yield* GuardedToolkit.guard(Tools)
       const generate = (prompt: Prompt.Prompt) =>
         LanguageModel.generateText({ prompt, toolkit }).pipe(Effect.provideService(LanguageModel.LanguageModel, model))
-      // The documented loop (docs/embedding/ai-agent.ts): filter the history, generate, resolve the approvals.
+      // The loop Agent.run runs: filter the history, generate, resolve the approvals.
       let history = Prompt.make("go")
       for (let turn = 0; turn < 2; turn++) {
         const response = yield* generate(yield* PromptHooks.applyContext(history))
