@@ -20,7 +20,8 @@ import { box, fromContent, toContent, unbox } from "./ToolArgs.ts"
  *    the extensions and their reasons: the model reads why.
  * 2. An ask goes through effect/ai's own approval flow: the tool's `needsApproval` dispatches `tool_call` and says
  *    yes, so the model's turn ends with a `tool-approval-request`; the outcome (decision and settled args) is kept by
- *    tool call id, and the approved turn runs exactly those args without asking the extensions again.
+ *    tool call id, and the approved turn runs exactly those args without asking the extensions again, once the
+ *    host's Approver said yes (`resolveApprovals`): an approval from anywhere else runs nothing.
  * 3. The tool runs with the SETTLED args, decoded again through its parameter Schema. Args an extension rewrote
  *    into something the Schema rejects are refused (`execution-denied`, naming who rewrote them), never run.
  * 4. Its final result goes through `tool_result` as text (ToolArgs.toContent) and is read back: unchanged, the
@@ -42,7 +43,15 @@ interface Pending {
   readonly params: string
   readonly outcome: ToolCallOutcome
   readonly approvalRequested: boolean
+  /** The Approver said yes (`resolveApprovals`): only then does a requested approval let the call run. */
+  readonly approved: boolean
 }
+
+/**
+ * How `resolveApprovals` records the Approver's yes in the toolkit that requested the approval. Kept here, not on
+ * the toolkit: nothing else may approve a call.
+ */
+const approvers = new WeakMap<object, (toolCallId: string) => void>()
 
 // Tool schemas are expected to need no services (effect/ai's own tools never do); one that does dies at run time.
 const serviceFree = (schema: Schema.Top): Schema.Codec<unknown, unknown> => schema as Schema.Codec<unknown, unknown>
@@ -141,7 +150,13 @@ const make = <Tools extends Record<string, Tool.Any>>(
       const runnable = Result.isSuccess(validateArgs(tool, unbox(outcome.args, boxed)))
       const approvalRequested = runnable &&
         (outcome.decision === "ask" || (outcome.decision === "allow" && (yield* ownApproval(tool, params, context))))
-      pending.set(context.toolCallId, { tool: tool.name, params: canonicalJson(encoded.value), outcome, approvalRequested })
+      pending.set(context.toolCallId, {
+        tool: tool.name,
+        params: canonicalJson(encoded.value),
+        outcome,
+        approvalRequested,
+        approved: false
+      })
       // Calls whose approval was refused are never handled, so never taken: keep the newest MaxPending only.
       // An evicted call that is approved after all is refused (its ask was not requested here), never run unasked.
       for (const oldest of pending.keys()) {
@@ -258,6 +273,12 @@ const make = <Tools extends Record<string, Tool.Any>>(
       if (outcome.decision === "ask" && entry?.approvalRequested !== true) {
         return single(denied(`needs approval, which was not requested: ${formatReasons(outcome.reasons)}`, "handler"))
       }
+      // A requested approval is the Approver's to give: an approval effect/ai was told of otherwise (the agent's own
+      // tool-approval-response, or `handle` called directly) runs nothing.
+      if (entry?.approvalRequested === true && !entry.approved) {
+        const reasons = outcome.reasons.length > 0 ? `: ${formatReasons(outcome.reasons)}` : ""
+        return single(denied(`needs approval, which the Approver did not give${reasons}`, "handler"))
+      }
       if (toolCallId !== undefined) remember(toolCallId)
       // `settled` decoded above: these are the parameters, encoded, as the handler takes them. The handler is told
       // what was judged (`JudgedCall`): an extension tool's refuses any other params.
@@ -279,7 +300,12 @@ const make = <Tools extends Record<string, Tool.Any>>(
       : { tool: entry.tool, args: entry.outcome.args, reasons: entry.outcome.reasons }
   }
 
-  return { tools, handle, awaiting }
+  const guarded_: Guarded<Tools> = { tools, handle, awaiting }
+  approvers.set(guarded_, (toolCallId) => {
+    const entry = pending.get(toolCallId)
+    if (entry?.approvalRequested === true) pending.set(toolCallId, { ...entry, approved: true })
+  })
+  return guarded_
 }
 
 /**
@@ -338,6 +364,7 @@ export const resolveApprovals = <Tools extends Record<string, Tool.Any>>(
       // Not requested here (another toolkit's response, or an outcome no longer kept): there are no settled args
       // to show, so nobody is asked about the model's, and the call is refused.
       const approved = request === undefined ? false : yield* Approval.Approver.use((a) => a.approve(request))
+      if (approved) approvers.get(toolkit)?.(part.toolCallId)
       const why = request === undefined
         ? "not approved: no approval was requested for this call by this toolkit"
         : `not approved${request.reasons.length > 0 ? `: ${formatReasons(request.reasons)}` : ""}`
