@@ -61,8 +61,13 @@ describe("no tool runs unjudged", () => {
         ["a", "shell", { command: ["rm", "-rf", "/"] }],
         ["b", "shell", { cmd: "rm -rf /" }]
       ])
-      // Sent to no extension: the guard never saw args the tool does not take.
+      // Sent to no extension: the guard never saw args the tool does not take. Denied by the host, saying why.
       assert.deepStrictEqual(calls.map((r) => r.rounds), [[], []])
+      for (const record of calls) {
+        assert.include(record.notes[0], "not sent to any extension: args do not fit shell's parameters")
+        const outcome = record.outcome as { decision?: unknown; reasons?: ReadonlyArray<{ extension: string }> }
+        assert.deepStrictEqual([outcome.decision, outcome.reasons?.map((r) => r.extension)], ["deny", ["host"]])
+      }
     }).pipe(Effect.provide(handlers), Effect.provide(host([denyAll]))))
 
   it.effect("parse options that loosen the decode (disableChecks) do not let args the tool's check rejects run", () =>
