@@ -8,6 +8,7 @@ import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
 import { agent, AgentTools, host } from "../docs/embedding/ai-agent.ts"
 import { repoRoot, runCli } from "./cli-helpers.ts"
+import { Patient } from "./extension-helpers.ts"
 import { spawn } from "node:child_process"
 
 /**
@@ -16,6 +17,19 @@ import { spawn } from "node:child_process"
  */
 
 const examples = NodePath.join(import.meta.dirname, "..", "docs", "examples")
+
+/**
+ * The example config with `Patient` timeouts (its own 2 s would fire on a busy machine, and these tests are not
+ * about timeouts), each extension still run in the examples' folder.
+ */
+const patientConfig = (() => {
+  const config = JSON.parse(NodeFs.readFileSync(NodePath.join(examples, "abhed.json"), "utf8"))
+  delete config["$schema"]
+  config.extensions = config.extensions.map((e: object) => ({ ...e, ...Patient, cwd: examples }))
+  const file = NodePath.join(NodeFs.mkdtempSync(NodePath.join(NodeOs.tmpdir(), "abhed-ai-config-")), "abhed.json")
+  NodeFs.writeFileSync(file, JSON.stringify(config))
+  return file
+})()
 
 const auditFile = NodePath.join(NodeFs.mkdtempSync(NodePath.join(NodeOs.tmpdir(), "abhed-ai-")), "audit.jsonl")
 const readAudit = (): ReadonlyArray<{ readonly event: string; readonly call_id?: string }> =>
@@ -132,7 +146,7 @@ describe("docs/embedding/ai-agent", () => {
       ]
       const cliAudit = NodePath.join(NodePath.dirname(auditFile), "cli-audit.jsonl")
       const cli = yield* Effect.promise(() =>
-        runCli(["run", "--config", NodePath.join(examples, "abhed.json"), "--audit", cliAudit, "--session-id", "s-1"], {
+        runCli(["run", "--config", patientConfig, "--audit", cliAudit, "--session-id", "s-1"], {
           input: requests.map((r) => JSON.stringify(r)).join("\n") + "\n"
         })
       )
@@ -151,9 +165,9 @@ describe("docs/embedding/ai-agent", () => {
       assert.deepStrictEqual([text, turns], ["done", 2])
     }).pipe(
       Effect.provide(handlers),
-      Effect.provide(host(NodePath.join(examples, "abhed.json"), auditFile)),
+      Effect.provide(host(patientConfig, auditFile)),
       Effect.provideService(References.MinimumLogLevel, "Error")
-    ), 60_000)
+    ), 120_000)
 })
 
 describe("docs/embedding.md's first example", () => {
@@ -169,7 +183,7 @@ describe("docs/embedding.md's first example", () => {
     const dir = NodeFs.mkdtempSync(NodePath.join(NodeOs.tmpdir(), "abhed-ai-main-"))
     const audit = NodePath.join(dir, "audit.jsonl")
     const run = await new Promise<{ readonly code: number | null; readonly stdout: string; readonly stderr: string }>((resolve, reject) => {
-      const child = spawn(process.execPath, [file, NodePath.join(examples, "abhed.json"), audit], { cwd: repoRoot, stdio: ["ignore", "pipe", "pipe"] })
+      const child = spawn(process.execPath, [file, patientConfig, audit], { cwd: repoRoot, stdio: ["ignore", "pipe", "pipe"] })
       let stdout = ""
       let stderr = ""
       child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d))
@@ -186,5 +200,5 @@ describe("docs/embedding.md's first example", () => {
     assert.deepStrictEqual(of("c-notes").map((r) => r.event), ["tool_call", "tool_result"])
     assert.deepStrictEqual(of("c-push").map((r) => [r.event, r.outcome?.decision]), [["tool_call", "ask"]])
     assert.deepStrictEqual(records.map((r) => r.event).filter((e) => e.startsWith("session")), ["session_start", "session_end"])
-  })
+  }, 120_000)
 })
