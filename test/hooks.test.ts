@@ -284,6 +284,53 @@ describe("a hook that leaves a helper holding its pipes", () => {
   })
 })
 
+describe("a hook whose helper runs in a session of its own and holds its pipes", () => {
+  it("setsid, start_new_session and a double-forked daemon: each exit 2 blocks within the bound; no helper is left", async () => {
+    const marker = `abhed-session-${process.pid}-${Date.now()}`
+    const cfg = writeConfig({
+      extensions: [
+        adapter("setsid-hook", ["--format", "claude"], ["bash", fixture("setsid_helper.sh"), `${marker}-setsid`], { events: ["tool_call"] }),
+        adapter("session-hook", ["--format", "claude"], ["python3", fixture("new_session.py"), `${marker}-python`], { events: ["tool_call"] }),
+        adapter("daemon-hook", ["--format", "claude"], ["bash", fixture("daemon.sh"), `${marker}-daemon`], { events: ["tool_call"] })
+      ]
+    })
+    const session = liveRun(cfg)
+    // Each hook's own reason: its exit was read, not waited out to --timeout-ms (20 s) or the host's 30 s.
+    const reply = await session.send(call("rm -rf /srv"))
+    expect(reply).toMatchObject({ decision: "deny" })
+    expect(reply["reasons"]).toEqual([
+      { extension: "daemon-hook", reason: "blocked by the daemon hook" },
+      { extension: "session-hook", reason: "blocked by the new-session hook" },
+      { extension: "setsid-hook", reason: "blocked by the setsid hook" }
+    ])
+    // Mid-session: the helpers were found through the pipes they held and killed by the run itself.
+    expect(processesWith(marker, true)).toEqual([])
+    expect(await session.send(call("rm -rf /var"))).toMatchObject({ decision: "deny" })
+    expect(await session.end()).toBe(0)
+    expect(processesWith(marker, true)).toEqual([])
+  })
+
+  it("a hook that never answers while a daemon holds its pipes is timed out at --timeout-ms; --fail-closed blocks", async () => {
+    const marker = `abhed-daemon-hang-${process.pid}-${Date.now()}`
+    const cfg = writeConfig({
+      extensions: [
+        adapter("hanging", ["--format", "claude", "--timeout-ms", "2000", "--fail-closed"], ["bash", fixture("daemon.sh"), marker, "hang"], {
+          events: ["tool_call"],
+          timeout_ms: 30_000,
+          startup_timeout_ms: 40_000
+        })
+      ]
+    })
+    const session = liveRun(cfg)
+    const reply = await session.send(call("rm -rf /srv"))
+    expect(reply).toMatchObject({ decision: "deny", reasons: [{ extension: "hanging" }] })
+    expect(JSON.stringify(reply["reasons"])).toContain("did not finish within 2000 ms")
+    expect(processesWith(marker, true)).toEqual([])
+    expect(await session.end()).toBe(0)
+    expect(processesWith(marker, true)).toEqual([])
+  })
+})
+
 describe("Gemini CLI hooks through abhed-ext hook", () => {
   it("BeforeTool decision deny blocks with the reason; decision allow is no opinion", async () => {
     const cfg = writeConfig({
