@@ -294,7 +294,7 @@ export const importNotes = (imported: SettingsHooks, defaultTimeoutMs: number): 
     ]),
     ...(imported.hooks.length === untimed.length ? [] : ["timeouts: a hook's own timeout is carried over as --timeout-ms, and the extension's timeout_ms is 1 s above it"]),
     "environment: hooks run with the extension's environment, not your shell's: a baseline (PATH, HOME, USER, " +
-    `LANG, TMPDIR, …) and ${imported.format === "gemini" ? "GEMINI_PROJECT_DIR, " : ""}CLAUDE_PROJECT_DIR; a variable a hook needs (a token) must be named in the extension's " +
+    `LANG, TMPDIR, …) and ${imported.format === "gemini" ? "GEMINI_PROJECT_DIR, " : ""}CLAUDE_PROJECT_DIR; a variable a hook needs (a token) must be named in the extension's ` +
     "env_passthrough or set in its env, else the hook runs without it",
     "failures: without --fail-closed, a hook that fails (an exit code other than 0 and 2, a timeout, a crash) is no " +
     "opinion, as in the peers; add --fail-closed to the extension's args to block the call instead"
