@@ -217,6 +217,28 @@ describe("Claude Code hooks through abhed-ext hook", () => {
   })
 })
 
+describe("what a hook run says on stderr (the host shows it at --log-level debug)", () => {
+  it("one line per request: matched or not, how the run ended, how long it took, what it became; an allow lifts nothing", async () => {
+    const cfg = writeConfig({
+      extensions: [
+        adapter("git-guard", ["--format", "claude", "--matcher", "Bash"], ["python3", fixture("project/.claude/hooks/git_guard.py")], {
+          events: ["tool_call"]
+        })
+      ]
+    })
+    const r = await runCli(["run", "--config", cfg, "--log-level", "debug"], {
+      input: lines(call("git status"), call("rm -rf /etc"), JSON.stringify({ event: "tool_call", tool: "read", args: { path: "a" } }))
+    })
+    expect(r.code, r.stderr).toBe(0)
+    expect(r.stderr).toMatch(/tool_call Bash: ran: exit 0 in \d+ ms; no opinion/)
+    expect(r.stderr).toMatch(/tool_call Bash: ran: exit 0 in \d+ ms; block/)
+    expect(r.stderr).toContain("tool_call Read: not matched by --matcher; not run; {}")
+    expect(r.stderr).toContain("the hook answered permissionDecision \"allow\" (git is safe): it lifts nothing here")
+    // Never the call's args.
+    expect(r.stderr).not.toContain("rm -rf /etc")
+  })
+})
+
 describe("a hook that fails or overflows", () => {
   it("a failed run is no opinion, and the reply's reason says why (exit code, first line of stderr)", async () => {
     const r = await runCli(["hook", "--format", "claude", "--", "bash", fixture("broken.sh")], { input: lines(call("ls", { id: "r1" })) })
