@@ -105,7 +105,7 @@ export const replyProblem = (planned: PlannedRequest, text: string): string | un
   const bad = tools.findIndex((t) => isJsonObject(t) && typeof t["name"] === "string" && !isToolName(t["name"]))
   if (bad === -1) return undefined
   const name = (tools[bad] as { readonly name: string }).name
-  return `tools[${bad}].name: ${escapeNonAscii(JSON.stringify(name))} is not a valid tool name (^[A-Za-z0-9_.-]{1,64}$, not __proto__): the host rejects it`
+  return `tools[${bad}].name: ${escapeNonAscii(JSON.stringify(name))} is not a valid tool name (^[A-Za-z0-9_-]{1,64}$, not __proto__): the host rejects it`
 }
 
 /** Characters outside printable ASCII as \uXXXX: a look-alike name must show. */

@@ -10,7 +10,7 @@ export interface AcceptedTool {
 }
 
 /**
- * Why a declaration was rejected: `invalid_name` (not `^[A-Za-z0-9_.-]{1,64}$`), `builtin` (equal to a built-in
+ * Why a declaration was rejected: `invalid_name` (not `^[A-Za-z0-9_-]{1,64}$`), `builtin` (equal to a built-in
  * tool, ignoring case), `duplicate` (declared more than once, ignoring case) or `input_schema` (declared once, with
  * an input_schema that cannot be compiled to check the model's args against; `detail` says why).
  */

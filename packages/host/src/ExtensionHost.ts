@@ -32,6 +32,7 @@ import {
   EventNames,
   Framing,
   shapeJson,
+  ToolNameRule,
   unsendableField,
   type Config,
   type DecodedReply,
@@ -159,7 +160,7 @@ const roundField = (round: number): { readonly round?: number } => (round > 1 ? 
 const showIndex = (i: unknown): string => (typeof i === "number" ? String(i) : shapeJson(i, 40))
 
 const rejection: { readonly [R in RejectionReason]: string } = {
-  invalid_name: "not a valid tool name (letters, digits, _ . - only, 1 to 64 characters; not __proto__)",
+  invalid_name: `not a valid tool name (${ToolNameRule}; not __proto__)`,
   builtin: "collides with a built-in tool (names compare ignoring case)",
   duplicate: "declared more than once (names compare ignoring case)",
   input_schema: "invalid input_schema"
@@ -646,17 +647,18 @@ export const make = (
     })
   }
 
+  const rejectedNote = (r: ToolsOutcome["rejected"][number]) =>
+    `tool ${quoteToolName(r.name)} rejected for ${r.extensions.join(", ")}: ${rejection[r.reason]}${r.detail !== undefined ? `: ${r.detail}` : ""}`
   const listTools = single("list_tools", { event: "list_tools", session_id: sessionId }, (replies) => {
     const outcome = combineTools(builtin, replies)
-    return {
-      outcome: outcome satisfies ToolsOutcome,
-      notes: outcome.rejected.map((r) => `tool ${quoteToolName(r.name)} rejected for ${r.extensions.join(", ")}: ${rejection[r.reason]}${r.detail !== undefined ? `: ${r.detail}` : ""}`)
-    }
+    return { outcome: outcome satisfies ToolsOutcome, notes: outcome.rejected.map(rejectedNote) }
   })
 
   // ---- startup: session_start, then list_tools (DESIGN §4 lifecycle)
   yield* single("session_start", { event: "session_start", session_id: sessionId }, () => ({ outcome: {}, notes: [] }))
   const startupTools = yield* listTools
+  // Said where the operator looks, not only in the audit: a rejected tool is one the model will never see.
+  yield* Effect.forEach(startupTools.rejected, (r) => Effect.logWarning(rejectedNote(r)), { discard: true })
   // At close, session_end is one more dispatch: in parallel, bounded by each timeout, and in the audit log.
   // It runs before the extensions' own close sequences (finalizers run in reverse), which then skip it. Not to an
   // extension still busy at close: nothing else runs then, so its request is one whose caller went away (an
