@@ -9,7 +9,7 @@ import * as ExtensionToolkit from "./ExtensionToolkit.ts"
 import { box, fromContent, toContent, unbox } from "./ToolArgs.ts"
 
 /**
- * A Toolkit whose every call the extensions judge (DESIGN §2–§3, docs/embedding.md):
+ * A Toolkit whose every call the extensions judge (docs/design.md#wire-protocol, #combination, docs/embedding.md):
  *
  * 1. `tool_call` first. A deny, and an ask nobody approved, become an `execution-denied` result whose reason names
  *    the extensions and their reasons: the model reads why.

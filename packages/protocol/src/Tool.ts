@@ -3,7 +3,7 @@
 import * as Schema from "effect/Schema"
 
 /**
- * What a declared tool name must look like (DESIGN §3): the rule model providers already impose. ASCII only, so
+ * What a declared tool name must look like (docs/design.md#combination): the rule model providers already impose. ASCII only, so
  * no look-alike (`b\u0430sh`, `bash\u200b`, `bash `) can pass for a built-in, and a case-insensitive comparison
  * is exact.
  */
