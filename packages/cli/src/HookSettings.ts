@@ -249,7 +249,7 @@ const matchRules = (format: HookFormat, hook: SettingsHook) => {
 
 /**
  * Rounds enough for every imported hook of one event to have its rewrite adopted. A round adopts one proposal (the
- * lowest-named; DESIGN §3), so N hooks that each append (Claude's `additionalContext`, Gemini's merged
+ * lowest-named; docs/design.md#combination), so N hooks that each append (Claude's `additionalContext`, Gemini's merged
  * `tool_input`) settle in N + 1 rounds; past `max_rewrite_rounds` the call is denied or the result withheld. The
  * peers apply every hook's change in one go: the imported config must not fail where they succeed.
  */

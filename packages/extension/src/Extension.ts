@@ -3,7 +3,7 @@ import type { Handlers } from "./Handler.ts"
 import { type EffectOutcome, failureOutcome, type LogLevel, type ReplyLine, responder } from "./Responder.ts"
 
 /**
- * The SDK for writing an Abhed extension in TypeScript (DESIGN §2), with or without Effect.
+ * The SDK for writing an Abhed extension in TypeScript (docs/design.md#wire-protocol), with or without Effect.
  *
  * An extension is a process that reads one JSON request per line on stdin and writes exactly one JSON reply per
  * request on stdout, in order. `main` does the protocol; the author only writes handlers, each returning its

@@ -4,7 +4,7 @@ import { describe } from "./Describe.ts"
 import type { Handler, Handlers } from "./Handler.ts"
 
 /**
- * One request line in, one reply line out (DESIGN §2): the part of the SDK that `main` and the Effect `run` share.
+ * One request line in, one reply line out (docs/design.md#wire-protocol): the part of the SDK that `main` and the Effect `run` share.
  * It loads nothing from `effect` by itself: the protocol checks (Checks.ts) are imported the first time a
  * request reaches a handler, and an Effect a handler returns is run by the caller (`runEffect`), so an extension
  * of plain handlers or none pays for no more than it uses. Whatever goes wrong with one request (a bad line, an

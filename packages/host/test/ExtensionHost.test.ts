@@ -567,7 +567,7 @@ describe("session_end", () => {
     }).pipe(Effect.provide(AuditLog.layerMemory)))
 })
 
-describe("input from the agent never kills the host (DESIGN §4)", () => {
+describe("input from the agent never kills the host (docs/design.md#failures)", () => {
   /** An object `depth` levels deep (`{}` is 1). */
   const nest = (depth: number): Record<string, unknown> => {
     let v: Record<string, unknown> = {}
@@ -776,7 +776,7 @@ describe("audit sinks that keep nothing", () => {
       assert.deepStrictEqual(kept.seen.map((r) => r.event), ["session_start", "list_tools", "tool_call", "session_end"])
       const call = kept.seen.find((r) => r.event === "tool_call")
       assert.deepStrictEqual(call?.rounds[0]?.exchanges.map((x) => [x.extension, x.status]), [["guard", "replied"], ["silent", "replied"]])
-      // A block stops the settling at once (DESIGN §3).
+      // A block stops the settling at once (docs/design.md#combination).
       assert.deepStrictEqual(call?.notes, ["policy: allow (default)", "settling: Stopped"])
     }))
 })

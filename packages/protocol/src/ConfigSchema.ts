@@ -4,7 +4,7 @@ import { EventName, EventNames } from "./Event.ts"
 import { ToolNamePattern, ToolNameRule } from "./Tool.ts"
 
 /**
- * The `abhed.json` file format as an effect Schema (DESIGN §5): the one statement of the config. It describes the
+ * The `abhed.json` file format as an effect Schema (docs/design.md#configuration): the one statement of the config. It describes the
  * file as written (every key optional but `name` and `command`), not the defaulted `Config` (the defaults are
  * applied by `configFromFile` in Config.ts). `decodeConfig` decodes with it and words its issues for people
  * (ConfigIssues.ts); editors validate against the JSON Schema generated from it (`docs/abhed.schema.json`).

@@ -15,7 +15,7 @@ import {
 import type { ToolDeclaration } from "./Tool.ts"
 
 /**
- * Replies, one type per event (DESIGN §2). Every field is optional: `{}` is "no opinion".
+ * Replies, one type per event (docs/design.md#wire-protocol). Every field is optional: `{}` is "no opinion".
  * There is no `allow` anywhere: a reply cannot express a permit.
  */
 export interface ToolCallReply {
@@ -105,13 +105,13 @@ const str: Field = { expected: "string", check: is(Schema.String) }
 const obj: Field = { expected: "object", check: (u) => (isJsonObject(u) ? undefined : "") }
 const anyJson: Field = { expected: "any JSON value", check: () => undefined }
 // Any array: an element that names no message (2.5, -1, 9 of 2, "1") is the combiner's to ignore and note, so one
-// bad index cannot kill a filter and turn its drops into "keep everything" (DESIGN §3).
+// bad index cannot kill a filter and turn its drops into "keep everything" (docs/design.md#combination).
 const indices: Field = {
   expected: "array of message indices",
   check: (u) => (Array.isArray(u) ? undefined : "")
 }
 const toolFields = {
-  // Any string: a name that is not a valid tool name rejects that one declaration, not the whole reply (DESIGN §3).
+  // Any string: a name that is not a valid tool name rejects that one declaration, not the whole reply (docs/design.md#combination).
   name: str,
   description: str,
   input_schema: obj
@@ -131,7 +131,7 @@ const tools: Field = {
   }
 }
 
-/** The fields that count, per event (DESIGN §2). */
+/** The fields that count, per event (docs/design.md#wire-protocol). */
 export const ReplyFields: { readonly [E in EventName]: { readonly [K in keyof ReplyByEvent[E]]-?: Field } } = {
   tool_call: { block: bool, ask: bool, reason: str, args: obj },
   tool_result: { content: str, is_error: bool },
