@@ -1,4 +1,4 @@
-import { type Config, Defaults, type EventName, extensionConfig, type ExtensionConfig, type PolicyLevel } from "@abhed/protocol"
+import { type Config, Defaults, type EventName, extensionConfig, type ExtensionConfig, type JsonObject, type PolicyLevel } from "@abhed/protocol"
 import { AuditLog, type AuditRecord, auditView, ExtensionHost, type ExtensionStatus } from "@abhed/host"
 import { Effect, References } from "effect"
 import * as NodeFs from "node:fs"
@@ -17,39 +17,48 @@ import {
 } from "./fault-model.ts"
 
 /**
- * Runs a session against the real host over real ext-fault.mjs processes and checks it against the reference model
+ * Runs a session against the real host over real ext-fault.sh processes and checks it against the reference model
  * (test/fault-model.ts): the outcomes equal the model's, the audit names each death by its cause and holds no
  * content, and no process is left. Shared by the fault matrix and the model's property test.
  */
 
-export const faultFixture = NodePath.join(fixturesDir, "faults", "ext-fault.mjs")
+export const faultFixture = NodePath.join(fixturesDir, "faults", "ext-fault.sh")
 
 /** A marker every misbehaviour writes into its bad output: the audit (as the JSONL sink keeps it) must never hold it. */
 export const Secret = "SECRET-7f3a"
 
-/** What ext-fault.mjs is told. */
+/** What ext-fault.sh is told. */
 export interface Plan {
   readonly name: string
-  readonly fault: Fault
+  readonly fault: Fault | "raw"
   readonly at: EventName
-  readonly replies?: Partial<Record<EventName, unknown>>
+  /** Healthy replies other than the default ones (without the id, which is always echoed). */
+  readonly replies?: Partial<Record<EventName, JsonObject>>
+  /** Seconds before each reply of an event. */
   readonly delays?: Partial<Record<EventName, number>>
-  readonly slowMs?: number
+  readonly slowSeconds?: number
   readonly helperFile?: string
-  readonly raw?: string
-  readonly oversizedBytes?: number
-  readonly floodMib?: number
+  /** Fault "raw": the reply line's bytes ("@ID@" becomes the request's id). */
+  readonly raw?: Uint8Array
 }
 
-export const faultConfig = (plan: Plan, overrides: Partial<ExtensionConfig>): ExtensionConfig =>
-  extensionConfig({
+export const faultConfig = (plan: Plan, overrides: Partial<ExtensionConfig>): ExtensionConfig => {
+  const env: Record<string, string> = { EXT_NAME: plan.name, SECRET: Secret }
+  for (const [event, reply] of Object.entries(plan.replies ?? {})) env[`REPLY_${event}`] = JSON.stringify(reply).slice(1, -1)
+  for (const [event, seconds] of Object.entries(plan.delays ?? {})) env[`DELAY_${event}`] = seconds.toFixed(3)
+  if (plan.slowSeconds !== undefined) env["SLOW_S"] = String(plan.slowSeconds)
+  if (plan.helperFile !== undefined) env["HELPER_FILE"] = plan.helperFile
+  if (plan.raw !== undefined) env["RAW_HEX"] = Buffer.from(plan.raw).toString("hex")
+  return extensionConfig({
     name: plan.name,
-    command: "node",
-    args: [faultFixture, JSON.stringify({ ...plan, secret: Secret })],
+    command: "bash",
+    args: [faultFixture, plan.fault, plan.at],
     ...Patient,
     grace_ms: 300,
+    env,
     ...overrides
   })
+}
 
 export const hostConfig = (extensions: ReadonlyArray<ExtensionConfig>, policy: PolicyLevel = "allow"): Config => ({
   extensions,
@@ -108,6 +117,16 @@ const hostOutcome = (h: ExtensionHost["Service"], step: Step): Effect.Effect<Out
   }
 }
 
+/** No process at all in group `pgid` (zombies included): the common case, without scanning /proc. */
+const groupGone = (pgid: number): boolean => {
+  try {
+    process.kill(-pgid, 0)
+    return false
+  } catch {
+    return true
+  }
+}
+
 /** Runs `steps` (in order) on a host over `config`, closes it, and looks for anything left of its processes. */
 export const runSession = (config: Config, steps: ReadonlyArray<Step>): Effect.Effect<SessionRun> =>
   Effect.gen(function*() {
@@ -125,7 +144,7 @@ export const runSession = (config: Config, steps: ReadonlyArray<Step>): Effect.E
     const leftovers: Array<string> = []
     for (const s of inner.status) {
       if (s.pid === undefined) continue
-      const group = liveGroupMembers(s.pid)
+      const group = groupGone(s.pid) ? [] : liveGroupMembers(s.pid)
       if (group.length > 0) leftovers.push(`${s.name}: group ${s.pid} still has ${group.join(", ")}`)
       if (exists(s.pid)) leftovers.push(`${s.name}: pid ${s.pid} not reaped`)
     }

@@ -10,7 +10,7 @@ import { type Fault, Faults, healthyReplies, type ModelExtension, needsShortTime
 
 /**
  * The fault matrix (issue 25): every misbehaviour of a real extension process × every event it can strike at ×
- * `on_failure` × `reply_ids`. Each cell is one host over one ext-fault.mjs process, a whole session (start-up, every
+ * `on_failure` × `reply_ids`. Each cell is one host over one ext-fault.sh process, a whole session (start-up, every
  * event the agent calls, close), checked against the reference model (test/fault-model.ts): the outcomes equal the
  * model's, the session ends in bounded time, the audit names the death by its cause and holds no content, and no
  * process is left.
@@ -69,7 +69,7 @@ const runCell = (cell: Cell) =>
       name: "f",
       fault: cell.fault,
       at: cell.at,
-      slowMs: 8 * ShortMs,
+      slowSeconds: 8 * ShortMs / 1000,
       ...(helperFile === undefined ? {} : { helperFile })
     }
     const short = needsShortTimeout(cell.fault)

@@ -39,7 +39,7 @@ import type {
 export type OnFailure = "ignore" | "ask" | "deny"
 export type ReplyIds = "optional" | "required"
 
-/** The misbehaviours of test/fixtures/faults/ext-fault.mjs. */
+/** The misbehaviours of test/fixtures/faults/ext-fault.sh. */
 export const Faults = [
   "crash-start",
   "crash-request",
@@ -153,7 +153,7 @@ export interface ModelExtension {
   readonly reply_ids: ReplyIds
   /** Subscribed events; empty = all. (invoke_tool goes to a tool's owner whatever this says.) */
   readonly events: ReadonlyArray<EventName>
-  /** Its reply to each event when healthy (what ext-fault.mjs answers). */
+  /** Its reply to each event when healthy (what ext-fault.sh answers). */
   readonly replies: { readonly [E in EventName]: JsonObject }
   readonly fault: Fault
   readonly at: EventName
