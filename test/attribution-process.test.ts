@@ -8,7 +8,7 @@ import * as NodePath from "node:path"
 import { expectFailure, fixtureConfig, timedSend, toolCall, withExtension } from "./extension-helpers.ts"
 
 /**
- * DESIGN §4 attribution over a real process, with the host's event loop held up: a stray line the extension
+ * docs/design.md#attribution over a real process, with the host's event loop held up: a stray line the extension
  * wrote before the next request was written is never that request's reply, even when the read callback would
  * only have delivered it after the write.
  */

@@ -7,7 +7,7 @@ import { jsonLines, repoRoot, runCli } from "./cli-helpers.ts"
 /**
  * Issue 8's repro through the real CLI: a guard against `rm -rf` that is out of step with its requests (a stray
  * line, a double reply, a banner, a stray reply in a later write). A reply is never matched to the wrong request
- * (DESIGN §4 attribution, §2 ids): the guard is dead with `unsolicited_output`, so with `on_failure: "deny"`
+ * (docs/design.md#attribution, §2 ids): the guard is dead with `unsolicited_output`, so with `on_failure: "deny"`
  * both calls are denied as unavailable, and "no rm -rf" never lands on `ls`.
  */
 

@@ -236,7 +236,7 @@ describe("process extension faults", () => {
     provided(
       withExtension(fixtureConfig("ext-two-replies.sh"), (ext) =>
         Effect.gen(function*() {
-          // One write, so one read with two complete lines while one request is in flight (DESIGN §4).
+          // One write, so one read with two complete lines while one request is in flight (docs/design.md#failures).
           const first = yield* timedSend(ext, toolCall("c1"))
           const error = expectFailure(first.result)
           assert.strictEqual(error._tag, "UnsolicitedOutput")

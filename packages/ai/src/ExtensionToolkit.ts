@@ -77,7 +77,7 @@ export type WithExtensions<Tools extends Record<string, Tool.Any>> = { readonly 
 
 /**
  * The agent's own tools and the extensions' in one handled toolkit. The agent's tool wins a name both have,
- * compared ignoring case as the host compares tool names: an extension's `READ` must not sit beside the
+ * compared ignoring case as the host compares tool names (docs/design.md#combination): an extension's `READ` must not sit beside the
  * agent's `read` for the model to confuse. Give the host your tool names as `builtinTools` and it rejects such a
  * declaration, audited, before it gets here.
  */

@@ -16,7 +16,7 @@ const auditLayer = (file: string, content: AuditContent) =>
     Layer.tapError((e) => Console.error(e.message))
   )
 
-/** `abhed-ext run --config FILE [--audit FILE] [EVENTS.jsonl]`: DESIGN §7, one output line per input line. */
+/** `abhed-ext run --config FILE [--audit FILE] [EVENTS.jsonl]`: docs/design.md#output, one output line per input line. */
 export const run = Command.make(
   "run",
   {

@@ -2,7 +2,7 @@ import { MalformedReply } from "@abhed/protocol"
 import { Schema } from "effect"
 
 /**
- * Why an exchange with an extension failed (DESIGN §4). Every one of these marks the extension dead for good.
+ * Why an exchange with an extension failed (docs/design.md#failures). Every one of these marks the extension dead for good.
  * `MalformedReply` is the protocol's own error (it names the field and what was expected).
  */
 export class ExtensionTimeout extends Schema.TaggedError<ExtensionTimeout>()("ExtensionTimeout", {
@@ -27,7 +27,7 @@ export class ExtensionExited extends Schema.TaggedError<ExtensionExited>()("Exte
 export class UnsolicitedOutput extends Schema.TaggedError<UnsolicitedOutput>()("UnsolicitedOutput", {
   extension: Schema.String,
   /**
-   * What was out of step (DESIGN §4): the start of a line that no request in flight can own (none in flight, or
+   * What was out of step (docs/design.md#failures): the start of a line that no request in flight can own (none in flight, or
    * more lines in one read than requests in flight), or "reply to id X while Y was in flight".
    */
   line: Schema.String
@@ -77,7 +77,7 @@ export type ExtensionError =
   | SpawnFailed
   | ExtensionDead
 
-/** The death causes of DESIGN §4, as written in status and audit records. */
+/** The death causes of docs/design.md#failures, as written in status and audit records. */
 export type DeathCause =
   | { readonly _tag: "spawn_failed"; readonly detail: string }
   | { readonly _tag: "exited"; readonly code: number | null; readonly signal: string | null }

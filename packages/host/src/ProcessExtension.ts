@@ -13,7 +13,7 @@ import * as ProcessGroup from "./ProcessGroup.ts"
 import * as StderrTail from "./StderrTail.ts"
 
 /**
- * An extension backed by a child process (DESIGN §4, §6): the shared core over the process's pipes.
+ * An extension backed by a child process (docs/design.md#failures, #architecture): the shared core over the process's pipes.
  *
  * Spawned with `node:child_process` inside a scoped resource, for the raw pipes the hot path and attribution need:
  * a request's bytes are written straight to stdin, and stdout is cut into lines in its `data` callback, where each
@@ -149,7 +149,7 @@ const connect = Effect.fnUntraced(function*(
     ))
   const pid = child.pid ?? 0
 
-  // stdout: split and attributed where it is read (DESIGN §4).
+  // stdout: split and attributed where it is read (docs/design.md#failures).
   const reader = makeLineReader({ maxLineBytes })
   const onStdout = (chunk: Uint8Array) => {
     const { lines, tooLong } = reader.read(chunk)

@@ -5,7 +5,7 @@ import * as Ndjson from "effect/encoding/Ndjson"
  * Line framing for the wire protocol: effect's own NDJSON codec with our defaults. We never split lines by hand.
  */
 
-/** The longest reply line the host accepts (DESIGN §4: `reply_too_long`). */
+/** The longest reply line the host accepts (docs/design.md#failures: `reply_too_long`). */
 export const DefaultMaxLineBytes = 16 * 1024 * 1024
 
 export interface DecodeOptions {

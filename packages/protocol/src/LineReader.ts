@@ -1,5 +1,5 @@
 /**
- * Cuts an extension's stdout into reply lines synchronously, one read at a time (DESIGN §4 attribution, §6).
+ * Cuts an extension's stdout into reply lines synchronously, one read at a time (docs/design.md#attribution, §6).
  *
  * The host attributes each complete line to the request in flight at the moment its bytes were read, so the
  * lines of a read must be known inside the read callback itself: a Stream decoder hands them to whichever fiber
