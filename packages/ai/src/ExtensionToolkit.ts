@@ -73,13 +73,15 @@ export const make: Effect.Effect<Toolkit.WithHandler<ExtensionTools>, never, Ext
  * so a tool is one of the agent's or an `ExtensionTool`. Exact, so what the handlers need and how they fail is what
  * the agent's tools need and how they fail (an `ExtensionTool` needs nothing and fails as a result).
  */
-export type WithExtensions<Tools extends Record<string, Tool.Any>> = { readonly [name: string]: Tools[keyof Tools] | ExtensionTool }
+export type WithExtensions<Tools extends Record<string, Tool.Any>> = {
+  readonly [name: string]: Tools[keyof Tools] | ExtensionTool
+}
 
 /**
  * The agent's own tools and the extensions' in one handled toolkit. The agent's tool wins a name both have,
- * compared ignoring case as the host compares tool names (docs/design.md#combination): an extension's `READ` must not sit beside the
- * agent's `read` for the model to confuse. Give the host your tool names as `builtinTools` and it rejects such a
- * declaration, audited, before it gets here.
+ * compared ignoring case as the host compares tool names (docs/design.md#combination): an extension's `READ` must
+ * not sit beside the agent's `read` for the model to confuse. Give the host your tool names as `builtinTools` and it
+ * rejects such a declaration, audited, before it gets here.
  */
 export const merge = <Tools extends Record<string, Tool.Any>>(
   own: Toolkit.WithHandler<Tools>,

@@ -10,9 +10,10 @@ import { JudgedCall } from "./JudgedCall.ts"
 import { box, fromContent, toContent, unbox } from "./ToolArgs.ts"
 
 /**
- * A Toolkit whose every call the extensions judge (docs/design.md#wire-protocol, #combination, docs/embedding.md). The rule: a handler runs only with args that
- * went through `tool_call` and settled. Args that fail any check are refused (`execution-denied`, saying why) and
- * audited; they are never passed on in the hope that the inner toolkit's decode refuses them (it may be looser).
+ * A Toolkit whose every call the extensions judge (docs/design.md#wire-protocol, #combination, docs/embedding.md).
+ * The rule: a handler runs only with args that went through `tool_call` and settled. Args that fail any check are
+ * refused (`execution-denied`, saying why) and audited; they are never passed on in the hope that the inner
+ * toolkit's decode refuses them (it may be looser).
  *
  * 0. The model's args are checked first, against the tool's `ArgsSchema` (or its parameter Schema). Args that do not
  *    fit are refused and recorded as a `tool_call` the host sent to no extension.
