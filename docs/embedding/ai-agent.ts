@@ -38,7 +38,10 @@ export const host = (configFile: string, auditFile: string) =>
 // The agent, in one call: every call of our tools and the extensions' goes through tool_call before it runs and
 // through tool_result before the model reads it; an ask goes to the Approver; it returns when the model is done.
 export const agent = (task: string) =>
-  Agent.run({ toolkit: AgentTools, prompt: [{ role: "system", content: "You are careful." }, { role: "user", content: task }] })
+  Agent.run({
+    toolkit: AgentTools,
+    prompt: [{ role: "system", content: "You are careful." }, { role: "user", content: task }]
+  })
 
 export const main = (configFile: string, auditFile: string) =>
   agent("Tidy up, then push.").pipe(
