@@ -63,7 +63,9 @@ export const run = <Tools extends Record<string, Tool.Any>, E = never, R = never
       // Asks become tool-approval-requests: the Approver answers, and the approved calls run here.
       const approvals = yield* GuardedToolkit.resolveApprovals(toolkit, response.content)
       history = Prompt.concat(Prompt.concat(history, Prompt.fromResponseParts(response.content)), approvals)
-      if (response.finishReason !== "tool-calls" && approvals.content.length === 0) {
+      // Done when nothing is left for the model to read: no call ran or was answered this turn (whatever finish
+      // reason the provider gave: some say "stop" after calling tools).
+      if (response.toolCalls.length === 0 && approvals.content.length === 0) {
         return { history, text: response.text, turns: turn }
       }
     }

@@ -49,6 +49,21 @@ describe("Agent.run", () => {
       assert.include(JSON.stringify(model.prompts[0]), "Be brief.\\n\\nNever read secrets.")
     }).pipe(Effect.provide(handlers), Effect.provide(host)))
 
+  it.effect("a turn with tool calls goes on to the next even when the provider said finish: stop", () =>
+    Effect.gen(function*() {
+      ran.length = 0
+      const model = yield* ScriptedModel.make([
+        () => [ScriptedModel.toolCall("s1", "read", { path: "notes.txt" }), ScriptedModel.finish("stop")],
+        () => [ScriptedModel.text("read it"), ScriptedModel.finish("stop")]
+      ])
+      const done = yield* Agent.run({ toolkit: Tools, prompt: "go" }).pipe(
+        Effect.provideService(LanguageModel.LanguageModel, model),
+        Effect.provide(Approval.Approver.layerDeny)
+      )
+      assert.deepStrictEqual([done.text, done.turns], ["read it", 2])
+      assert.include(JSON.stringify(model.prompts[1]), "contents of notes.txt")
+    }).pipe(Effect.provide(handlers), Effect.provide(host)))
+
   it.effect("a model that never stops calling tools: TurnLimitReached, with the history so far", () =>
     Effect.gen(function*() {
       const again: ScriptedModel.Turn = () => [ScriptedModel.toolCall(`c${Math.random()}`, "read", { path: "a" }), ScriptedModel.finish("tool-calls")]
