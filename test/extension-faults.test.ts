@@ -257,6 +257,46 @@ describe("process extension faults", () => {
         }))
     ))
 
+  live("a banner in one write with the first reply: the cause describes the banner (by shape), not the reply", () =>
+    provided(
+      withExtension(fixtureConfig("ext-banner.py"), (ext) =>
+        Effect.gen(function*() {
+          const error = expectFailure((yield* timedSend(ext, toolCall("c1"))).result)
+          assert.strictEqual(error._tag, "UnsolicitedOutput")
+          const status = yield* awaitDeath(ext)
+          // "guard v1 ready": not JSON, 14 bytes. Never `{}`, the reply that followed it.
+          assert.deepStrictEqual(status.state, {
+            _tag: "dead",
+            cause: { _tag: "unsolicited_output", detail: "(invalid JSON, 14 bytes)" }
+          })
+        }))
+    ))
+
+  live("blank lines: a trailing print() after each reply and up to 1000 in a row are ignored", () =>
+    provided(
+      withExtension(fixtureConfig("ext-blank-lines.py", { env: { BLANKS: "1000" } }), (ext) =>
+        Effect.gen(function*() {
+          for (const id of ["c1", "c2", "c3", "c4", "c5"]) {
+            assert.strictEqual((yield* timedSend(ext, toolCall(id))).result._tag, "Success")
+          }
+          assert.deepStrictEqual((yield* ext.status).state, { _tag: "live" })
+        }))
+    ))
+
+  live("blank lines without end: unsolicited output past 1000 in a row, and the extension is stopped", () =>
+    provided(
+      withExtension(fixtureConfig("ext-blank-lines.py", { env: { BLANKS: "forever" } }), (ext) =>
+        Effect.gen(function*() {
+          // The first reply may share a read with the first blank lines: then that request fails too.
+          yield* timedSend(ext, toolCall("c1"))
+          const status = yield* awaitDeath(ext)
+          assert.deepStrictEqual(status.state, {
+            _tag: "dead",
+            cause: { _tag: "unsolicited_output", detail: "more than 1000 blank lines in a row" }
+          })
+        }))
+    ))
+
   live("ignores SIGTERM and stdin's end: SIGKILL after the grace at close", () =>
     provided(
       Effect.gen(function*() {

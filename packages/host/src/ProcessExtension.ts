@@ -150,7 +150,7 @@ const connect = Effect.fnUntraced(function*(
   const pid = child.pid ?? 0
 
   // stdout: split and attributed where it is read (DESIGN §4).
-  const reader = makeLineReader({ maxLineBytes })
+  const reader = makeLineReader({ maxLineBytes, maxBlankLines: Framing.MaxBlankLines })
   const onStdout = (chunk: Uint8Array) => {
     const { lines, tooLong } = reader.read(chunk)
     if (lines.length > 0) events.read(lines)
