@@ -46,10 +46,33 @@ describe("process extension faults", () => {
           // Depending on when the exit is seen, the request is in flight (ExtensionExited) or refused (ExtensionDead).
           assert.include(["ExtensionExited", "ExtensionDead"], error._tag)
           const status = yield* ext.status
-          assert.deepStrictEqual(status.state, { _tag: "dead", cause: { _tag: "exited", code: 3, signal: null } })
+          // The cause carries what it said on stderr before it died (its last line that is not a stack frame).
+          assert.deepStrictEqual(status.state, {
+            _tag: "dead",
+            cause: { _tag: "exited", code: 3, signal: null, stderr: "ext-exit-at-start: bye" }
+          })
           assert.include(status.stderr_tail, "ext-exit-at-start: bye")
         }))
     ))
+
+  for (
+    const [file, line] of [
+      ["ext-esm-in-cjs.cjs", "SyntaxError: Cannot use import statement outside a module"],
+      ["ext-missing-module.py", "ModuleNotFoundError: No module named 'abhed_no_such_module'"]
+    ] as const
+  ) {
+    live(`dies at start (${file}): the cause carries the error line of its stderr, not a stack frame`, () =>
+      provided(
+        withExtension(fixtureConfig(file), (ext) =>
+          Effect.gen(function*() {
+            const status = yield* awaitDeath(ext)
+            assert.deepStrictEqual(status.state, { _tag: "dead", cause: { _tag: "exited", code: 1, signal: null, stderr: line } })
+            // Later requests get it too, apart from the cause text (which the model may read).
+            const error = yield* Effect.flip(ext.send(toolCall("c1")))
+            assert.deepStrictEqual(error._tag === "ExtensionDead" && [error.cause, error.stderr], ["exited (code 1)", line])
+          }))
+      ))
+  }
 
   live("command not found: acquisition succeeds, the extension is dead with spawn_failed", () =>
     provided(

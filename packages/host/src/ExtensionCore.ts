@@ -21,6 +21,7 @@ import {
   type ExtensionError,
   ExtensionTimeout,
   type SpawnFailed,
+  stderrOf,
   UnsolicitedOutput
 } from "./ExtensionError.ts"
 
@@ -284,7 +285,14 @@ export const make = Effect.fnUntraced(function*<R>(options: CoreOptions<R>) {
   }
 
   const events: TransportEvents = { read, fail: dieNow }
-  const deadError = (cause: DeathCause) => new ExtensionDead({ extension: name, cause: describeDeathCause(cause) })
+  const deadError = (cause: DeathCause) => {
+    const stderr = stderrOf(cause)
+    return new ExtensionDead(
+      stderr === undefined
+        ? { extension: name, cause: describeDeathCause(cause) }
+        : { extension: name, cause: describeDeathCause(cause), stderr }
+    )
+  }
 
   /**
    * Commit to a request: it is written once whatever the extension wrote before it has been read (`catchUp`,

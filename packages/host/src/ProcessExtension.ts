@@ -185,8 +185,10 @@ const connect = Effect.fnUntraced(function*(
   yield* Effect.gen(function*() {
     const { code, signal } = yield* Deferred.await(exit)
     const drain = Effect.all([ended(child.stdout), ended(child.stderr)], { concurrency: 2 })
-    yield* ended(child.stdout).pipe(Effect.timeout(Duration.millis(Math.min(ExitDrainMillis, grace))), Effect.ignore)
-    events.fail(new ExtensionExited({ extension: name, code, signal }))
+    // stderr too: its last lines say why it died (`SyntaxError: …`), for the cause.
+    yield* drain.pipe(Effect.timeout(Duration.millis(Math.min(ExitDrainMillis, grace))), Effect.ignore)
+    const why = StderrTail.errorLine(stderr.tail())
+    events.fail(new ExtensionExited(why === undefined ? { extension: name, code, signal } : { extension: name, code, signal, stderr: why }))
     yield* drain.pipe(Effect.timeout(Duration.millis(grace)), Effect.ignore)
     destroyPipes(child)
   }).pipe(Effect.forkScoped)
