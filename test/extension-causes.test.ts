@@ -58,3 +58,40 @@ describe("a malformed reply's value never leaves the host", () => {
     }
   )
 })
+
+describe("an extension that dies at start says why: the error line of its stderr", () => {
+  const Line = "SyntaxError: Cannot use import statement outside a module"
+  const call = { event: "tool_call", session_id: "s", call_id: "c1", tool: "bash", args: { command: "ls" } }
+  const node = { command: "node", args: [fixture("ext-esm-in-cjs.cjs")] }
+
+  it.each(["digest", "full"] as const)(
+    "run: in the warning, in the audit's stderr (%s: a digest unless full), never in the model's reasons",
+    async (mode) => {
+      const dir = tempDir()
+      const config = configFile(dir, { name: "guard-ts", ...node, on_failure: "deny" })
+      const audit = join(dir, "audit.jsonl")
+      const r = await runCli(["run", "-c", config, "--audit", audit, "--audit-content", mode], { input: `${JSON.stringify(call)}\n` })
+      expect(r.code, r.stderr).toBe(0)
+      expect(r.stderr).toContain(`extension guard-ts is dead: exited (code 1): ${Line}`)
+      const out = JSON.parse(r.stdout) as { decision: string; reasons: Array<{ reason: string }> }
+      expect(out.decision).toBe("deny")
+      expect(out.reasons).toEqual([{ extension: "guard-ts", reason: "extension guard-ts unavailable: exited (code 1)" }])
+      const records = readFileSync(audit, "utf8").split("\n").filter((l) => l !== "")
+        .map((l) => JSON.parse(l) as { event: string; rounds: Array<{ exchanges: Array<Record<string, unknown>> }> })
+      const exchange = records.find((x) => x.event === "tool_call")?.rounds[0]?.exchanges[0]
+      expect(exchange?.["error"]).toBe("exited (code 1)")
+      expect(exchange?.["stderr"]).toEqual(
+        mode === "full" ? Line : { sha256: expect.stringMatching(/^[0-9a-f]{64}$/), bytes: Buffer.byteLength(Line) }
+      )
+      if (mode === "digest") expect(records.join("\n")).not.toContain("SyntaxError")
+    }
+  )
+
+  it("check: the report names the error line, which the stack's last lines hide", async () => {
+    const r = await runCli(["check", "--startup-timeout-ms", "30000", "--timeout-ms", "15000", "--", node.command, ...node.args])
+    expect(r.code).toBe(1)
+    expect(r.stdout).toContain(`extension error (its stderr): ${Line}`)
+    const json = await runCli(["check", "--json", "--startup-timeout-ms", "30000", "--timeout-ms", "15000", "--", node.command, ...node.args])
+    expect((JSON.parse(json.stdout) as { stderr_error?: string }).stderr_error).toBe(Line)
+  })
+})

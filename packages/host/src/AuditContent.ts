@@ -56,12 +56,15 @@ export const auditView = (record: AuditRecord, content: AuditContent): AuditReco
   if (content === "full") return record
   const inReplies = replyFields[record.event] ?? []
   const inOutcome = outcomeFields[record.event] ?? []
-  if (inReplies.length === 0 && inOutcome.length === 0) return record
-  const rounds = inReplies.length === 0 ? record.rounds : record.rounds.map((round): AuditRound => ({
+  // A dead extension's stderr line, in any event's record.
+  const stderr = record.rounds.some((round) => round.exchanges.some((x) => typeof x.stderr === "string"))
+  if (inReplies.length === 0 && inOutcome.length === 0 && !stderr) return record
+  const rounds = inReplies.length === 0 && !stderr ? record.rounds : record.rounds.map((round): AuditRound => ({
     ...round,
-    exchanges: round.exchanges.map((x): AuditExchange =>
-      x.reply === undefined ? x : { ...x, reply: digestFields(x.reply, inReplies) }
-    )
+    exchanges: round.exchanges.map((x): AuditExchange => {
+      const y = typeof x.stderr === "string" ? { ...x, stderr: contentDigest(x.stderr) } : x
+      return y.reply === undefined ? y : { ...y, reply: digestFields(y.reply, inReplies) }
+    })
   }))
   return { ...record, rounds, outcome: digestFields(record.outcome, inOutcome) }
 }

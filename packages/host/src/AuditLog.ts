@@ -1,5 +1,5 @@
 import { Context, Effect, FileSystem, Layer, Ref, Schema, Semaphore } from "effect"
-import { type AuditContent, auditView } from "./AuditContent.ts"
+import { type AuditContent, auditView, type ContentDigest } from "./AuditContent.ts"
 
 /**
  * One record per dispatch (docs/design.md#architecture). Extension entries are sorted by name, so identical inputs give identical
@@ -26,6 +26,11 @@ export interface AuditExchange {
   readonly ignored?: ReadonlyArray<string>
   /** Why the exchange failed, when it did. */
   readonly error?: string
+  /**
+   * A dead extension's own word on why (the line of its stderr that names the error), when it wrote one: verbatim
+   * with `--audit-content full`, else as `{sha256, bytes}` like every content (stderr can hold what the extension saw).
+   */
+  readonly stderr?: string | ContentDigest
 }
 
 export interface AuditRound {

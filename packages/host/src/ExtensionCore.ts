@@ -21,6 +21,7 @@ import {
   type ExtensionError,
   ExtensionTimeout,
   type SpawnFailed,
+  stderrOf,
   UnsolicitedOutput
 } from "./ExtensionError.ts"
 
@@ -103,10 +104,31 @@ const isHostId = (s: string): boolean => /^[A-Za-z0-9_.:-]{1,16}$/.test(s)
  * saw, and the death cause reaches the audit, the log and the model's notes.
  */
 const describeLine = (line: ReadLine): string =>
-  line._tag === "Json" ? shapeJson(line.value, 200, (key, s) => key === "id" && isHostId(s)) : `(${line.got})`
+  line._tag === "Json"
+    ? shapeJson(line.value, 200, (key, s) => key === "id" && isHostId(s))
+    : line._tag === "Invalid"
+    ? `(${line.got}, ${line.bytes} bytes)`
+    : `more than ${line.count - 1} blank lines in a row`
 
 /** A reply's `id` for the mismatch message: as it is when it looks like the host's, else by its shape. */
 const showId = (id: unknown): string => (typeof id === "string" && isHostId(id) ? JSON.stringify(id) : shapeJson(id, 60))
+
+/**
+ * Why a read with more lines than replies due is out of step, naming the stray line rather than the reply: the one
+ * that carries the request's id is its reply, so the stray is another; without ids, the first (a banner, a debug
+ * print, an earlier stray reply: whatever came before the reply). A stray carrying another id says so.
+ */
+const describeStray = (lines: ReadonlyArray<ReadLine>, current: InFlight | undefined): string => {
+  const reply = current === undefined
+    ? -1
+    : lines.findIndex((line) => line._tag === "Json" && replyIdOf(line.value) === current.id)
+  const stray = lines[reply === 0 ? 1 : 0]
+  if (stray === undefined) return ""
+  const id = stray._tag === "Json" ? replyIdOf(stray.value) : undefined
+  return current !== undefined && id !== undefined && id !== current.id
+    ? `reply to id ${showId(id)} while ${showId(current.id)} was in flight`
+    : describeLine(stray)
+}
 
 export interface CoreOptions<R> {
   readonly config: ExtensionConfig
@@ -230,14 +252,15 @@ export const make = Effect.fnUntraced(function*<R>(options: CoreOptions<R>) {
   const read = (lines: ReadonlyArray<ReadLine>): void => {
     if (lines.length === 0 || phase._tag === "dead") return
     const current = inFlight
-    const expected = current === undefined ? 0 : 1
+    // Blank lines without end (the reader's bound passed): out of step whatever is in flight.
+    const blanks = lines.find((line) => line._tag === "Blanks")
+    if (blanks !== undefined) return dieNow(new UnsolicitedOutput({ extension: name, line: describeLine(blanks) }))
     // More lines than requests in flight: the extension is out of step, and no line of this read is applied.
-    const surplus = lines[expected]
-    if (surplus !== undefined || current === undefined) {
-      return dieNow(new UnsolicitedOutput({ extension: name, line: surplus === undefined ? "" : describeLine(surplus) }))
+    if (current === undefined || lines.length > 1) {
+      return dieNow(new UnsolicitedOutput({ extension: name, line: describeStray(lines, current) }))
     }
     const line = lines[0]
-    if (line === undefined) return
+    if (line === undefined || line._tag === "Blanks") return
     if (line._tag === "Invalid") {
       return dieNow(new MalformedReply({ event: current.event, path: "", expected: "one JSON object per line", got: line.got }))
     }
@@ -262,7 +285,14 @@ export const make = Effect.fnUntraced(function*<R>(options: CoreOptions<R>) {
   }
 
   const events: TransportEvents = { read, fail: dieNow }
-  const deadError = (cause: DeathCause) => new ExtensionDead({ extension: name, cause: describeDeathCause(cause) })
+  const deadError = (cause: DeathCause) => {
+    const stderr = stderrOf(cause)
+    return new ExtensionDead(
+      stderr === undefined
+        ? { extension: name, cause: describeDeathCause(cause) }
+        : { extension: name, cause: describeDeathCause(cause), stderr }
+    )
+  }
 
   /**
    * Commit to a request: it is written once whatever the extension wrote before it has been read (`catchUp`,

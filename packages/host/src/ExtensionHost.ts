@@ -51,7 +51,7 @@ import { type ConfigInvalid, type ConfigUnreadable, loadConfig } from "./ConfigL
 import { mergeByName, roundAudience, type RoundAudience } from "./Audience.ts"
 import type { EncodedRequest, Extension, ExtensionStatus, StartedExchange } from "./Extension.ts"
 import * as ProcessExtension from "./ProcessExtension.ts"
-import { describeDeathCause, deathCauseOf, type ExtensionError } from "./ExtensionError.ts"
+import { describeDeathCause, describeDeathCauseWithStderr, deathCauseOf, type ExtensionError } from "./ExtensionError.ts"
 import { DuplicateExtensionNames, ToolOwnerUnavailable, UnknownTool } from "./HostError.ts"
 import * as IdCounter from "./IdCounter.ts"
 import { HostMetrics, metricsByEvent } from "./HostMetrics.ts"
@@ -122,12 +122,16 @@ interface Exchange<E extends EventName> {
   readonly error: string | undefined
   /** "extension X unavailable: cause", for on_failure. */
   readonly failure: string | undefined
+  /** The line of a dead extension's stderr that says why (the audit's `stderr`), for its operator only. */
+  readonly stderr?: string | undefined
 }
 
 /** The exchange's audit entry: built only when the audit sink records (`AuditLog.enabled`). */
 const auditOf = (x: Exchange<EventName>): AuditExchange =>
   x.error !== undefined
-    ? { extension: x.extension.name, status: x.status, latency_ms: x.latency_ms, error: x.error }
+    ? x.stderr !== undefined
+      ? { extension: x.extension.name, status: x.status, latency_ms: x.latency_ms, error: x.error, stderr: x.stderr }
+      : { extension: x.extension.name, status: x.status, latency_ms: x.latency_ms, error: x.error }
     : x.ignored.length > 0
     ? { extension: x.extension.name, status: x.status, latency_ms: x.latency_ms, reply: x.reply, ignored: x.ignored }
     : { extension: x.extension.name, status: x.status, latency_ms: x.latency_ms, reply: x.reply }
@@ -184,7 +188,9 @@ const reportDeath = (reported: Set<string>, extension: Extension, error: Extensi
         ? status.state.cause._tag
         : error._tag === "ExtensionDead" ? "unknown" : deathCauseOf(error)._tag
       yield* Metric.update(Metric.withAttributes(HostMetrics.deaths, { cause }), 1)
-      yield* Effect.logWarning(`extension ${extension.name} is dead: ${causeText(error)}`)
+      // With the line of its stderr that says why: the operator's to read (never the model's).
+      const text = status.state._tag === "dead" ? describeDeathCauseWithStderr(status.state.cause) : causeText(error)
+      yield* Effect.logWarning(`extension ${extension.name} is dead: ${text}`)
     })
   })
 
@@ -208,7 +214,8 @@ const failed = <E extends EventName>(
     ignored: [],
     latency_ms,
     error: cause,
-    failure: `extension ${extension.name} unavailable: ${cause}`
+    failure: `extension ${extension.name} unavailable: ${cause}`,
+    stderr: error._tag === "ExtensionExited" || error._tag === "ExtensionDead" ? error.stderr : undefined
   })
 }
 

@@ -150,7 +150,7 @@ const connect = Effect.fnUntraced(function*(
   const pid = child.pid ?? 0
 
   // stdout: split and attributed where it is read (docs/design.md#failures).
-  const reader = makeLineReader({ maxLineBytes })
+  const reader = makeLineReader({ maxLineBytes, maxBlankLines: Framing.MaxBlankLines })
   const onStdout = (chunk: Uint8Array) => {
     const { lines, tooLong } = reader.read(chunk)
     if (lines.length > 0) events.read(lines)
@@ -185,8 +185,10 @@ const connect = Effect.fnUntraced(function*(
   yield* Effect.gen(function*() {
     const { code, signal } = yield* Deferred.await(exit)
     const drain = Effect.all([ended(child.stdout), ended(child.stderr)], { concurrency: 2 })
-    yield* ended(child.stdout).pipe(Effect.timeout(Duration.millis(Math.min(ExitDrainMillis, grace))), Effect.ignore)
-    events.fail(new ExtensionExited({ extension: name, code, signal }))
+    // stderr too: its last lines say why it died (`SyntaxError: …`), for the cause.
+    yield* drain.pipe(Effect.timeout(Duration.millis(Math.min(ExitDrainMillis, grace))), Effect.ignore)
+    const why = StderrTail.errorLine(stderr.tail())
+    events.fail(new ExtensionExited(why === undefined ? { extension: name, code, signal } : { extension: name, code, signal, stderr: why }))
     yield* drain.pipe(Effect.timeout(Duration.millis(grace)), Effect.ignore)
     destroyPipes(child)
   }).pipe(Effect.forkScoped)

@@ -8,6 +8,12 @@ import * as Ndjson from "effect/encoding/Ndjson"
 /** The longest reply line the host accepts (docs/design.md#failures: `reply_too_long`). */
 export const DefaultMaxLineBytes = 16 * 1024 * 1024
 
+/**
+ * How many empty lines in a row the host ignores from an extension. A few are a common slip (a trailing `print()`);
+ * without end they cost the host a little each, forever: past this bound they are unsolicited output.
+ */
+export const MaxBlankLines = 1000
+
 export interface DecodeOptions {
   /** Longest accepted line in UTF-8 bytes, terminator excluded. Default 16 MiB. */
   readonly maxLineBytes?: number | undefined
