@@ -1,13 +1,17 @@
+import { AuditLog, ExtensionHost } from "@abhed/host"
+import { extensionConfig, parseConfig } from "@abhed/protocol"
+import { Effect, Layer, Logger, Result } from "effect"
 import { mkdtempSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
 import { jsonLines, repoRoot, runCli } from "./cli-helpers.ts"
+import { Patient } from "./extension-helpers.ts"
 
 /**
- * docs/design.md#environment, through the real CLI and real processes: an extension gets the baseline (PATH, HOME,
- * USER, LOGNAME, SHELL, LANG, LC_*, TERM, TMPDIR, TZ), its own `env`, and what its `env_passthrough` names;
- * nothing else of the host's environment.
+ * docs/design.md#environment, through the real CLI and real processes: an extension gets the baseline (PATH, HOME, USER,
+ * LOGNAME, SHELL, TERM, TMPDIR, TZ and the locale variables by name), its own `env`, and what its
+ * `env_passthrough` names; nothing else of the host's environment. A pattern that passes secrets is warned about.
  */
 
 const dump = `${repoRoot}test/fixtures/env-dump.sh`
@@ -19,6 +23,7 @@ const hostEnv = {
   ANTHROPIC_API_KEY: "sk-ant-secret",
   GITHUB_TOKEN: "ghp_secret",
   LC_TIME: "C",
+  LC_SECRET: "lc-secret",
   TZ: "Europe/Paris",
   ABHED_SOMETHING_ELSE: "x"
 }
@@ -63,6 +68,8 @@ describe("the environment an extension gets (docs/design.md#failures)", () => {
       expect(env["AWS_ACCESS_KEY_ID"]).toBeUndefined()
       expect(env["ANTHROPIC_API_KEY"]).toBeUndefined()
       expect(env["ABHED_SOMETHING_ELSE"]).toBeUndefined()
+      // The locale variables are passed by name: not every LC_ name is a locale.
+      expect(env["LC_SECRET"]).toBeUndefined()
       // The baseline.
       expect(env["PATH"]).toBe(process.env["PATH"])
       expect(env["LC_TIME"]).toBe("C")
@@ -75,5 +82,48 @@ describe("the environment an extension gets (docs/design.md#failures)", () => {
     expect(passing["GITHUB_TOKEN"]).toBe("ghp_secret")
     expect(passing["AWS_REGION"]).toBe("eu-west-1")
     expect(passing["HOME"]).toBe("/from-config")
+  }, 30_000)
+
+  it("run warns on stderr about env_passthrough patterns that pass secrets, and passes them as asked", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "abhed-env-"))
+    const config = join(dir, "abhed.json")
+    const extension = (name: string, env_passthrough: Array<string>) => ({
+      name,
+      command: "bash",
+      args: [dump],
+      events: ["before_agent_start"],
+      env: { ABHED_EXT: name },
+      env_passthrough
+    })
+    writeFileSync(config, JSON.stringify({
+      extensions: [extension("everything", ["*"]), extension("aws", ["AWS_*"]), extension("named", ["GITHUB_TOKEN", "AWS_R*"])]
+    }))
+    const r = await runCli(["run", "--config", config], { input: `{"event":"before_agent_start","system":""}\n`, env: hostEnv })
+    expect(r.code, r.stderr).toBe(0)
+    expect(r.stderr).toContain('extension everything: env_passthrough "*" passes every variable of the host, API keys and credentials included')
+    expect(r.stderr).toContain('extension aws: env_passthrough "AWS_*" passes secrets such as AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY')
+    expect(r.stderr).not.toContain("extension named:")
+    // A warning, not a refusal: the operator asked for these.
+    const [out] = jsonLines(r.stdout) as Array<{ readonly system?: unknown }>
+    expect(envOf(out?.system, "everything")["ANTHROPIC_API_KEY"]).toBe("sk-ant-secret")
+    expect(envOf(out?.system, "aws")["AWS_SECRET_ACCESS_KEY"]).toBe(hostEnv.AWS_SECRET_ACCESS_KEY)
+  }, 30_000)
+
+  it("an embedder's logger gets the same warning when the host layer is built", async () => {
+    const logged: Array<{ readonly level: string; readonly message: string }> = []
+    const capture = Logger.make((options) => {
+      const message = Array.isArray(options.message) ? options.message.join(" ") : String(options.message)
+      logged.push({ level: options.logLevel, message })
+    })
+    const parsed = parseConfig(JSON.stringify({
+      extensions: [{ ...extensionConfig({ name: "everything", command: "bash", args: [dump], env_passthrough: ["*"] }), ...Patient }]
+    }))
+    if (Result.isFailure(parsed)) throw new Error(String(parsed.failure))
+    const host = ExtensionHost.layer(parsed.success, { sessionId: "s-env", baseDir: repoRoot }).pipe(Layer.provide(AuditLog.layerNone))
+    await Effect.runPromise(Effect.provide(Effect.void, host).pipe(Effect.provide(Logger.layer([capture]))))
+    expect(logged).toContainEqual({
+      level: "Warn",
+      message: 'extension everything: env_passthrough "*" passes every variable of the host, API keys and credentials included: name the ones it needs'
+    })
   }, 30_000)
 })

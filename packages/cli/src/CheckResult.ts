@@ -149,11 +149,13 @@ const exchangeProblems = (x: Exchange, timeoutName: string): ReadonlyArray<strin
 /**
  * Do replies echo `id` (docs/design.md#wire-protocol)? A reply with another request's id fails (the host would mark the extension
  * dead). Not echoing passes, with a note: the host accepts it unless `reply_ids` is "required", but then a stray
- * line that arrives in a later read cannot be told from a reply.
+ * line that arrives in a later read cannot be told from a reply. With no JSON reply at all there is nothing to
+ * judge: skipped, never passed.
  */
 const idsResult = (answered: ReadonlyArray<Exchange>): CheckResult => {
   const wrong: Array<string> = []
   const missing: Array<string> = []
+  let checked = 0
   for (const x of answered) {
     if (x.outcome._tag !== "replied") continue
     let json: unknown
@@ -162,6 +164,7 @@ const idsResult = (answered: ReadonlyArray<Exchange>): CheckResult => {
     } catch {
       continue // not JSON: valid_replies says so
     }
+    checked++
     const id = replyIdOf(json)
     const expected = requestId(x.planned)
     if (id === undefined) missing.push(x.planned.label)
@@ -170,6 +173,7 @@ const idsResult = (answered: ReadonlyArray<Exchange>): CheckResult => {
     }
   }
   const base = { id: "echoes_ids" as const, title: CheckTitles.echoes_ids }
+  if (checked === 0) return result("echoes_ids", [], undefined, "not checked: no request got a JSON reply")
   if (wrong.length > 0) return { ...base, status: "fail", details: wrong }
   if (missing.length === 0) {
     return {
@@ -184,9 +188,9 @@ const idsResult = (answered: ReadonlyArray<Exchange>): CheckResult => {
     ...base,
     status: "pass",
     details: [
-      missing.length === answered.length
+      missing.length === checked
         ? "no reply echoes the request's id"
-        : `${missing.length} of ${answered.length} replies do not echo the request's id (${missing.slice(0, 3).join(", ")}${missing.length > 3 ? ", …" : ""})`,
+        : `${missing.length} of ${checked} replies do not echo the request's id (${missing.slice(0, 3).join(", ")}${missing.length > 3 ? ", …" : ""})`,
       "accepted, but a stray line arriving in a later read cannot then be caught, and a host with \"reply_ids\": \"required\" would reject such replies: echo \"id\" (docs/extensions.md)"
     ]
   }

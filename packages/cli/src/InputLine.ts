@@ -41,13 +41,25 @@ export const InputSchemas = {
 } as const
 
 export type InputSchemas = typeof InputSchemas
+/** A request ready for the host: its ids may still be missing, every other field is there. */
 export type InputRequest = { readonly [E in keyof InputSchemas]: InputSchemas[E]["Type"] }[keyof InputSchemas]
+
+/**
+ * What an input line may hold: a request, except that a `tool_result` may leave out `args` as well. Its call
+ * already carried them, and the call ids pair the two, so `run` takes them from there (CallIds.ts).
+ */
+const LineSchemas = {
+  ...InputSchemas,
+  tool_result: Schema.Struct({ ...InputSchemas.tool_result.fields, args: Schema.optionalKey(ToolResultRequest.fields.args) })
+} as const
+
+export type InputLine = { readonly [E in keyof typeof LineSchemas]: (typeof LineSchemas)[E]["Type"] }[keyof typeof LineSchemas]
 
 /** A blank (or whitespace-only) line carries no request: `run` skips it without output. */
 export const isBlank = (text: string): boolean => text.trim() === ""
 
 /** Decode one input line. The failure is a one-line message fit for `{"error": …, "line": N}`. */
-export const decodeInputLine = (text: string): Result.Result<InputRequest, string> => {
+export const decodeInputLine = (text: string): Result.Result<InputLine, string> => {
   let json: unknown
   try {
     json = JSON.parse(text)
@@ -62,7 +74,7 @@ export const decodeInputLine = (text: string): Result.Result<InputRequest, strin
     const got = typeof event === "string" ? JSON.stringify(event) : `of type ${Array.isArray(event) ? "array" : event === null ? "null" : typeof event}`
     return Result.fail(`unknown event ${got}; expected one of ${EventNames.join(", ")}`)
   }
-  const decoded = Schema.decodeUnknownResult(InputSchemas[event])(json)
+  const decoded = Schema.decodeUnknownResult(LineSchemas[event])(json)
   return Result.isSuccess(decoded)
     ? Result.succeed(decoded.success)
     : Result.fail(`${event}: ${oneLine(decoded.failure.message)}`)

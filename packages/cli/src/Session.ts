@@ -65,7 +65,11 @@ export const runSession = <E, R, HE, HR>(options: SessionOptions<E, R, HE, HR>):
               "--session-id to decide every line in one session"
             return yield* options.onLine({ line, input: undefined, output: { error, line } })
           }
-          const request = callIds.assign(decoded.success)
+          const completed = callIds.complete(decoded.success)
+          if (Result.isFailure(completed)) {
+            return yield* options.onLine({ line, input: undefined, output: { error: completed.failure, line } })
+          }
+          const request = completed.success
           const h = yield* hostFor(request, line)
           const output = yield* dispatch(h, request).pipe(
             Effect.catch((e): Effect.Effect<ErrorLine> => Effect.succeed({ error: e.message, line })),
@@ -78,6 +82,8 @@ export const runSession = <E, R, HE, HR>(options: SessionOptions<E, R, HE, HR>):
               )
             )
           )
+          // What a later tool_result without args gets: the args the call was decided to run with.
+          if (request.event === "tool_call" && request.call_id !== undefined && "args" in output) callIds.ran(request.call_id, output.args)
           yield* options.onLine({ line, input: request, output })
         })
       )

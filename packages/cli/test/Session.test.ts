@@ -86,4 +86,47 @@ describe("runSession", () => {
       yield* Fiber.join(fiber)
       assert.deepStrictEqual(seen, [1, 2])
     }))
+
+  it.effect("a tool_result without args gets those its call ran with (an extension's rewrite); with no such call, an error line", () =>
+    Effect.gen(function*() {
+      const seen: Array<unknown> = []
+      const rewriting = ExtensionHost.layerMock({
+        toolCall: (call) => Effect.succeed({ decision: "allow", reasons: [], args: { ...call.args, sandboxed: true }, rounds: 2 }),
+        toolResult: (result) =>
+          Effect.sync(() => {
+            seen.push({ call_id: result.call_id, args: result.args })
+            return { content: result.content, is_error: result.is_error, rounds: 1 }
+          })
+      })
+      const results: Array<LineResult> = []
+      yield* runSession({
+        lines: Stream.fromIterable([
+          `{"event":"tool_call","tool":"bash","args":{"command":"ls"}}`,
+          `{"event":"tool_call","tool":"bash","call_id":"x","args":{"command":"pwd"}}`,
+          `{"event":"tool_result","tool":"bash","call_id":"c-1","content":"a","is_error":false}`,
+          `{"event":"tool_result","tool":"bash","content":"b","is_error":false}`,
+          `{"event":"tool_result","tool":"bash","content":"c","is_error":false}`,
+          `{"event":"tool_result","tool":"read","call_id":"nope","content":"d","is_error":false}`,
+          `{"event":"tool_result","tool":"bash","args":{"given":true},"content":"e","is_error":false}`
+        ]),
+        host: () => rewriting,
+        defaultSessionId: "default",
+        onLine: (r) => Effect.sync(() => void results.push(r))
+      })
+      assert.deepStrictEqual(seen, [
+        { call_id: "c-1", args: { command: "ls", sandboxed: true } },
+        { call_id: "x", args: { command: "pwd", sandboxed: true } },
+        { call_id: "c-2", args: { given: true } }
+      ])
+      assert.deepStrictEqual(results.map((r) => r.output).filter((o) => "error" in o), [
+        {
+          error: 'tool_result: "args" is missing, and no earlier tool_call of "bash" awaits its result to take them from: give "args", or the call\'s "call_id"',
+          line: 5
+        },
+        {
+          error: 'tool_result: "args" is missing, and no earlier tool_call with call_id "nope" awaits its result to take them from: give "args", or the call\'s "call_id"',
+          line: 6
+        }
+      ])
+    }))
 })

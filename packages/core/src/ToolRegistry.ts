@@ -74,10 +74,15 @@ export const combineTools = (builtin: ReadonlyArray<string>, replies: ReadonlyAr
       continue
     }
     const reason = builtins.has(key) ? "builtin" : "duplicate"
-    for (const spelling of distinctSorted(declarations.map((d) => d.tool.name))) {
-      const extensions = distinctSorted(declarations.filter((d) => d.tool.name === spelling).map((d) => d.extension))
-      rejected.push({ name: spelling, extensions, reason })
+    // Grouped by spelling in one pass: one reply may hold thousands of case variants of one name.
+    const bySpelling = new Map<string, Array<string>>()
+    for (const { extension, tool } of declarations) {
+      const spelling = tool.name
+      const extensions = bySpelling.get(spelling)
+      if (extensions === undefined) bySpelling.set(spelling, [extension])
+      else extensions.push(extension)
     }
+    for (const [spelling, extensions] of bySpelling) rejected.push({ name: spelling, extensions: distinctSorted(extensions), reason })
   }
   for (const [name, extensions] of invalid) rejected.push({ name, extensions: distinctSorted(extensions), reason: "invalid_name" })
   accepted.sort((a, b) => NameOrder(a.tool.name, b.tool.name))

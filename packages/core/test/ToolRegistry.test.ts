@@ -76,3 +76,49 @@ describe("combineTools", () => {
     ])
   })
 })
+
+describe("combineTools at scale", () => {
+  /** Case variants of one name: `aaaaaaaaaaaa`, `Aaaaaaaaaaaa`, `aAaaaaaaaaaa`, ... (`count` ≤ 4096). */
+  const variants = (count: number): Array<string> =>
+    Array.from({ length: count }, (_, i) => [..."aaaaaaaaaaaa"].map((c, bit) => ((i >> bit) & 1) === 1 ? c.toUpperCase() : c).join(""))
+
+  /** Declarations whose `name` counts its reads: the work done per declaration, without a clock. */
+  const counted = (names: ReadonlyArray<string>) => {
+    let reads = 0
+    const tools = names.map((name): ToolDeclaration => ({
+      get name() {
+        reads++
+        return name
+      },
+      description: "",
+      input_schema: {}
+    }))
+    return { tools, reads: () => reads }
+  }
+
+  it("case variants of one name cost work linear in their number (one reply held N² name comparisons)", () => {
+    const n = 4096
+    const names = [...variants(n), ...Array.from({ length: n }, (_, i) => `own${i}`)]
+    const { reads, tools } = counted(names)
+    const out = combineTools([], [{ name: "x", value: { tools } }])
+    expect(out.accepted).toHaveLength(n)
+    expect(out.rejected).toHaveLength(n)
+    expect(out.rejected.every((r) => r.reason === "duplicate" && r.extensions.length === 1)).toBe(true)
+    // Sorting the accepted tools reads names n log n times; the old grouping read n² (16.7M) for the variants.
+    expect(reads()).toBeLessThan(2 * n * Math.ceil(Math.log2(2 * n)) * 4)
+  })
+
+  it("case variants across two extensions and a built-in: each spelling rejected once, with its declarers", () => {
+    const spellings = variants(512)
+    const names = Array.from({ length: 2048 }, (_, i) => `${spellings[i % 512]}${i >> 9}`)
+    const out = combineTools(["aaaaaaaaaaaa0"], [
+      { name: "b", value: { tools: names.map((name) => tool(name)) } },
+      { name: "a", value: { tools: names.slice(0, 10).map((name) => tool(name)) } }
+    ])
+    expect(out.accepted).toEqual([])
+    expect(out.rejected).toHaveLength(2048)
+    expect(out.rejected[0]).toEqual({ name: "AAAAAAAAAaaa0", extensions: ["b"], reason: "builtin" })
+    expect(out.rejected.find((r) => r.name === names[1])).toEqual({ name: names[1], extensions: ["a", "b"], reason: "builtin" })
+    expect(out.rejected.find((r) => r.name === "aaaaaaaaaaaa1")).toEqual({ name: "aaaaaaaaaaaa1", extensions: ["b"], reason: "duplicate" })
+  })
+})

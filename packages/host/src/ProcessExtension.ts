@@ -6,7 +6,7 @@ import * as NodePath from "node:path"
 import type { Readable, Writable } from "node:stream"
 import type { Extension } from "./Extension.ts"
 import * as ExtensionCore from "./ExtensionCore.ts"
-import { environmentFor } from "./ExtensionEnvironment.ts"
+import { environmentFor, warnAboutPassthrough } from "./ExtensionEnvironment.ts"
 import { ExtensionExited, ReplyTooLong, SpawnFailed } from "./ExtensionError.ts"
 import { afterPoll } from "./PollBarrier.ts"
 import * as ProcessGroup from "./ProcessGroup.ts"
@@ -42,11 +42,14 @@ export const make = (
   config: ExtensionConfig,
   options: Options
 ): Effect.Effect<Extension, never, Scope.Scope> =>
-  ExtensionCore.make({
-    config,
-    sessionId: options.sessionId,
-    connect: (events) => connect(config, options, events)
-  })
+  Effect.andThen(
+    warnAboutPassthrough(config),
+    ExtensionCore.make({
+      config,
+      sessionId: options.sessionId,
+      connect: (events) => connect(config, options, events)
+    })
+  )
 
 type Child = NodeChildProcess.ChildProcessByStdio<Writable, Readable, Readable>
 

@@ -1,6 +1,6 @@
 import { extensionConfig } from "@abhed/protocol"
 import { describe, expect, it } from "@effect/vitest"
-import { environmentFor, nameMatcher } from "../src/ExtensionEnvironment.ts"
+import { environmentFor, KnownSecrets, nameMatcher, passthroughWarnings } from "../src/ExtensionEnvironment.ts"
 
 describe("ExtensionEnvironment (docs/design.md#failures)", () => {
   const host = {
@@ -39,5 +39,57 @@ describe("ExtensionEnvironment (docs/design.md#failures)", () => {
     expect(nameMatcher("A.B")("AxB")).toBe(false)
     expect(nameMatcher("*_TOKEN")("GITHUB_TOKEN")).toBe(true)
     expect(nameMatcher("PATH")("PATHX")).toBe(false)
+  })
+
+  it("the baseline's locale variables are the real ones, by name: LC_SECRET and the like stay", () => {
+    const locale = {
+      LANG: "C",
+      LANGUAGE: "en",
+      LC_ALL: "C",
+      LC_CTYPE: "C",
+      LC_COLLATE: "C",
+      LC_MESSAGES: "C",
+      LC_MONETARY: "C",
+      LC_NUMERIC: "C",
+      LC_TIME: "C",
+      LC_ADDRESS: "C",
+      LC_IDENTIFICATION: "C",
+      LC_MEASUREMENT: "C",
+      LC_NAME: "C",
+      LC_PAPER: "C",
+      LC_TELEPHONE: "C"
+    }
+    expect(environmentFor(config({}), { ...locale, LC_SECRET: "s", LC_API_TOKEN: "t", LCX: "x" })).toEqual(locale)
+  })
+})
+
+describe("passthroughWarnings", () => {
+  const warnings = (env_passthrough: Array<string>, hostNames: Array<string> = []) =>
+    passthroughWarnings(extensionConfig({ name: "guard", command: "x", env_passthrough }), hostNames)
+
+  it("`*` (or `**`) passes every variable: a warning that says so", () => {
+    expect(warnings(["*"])).toEqual([
+      'extension guard: env_passthrough "*" passes every variable of the host, API keys and credentials included: name the ones it needs'
+    ])
+    expect(warnings(["**"])).toHaveLength(1)
+  })
+
+  it("a glob matching a known credential is named with what it passes", () => {
+    expect(warnings(["AWS_*"])).toEqual([
+      'extension guard: env_passthrough "AWS_*" passes secrets such as AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN: name the variables it needs instead'
+    ])
+    expect(warnings(["*_TOKEN"])[0]).toMatch(/passes secrets such as AWS_SESSION_TOKEN, GH_TOKEN, GITHUB_TOKEN and 3 more:/)
+    expect(warnings(["*KEY*", "AWS_*"])).toHaveLength(2)
+  })
+
+  it("a glob matching a secret-shaped variable of the host's warns; one matching none does not", () => {
+    expect(warnings(["MYAPP_*"], ["MYAPP_MODE", "MYAPP_DB_PASSWORD"])).toEqual([
+      'extension guard: env_passthrough "MYAPP_*" passes secrets such as MYAPP_DB_PASSWORD: name the variables it needs instead'
+    ])
+    expect(warnings(["MYAPP_*", "AWS_R*"], ["MYAPP_MODE", "AWS_REGION", "MYAPP", "KEYBOARD"])).toEqual([])
+  })
+
+  it("a name passes exactly what it names, as asked: no warning, even for a credential", () => {
+    expect(warnings([...KnownSecrets, "AWS_REGION"])).toEqual([])
   })
 })

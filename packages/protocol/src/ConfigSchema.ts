@@ -223,14 +223,14 @@ export const ExtensionFile = Schema.Struct({
   ),
   env: Schema.optionalKey(Env.annotate({
     description:
-      "Environment variables set for the extension (on top of the baseline: PATH, HOME, USER, LOGNAME, SHELL, LANG, LC_*, TERM, TMPDIR, TZ).",
+      "Environment variables set for the extension (on top of the baseline: PATH, HOME, USER, LOGNAME, SHELL, TERM, TMPDIR, TZ and the locale variables LANG, LANGUAGE, LC_ALL and the LC_ categories, by name).",
     default: {},
     expected: "an object of string values"
   })),
   env_passthrough: Schema.optionalKey(
     Schema.Array(Schema.String.check(envName)).annotate({
       description:
-        "Names of the host's environment variables passed to the extension beyond the baseline; `*` matches any run of characters (\"AWS_*\"). Nothing else of the host's environment is passed.",
+        "Names of the host's environment variables passed to the extension beyond the baseline; `*` matches any run of characters, so \"AWS_*\" passes AWS_SECRET_ACCESS_KEY too: name what the extension needs (a glob that can pass secrets is warned about). Nothing else of the host's environment is passed.",
       default: [],
       expected: "an array of variable names or globs"
     })
