@@ -1,6 +1,7 @@
 import { basename, dirname, extname, resolve } from "node:path"
 import { fileURLToPath } from "node:url"
-import { Console, Effect, FileSystem, Option, Result } from "effect"
+import { readRegularFile } from "@abhed/host/RegularFile"
+import { Console, Effect, Option, Result, Stdio, Stream } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
 import { InputUnreadable } from "./CliError.ts"
 import { HookFormats } from "./HookFormat.ts"
@@ -14,6 +15,23 @@ const launch = {
   command: process.execPath,
   args: [fileURLToPath(new URL(`./bin${extname(fileURLToPath(import.meta.url))}`, import.meta.url))]
 }
+
+/**
+ * The settings' text: `-` is stdin, as everywhere a file is read. A path must be a regular file: a FIFO is refused at
+ * once (its open would block, and hold the CLI past SIGTERM).
+ */
+const readInput = (settings: string): Effect.Effect<string, InputUnreadable, Stdio.Stdio> =>
+  settings === "-"
+    ? Effect.gen(function*() {
+      return yield* (yield* Stdio.Stdio).stdin.pipe(
+        Stream.decodeText(),
+        Stream.mkString,
+        Effect.mapError((e) => new InputUnreadable({ file: "stdin", detail: e.message }))
+      )
+    })
+    : readRegularFile(settings, "; give it as a file, or on stdin with -").pipe(
+      Effect.mapError((e) => new InputUnreadable({ file: settings, detail: e.detail }))
+    )
 
 /** The project folder of a settings file: the parent of `.claude/` or `.gemini/`, else the file's own folder. */
 const projectDir = (file: string): string => {
@@ -35,10 +53,7 @@ export const importHooks = Command.make(
     settings: Argument.String("settings").pipe(Argument.withDescription("a Claude Code or Gemini CLI settings.json"))
   },
   Effect.fn("import-hooks")(function*({ format, settings }) {
-    const fs = yield* FileSystem.FileSystem
-    const text = yield* fs.readFileString(settings).pipe(
-      Effect.mapError((e) => new InputUnreadable({ file: settings, detail: e.message }))
-    )
+    const text = yield* readInput(settings)
     const parsed = parseSettings(text, Option.getOrUndefined(format))
     if (Result.isFailure(parsed)) return yield* new InputUnreadable({ file: settings, detail: parsed.failure })
     const chosen = parsed.success.format
