@@ -2,6 +2,7 @@ import * as NodeServices from "@effect/platform-node/NodeServices"
 import { assert, describe, it } from "@effect/vitest"
 import { AuditLog, ConfigInvalid, ConfigUnreadable, ExtensionHost, loadConfig } from "@abhed/host"
 import { Effect, Layer, References } from "effect"
+import * as NodeChildProcess from "node:child_process"
 import * as NodeFs from "node:fs"
 import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
@@ -38,6 +39,31 @@ describe("ExtensionHost.layerFromFile", () => {
       assert.strictEqual(outcome.decision, "deny")
       assert.deepStrictEqual(outcome.reasons.map((r) => r.extension), ["guard"])
     }).pipe(Effect.provideService(References.MinimumLogLevel, "Error")), 30_000)
+
+  it.live("a config reached through a symbolic link resolves its relative paths against the real file (issue 22.4)", () =>
+    Effect.gen(function*() {
+      // The link lives in another folder: against the link's folder, block-secrets.sh is not found, the guard dies
+      // at spawn and the read is allowed.
+      const dir = NodeFs.mkdtempSync(NodePath.join(NodeOs.tmpdir(), "abhed-config-link-"))
+      const link = NodePath.join(dir, "abhed.json")
+      NodeFs.symlinkSync(NodePath.join(fixtures, "cli-guard.json"), link)
+      const outcome = yield* Effect.gen(function*() {
+        const host = yield* ExtensionHost
+        return yield* host.toolCall({ tool: "read", args: { path: "x/secrets" } })
+      }).pipe(Effect.provide(hostFrom(link)))
+      assert.strictEqual(outcome.decision, "deny")
+      assert.deepStrictEqual(outcome.reasons.map((r) => r.extension), ["guard"])
+    }).pipe(Effect.provideService(References.MinimumLogLevel, "Error")), 60_000)
+
+  it.effect("a FIFO is ConfigUnreadable at once, not a hang (issue 22.8)", () =>
+    Effect.gen(function*() {
+      const dir = NodeFs.mkdtempSync(NodePath.join(NodeOs.tmpdir(), "abhed-config-fifo-"))
+      const fifo = NodePath.join(dir, "abhed.json")
+      NodeChildProcess.execFileSync("mkfifo", [fifo])
+      const error = yield* Effect.flip(Effect.provide(Effect.void, hostFrom(fifo)))
+      assert.instanceOf(error, ConfigUnreadable)
+      assert.strictEqual(error.message, `${fifo}: cannot read the config file: is a FIFO (named pipe), not a regular file`)
+    }))
 
   it.effect("a missing file is ConfigUnreadable, naming the file", () =>
     Effect.gen(function*() {

@@ -1,3 +1,4 @@
+import { printable } from "@abhed/host/Printable"
 import { Console, Effect, Option, Schema } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
 import { CheckFailed } from "./CliError.ts"
@@ -87,7 +88,7 @@ export const check = Command.make(
       if (Option.isSome(sample)) {
         const said = observation.sequence.find((x) => x.planned.label === "tool_call")?.outcome
         yield* Console.log(
-          `tool_call ${sample.value.tool} ${JSON.stringify(sample.value.args)} → ${said?._tag === "replied" ? said.text : "no reply"}`
+          `tool_call ${sample.value.tool} ${JSON.stringify(sample.value.args)} → ${said?._tag === "replied" ? printable(said.text) : "no reply"}`
         )
       }
     }

@@ -1,4 +1,5 @@
 import { StderrTail } from "@abhed/host"
+import { printable, printableLines } from "@abhed/host/Printable"
 import type { CheckResult } from "./CheckResult.ts"
 import type { Style } from "./Style.ts"
 
@@ -23,7 +24,8 @@ export const renderText = (
   const lines = [s.bold(`abhed-ext check: ${target}`)]
   for (const r of results) {
     lines.push(`${mark(r, s)}  ${r.id}: ${r.title}${s.dim(latency(r))}`)
-    for (const d of r.details.slice(0, 8)) lines.push(`        ${d}`)
+    // Details quote what the extension wrote: shown escaped, as its stderr below.
+    for (const d of r.details.slice(0, 8)) lines.push(`        ${printable(d)}`)
     if (r.details.length > 8) lines.push(`        … and ${r.details.length - 8} more`)
   }
   const failed = results.filter((r) => r.status === "fail")
@@ -38,7 +40,9 @@ export const renderText = (
     const why = StderrTail.errorLine(stderrTail)
     if (why !== undefined) lines.push(`extension error (its stderr): ${why}`)
     lines.push(s.dim("extension stderr (last lines):"))
-    for (const l of stderrTail.trimEnd().split("\n").slice(-10)) lines.push(s.dim(`  | ${l}`))
+    // Control characters escaped: the extension's escape sequences must not clear the screen over the FAIL lines,
+    // retitle the terminal or write the clipboard; each line it wrote is one line here (a lone \r included).
+    for (const l of printableLines(stderrTail.trimEnd()).slice(-10)) lines.push(s.dim(`  | ${l}`))
   }
   return lines.join("\n")
 }

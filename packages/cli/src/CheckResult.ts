@@ -36,6 +36,8 @@ export interface Observation {
   readonly sequence: ReadonlyArray<Exchange>
   readonly burst: ReadonlyArray<Exchange>
   readonly stray: ReadonlyArray<StrayLine>
+  /** Unsolicited lines past the ones kept in `stray`: a flood, counted, not kept. */
+  readonly stray_dropped?: number | undefined
   readonly exit: ExitObservation
   /** The end of the extension's stderr, for the report. */
   readonly stderr_tail: string
@@ -233,6 +235,9 @@ export const evaluate = (o: Observation): ReadonlyArray<CheckResult> => {
     result(
       "one_reply_per_request",
       [
+        ...((o.stray_dropped ?? 0) > 0
+          ? [`a flood on stdout: ${o.stray.length + (o.stray_dropped ?? 0)} lines no request asked for (the first ${o.stray.length} kept)`]
+          : []),
         ...stray.map((s) => `unsolicited line ${s.where}: ${preview(s.text)}`),
         ...unanswered.map((x) => `${x.planned.label}: no reply`)
       ]

@@ -44,6 +44,13 @@ type Next = Line | "timeout" | "eof"
 
 const now = Effect.map(Clock.currentTimeNanos, (n) => Number(n) / 1e6)
 const StderrTailBytes = 4096
+/**
+ * Lines read ahead of the checks: past this the reader waits, so the extension's stdout pipe fills and a flood
+ * (`yes '{}'`) is held back by the pipe instead of piling up in memory.
+ */
+const LinesAhead = 1024
+/** Unsolicited lines kept for the report; the rest of a flood is only counted (`Observation.stray_dropped`). */
+export const MaxStrayLines = 1000
 
 /** A running extension: write lines, read lines with a deadline, close stdin, await exit. */
 const start = (options: CheckOptions, stderrTail: Ref.Ref<string>) =>
@@ -55,7 +62,7 @@ const start = (options: CheckOptions, stderrTail: Ref.Ref<string>) =>
     const input = yield* Queue.unbounded<Uint8Array, Cause.Done>()
     // A child that exits early makes the writer fail (EPIPE): that is for the checks to see, not a crash here.
     yield* Stream.fromQueue(input).pipe(Stream.run(handle.stdin), Effect.ignore, Effect.forkScoped)
-    const lines = yield* Queue.unbounded<Line, Cause.Done>()
+    const lines = yield* Queue.bounded<Line, Cause.Done>(LinesAhead)
     // Cut into lines by the host's own reader (protocol's LineReader): what it ignores (empty lines), rejects (not
     // UTF-8, over 16 MiB) or does not see (a last line without its newline) is judged here as the host would.
     const reader = makeLineReader({ maxLineBytes: Framing.DefaultMaxLineBytes, keepText: true })
@@ -104,31 +111,50 @@ const TooLongLine = `(a line longer than ${Framing.DefaultMaxLineBytes} bytes: t
 
 const lineOf = (line: ReadLine): Omit<Line, "at"> => ({ text: line.text ?? NotUtf8Line, json: line._tag === "Json" })
 
+/** The unsolicited lines seen: the first `MaxStrayLines` kept, the rest counted. */
+interface Stray {
+  readonly kept: Array<StrayLine>
+  dropped: number
+}
+
+const keep = (stray: Stray, line: StrayLine): void => {
+  if (stray.kept.length < MaxStrayLines) stray.kept.push(line)
+  else stray.dropped++
+}
+
+/**
+ * The next line before `deadline`. The deadline is checked before each take, not left to the take's timeout: with a
+ * line always ready (a flood), a take would never time out and the wait would never end.
+ */
+const nextBefore = (io: Io, deadline: number): Effect.Effect<Next> =>
+  Effect.flatMap(now, (t) => (t >= deadline ? Effect.succeed("timeout" as const) : io.next(deadline - t)))
+
 /** Watch stdout for `ms`: every line that arrives is stray (nothing is in flight). */
-const collectStray = (io: Io, where: string, ms: number, stray: Array<StrayLine>): Effect.Effect<"eof" | "quiet"> =>
+const collectStray = (io: Io, where: string, ms: number, stray: Stray): Effect.Effect<"eof" | "quiet"> =>
   Effect.gen(function*() {
     const deadline = (yield* now) + ms
     while (true) {
-      const n = yield* io.next(deadline - (yield* now))
+      const n = yield* nextBefore(io, deadline)
       if (n === "timeout") return "quiet"
       if (n === "eof") return "eof"
-      stray.push({ where, text: n.text, json: n.json })
+      keep(stray, { where, text: n.text, json: n.json })
     }
   })
 
 /**
  * Wait for the reply to `planned`, written at `from`, until `from + ms`. Empty lines never get here (the reader
- * skips them, as the host does); non-JSON lines (a line of spaces among them: the host cannot parse it either) are
+ * skips them, as the host does); lines read before `from` are stray; non-JSON lines (a line of spaces among them: the host cannot parse it either) are
  * noise and the wait goes on, so one stray log line does not hide the real reply.
  */
-const awaitReply = (io: Io, planned: PlannedRequest, from: number, ms: number, stray: Array<StrayLine>) =>
+const awaitReply = (io: Io, planned: PlannedRequest, from: number, ms: number, stray: Stray) =>
   Effect.gen(function*() {
     while (true) {
-      const n = yield* io.next(from + ms - (yield* now))
+      const n = yield* nextBefore(io, from + ms)
       if (n === "timeout") return { planned, outcome: { _tag: "timed_out", waited_ms: ms } } satisfies Exchange
       if (n === "eof") return { planned, outcome: { _tag: "eof" } } satisfies Exchange
-      if (!n.json) {
-        stray.push({ where: `while waiting for the reply to ${planned.label}`, text: n.text, json: false })
+      if (!n.json || n.at < from) {
+        // A line read before the request was written is not its reply, whatever it holds (a flood read ahead).
+        keep(stray, { where: `while waiting for the reply to ${planned.label}`, text: n.text, json: n.json })
         continue
       }
       return { planned, outcome: { _tag: "replied", text: n.text, latency_ms: n.at - from } } satisfies Exchange
@@ -146,7 +172,7 @@ const failureWhy = (x: Exchange): string | undefined =>
     : undefined
 
 /** The first process: one request at a time, then close stdin and await a clean exit. */
-const runSequence = (options: CheckOptions, stray: Array<StrayLine>, stderrTail: Ref.Ref<string>) =>
+const runSequence = (options: CheckOptions, stray: Stray, stderrTail: Ref.Ref<string>) =>
   Effect.scoped(Effect.gen(function*() {
     const io = yield* start(options, stderrTail)
     yield* collectStray(io, BeforeFirstRequest, options.quietMs, stray)
@@ -184,13 +210,13 @@ const killedBy = (failure: string): string =>
   /signal: '([A-Z0-9]+)'/.exec(failure)?.[1] ?? failure.split("\n")[0] ?? "a signal"
 
 /** The second process: session_start, then the burst written all at once; replies are read in order. */
-const runBurst = (options: CheckOptions, stray: Array<StrayLine>, stderrTail: Ref.Ref<string>) =>
+const runBurst = (options: CheckOptions, stray: Stray, stderrTail: Ref.Ref<string>) =>
   Effect.scoped(Effect.gen(function*() {
     const io = yield* start(options, stderrTail)
     const first = sequence[0]
     const planned = burst(options.burstSize ?? BurstSize)
     if (first === undefined) return []
-    const warmup = yield* awaitReply(io, first, yield* io.write([first]), options.startupTimeoutMs, [])
+    const warmup = yield* awaitReply(io, first, yield* io.write([first]), options.startupTimeoutMs, { kept: [], dropped: 0 })
     const why = failureWhy(warmup)
     if (why !== undefined) return skipped(planned, `burst process: ${why}`)
     let previous = yield* io.write(planned)
@@ -217,15 +243,16 @@ export const observe = (
 ): Effect.Effect<Observation, never, ChildProcessSpawner.ChildProcessSpawner> =>
   Effect.gen(function*() {
     const stderrTail = yield* Ref.make("")
-    const stray: Array<StrayLine> = []
+    const stray: Stray = { kept: [], dropped: 0 }
     const first = yield* Effect.result(runSequence(options, stray, stderrTail))
     if (first._tag === "Failure") {
       return {
         spawn: { ok: false, detail: `could not start ${options.command}: ${first.failure.message}` },
         sequence: [],
         burst: [],
-        stray,
+        stray: stray.kept,
         exit: { _tag: "not_run", why: "the extension did not start" },
+        stray_dropped: stray.dropped,
         stderr_tail: yield* Ref.get(stderrTail)
       } satisfies Observation
     }
@@ -234,8 +261,9 @@ export const observe = (
       spawn: { ok: true },
       sequence: first.success.exchanges,
       burst: second._tag === "Success" ? second.success : [],
-      stray,
+      stray: stray.kept,
       exit: first.success.exit,
+      stray_dropped: stray.dropped,
       stderr_tail: yield* Ref.get(stderrTail)
     } satisfies Observation
   })

@@ -19,7 +19,13 @@ export const loadConfig = (
   const source: Effect.Effect<LoadedConfig, ConfigUnreadable | ConfigInvalid, FileSystem.FileSystem | Path.Path | Stdio.Stdio> =
     file === StdinConfig ? fromStdin : loadConfigFile(file)
   return source.pipe(
-    Effect.mapError((e) => new ConfigRejected({ file, detail: e.message })),
+    Effect.mapError((e) =>
+      new ConfigRejected({
+        file,
+        // A FIFO or a process substitution is refused (it could hang the open): say what works instead.
+        detail: e.message + (e._tag === "ConfigUnreadable" && e.detail.includes("not a regular file") ? "; give it as a file, or on stdin with -c -" : "")
+      })
+    ),
     Effect.tapError((e) => Console.error(e.message))
   )
 }

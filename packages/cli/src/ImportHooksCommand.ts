@@ -1,6 +1,7 @@
 import { basename, dirname, extname, relative, resolve, sep } from "node:path"
 import { fileURLToPath } from "node:url"
-import { Console, Effect, FileSystem, Option, Result, Runtime, Schema } from "effect"
+import { readRegularFile } from "@abhed/host/RegularFile"
+import { Console, Effect, FileSystem, Option, Result, Runtime, Schema, Stdio, Stream } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
 import { InputUnreadable } from "./CliError.ts"
 import { DefaultHookTimeoutMs, hookArgsProblem } from "./HookCommand.ts"
@@ -50,6 +51,23 @@ const relativeCwd = (from: string, dir: string): string => {
   return rel === "" ? "." : rel.split(sep).join("/")
 }
 
+/**
+ * The settings' text: `-` is stdin, as everywhere a file is read. A path must be a regular file: a FIFO is refused at
+ * once (its open would block, and hold the CLI past SIGTERM).
+ */
+const readInput = (settings: string): Effect.Effect<string, InputUnreadable, Stdio.Stdio> =>
+  settings === "-"
+    ? Effect.gen(function*() {
+      return yield* (yield* Stdio.Stdio).stdin.pipe(
+        Stream.decodeText(),
+        Stream.mkString,
+        Effect.mapError((e) => new InputUnreadable({ file: "stdin", detail: e.message }))
+      )
+    })
+    : readRegularFile(settings, "; give it as a file, or on stdin with -").pipe(
+      Effect.mapError((e) => new InputUnreadable({ file: settings, detail: e.detail }))
+    )
+
 /** The project folder of a settings file: the parent of `.claude/` or `.gemini/`, else the file's own folder. */
 const projectDir = (file: string): string => {
   const dir = dirname(resolve(file))
@@ -83,10 +101,7 @@ export const importHooks = Command.make(
     settings: Argument.String("settings").pipe(Argument.withDescription("a Claude Code or Gemini CLI settings.json"))
   },
   Effect.fn("import-hooks")(function*({ adapterCommand, format, output, settings, thisCli }) {
-    const fs = yield* FileSystem.FileSystem
-    const text = yield* fs.readFileString(settings).pipe(
-      Effect.mapError((e) => new InputUnreadable({ file: settings, detail: e.message }))
-    )
+    const text = yield* readInput(settings)
     const parsed = parseSettings(text, Option.getOrUndefined(format))
     if (Result.isFailure(parsed)) return yield* new InputUnreadable({ file: settings, detail: parsed.failure })
     const chosen = parsed.success.format
@@ -114,6 +129,7 @@ export const importHooks = Command.make(
     for (const note of importNotes(read.success, DefaultHookTimeoutMs)) yield* Console.error(`${settings}: ${note}`)
     const json = JSON.stringify(config, null, 2)
     if (Option.isSome(output)) {
+      const fs = yield* FileSystem.FileSystem
       // Newline-terminated, as a committed file should be (Console.log adds it on stdout).
       yield* fs.writeFileString(output.value, `${json}\n`).pipe(
         Effect.mapError((e) => new OutputUnwritable({ file: output.value, detail: e.message }))

@@ -1,5 +1,6 @@
 import { Context, Effect, FileSystem, Layer, Ref, Schema, Semaphore } from "effect"
 import { type AuditContent, auditView, type ContentDigest } from "./AuditContent.ts"
+import { openForAppend } from "./RegularFile.ts"
 
 /**
  * One record per dispatch (docs/design.md#architecture). Extension entries are sorted by name, so identical inputs give identical
@@ -109,31 +110,38 @@ export class AuditLog extends Context.Service<AuditLog, {
   /**
    * Appends one JSON line per record to `path`. The file is opened once for the layer's lifetime, and created with
    * mode 0600 (owner only): records hold args verbatim. An existing file keeps its mode (the operator chose it), with
-   * a warning when others may read it. Content is recorded as `{sha256, bytes}` unless `content: "full"` (docs/design.md#failures,
-   * `AuditContent`). A write that fails is logged and does not fail the dispatch: the audit trail must never take
-   * the agent down.
+   * a warning when others may read it. The file is refused (`AuditWriteError`, before anything runs) when it is a
+   * symbolic link (it is opened without following one), not a regular file (a FIFO would hang the open), or owned by
+   * another user. Content is recorded as `{sha256, bytes}` unless `content: "full"` (docs/design.md#audit, `AuditContent`). A write that
+   * fails is logged and does not fail the dispatch: the audit trail must never take the agent down.
    */
   static readonly layerJsonl = (path: string, options?: AuditJsonlOptions) =>
     Layer.effect(
       AuditLog,
       Effect.gen(function*() {
-        const fs = yield* FileSystem.FileSystem
         const content = options?.content ?? "digest"
-        const file = yield* fs.open(path, { flag: "a", mode: 0o600 }).pipe(
-          Effect.mapError((e) => new AuditWriteError({ path, detail: e.message }))
+        const { handle, stats } = yield* openForAppend(path, 0o600).pipe(
+          Effect.mapError((e) => new AuditWriteError({ path, detail: e.detail }))
         )
-        const info = yield* Effect.option(file.stat)
-        if (info._tag === "Some" && (info.value.mode & 0o077) !== 0) {
-          const mode = (info.value.mode & 0o777).toString(8).padStart(4, "0")
+        if ((stats.mode & 0o077) !== 0) {
+          const mode = (stats.mode & 0o777).toString(8).padStart(4, "0")
           yield* Effect.logWarning(`audit log ${path} may be read by others (mode ${mode}): chmod 600 ${path}`)
         }
         const encoder = new TextEncoder()
+        const writeAll = (bytes: Uint8Array): Promise<void> =>
+          handle.write(bytes).then(({ bytesWritten }) => bytesWritten < bytes.length ? writeAll(bytes.subarray(bytesWritten)) : undefined)
         // Concurrent dispatches finish concurrently: one writer at a time keeps every line whole.
         const lock = yield* Semaphore.make(1)
         return AuditLog.of({
           record: (r) =>
-            Effect.suspend(() => file.writeAll(encoder.encode(`${JSON.stringify(auditView(r, content))}\n`))).pipe(
-              Effect.catch((e) => Effect.logWarning(`audit log ${path}: ${e.message}`)),
+            Effect.suspend(() => {
+              const line = encoder.encode(`${JSON.stringify(auditView(r, content))}\n`)
+              return Effect.tryPromise({
+                try: () => writeAll(line),
+                catch: (e) => new AuditWriteError({ path, detail: e instanceof Error ? e.message : String(e) })
+              })
+            }).pipe(
+              Effect.catch((e) => Effect.logWarning(`audit log ${path}: ${e.detail}`)),
               // A record JSON cannot hold (from an embedder's own values) is one lost line, not a dead agent.
               Effect.catchDefect((d) => Effect.logWarning(`audit log ${path}: record not written: ${String(d)}`)),
               lock.withPermit

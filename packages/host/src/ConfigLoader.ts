@@ -1,5 +1,7 @@
 import { type Config, ConfigIssue, formatIssue, parseConfig } from "@abhed/protocol"
-import { Effect, FileSystem, Path, Result, Schema } from "effect"
+import { Effect, Path, Result, Schema } from "effect"
+import * as NodeFs from "node:fs"
+import { describeOpenError, readRegularFile } from "./RegularFile.ts"
 
 /**
  * Loading `abhed.json` from a path (docs/design.md#configuration): read the file, parse and decode it, and note its folder, against
@@ -11,11 +13,11 @@ export interface LoadedConfig {
   readonly config: Config
   /** The config file's folder: relative `cwd`s resolve against it. */
   readonly baseDir: string
-  /** The config file's absolute path (`-` for a config read from stdin). */
+  /** The config file's absolute path, symbolic links resolved (`-` for a config read from stdin). */
   readonly file: string
 }
 
-/** The config file could not be read (missing, a folder, no permission). `file` is the path as given. */
+/** The config file could not be read (missing, not a regular file, no permission). `file` is the path as given. */
 export class ConfigUnreadable extends Schema.TaggedError<ConfigUnreadable>()("ConfigUnreadable", {
   file: Schema.String,
   detail: Schema.String
@@ -51,16 +53,23 @@ export const decodeConfig = (
     : Effect.succeed({ config: parsed.success, baseDir: source.baseDir, file: source.absolute })
 }
 
-/** Read and decode the config at `file` (relative to the current directory). */
+/**
+ * Read and decode the config at `file` (relative to the current directory). A symbolic link is resolved first: the
+ * relative paths in the config resolve against the folder of the real file, so a link elsewhere runs the same
+ * extensions (against the link's folder, a relative guard script would not be found, and its veto lost). Anything
+ * but a regular file (a FIFO, a device) is refused without waiting on it.
+ */
 export const loadConfig = (
   file: string
-): Effect.Effect<LoadedConfig, ConfigUnreadable | ConfigInvalid, FileSystem.FileSystem | Path.Path> =>
+): Effect.Effect<LoadedConfig, ConfigUnreadable | ConfigInvalid, Path.Path> =>
   Effect.gen(function*() {
-    const fs = yield* FileSystem.FileSystem
     const path = yield* Path.Path
-    const absolute = path.resolve(file)
-    const text = yield* fs.readFileString(absolute).pipe(
-      Effect.mapError((e) => new ConfigUnreadable({ file, detail: e.message }))
+    const absolute = yield* Effect.tryPromise({
+      try: () => NodeFs.promises.realpath(path.resolve(file)),
+      catch: (e) => new ConfigUnreadable({ file, detail: describeOpenError(e) })
+    })
+    const text = yield* readRegularFile(absolute).pipe(
+      Effect.mapError((e) => new ConfigUnreadable({ file, detail: e.detail }))
     )
     return yield* decodeConfig(text, { file, baseDir: path.dirname(absolute), absolute })
   })

@@ -9,6 +9,7 @@ import * as ExtensionCore from "./ExtensionCore.ts"
 import { environmentFor, warnAboutPassthrough } from "./ExtensionEnvironment.ts"
 import { ExtensionExited, ReplyTooLong, SpawnFailed } from "./ExtensionError.ts"
 import { afterPoll } from "./PollBarrier.ts"
+import { printable } from "./Printable.ts"
 import * as ProcessGroup from "./ProcessGroup.ts"
 import * as StderrTail from "./StderrTail.ts"
 
@@ -175,7 +176,8 @@ const connect = Effect.fnUntraced(function*(
   const runLog = yield* FiberSet.makeRuntime<never, void, never>()
   const log = (lines: ReadonlyArray<string>) => {
     if (lines.length > 0) {
-      runLog(Effect.forEach(lines, (line) => Effect.logDebug(line), { discard: true }).pipe(Effect.annotateLogs({ extension: name })))
+      // Escaped: a log line must not drive the terminal it is shown on (Printable.ts).
+      runLog(Effect.forEach(lines, (line) => Effect.logDebug(printable(line)), { discard: true }).pipe(Effect.annotateLogs({ extension: name })))
     }
   }
   child.stderr.on("data", (chunk: Uint8Array) => log(stderr.push(chunk)))
