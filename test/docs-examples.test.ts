@@ -1,5 +1,5 @@
-import { spawnSync } from "node:child_process"
-import { cpSync, mkdtempSync, readdirSync, readFileSync } from "node:fs"
+import { spawn, spawnSync } from "node:child_process"
+import { chmodSync, cpSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import { decodeConfig, parseConfig } from "@abhed/protocol"
@@ -30,7 +30,8 @@ import { bin, repoRoot } from "./cli-helpers.ts"
  * Markers, HTML comments on the line right above a block (invisible when the markdown is rendered):
  * - `<!-- doc-test: skip WHY -->`: the block is not tested (say why);
  * - `<!-- doc-test: cwd=PATH -->`: the transcript runs in a fresh copy of PATH (relative to the repository root);
- *   by default it runs in the repository root;
+ *   by default it runs in the repository root. `setup=SCRIPT` (after `cwd=`) first sources SCRIPT (relative to the
+ *   repository root) in the transcript's shell, for what the document tells the reader to do by hand;
  * - `<!-- doc-test: invalid-config -->`: the config must be rejected; if the next block is marked
  *   `<!-- doc-test: config-errors -->`, its lines are exactly the problems `parseConfig` lists (`LINE:COLUMN: …`);
  * - `<!-- doc-test: excerpt-of COMMAND -->`: the block's lines appear, in order and together, in the output of
@@ -126,4 +127,191 @@ describe("docs: every config in the documents is what the decoder accepts", () =
       }
     }
   )
+})
+
+// ---------------------------------------------------------------------------------------------------------------
+// Transcripts and commented outputs
+
+/** A folder on PATH with `abhed-ext` running this repository's CLI with this Node (also for the processes it starts). */
+const shimDir = (() => {
+  const dir = mkdtempSync(join(tmpdir(), "abhed-docs-bin-"))
+  const shim = join(dir, "abhed-ext")
+  writeFileSync(shim, `#!/bin/sh\nexec "${process.execPath}" "${bin}" "$@"\n`)
+  chmodSync(shim, 0o755)
+  return dir
+})()
+
+/** Runs commands in order in one bash; returns each one's output (stdout and stderr joined). */
+export const runCommands = (commands: ReadonlyArray<string>, cwd: string, setup?: string): Promise<ReadonlyArray<string>> => {
+  const script = [
+    "exec 2>&1",
+    ...(setup === undefined ? [] : [`. '${join(repoRoot, setup)}'`]),
+    // `pnpm abhed-ext …` and `pnpm -s abhed-ext …` as the documents write them: the CLI of this repository.
+    `pnpm() { if [ "$1" = "-s" ]; then shift; fi; if [ "$1" = "abhed-ext" ]; then shift; abhed-ext "$@"; else command pnpm "$@"; fi; }`,
+    ...commands.flatMap((c, i) => [`__s=$?; printf '\\n@@doc-test ${i}@@\\n'; ( exit $__s )`, c]),
+    `printf '\\n@@doc-test end@@\\n'`
+  ].join("\n")
+  // Asynchronous: a transcript that starts real extensions can take long on a busy machine, and the other test
+  // files of this worker must not wait on it.
+  return new Promise((resolve, reject) => {
+    const child = spawn("bash", ["-c", script], {
+      cwd,
+      env: { ...process.env, PATH: `${shimDir}:${dirname(process.execPath)}:${process.env["PATH"] ?? ""}`, NO_COLOR: "1" },
+      stdio: ["ignore", "pipe", "pipe"]
+    })
+    let out = ""
+    child.stdout.setEncoding("utf8").on("data", (d: string) => (out += d))
+    child.on("error", reject)
+    child.on("close", () => resolve(out.split(/\n@@doc-test (?:\d+|end)@@\n/).slice(1, commands.length + 1)))
+  })
+}
+
+/** Timings vary from run to run: `12 ms`, `1.1 ms` → `N ms`. */
+const mask = (line: string): string => line.replaceAll(/\d+(\.\d+)? ms\b/g, "N ms").trimEnd()
+
+const escape = (s: string) => s.replaceAll(/[.*+?^${}()|[\]\\]/g, "\\$&")
+
+/**
+ * Whether the actual lines are what the document shows: `…` alone on a line is any number of lines, `…` inside a
+ * line is any text. Returns the document's lines with the gaps filled in from the actual ones, so that a failing
+ * comparison shows a readable diff.
+ */
+export const matchLines = (expected: ReadonlyArray<string>, actual: ReadonlyArray<string>): ReadonlyArray<string> => {
+  const patterns = expected.map((l) => (l.trim() === "…" ? undefined : new RegExp(`^${l.split("…").map(escape).join(".*")}$`)))
+  // Smallest edit: greedy from the front, a gap takes lines until the next pattern matches the rest.
+  const out: Array<string> = []
+  const go = (p: number, a: number): boolean => {
+    if (p === patterns.length) return a === actual.length
+    const pattern = patterns[p]
+    if (pattern === undefined) {
+      for (let k = a; k <= actual.length; k++) {
+        if (go(p + 1, k)) {
+          out.unshift(...actual.slice(a, k))
+          return true
+        }
+      }
+      return false
+    }
+    const line = actual[a]
+    if (line !== undefined && pattern.test(line) && go(p + 1, a + 1)) {
+      out.unshift(line)
+      return true
+    }
+    return false
+  }
+  return go(0, 0) ? out : expected
+}
+
+const outputLines = (text: string): ReadonlyArray<string> => {
+  const lines = text.split("\n").map(mask)
+  while (lines.length > 0 && lines[lines.length - 1] === "") lines.pop()
+  return lines
+}
+
+interface Step {
+  readonly command: string
+  readonly expected: ReadonlyArray<string>
+}
+
+/** A transcript's commands (`$ ` lines, continued after a trailing `\`) and the output shown under each. */
+export const transcriptSteps = (body: ReadonlyArray<string>): ReadonlyArray<Step> => {
+  const steps: Array<{ command: string; expected: Array<string> }> = []
+  for (let i = 0; i < body.length; i++) {
+    const line = body[i] ?? ""
+    if (line.startsWith("$ ")) {
+      let command = line.slice(2)
+      while (command.endsWith("\\") && i + 1 < body.length) command = `${command}\n${body[++i] ?? ""}`
+      steps.push({ command, expected: [] })
+    } else steps[steps.length - 1]?.expected.push(mask(line))
+  }
+  return steps.map((s) => ({ command: s.command, expected: outputLines(s.expected.join("\n")) }))
+}
+
+/** In a ```sh block: the commands followed by `# → OUTPUT` lines. */
+export const commentedSteps = (body: ReadonlyArray<string>): ReadonlyArray<Step> => {
+  const steps: Array<Step> = []
+  for (let i = 0; i < body.length; i++) {
+    const expected: Array<string> = []
+    while (/^# → /.test(body[i + 1 + expected.length] ?? "")) expected.push(mask((body[i + 1 + expected.length] ?? "").slice(4)))
+    if (expected.length > 0 && !(body[i] ?? "").startsWith("#")) steps.push({ command: body[i] ?? "", expected })
+  }
+  return steps
+}
+
+const cwdOf = (b: Block): string => {
+  const folder = /cwd=(\S+)/.exec(b.marker ?? "")?.[1]
+  if (folder === undefined) return repoRoot
+  const copy = mkdtempSync(join(tmpdir(), "abhed-docs-cwd-"))
+  cpSync(join(repoRoot, folder), copy, { recursive: true })
+  return copy
+}
+
+const transcripts = allBlocks.filter((b) => !skipped(b) && (b.body[0] ?? "").startsWith("$ "))
+const commented = allBlocks.filter((b) => !skipped(b) && b.info === "sh" && commentedSteps(b.body).length > 0)
+
+describe("docs: every command whose output the documents show prints that output", () => {
+  it("finds the transcripts", () => {
+    expect(transcripts.length).toBeGreaterThanOrEqual(4)
+    expect(commented.length).toBeGreaterThanOrEqual(1)
+  })
+
+  it.each([...transcripts, ...commented].map((b) => [where(b), b] as const))("%s", async (_, b) => {
+    const steps = b.info === "sh" && !(b.body[0] ?? "").startsWith("$ ") ? commentedSteps(b.body) : transcriptSteps(b.body)
+    const outputs = await runCommands(steps.map((s) => s.command), cwdOf(b), /setup=(\S+)/.exec(b.marker ?? "")?.[1])
+    steps.forEach((step, i) => {
+      const actual = outputLines(outputs[i] ?? "")
+      // When the output matches, the document's lines with the gaps filled in are the output itself.
+      expect(actual, `$ ${step.command}`).toEqual(matchLines(step.expected, actual))
+    })
+  }, 600_000)
+})
+
+// ---------------------------------------------------------------------------------------------------------------
+// --help and the documents' flag tables
+
+/** The flags (`--long` and `-s`) in the first column of the flag tables between `start` and the next `## `. */
+const documentedFlags = (file: string, start: RegExp): ReadonlySet<string> => {
+  const lines = readFileSync(join(repoRoot, file), "utf8").split("\n")
+  const from = lines.findIndex((l) => start.test(l))
+  const to = lines.findIndex((l, i) => i > from && /^## /.test(l))
+  const flags = new Set<string>()
+  for (const line of lines.slice(from + 1, to === -1 ? undefined : to)) {
+    const cell = /^\| (`-[^|]*)\|/.exec(line)?.[1]
+    for (const flag of cell?.match(/--?[a-z][a-z-]*/g) ?? []) flags.add(flag)
+  }
+  return flags
+}
+
+/** The flags `--help` lists in a section (`FLAGS`, `GLOBAL FLAGS`). */
+const helpFlags = (help: string, section: string): ReadonlySet<string> => {
+  const lines = help.split("\n")
+  const from = lines.indexOf(section)
+  const flags = new Set<string>()
+  for (const line of lines.slice(from + 1)) {
+    if (!line.startsWith("  -")) break
+    const names = line.trim().split(/\s{2,}/)[0] ?? ""
+    for (const flag of names.match(/(?<![\w-])--?[a-z][a-z-]*/g) ?? []) flags.add(flag)
+  }
+  return flags
+}
+
+const helpOf = (args: ReadonlyArray<string>): string => {
+  const r = spawnSync(process.execPath, [bin, ...args, "--help"], { cwd: repoRoot, encoding: "utf8", env: { ...process.env, NO_COLOR: "1" } })
+  return `${r.stdout}${r.stderr}`
+}
+
+describe("docs: --help and the flag tables of the documents list the same flags", () => {
+  it.each([
+    ["run", "docs/cli.md", /^## `abhed-ext run`/],
+    ["check", "docs/cli.md", /^## `abhed-ext check`/],
+    ["hook", "docs/hooks.md", /^## `abhed-ext hook`/]
+  ] as const)("%s: %s", (command, file, section) => {
+    const help = helpOf([command])
+    expect([...documentedFlags(file, section)].sort()).toEqual([...helpFlags(help, "FLAGS")].sort())
+  })
+
+  it("the global flags: docs/cli.md's table", () => {
+    const documented = [...documentedFlags("docs/cli.md", /^Global flags/)]
+    expect(documented.sort()).toEqual([...helpFlags(helpOf([]), "GLOBAL FLAGS")].sort())
+  })
 })
