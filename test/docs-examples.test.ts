@@ -34,8 +34,6 @@ import { bin, repoRoot } from "./cli-helpers.ts"
  *   repository root) in the transcript's shell, for what the document tells the reader to do by hand;
  * - `<!-- doc-test: invalid-config -->`: the config must be rejected; if the next block is marked
  *   `<!-- doc-test: config-errors -->`, its lines are exactly the problems `parseConfig` lists (`LINE:COLUMN: …`);
- * - `<!-- doc-test: excerpt-of COMMAND -->`: the block's lines appear, in order and together, in the output of
- *   COMMAND (as a transcript's command; timings masked).
  */
 
 export interface Block {
@@ -166,8 +164,8 @@ export const runCommands = (commands: ReadonlyArray<string>, cwd: string, setup?
   })
 }
 
-/** Timings vary from run to run: `12 ms`, `1.1 ms` → `N ms`. */
-const mask = (line: string): string => line.replaceAll(/\d+(\.\d+)? ms\b/g, "N ms").trimEnd()
+/** Timings vary from run to run: `12 ms`, `1.1 ms` → `N ms`, and the spaces before them (columns align on them). */
+const mask = (line: string): string => line.replaceAll(/ +\d+(\.\d+)? ms\b/g, " N ms").trimEnd()
 
 const escape = (s: string) => s.replaceAll(/[.*+?^${}()|[\]\\]/g, "\\$&")
 
