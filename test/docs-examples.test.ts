@@ -1,11 +1,11 @@
 import { spawn, spawnSync } from "node:child_process"
-import { chmodSync, cpSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
+import { chmodSync, cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import { decodeConfig, parseConfig } from "@abhed/protocol"
 import { readConfigText } from "@abhed/protocol/ConfigText"
 import { Result } from "effect"
-import { describe, expect, it } from "vitest"
+import { afterAll, describe, expect, it } from "vitest"
 import { bin, repoRoot } from "./cli-helpers.ts"
 
 /**
@@ -24,6 +24,10 @@ import { bin, repoRoot } from "./cli-helpers.ts"
  *   that is `…` alone stands for any number of lines, and `…` inside a line for any text.
  * - **Commented outputs.** In a ```sh block, a command followed by `# → OUTPUT` lines is run the same way, and its
  *   output compared with those lines.
+ * - **TypeScript.** Every ```ts block type-checks as a module of its own, with the workspace's strict settings, and
+ *   runs: one that calls `Extension.main` answers a `tool_call` of `rm` on stdin with a block (as the examples
+ *   do), any other loads and exits 0. docs/embedding.md's blocks are excerpts of docs/embedding/agent.ts, which
+ *   `pnpm typecheck` checks and test/embedding.test.ts runs.
  * - **Help and tables.** Every long flag in `--help` of `run` and `check`, and the global flags, appear in the flag
  *   tables of docs/cli.md, and every flag those tables list is in `--help`; the same for `hook` and docs/hooks.md.
  *
@@ -312,4 +316,66 @@ describe("docs: --help and the flag tables of the documents list the same flags"
     const documented = [...documentedFlags("docs/cli.md", /^Global flags/)]
     expect(documented.sort()).toEqual([...helpFlags(helpOf([]), "GLOBAL FLAGS")].sort())
   })
+})
+
+// ---------------------------------------------------------------------------------------------------------------
+// TypeScript examples
+
+/**
+ * docs/embedding.md's blocks are excerpts of docs/embedding/agent.ts, which `pnpm typecheck` checks and
+ * test/embedding.test.ts runs: they are not compiled again here.
+ */
+const tsBlocks = allBlocks.filter((b) => b.info === "ts" && !skipped(b) && b.file !== "docs/embedding.md")
+
+/** Each block as a module of its own in a folder under .tmp/ (ignored by git), with the workspace's settings. */
+const tsFiles = (() => {
+  mkdirSync(join(repoRoot, ".tmp"), { recursive: true })
+  const dir = mkdtempSync(join(repoRoot, ".tmp", "docs-ts-"))
+  writeFileSync(join(dir, "tsconfig.json"), JSON.stringify({ extends: "../../tsconfig.base.json", include: ["*.ts"] }))
+  return {
+    dir,
+    files: tsBlocks.map((b) => {
+      const file = join(dir, `${b.file.replaceAll(/[/.]/g, "_")}_${b.line}.ts`)
+      // `export {}`: a block without imports is a module too, so two blocks' names do not collide.
+      writeFileSync(file, `${b.body.join("\n")}\nexport {}\n`)
+      return { block: b, file }
+    })
+  }
+})()
+
+describe("docs: every TypeScript example type-checks and runs", () => {
+  afterAll(() => rmSync(tsFiles.dir, { recursive: true, force: true }))
+
+  it("finds the examples", () => {
+    expect(tsBlocks.length).toBeGreaterThanOrEqual(4)
+  })
+
+  it("they type-check (strict, as the workspace)", () => {
+    const r = spawnSync(process.execPath, [join(repoRoot, "node_modules", "typescript", "bin", "tsc"), "-p", tsFiles.dir], {
+      cwd: repoRoot,
+      encoding: "utf8"
+    })
+    // Name the document's line, not the temporary file's.
+    const report = `${r.stdout}${r.stderr}`.replaceAll(/\S*docs-ts-[^/]*\/(\S+?)_(\d+)\.ts\((\d+),(\d+)\)/g, "$1 block at line $2, +$3:$4")
+    expect(report.trim()).toBe("")
+    expect(r.status).toBe(0)
+  }, 120_000)
+
+  it.each(tsFiles.files.map(({ block, file }) => [where(block), file, block] as const))("%s runs", async (_, file, block) => {
+    const extension = block.body.some((l) => l.includes("Extension.main("))
+    // An extension answers a request on stdin; any other example is a module that loads without failing.
+    const input = extension ? `{"event":"tool_call","session_id":"s","id":"1","call_id":"c","tool":"rm","args":{}}\n` : ""
+    const r = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
+      const child = spawn(process.execPath, [file], { cwd: repoRoot, stdio: ["pipe", "pipe", "pipe"] })
+      let stdout = ""
+      let stderr = ""
+      child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d))
+      child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d))
+      child.on("error", reject)
+      child.on("close", (code) => resolve({ code, stdout, stderr }))
+      child.stdin.end(input)
+    })
+    expect(r.code, r.stderr).toBe(0)
+    if (extension) expect(JSON.parse(r.stdout.trim())).toMatchObject({ id: "1", block: true, reason: "no" })
+  }, 120_000)
 })
