@@ -47,7 +47,7 @@ describe.concurrent("abhed-ext list", () => {
         timeout_ms: Patient.timeout_ms,
         startup_timeout_ms: Patient.startup_timeout_ms,
         grace_ms: expect.any(Number),
-        state: "not_probed",
+        state: "running",
         cause: null,
         tools: []
       },
@@ -67,7 +67,7 @@ describe.concurrent("abhed-ext list", () => {
     expect(r.code).toBe(0)
     const blocks = r.stdout.trimEnd().split("\n\n")
     expect(blocks[0]).toBe(`${config}: 3 extensions, started and probed (session_start, list_tools)`)
-    expect(blocks[1]).toContain("guard  not probed (it takes neither session_start nor list_tools)")
+    expect(blocks[1]).toContain("guard  running, not asked anything (it takes neither session_start nor list_tools)")
     expect(blocks[1]).toContain("  match       bash command=rm *")
     expect(blocks[2]).toContain("crasher  DEAD: exited (code 3)")
     expect(blocks[2]).toContain("  on_failure  deny")
@@ -75,6 +75,16 @@ describe.concurrent("abhed-ext list", () => {
     expect(blocks[3]).toContain("  events      all")
     expect(blocks[3]).toContain("  tools       alpha")
     expect(blocks[4]).toMatch(/^rejected tools:\n {2}tool "?bash"? rejected for tools: /)
+  })
+
+  it("an extension asked nothing at startup is watched: its exit is seen, with the cause", async () => {
+    // Takes tool_call alone: neither session_start nor list_tools reaches it. The watch ends when it has died.
+    const quiet = configFile([{ name: "crasher", command: "bash", args: [fixture("ext-exit-at-start.sh")], events: ["tool_call"], ...Patient }])
+    const r = await runCli(["list", "-c", quiet, "--json", "--watch-ms", "60000"])
+    expect(JSON.parse(r.stdout).extensions).toEqual([
+      expect.objectContaining({ name: "crasher", state: "dead", cause: "exited (code 3)" })
+    ])
+    expect(r.code).toBe(0)
   })
 
   it("an invalid config exits 2", async () => {

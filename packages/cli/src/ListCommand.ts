@@ -1,8 +1,9 @@
 import { AuditLog, describeDeathCause, ExtensionHost, type ExtensionStatus } from "@abhed/host"
 import { type EventName, EventNames, type ExtensionConfig, type PolicyRule } from "@abhed/protocol"
-import { Console, Effect } from "effect"
+import { Console, Duration, Effect } from "effect"
 import { Command, Flag } from "effect/cli"
 import { loadConfig } from "./ConfigFile.ts"
+import { nonNegative } from "./DurationFlags.ts"
 import { processHost } from "./HostLayer.ts"
 
 /**
@@ -22,10 +23,10 @@ interface Listed {
   readonly startup_timeout_ms: number
   readonly grace_ms: number
   /**
-   * `live`: it answered the probe; `dead`: it died (`cause`); `not_probed`: it takes neither `session_start` nor
-   * `list_tools`, so nothing was asked of it (a process that exits while nobody asks is noticed at its first request).
+   * `live`: it answered the probe; `dead`: it died (`cause`); `running`: it takes neither `session_start` nor
+   * `list_tools`, so nothing was asked of it, and it had not died by the end of the watch (`--watch-ms`).
    */
-  readonly state: "live" | "dead" | "not_probed"
+  readonly state: "live" | "dead" | "running"
   /** Why it died, when it did. */
   readonly cause: string | null
   /** The tools it declared that the host accepted. */
@@ -38,6 +39,31 @@ export interface Listing {
   /** Declarations the host rejected (a built-in's name, a duplicate, a bad name or schema), one line each. */
   readonly rejected_tools: ReadonlyArray<string>
 }
+
+const PollMillis = 50
+
+/** Not yet asked anything, nor seen to die. */
+const unasked = (status: ExtensionStatus): boolean => status.state._tag === "starting"
+
+/**
+ * The statuses once every extension nothing was asked of has died or `watchMs` has passed: `list` sends no request
+ * they take, and an exit at startup is noticed by the host as it happens, not at once.
+ */
+const watch = (statuses: Effect.Effect<ReadonlyArray<ExtensionStatus>>, watchMs: number) =>
+  Effect.gen(function*() {
+    for (let waited = 0; ; waited += PollMillis) {
+      const now = yield* statuses
+      if (waited >= watchMs || !now.some(unasked)) return now
+      yield* Effect.sleep(Duration.millis(PollMillis))
+    }
+  })
+
+const stateOf = (status: ExtensionStatus | undefined): { readonly state: Listed["state"]; readonly cause: string | null } =>
+  status === undefined
+    ? { state: "dead", cause: "not started" }
+    : status.state._tag === "dead"
+    ? { state: "dead", cause: describeDeathCause(status.state.cause) }
+    : { state: status.state._tag === "live" ? "live" : "running", cause: null }
 
 const listed = (
   config: ExtensionConfig,
@@ -53,18 +79,17 @@ const listed = (
   timeout_ms: config.timeout_ms,
   startup_timeout_ms: config.startup_timeout_ms,
   grace_ms: config.grace_ms,
-  state: status === undefined ? "dead" : status.state._tag === "starting" ? "not_probed" : status.state._tag,
-  cause: status?.state._tag === "dead" ? describeDeathCause(status.state.cause) : null,
+  ...stateOf(status),
   tools
 })
 
 /** Start the config's extensions, probe them, close them: the listing. */
-export const probe = (file: string) =>
+export const probe = (file: string, watchMs: number) =>
   Effect.gen(function*() {
     const loaded = yield* loadConfig(file)
     return yield* Effect.gen(function*() {
       const host = yield* ExtensionHost
-      const statuses = yield* host.status
+      const statuses = yield* watch(host.status, watchMs)
       const accepted = yield* host.tools
       const records = yield* (yield* AuditLog).entries
       const startupTools = records.find((r) => r.event === "list_tools")
@@ -95,8 +120,8 @@ export const renderText = (listing: Listing): string => {
   for (const x of listing.extensions) {
     const state = x.state === "dead"
       ? `DEAD: ${x.cause ?? "unknown"}`
-      : x.state === "not_probed"
-      ? "not probed (it takes neither session_start nor list_tools)"
+      : x.state === "running"
+      ? "running, not asked anything (it takes neither session_start nor list_tools)"
       : "live"
     lines.push(
       "",
@@ -117,10 +142,17 @@ export const list = Command.make(
   "list",
   {
     config: Flag.String("config").pipe(Flag.withAlias("c"), Flag.withDescription("the abhed.json to load")),
+    watchMs: Flag.Int("watch-ms").pipe(
+      Flag.withDescription(
+        "how long an extension that takes neither session_start nor list_tools is watched for an exit at startup"
+      ),
+      Flag.withDefault(1000),
+      nonNegative
+    ),
     json: Flag.Boolean("json").pipe(Flag.withDescription("print one JSON document instead of text"), Flag.withDefault(false))
   },
-  Effect.fn("list")(function*({ config, json }) {
-    const listing = yield* probe(config)
+  Effect.fn("list")(function*({ config, json, watchMs }) {
+    const listing = yield* probe(config, watchMs)
     yield* Console.log(json ? JSON.stringify(listing) : renderText(listing))
   })
 ).pipe(
