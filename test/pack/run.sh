@@ -102,6 +102,7 @@ grep -q '"node"' package.json || fail "README's lines did not install node@24"
 # From here on, as npx runs things: the folder's node_modules/.bin (Node 24) first.
 export PATH="$app/node_modules/.bin:$PATH"
 cp "$here"/app/* "$app/"
+npm pkg set type=module
 npm install --loglevel=error @types/node@24 >&2
 
 step "every package imports from the install (plain Node, no type stripping)"
@@ -144,13 +145,13 @@ if [ "$machine_major" -lt 24 ]; then
     grep -qF "abhed-ext: needs Node >=24 (this is Node $("$machine_node" -p process.versions.node)): " old.err ||
     { cat old.out old.err >&2; fail "abhed-ext on Node $machine_major exited $code without the one line"; }
 fi
-# What npm on Node 20 gave the issue's reporter: effect 4.1 beside @effect/platform-node 4.0 (forced here: npm on
-# Node 24 would refuse the pair).
+# What npm on Node 20 gave the issue's reporter: effect 4.1 beside @effect/platform-node 4.0 (forced here: npm
+# refuses the pair otherwise), run with the app's Node 24.
 mkdir "$work/mismatch"
 cd "$work/mismatch"
-npm install --loglevel=error --legacy-peer-deps node@24 @abhed/cli@0.1.0 effect@4.1.0 @effect/platform-node@4.0.6 >&2
+npm install --loglevel=error --legacy-peer-deps @abhed/cli@0.1.0 effect@4.1.0 @effect/platform-node@4.0.6 >&2
 set +e
-npx --no-install abhed-ext demo >mismatch.out 2>mismatch.err
+node node_modules/@abhed/cli/dist/abhed-ext.js demo >mismatch.out 2>mismatch.err
 code=$?
 set -e
 [ "$code" = 1 ] && [ ! -s mismatch.out ] && [ "$(wc -l <mismatch.err)" = 1 ] &&

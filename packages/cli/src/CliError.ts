@@ -37,6 +37,19 @@ export class CheckFailed extends Schema.TaggedError<CheckFailed>()("CheckFailed"
   }
 }
 
+/** `run --strict`: no extension was configured, or one died: exit 1 (one line on stderr, after the output). */
+export class StrictRunFailed extends Schema.TaggedError<StrictRunFailed>()("StrictRunFailed", { problem: Schema.String }) {
+  override get [Runtime.errorExitCode](): number {
+    return 1
+  }
+  override get [Runtime.errorReported](): boolean {
+    return false
+  }
+  override get message(): string {
+    return `abhed-ext run --strict: ${this.problem}`
+  }
+}
+
 /** An input file (events, examples) could not be read: exit 1. Reported as one line on stderr, not a trace. */
 export class InputUnreadable extends Schema.TaggedError<InputUnreadable>()("InputUnreadable", {
   file: Schema.String,

@@ -1,11 +1,13 @@
 import { type AuditContent, AuditLog } from "@abhed/host"
+import type { Config } from "@abhed/protocol"
 import { Console, Effect, Layer, Option } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
-import { AuditUnwritable } from "./CliError.ts"
+import { AuditUnwritable, StrictRunFailed } from "./CliError.ts"
 import { loadConfig, StdinConfig } from "./ConfigFile.ts"
 import { processHost } from "./HostLayer.ts"
 import { inputLines } from "./Input.ts"
 import { render } from "./Output.ts"
+import * as RunSummary from "./RunSummary.ts"
 import { runSession } from "./Session.ts"
 import { failUsage } from "./Usage.ts"
 
@@ -15,6 +17,23 @@ const auditLayer = (file: string, content: AuditContent) =>
     Layer.catchTag("AuditWriteError", (e) => Layer.effect(AuditLog, Effect.fail(new AuditUnwritable({ file, detail: e.detail })))),
     Layer.tapError((e) => Console.error(e.message))
   )
+
+/**
+ * A word where silence would mislead: a config without extensions lets every call through unvetted; a terminal on
+ * stdin would otherwise sit there looking hung.
+ */
+const startNotes = (file: string, config: Config, events: Option.Option<string>) =>
+  Effect.gen(function*() {
+    if (config.extensions.length === 0) {
+      yield* Console.error(
+        `abhed-ext run: warning: ${file} configures no extensions: nothing can veto a call, the policy alone ` +
+          `decides (default: ${config.policy.default})`
+      )
+    }
+    if (Option.getOrElse(events, () => "-") === "-" && process.stdin.isTTY === true) {
+      yield* Console.error("abhed-ext run: reading events from stdin, one JSON request per line (Ctrl-D to end)")
+    }
+  })
 
 /** `abhed-ext run --config FILE [--audit FILE] [EVENTS.jsonl]`: docs/design.md#output, one output line per input line. */
 export const run = Command.make(
@@ -36,25 +55,46 @@ export const run = Command.make(
       Flag.withDescription("session id sent to the extensions (default: the first request's session_id, else \"abhed-ext\")"),
       Flag.optional
     ),
+    summary: Flag.Boolean("summary").pipe(
+      Flag.withDescription(
+        "at the end, on stderr: tool calls by verdict, each extension live or dead (with the cause), its p50/p99 " +
+          "latency, and the allows it gave that counted for nothing"
+      ),
+      Flag.withDefault(false)
+    ),
+    strict: Flag.Boolean("strict").pipe(
+      Flag.withDescription("exit 1 when the config has no extension, or when one died (after every line is decided)"),
+      Flag.withDefault(false)
+    ),
     events: Argument.String("events").pipe(
       Argument.withDescription("a JSONL file of requests, one per line (default, or -: stdin)"),
       Argument.optional
     )
   },
-  Effect.fn("run")(function*({ audit, auditContent, config, events, sessionId }) {
+  Effect.fn("run")(function*({ audit, auditContent, config, events, sessionId, strict, summary }) {
     if (config === StdinConfig && Option.getOrElse(events, () => "-") === "-") {
       // One stdin cannot carry both: the config would swallow the requests.
       return yield* failUsage(["abhed-ext", "run"], "--config - reads the config from stdin, so the events must come from a file (EVENTS.jsonl)")
     }
     const loaded = yield* loadConfig(config)
+    yield* startNotes(config, loaded.config, events)
     const lines = yield* inputLines(events)
+    const tally = summary || strict ? RunSummary.make(loaded.config) : undefined
     yield* runSession({
       lines,
-      host: processHost(loaded),
+      host: (id) => Layer.provide(processHost(loaded)(id), RunSummary.tee(tally)),
       defaultSessionId: "abhed-ext",
       sessionId: Option.getOrUndefined(sessionId),
-      onLine: (r) => Console.log(render(r.output))
+      onLine: (r) => Effect.andThen(RunSummary.addLine(tally, r), Console.log(render(r.output)))
     }).pipe(Effect.provide(Option.isSome(audit) ? auditLayer(audit.value, auditContent) : AuditLog.layerNone))
+    if (tally === undefined) return
+    if (summary) yield* Console.error(RunSummary.render(tally))
+    const problem = strict ? RunSummary.strictProblem(tally) : undefined
+    if (problem !== undefined) {
+      const failed = new StrictRunFailed({ problem })
+      yield* Console.error(failed.message)
+      return yield* failed
+    }
   })
 ).pipe(
   Command.withShortDescription("Decide a stream of requests with the extensions of a config"),
