@@ -2,6 +2,7 @@ import { type Config, Defaults, type EventName, extensionConfig, type ExtensionC
 import { AuditLog, type AuditRecord, auditView, ExtensionHost, type ExtensionStatus } from "@abhed/host"
 import { Effect, References } from "effect"
 import * as NodeFs from "node:fs"
+import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
 import { isDeepStrictEqual } from "node:util"
 import { exists, fixturesDir, liveGroupMembers, Patient } from "./extension-helpers.ts"
@@ -48,7 +49,11 @@ export const faultConfig = (plan: Plan, overrides: Partial<ExtensionConfig>): Ex
   for (const [event, seconds] of Object.entries(plan.delays ?? {})) env[`DELAY_${event}`] = seconds.toFixed(3)
   if (plan.slowSeconds !== undefined) env["SLOW_S"] = String(plan.slowSeconds)
   if (plan.helperFile !== undefined) env["HELPER_FILE"] = plan.helperFile
-  if (plan.raw !== undefined) env["RAW_HEX"] = Buffer.from(plan.raw).toString("hex")
+  if (plan.raw !== undefined) {
+    const file = NodePath.join(NodeFs.mkdtempSync(NodePath.join(NodeOs.tmpdir(), "abhed-raw-")), "reply")
+    NodeFs.writeFileSync(file, Buffer.concat([plan.raw, Buffer.from("\n")]))
+    env["RAW_FILE"] = file
+  }
   return extensionConfig({
     name: plan.name,
     command: "bash",
