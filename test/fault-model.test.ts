@@ -16,7 +16,7 @@ import { type Fault, type ModelExtension, needsShortTimeout, type OnFailure, typ
  */
 
 const full = process.env["ABHED_FULL"] === "1"
-const runs = full ? 2000 : 30
+const runs = full ? 1000 : 30
 const seed = process.env["ABHED_SEED"] !== undefined ? Number(process.env["ABHED_SEED"]) : Date.now() % 1_000_000
 
 /** The misbehaviours drawn (the pending ones and the setsid helper, which outlives its host by design, are not). */

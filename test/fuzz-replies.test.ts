@@ -18,7 +18,7 @@ import { fuzzLine } from "./fuzz-lines.ts"
  */
 
 const full = process.env["ABHED_FULL"] === "1"
-const runs = full ? 3000 : 40
+const runs = full ? 1500 : 40
 const seed = process.env["ABHED_SEED"] !== undefined ? Number(process.env["ABHED_SEED"]) : Date.now() % 1_000_000
 
 const valid = [
