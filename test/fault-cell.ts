@@ -1,6 +1,6 @@
 import { type Config, Defaults, type EventName, extensionConfig, type ExtensionConfig, type JsonObject, type PolicyLevel } from "@abhed/protocol"
 import { AuditLog, type AuditRecord, auditView, ExtensionHost, type ExtensionStatus } from "@abhed/host"
-import { Effect, References } from "effect"
+import { Duration, Effect, Option, References } from "effect"
 import * as NodeFs from "node:fs"
 import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
@@ -132,17 +132,22 @@ const groupGone = (pgid: number): boolean => {
   }
 }
 
-/** Runs `steps` (in order) on a host over `config`, closes it, and looks for anything left of its processes. */
-export const runSession = (config: Config, steps: ReadonlyArray<Step>): Effect.Effect<SessionRun> =>
+/**
+ * Runs `steps` (in order) on a host over `config`, closes it, and looks for anything left of its processes. A session
+ * still running after `deadlineMillis` is interrupted (its host closed): a hung host fails its cell, not the suite.
+ */
+export const runSession = (config: Config, steps: ReadonlyArray<Step>, deadlineMillis: number): Effect.Effect<SessionRun> =>
   Effect.gen(function*() {
     const started = Date.now()
     const inner = yield* Effect.gen(function*() {
       const h = yield* ExtensionHost
       const outcomes: Array<Outcome> = []
       for (const step of steps) outcomes.push(yield* hostOutcome(h, step))
-      return { outcomes, status: yield* h.status }
+      return { outcomes, status: yield* h.status, interrupted: false }
     }).pipe(
-      Effect.provide(ExtensionHost.layer(config, { sessionId: "s-fault", baseDir: fixturesDir, maxLineBytes: CellMaxLineBytes }))
+      Effect.provide(ExtensionHost.layer(config, { sessionId: "s-fault", baseDir: fixturesDir, maxLineBytes: CellMaxLineBytes })),
+      Effect.timeoutOption(Duration.millis(deadlineMillis)),
+      Effect.map(Option.getOrElse(() => ({ outcomes: [], status: [] as ReadonlyArray<ExtensionStatus>, interrupted: true }))),
     )
     const millis = Date.now() - started
     const audit = yield* AuditLog.use((a) => a.entries)
@@ -153,6 +158,7 @@ export const runSession = (config: Config, steps: ReadonlyArray<Step>): Effect.E
       if (group.length > 0) leftovers.push(`${s.name}: group ${s.pid} still has ${group.join(", ")}`)
       if (exists(s.pid)) leftovers.push(`${s.name}: pid ${s.pid} not reaped`)
     }
+    if (inner.interrupted) leftovers.push(`the session did not end within ${deadlineMillis} ms: interrupted`)
     return { outcomes: inner.outcomes, audit, status: inner.status, millis, leftovers }
   }).pipe(
     Effect.provide(AuditLog.layerMemory),

@@ -92,10 +92,12 @@ const runCell = (cell: Cell) =>
       at: cell.at
     }
     const steps = standardSteps("f")
-    const run = yield* runSession(config, steps).pipe(Effect.ensuring(Effect.sync(() => endHelper(helperFile))))
     // Expected: the session itself (well under a second), plus what the fault makes the host wait out: a timeout,
     // and at close the two graces (an extension that ignores its stdin's end and SIGTERM).
     const expected = 1000 + (short ? 2 * ShortMs + 2 * GraceMs : GraceMs)
+    const run = yield* runSession(config, steps, 2 * within(expected)).pipe(
+      Effect.ensuring(Effect.sync(() => endHelper(helperFile)))
+    )
     return compareWithModel([model], steps, run, { maxMillis: within(expected) })
   })
 

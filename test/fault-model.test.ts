@@ -141,9 +141,9 @@ const runOne = (session: Session) =>
       }),
       session.policy
     )
-    const run = yield* runSession(config, session.steps)
     const delays = session.extensions.reduce((sum, x) => sum + Object.values(x.delays).reduce((a, b) => a + (b ?? 0), 0), 0)
     const expected = 1500 + 1000 * delays * 8 + 2 * ShortMs + 600
+    const run = yield* runSession(config, session.steps, 2 * within(expected))
     return compareWithModel(session.extensions.map((x) => x.model), session.steps, run, {
       policy: session.policy,
       maxMillis: within(expected)

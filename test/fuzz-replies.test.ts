@@ -2,7 +2,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { decide, fromToolCallReply } from "@abhed/core"
 import { AuditLog, ExtensionHost } from "@abhed/host"
 import type { ToolCallReply } from "@abhed/protocol"
-import { Cause, Effect, Exit, References } from "effect"
+import { Cause, Duration, Effect, Exit, References } from "effect"
 import * as fc from "fast-check"
 import { fixturesDir, within } from "./extension-helpers.ts"
 import { faultConfig, hostConfig } from "./fault-cell.ts"
@@ -98,7 +98,9 @@ const runCase = (c: Case) =>
       ExtensionHost.use((h) => h.toolCall({ tool: "bash", args: { command: "ls" } })).pipe(
         Effect.provide(ExtensionHost.layer(config, { sessionId: "s-fuzz", baseDir: fixturesDir })),
         Effect.provide(AuditLog.layerMemory),
-        Effect.provideService(References.MinimumLogLevel, "None")
+        Effect.provideService(References.MinimumLogLevel, "None"),
+        // A hung host fails its line, not the suite.
+        Effect.timeout(Duration.millis(2 * within(1500)))
       )
     )
     const millis = Date.now() - started
