@@ -1,6 +1,6 @@
 import { type Config, Defaults, type EventName, extensionConfig, type ExtensionConfig, type JsonObject, type PolicyLevel } from "@abhed/protocol"
 import { AuditLog, type AuditRecord, auditView, ExtensionHost, type ExtensionStatus } from "@abhed/host"
-import { Duration, Effect, Option, References } from "effect"
+import { Duration, Effect, Fiber, Option, References } from "effect"
 import * as NodeFs from "node:fs"
 import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
@@ -139,16 +139,20 @@ const groupGone = (pgid: number): boolean => {
 export const runSession = (config: Config, steps: ReadonlyArray<Step>, deadlineMillis: number): Effect.Effect<SessionRun> =>
   Effect.gen(function*() {
     const started = Date.now()
-    const inner = yield* Effect.gen(function*() {
+    const session = Effect.gen(function*() {
       const h = yield* ExtensionHost
       const outcomes: Array<Outcome> = []
       for (const step of steps) outcomes.push(yield* hostOutcome(h, step))
       return { outcomes, status: yield* h.status, interrupted: false }
     }).pipe(
-      Effect.provide(ExtensionHost.layer(config, { sessionId: "s-fault", baseDir: fixturesDir, maxLineBytes: CellMaxLineBytes })),
-      Effect.timeoutOption(Duration.millis(deadlineMillis)),
-      Effect.map(Option.getOrElse(() => ({ outcomes: [], status: [] as ReadonlyArray<ExtensionStatus>, interrupted: true }))),
+      Effect.provide(ExtensionHost.layer(config, { sessionId: "s-fault", baseDir: fixturesDir, maxLineBytes: CellMaxLineBytes }))
     )
+    // Detached and joined with a deadline: a host that hangs even its close cannot hang the suite (its interruption
+    // goes on in the background).
+    const fiber = yield* Effect.forkDetach(session)
+    const joined = yield* Effect.timeoutOption(Fiber.join(fiber), Duration.millis(deadlineMillis))
+    if (Option.isNone(joined)) yield* Effect.forkDetach(Fiber.interrupt(fiber))
+    const inner = Option.getOrElse(joined, () => ({ outcomes: [], status: [] as ReadonlyArray<ExtensionStatus>, interrupted: true }))
     const millis = Date.now() - started
     const audit = yield* AuditLog.use((a) => a.entries)
     const leftovers: Array<string> = []
