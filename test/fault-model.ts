@@ -192,8 +192,13 @@ export type Outcome =
 
 export interface ModelRun {
   readonly outcomes: ReadonlyArray<Outcome>
-  /** Each extension's death: the event it died at and the causes it may carry, or undefined (alive at the end). */
-  readonly deaths: { readonly [name: string]: { readonly event: EventName; readonly causes: ReadonlyArray<CauseTag> } | undefined }
+  /**
+   * Each extension's death, or undefined (alive at the end): the causes it may carry and the events where the audit
+   * may first name it (empty: no dispatch met the extension after it died, so no record names it).
+   */
+  readonly deaths: {
+    readonly [name: string]: { readonly events: ReadonlyArray<EventName>; readonly causes: ReadonlyArray<CauseTag> } | undefined
+  }
 }
 
 export const Unavailable = "unavailable"
@@ -209,13 +214,21 @@ export const runModel = (
   steps: ReadonlyArray<Step>,
   policy: PolicyLevel = "allow"
 ): ModelRun => {
-  const dead = new Map<string, { event: EventName; causes: ReadonlyArray<CauseTag> }>()
+  const dead = new Map<string, { events: Array<EventName>; causes: ReadonlyArray<CauseTag> }>()
+  /**
+   * A death at start-up is seen by the first dispatch that meets the extension, whichever it is; a banner by the
+   * second when it was read as the first request's reply (the real reply then comes unasked).
+   */
+  const startDeaths = new Map<string, number>()
   const fired = new Set<string>()
   /** Pending "after" deaths: the next request kills. */
   const doomed = new Map<string, ReadonlyArray<CauseTag>>()
   for (const x of extensions) {
     const d = deathOf(x.fault, x.at, x.reply_ids)
-    if (d._tag === "start") dead.set(x.name, { event: "session_start", causes: d.causes })
+    if (d._tag === "start") {
+      dead.set(x.name, { events: [], causes: d.causes })
+      startDeaths.set(x.name, x.fault === "banner" ? 2 : 1)
+    }
   }
 
   /** Sends one event to `audience`: the live replies, and the dead (before or by this request). */
@@ -223,13 +236,16 @@ export const runModel = (
     const live: Array<{ readonly name: string; readonly value: JsonObject }> = []
     const failed: Array<ModelExtension> = []
     for (const x of audience) {
-      if (dead.has(x.name)) {
+      const death = dead.get(x.name)
+      if (death !== undefined) {
+        const seenBy = startDeaths.get(x.name) ?? 0
+        if (death.events.length < seenBy) death.events.push(event)
         failed.push(x)
         continue
       }
       const after = doomed.get(x.name)
       if (after !== undefined) {
-        dead.set(x.name, { event, causes: after })
+        dead.set(x.name, { events: [event], causes: after })
         failed.push(x)
         continue
       }
@@ -237,7 +253,7 @@ export const runModel = (
         fired.add(x.name)
         const d = deathOf(x.fault, event, x.reply_ids)
         if (d._tag === "at") {
-          dead.set(x.name, { event, causes: d.causes })
+          dead.set(x.name, { events: [event], causes: d.causes })
           failed.push(x)
           continue
         }

@@ -1,8 +1,12 @@
 /**
- * `pnpm test:stress [--rounds N] [FILE...]`: runs the real-process test files (test/*.test.ts,
+ * `pnpm test:stress [--rounds N] [--no-full] [FILE...]`: runs the real-process test files (test/*.test.ts,
  * packages/extension/test/*.test.ts and the host's PollBarrier test, or the FILEs given) N times in a row (default
  * 5) while CPU burners keep every core busy, and prints how many rounds each file passed. Exit code 0 only if every
  * round of every file passed.
+ *
+ * The first round runs at full size (`ABHED_FULL=1`, unless `--no-full`): the fault matrix's full product, and
+ * thousands of model-checked sessions and fuzzed lines instead of the few dozen `pnpm test` runs
+ * (test/fault-matrix.test.ts, test/fault-model.test.ts, test/fuzz-*.test.ts). The other rounds run the usual sizes.
  *
  * A real-process test that fails here depends on a wall-clock margin a busy machine can eat: give it the margins in
  * test/extension-helpers.ts (`Patient`, `within`) instead of retrying it. Run this before changing the process
@@ -17,13 +21,15 @@ const root = NodePath.join(import.meta.dirname, "..")
 
 interface Options {
   readonly rounds: number
+  readonly full: boolean
   readonly files: ReadonlyArray<string>
 }
 
-const usage = "usage: pnpm test:stress [--rounds N] [FILE...]"
+const usage = "usage: pnpm test:stress [--rounds N] [--no-full] [FILE...]"
 
 const parseArgs = (argv: ReadonlyArray<string>): Options => {
   let rounds = 5
+  let full = true
   const files: Array<string> = []
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] ?? ""
@@ -31,13 +37,15 @@ const parseArgs = (argv: ReadonlyArray<string>): Options => {
     if (arg === "--rounds") {
       rounds = Number(argv[++i])
       if (!Number.isInteger(rounds) || rounds < 1) throw new Error(`--rounds: expected a whole number ≥ 1\n${usage}`)
+    } else if (arg === "--no-full") {
+      full = false
     } else if (arg.startsWith("-")) {
       throw new Error(`unknown option ${arg}\n${usage}`)
     } else {
       files.push(arg)
     }
   }
-  return { rounds, files }
+  return { rounds, full, files }
 }
 
 /**
@@ -77,7 +85,7 @@ interface JsonReport {
 }
 
 /** One round: the files in one vitest run (its usual workers), read back per file from the JSON report. */
-const runRound = (files: ReadonlyArray<string>, round: number): Promise<ReadonlyArray<FileResult>> =>
+const runRound = (files: ReadonlyArray<string>, round: number, full: boolean): Promise<ReadonlyArray<FileResult>> =>
   new Promise((resolve) => {
     const folder = NodeFs.mkdtempSync(NodePath.join(NodeOs.tmpdir(), "abhed-stress-"))
     const report = NodePath.join(folder, "report.json")
@@ -85,7 +93,7 @@ const runRound = (files: ReadonlyArray<string>, round: number): Promise<Readonly
     const child = NodeChildProcess.spawn(
       process.execPath,
       [vitest, "run", "--reporter=dot", "--reporter=json", `--outputFile.json=${report}`, ...files],
-      { cwd: root, stdio: ["ignore", "inherit", "inherit"] }
+      { cwd: root, stdio: ["ignore", "inherit", "inherit"], env: { ...process.env, ...(full ? { ABHED_FULL: "1" } : {}) } }
     )
     child.on("close", () => {
       const parsed: JsonReport = NodeFs.existsSync(report) ? JSON.parse(NodeFs.readFileSync(report, "utf8")) : {}
@@ -112,13 +120,15 @@ const main = async () => {
   const stop = () => burners.forEach((b) => b.kill("SIGKILL"))
   process.on("exit", stop)
   process.on("SIGINT", () => process.exit(130))
-  console.log(`stress: ${files.length} files × ${options.rounds} rounds, ${burners.length} CPU burners`)
+  console.log(
+    `stress: ${files.length} files × ${options.rounds} rounds${options.full ? " (the first at full size)" : ""}, ${burners.length} CPU burners`
+  )
   const started = Date.now()
   const tally = new Map(files.map((f) => [f, { passed: 0, failures: [] as Array<string> }]))
   try {
     for (let round = 1; round <= options.rounds; round++) {
       const roundStarted = Date.now()
-      const results = await runRound(files, round)
+      const results = await runRound(files, round, options.full && round === 1)
       for (const r of results) {
         const t = tally.get(r.file)
         if (t === undefined) continue
