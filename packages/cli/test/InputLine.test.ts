@@ -16,6 +16,14 @@ describe("decodeInputLine", () => {
     expect(Result.isSuccess(decodeInputLine(`{"event":"list_tools"}`))).toBe(true)
   })
 
+  it("a tool_result may leave out args (its call has them); a tool_call may not", () => {
+    expect(decodeInputLine(`{"event":"tool_result","tool":"bash","content":"c","is_error":false}`)).toEqual(
+      Result.succeed({ event: "tool_result", tool: "bash", content: "c", is_error: false })
+    )
+    expect(error(`{"event":"tool_call","tool":"bash"}`)).toMatch(/^tool_call: .*args/)
+    expect(error(`{"event":"tool_result","tool":"bash","args":[],"content":"c","is_error":false}`)).toMatch(/^tool_result: .*args/)
+  })
+
   it("names what is wrong", () => {
     expect(error("{nope")).toMatch(/^invalid JSON/)
     expect(error("[1]")).toMatch(/JSON object/)
