@@ -32,6 +32,27 @@ describe("auditView", () => {
     assert.deepStrictEqual(contentDigest({ a: [1] }), { sha256: sha(`{"a":[1]}`), bytes: 9 })
   })
 
+  it("a dead extension's stderr line is content: digested in any event's record, verbatim with full", () => {
+    const line = `ValueError: could not parse ${secret}`
+    const dead: AuditRecord = {
+      ...record("tool_call", [], { decision: "deny" }),
+      rounds: [{
+        round: 1,
+        exchanges: [{ extension: "guard", status: "exited", latency_ms: 0, error: "exited (code 1)", stderr: line }]
+      }]
+    }
+    const digested = auditView(dead, "digest")
+    assert.deepStrictEqual(digested.rounds[0]?.exchanges[0], {
+      extension: "guard",
+      status: "exited",
+      latency_ms: 0,
+      error: "exited (code 1)",
+      stderr: { sha256: sha(line), bytes: Buffer.byteLength(line) }
+    })
+    assert.notInclude(JSON.stringify(digested), "wJalr")
+    assert.strictEqual(auditView(dead, "full"), dead)
+  })
+
   it("tool_result: every content proposal and the outcome's content are digested; is_error and the rest stay", () => {
     const r = record("tool_result", [{ content: secret, is_error: true }, {}, { is_error: false }], {
       content: "[redacted]",

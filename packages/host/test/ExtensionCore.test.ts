@@ -80,6 +80,32 @@ describe("ExtensionCore", () => {
       assert.strictEqual((yield* extension.status).state._tag, "live")
     }))
 
+  it.effect.each([
+    ["a text banner before the reply", [{ _tag: "Invalid", got: "invalid JSON", bytes: 14 }, { _tag: "Json", value: {} }], "(invalid JSON, 14 bytes)"],
+    ["a JSON banner before the reply", [{ _tag: "Json", value: { ready: "yes" } }, { _tag: "Json", value: {} }], "{\"ready\":\"<3 chars>\"}"],
+    ["a debug line after the reply with the id", [{ _tag: "Json", value: { id: "r1" } }, { _tag: "Json", value: { debug: "x" } }], "{\"debug\":\"<1 chars>\"}"],
+    ["an old reply before the reply with the id", [{ _tag: "Json", value: { id: "r0" } }, { _tag: "Json", value: { id: "r1" } }], "reply to id \"r0\" while \"r1\" was in flight"]
+  ] as const)("a read with a line too many (%s): the cause names the stray line, not the reply", ([, lines, detail]) =>
+    Effect.gen(function*() {
+      const { events, extension } = yield* manual
+      const fiber = yield* Effect.forkChild(extension.send(toolCallRequest("r1")), { startImmediately: true })
+      yield* Effect.yieldNow
+      events.read(lines)
+      const exit = yield* Fiber.await(fiber)
+      assert.isTrue(Exit.isFailure(exit))
+      assert.deepStrictEqual((yield* extension.status).state, { _tag: "dead", cause: { _tag: "unsolicited_output", detail } })
+    }))
+
+  it.effect("a Blanks line from the reader (more than its bound of blank lines in a row): unsolicited output", () =>
+    Effect.gen(function*() {
+      const { events, extension } = yield* manual
+      events.read([{ _tag: "Blanks", count: 1001 }])
+      assert.deepStrictEqual((yield* extension.status).state, {
+        _tag: "dead",
+        cause: { _tag: "unsolicited_output", detail: "more than 1000 blank lines in a row" }
+      })
+    }))
+
   /**
    * A core subscribed to session_end over a transport that records what it writes and never answers, in a scope the
    * test closes. Timeouts of a minute: on the TestClock, a close that waited for one would never end.
