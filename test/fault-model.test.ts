@@ -114,7 +114,7 @@ const sessionArb = fc
 
 type Session = typeof sessionArb extends fc.Arbitrary<infer A> ? A : never
 
-const ShortMs = 1000
+const ShortMs = 4000
 
 const runOne = (session: Session) =>
   Effect.gen(function*() {
