@@ -143,8 +143,8 @@ const collectStray = (io: Io, where: string, ms: number, stray: Stray): Effect.E
 
 /**
  * Wait for the reply to `planned`, written at `from`, until `from + ms`. Empty lines never get here (the reader
- * skips them, as the host does); lines read before `from` are stray; non-JSON lines (a line of spaces among them: the host cannot parse it either) are
- * noise and the wait goes on, so one stray log line does not hide the real reply.
+ * skips them, as the host does); lines read before `from` are stray; non-JSON lines (a line of spaces among them: the
+ * host cannot parse it either) are noise and the wait goes on, so one stray log line does not hide the real reply.
  */
 const awaitReply = (io: Io, planned: PlannedRequest, from: number, ms: number, stray: Stray) =>
   Effect.gen(function*() {

@@ -23,7 +23,9 @@ export const loadConfig = (
       new ConfigRejected({
         file,
         // A FIFO or a process substitution is refused (it could hang the open): say what works instead.
-        detail: e.message + (e._tag === "ConfigUnreadable" && e.detail.includes("not a regular file") ? "; give it as a file, or on stdin with -c -" : "")
+        detail: e._tag === "ConfigUnreadable" && e.detail.includes("not a regular file")
+          ? `${e.message}; give it as a file, or on stdin with -c -`
+          : e.message
       })
     ),
     Effect.tapError((e) => Console.error(e.message))

@@ -129,7 +129,9 @@ export class AuditLog extends Context.Service<AuditLog, {
         }
         const encoder = new TextEncoder()
         const writeAll = (bytes: Uint8Array): Promise<void> =>
-          handle.write(bytes).then(({ bytesWritten }) => bytesWritten < bytes.length ? writeAll(bytes.subarray(bytesWritten)) : undefined)
+          handle.write(bytes).then(({ bytesWritten }) =>
+            bytesWritten < bytes.length ? writeAll(bytes.subarray(bytesWritten)) : undefined
+          )
         // Concurrent dispatches finish concurrently: one writer at a time keeps every line whole.
         const lock = yield* Semaphore.make(1)
         return AuditLog.of({
