@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest"
 import { jsonLines, repoRoot, runCli } from "./cli-helpers.ts"
 
-/** `abhed-ext check` reports whether an extension echoes the request's `id` (DESIGN §2, issue 8). */
+/** `abhed-ext check` reports whether an extension echoes the request's `id` (docs/design.md#wire-protocol, issue 8). */
 
 interface Check {
   readonly id: string

@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest"
 import { runCli } from "./cli-helpers.ts"
 
 /**
- * Values in `abhed.json` no process can use (DESIGN §5: empty commands are config errors): a blank command, a NUL
+ * Values in `abhed.json` no process can use (docs/design.md#configuration: empty commands are config errors): a blank command, a NUL
  * character in an argument or environment value, a duration longer than a timer can wait. Each exits 2 before
  * anything starts, with one line naming the file, the line and column, the path and the fix; never a spawn
  * failure at run time nor a timer that fires at once.

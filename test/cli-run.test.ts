@@ -14,7 +14,7 @@ type Line = Record<string, unknown>
 const str = (u: unknown): string => (typeof u === "string" ? u : JSON.stringify(u))
 
 describe("abhed-ext run over the example session", () => {
-  it("prints one line per input line, each the decision DESIGN §7 describes", async () => {
+  it("prints one line per input line, each the decision docs/design.md#output describes", async () => {
     const r = await runCli(["run", "--config", exampleConfig, exampleSession])
     expect(r.code, r.stderr).toBe(0)
     const input = readFileSync(`${repoRoot}${exampleSession}`, "utf8").split("\n").filter((l) => l.trim() !== "")

@@ -7,7 +7,9 @@ import * as NodeFs from "node:fs"
 import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
 import { agent, AgentTools, host } from "../docs/embedding/ai-agent.ts"
-import { runCli } from "./cli-helpers.ts"
+import { repoRoot, runCli } from "./cli-helpers.ts"
+import { Patient } from "./extension-helpers.ts"
+import { spawn } from "node:child_process"
 
 /**
  * The effect/ai example (docs/embedding/ai-agent.ts) over the real example extensions (docs/examples/abhed.json),
@@ -15,6 +17,19 @@ import { runCli } from "./cli-helpers.ts"
  */
 
 const examples = NodePath.join(import.meta.dirname, "..", "docs", "examples")
+
+/**
+ * The example config with `Patient` timeouts (its own 2 s would fire on a busy machine, and these tests are not
+ * about timeouts), each extension still run in the examples' folder.
+ */
+const patientConfig = (() => {
+  const config = JSON.parse(NodeFs.readFileSync(NodePath.join(examples, "abhed.json"), "utf8"))
+  delete config["$schema"]
+  config.extensions = config.extensions.map((e: object) => ({ ...e, ...Patient, cwd: examples }))
+  const file = NodePath.join(NodeFs.mkdtempSync(NodePath.join(NodeOs.tmpdir(), "abhed-ai-config-")), "abhed.json")
+  NodeFs.writeFileSync(file, JSON.stringify(config))
+  return file
+})()
 
 const auditFile = NodePath.join(NodeFs.mkdtempSync(NodePath.join(NodeOs.tmpdir(), "abhed-ai-")), "audit.jsonl")
 const readAudit = (): ReadonlyArray<{ readonly event: string; readonly call_id?: string }> =>
@@ -62,7 +77,7 @@ describe("docs/embedding/ai-agent", () => {
     Effect.gen(function*() {
       const asked: Array<Approval.ApprovalRequest> = []
       const model = yield* ScriptedModel.make(script)
-      const history = yield* agent("tidy up").pipe(
+      const { history, text, turns } = yield* agent("tidy up").pipe(
         Effect.provideService(LanguageModel.LanguageModel, model),
         Effect.provide(Approval.Approver.layer((request) => Effect.sync(() => (asked.push(request), true))))
       )
@@ -92,11 +107,11 @@ describe("docs/embedding/ai-agent", () => {
       const refused = results.get("c-long")
       assert.isTrue(refused?.isFailure)
       assert.include(JSON.stringify(refused?.result), "args rewritten by sandbox no longer fit bash's parameters")
-      // An extension's tool with valid args, and refused with invalid ones before anything was sent.
+      // An extension's tool with valid args, and refused with invalid ones: audited, sent to no extension.
       assert.deepStrictEqual(results.get("c-count"), { isFailure: false, result: { lines: 1, words: 3, characters: 13 } })
       const bad = results.get("c-bad")
       assert.isTrue(bad?.isFailure)
-      assert.include(String(bad?.result), "args do not match word_count's input_schema")
+      assert.include(JSON.stringify(bad?.result), "args do not fit word_count's parameters")
       assert.sameMembers(ran, ["read notes.txt", `bash ${wrapped}`])
 
       // The host's audit: one tool_call per call that got that far (c-push once), tool_result for those that ran.
@@ -107,7 +122,7 @@ describe("docs/embedding/ai-agent", () => {
       assert.deepStrictEqual(events("c-push"), ["tool_call", "tool_result"])
       assert.deepStrictEqual(events("c-long"), ["tool_call"])
       assert.deepStrictEqual(events("c-count"), ["tool_call", "invoke_tool", "tool_result"])
-      assert.deepStrictEqual(events("c-bad"), [])
+      assert.deepStrictEqual(events("c-bad"), ["tool_call"])
       // before_agent_start: secrets-guard's rules were appended to the system prompt.
       // The same requests through the CLI give the same audit records (but for seq and timings).
       const calls = ["c-secret", "c-notes", "c-push", "c-long", "c-count"]
@@ -131,7 +146,7 @@ describe("docs/embedding/ai-agent", () => {
       ]
       const cliAudit = NodePath.join(NodePath.dirname(auditFile), "cli-audit.jsonl")
       const cli = yield* Effect.promise(() =>
-        runCli(["run", "--config", NodePath.join(examples, "abhed.json"), "--audit", cliAudit, "--session-id", "s-1"], {
+        runCli(["run", "--config", patientConfig, "--audit", cliAudit, "--session-id", "s-1"], {
           input: requests.map((r) => JSON.stringify(r)).join("\n") + "\n"
         })
       )
@@ -147,9 +162,43 @@ describe("docs/embedding/ai-agent", () => {
       assert.match(system?.role === "system" ? system.content : "", /^You are careful\.\n\nFiles matching .* are off limits/)
       assert.strictEqual(history.content[0], system)
       assert.strictEqual(model.prompts.length, 2)
+      assert.deepStrictEqual([text, turns], ["done", 2])
     }).pipe(
       Effect.provide(handlers),
-      Effect.provide(host(NodePath.join(examples, "abhed.json"), auditFile)),
+      Effect.provide(host(patientConfig, auditFile)),
       Effect.provideService(References.MinimumLogLevel, "Error")
-    ), 60_000)
+    ), 120_000)
+})
+
+describe("docs/embedding.md's first example", () => {
+  const file = NodePath.join(import.meta.dirname, "..", "docs", "embedding", "ai-agent.ts")
+
+  it("is docs/embedding/ai-agent.ts, verbatim", () => {
+    const doc = NodeFs.readFileSync(NodePath.join(import.meta.dirname, "..", "docs", "embedding.md"), "utf8")
+    const first = /```ts\n([\s\S]*?)```/.exec(doc)?.[1]
+    assert.strictEqual(first, NodeFs.readFileSync(file, "utf8"))
+  })
+
+  it("runs as a program: done; the secret read denied, the notes read, the push asked about and refused unattended", async () => {
+    const dir = NodeFs.mkdtempSync(NodePath.join(NodeOs.tmpdir(), "abhed-ai-main-"))
+    const audit = NodePath.join(dir, "audit.jsonl")
+    const run = await new Promise<{ readonly code: number | null; readonly stdout: string; readonly stderr: string }>((resolve, reject) => {
+      const child = spawn(process.execPath, [file, patientConfig, audit], { cwd: repoRoot, stdio: ["ignore", "pipe", "pipe"] })
+      let stdout = ""
+      let stderr = ""
+      child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d))
+      child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d))
+      child.on("error", reject)
+      child.on("close", (code) => resolve({ code, stdout, stderr }))
+    })
+    assert.strictEqual(run.code, 0, run.stderr)
+    assert.strictEqual(run.stdout, "Done.\n")
+    const records: ReadonlyArray<{ event: string; call_id?: string; outcome?: { decision?: string; content?: string } }> =
+      NodeFs.readFileSync(audit, "utf8").trim().split("\n").map((line) => JSON.parse(line))
+    const of = (id: string) => records.filter((r) => r.call_id === id)
+    assert.deepStrictEqual(of("c-secret").map((r) => [r.event, r.outcome?.decision]), [["tool_call", "deny"]])
+    assert.deepStrictEqual(of("c-notes").map((r) => r.event), ["tool_call", "tool_result"])
+    assert.deepStrictEqual(of("c-push").map((r) => [r.event, r.outcome?.decision]), [["tool_call", "ask"]])
+    assert.deepStrictEqual(records.map((r) => r.event).filter((e) => e.startsWith("session")), ["session_start", "session_end"])
+  }, 120_000)
 })

@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest"
 import { jsonLines, repoRoot, runCli } from "./cli-helpers.ts"
 
 /**
- * DESIGN §4 environment, through the real CLI and real processes: an extension gets the baseline (PATH, HOME,
+ * docs/design.md#environment, through the real CLI and real processes: an extension gets the baseline (PATH, HOME,
  * USER, LOGNAME, SHELL, LANG, LC_*, TERM, TMPDIR, TZ), its own `env`, and what its `env_passthrough` names;
  * nothing else of the host's environment.
  */
@@ -31,7 +31,7 @@ const envOf = (system: unknown, name: string): Record<string, string> => {
   return JSON.parse(part) as Record<string, string>
 }
 
-describe("the environment an extension gets (DESIGN §4)", () => {
+describe("the environment an extension gets (docs/design.md#failures)", () => {
   it("the baseline, its env and its env_passthrough; never the host's keys", async () => {
     const dir = mkdtempSync(join(tmpdir(), "abhed-env-"))
     const config = join(dir, "abhed.json")

@@ -46,10 +46,33 @@ describe("process extension faults", () => {
           // Depending on when the exit is seen, the request is in flight (ExtensionExited) or refused (ExtensionDead).
           assert.include(["ExtensionExited", "ExtensionDead"], error._tag)
           const status = yield* ext.status
-          assert.deepStrictEqual(status.state, { _tag: "dead", cause: { _tag: "exited", code: 3, signal: null } })
+          // The cause carries what it said on stderr before it died (its last line that is not a stack frame).
+          assert.deepStrictEqual(status.state, {
+            _tag: "dead",
+            cause: { _tag: "exited", code: 3, signal: null, stderr: "ext-exit-at-start: bye" }
+          })
           assert.include(status.stderr_tail, "ext-exit-at-start: bye")
         }))
     ))
+
+  for (
+    const [file, line] of [
+      ["ext-esm-in-cjs.cjs", "SyntaxError: Cannot use import statement outside a module"],
+      ["ext-missing-module.py", "ModuleNotFoundError: No module named 'abhed_no_such_module'"]
+    ] as const
+  ) {
+    live(`dies at start (${file}): the cause carries the error line of its stderr, not a stack frame`, () =>
+      provided(
+        withExtension(fixtureConfig(file), (ext) =>
+          Effect.gen(function*() {
+            const status = yield* awaitDeath(ext)
+            assert.deepStrictEqual(status.state, { _tag: "dead", cause: { _tag: "exited", code: 1, signal: null, stderr: line } })
+            // Later requests get it too, apart from the cause text (which the model may read).
+            const error = yield* Effect.flip(ext.send(toolCall("c1")))
+            assert.deepStrictEqual(error._tag === "ExtensionDead" && [error.cause, error.stderr], ["exited (code 1)", line])
+          }))
+      ))
+  }
 
   live("command not found: acquisition succeeds, the extension is dead with spawn_failed", () =>
     provided(
@@ -236,7 +259,7 @@ describe("process extension faults", () => {
     provided(
       withExtension(fixtureConfig("ext-two-replies.sh"), (ext) =>
         Effect.gen(function*() {
-          // One write, so one read with two complete lines while one request is in flight (DESIGN §4).
+          // One write, so one read with two complete lines while one request is in flight (docs/design.md#failures).
           const first = yield* timedSend(ext, toolCall("c1"))
           const error = expectFailure(first.result)
           assert.strictEqual(error._tag, "UnsolicitedOutput")
@@ -254,6 +277,46 @@ describe("process extension faults", () => {
           assert.strictEqual(status.state._tag === "dead" && status.state.cause._tag, "unsolicited_output")
           const error = yield* Effect.flip(ext.send(toolCall("c1")))
           assert.strictEqual(error._tag === "ExtensionDead" && error.cause, "unsolicited_output: {}")
+        }))
+    ))
+
+  live("a banner in one write with the first reply: the cause describes the banner (by shape), not the reply", () =>
+    provided(
+      withExtension(fixtureConfig("ext-banner.py"), (ext) =>
+        Effect.gen(function*() {
+          const error = expectFailure((yield* timedSend(ext, toolCall("c1"))).result)
+          assert.strictEqual(error._tag, "UnsolicitedOutput")
+          const status = yield* awaitDeath(ext)
+          // "guard v1 ready": not JSON, 14 bytes. Never `{}`, the reply that followed it.
+          assert.deepStrictEqual(status.state, {
+            _tag: "dead",
+            cause: { _tag: "unsolicited_output", detail: "(invalid JSON, 14 bytes)" }
+          })
+        }))
+    ))
+
+  live("blank lines: a trailing print() after each reply and up to 1000 in a row are ignored", () =>
+    provided(
+      withExtension(fixtureConfig("ext-blank-lines.py", { env: { BLANKS: "1000" } }), (ext) =>
+        Effect.gen(function*() {
+          for (const id of ["c1", "c2", "c3", "c4", "c5"]) {
+            assert.strictEqual((yield* timedSend(ext, toolCall(id))).result._tag, "Success")
+          }
+          assert.deepStrictEqual((yield* ext.status).state, { _tag: "live" })
+        }))
+    ))
+
+  live("blank lines without end: unsolicited output past 1000 in a row, and the extension is stopped", () =>
+    provided(
+      withExtension(fixtureConfig("ext-blank-lines.py", { env: { BLANKS: "forever" } }), (ext) =>
+        Effect.gen(function*() {
+          // The first reply may share a read with the first blank lines: then that request fails too.
+          yield* timedSend(ext, toolCall("c1"))
+          const status = yield* awaitDeath(ext)
+          assert.deepStrictEqual(status.state, {
+            _tag: "dead",
+            cause: { _tag: "unsolicited_output", detail: "more than 1000 blank lines in a row" }
+          })
         }))
     ))
 

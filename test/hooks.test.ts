@@ -1,7 +1,7 @@
 import { spawn } from "node:child_process"
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
-import { join } from "node:path"
+import { dirname, join, resolve } from "node:path"
 import { createInterface } from "node:readline"
 import { describe, expect, it } from "vitest"
 import { killTree } from "../packages/cli/src/ProcessTree.ts"
@@ -217,6 +217,28 @@ describe("Claude Code hooks through abhed-ext hook", () => {
   })
 })
 
+describe("what a hook run says on stderr (the host shows it at --log-level debug)", () => {
+  it("one line per request: matched or not, how the run ended, how long it took, what it became; an allow lifts nothing", async () => {
+    const cfg = writeConfig({
+      extensions: [
+        adapter("git-guard", ["--format", "claude", "--matcher", "Bash"], ["python3", fixture("project/.claude/hooks/git_guard.py")], {
+          events: ["tool_call"]
+        })
+      ]
+    })
+    const r = await runCli(["run", "--config", cfg, "--log-level", "debug"], {
+      input: lines(call("git status"), call("rm -rf /etc"), JSON.stringify({ event: "tool_call", tool: "read", args: { path: "a" } }))
+    })
+    expect(r.code, r.stderr).toBe(0)
+    expect(r.stderr).toMatch(/tool_call Bash: ran: exit 0 in \d+ ms; no opinion/)
+    expect(r.stderr).toMatch(/tool_call Bash: ran: exit 0 in \d+ ms; block/)
+    expect(r.stderr).toContain("tool_call Read: not matched by --matcher; not run; {}")
+    expect(r.stderr).toContain("the hook answered permissionDecision \"allow\" (git is safe): it lifts nothing here")
+    // Never the call's args.
+    expect(r.stderr).not.toContain("rm -rf /etc")
+  })
+})
+
 describe("a hook that fails or overflows", () => {
   it("a failed run is no opinion, and the reply's reason says why (exit code, first line of stderr)", async () => {
     const r = await runCli(["hook", "--format", "claude", "--", "bash", fixture("broken.sh")], { input: lines(call("ls", { id: "r1" })) })
@@ -284,6 +306,53 @@ describe("a hook that leaves a helper holding its pipes", () => {
   })
 })
 
+describe("a hook whose helper runs in a session of its own and holds its pipes", () => {
+  it("setsid, start_new_session and a double-forked daemon: each exit 2 blocks within the bound; no helper is left", async () => {
+    const marker = `abhed-session-${process.pid}-${Date.now()}`
+    const cfg = writeConfig({
+      extensions: [
+        adapter("setsid-hook", ["--format", "claude"], ["bash", fixture("setsid_helper.sh"), `${marker}-setsid`], { events: ["tool_call"] }),
+        adapter("session-hook", ["--format", "claude"], ["python3", fixture("new_session.py"), `${marker}-python`], { events: ["tool_call"] }),
+        adapter("daemon-hook", ["--format", "claude"], ["bash", fixture("daemon.sh"), `${marker}-daemon`], { events: ["tool_call"] })
+      ]
+    })
+    const session = liveRun(cfg)
+    // Each hook's own reason: its exit was read, not waited out to --timeout-ms (20 s) or the host's 30 s.
+    const reply = await session.send(call("rm -rf /srv"))
+    expect(reply).toMatchObject({ decision: "deny" })
+    expect(reply["reasons"]).toEqual([
+      { extension: "daemon-hook", reason: "blocked by the daemon hook" },
+      { extension: "session-hook", reason: "blocked by the new-session hook" },
+      { extension: "setsid-hook", reason: "blocked by the setsid hook" }
+    ])
+    // Mid-session: the helpers were found through the pipes they held and killed by the run itself.
+    expect(processesWith(marker, true)).toEqual([])
+    expect(await session.send(call("rm -rf /var"))).toMatchObject({ decision: "deny" })
+    expect(await session.end()).toBe(0)
+    expect(processesWith(marker, true)).toEqual([])
+  })
+
+  it("a hook that never answers while a daemon holds its pipes is timed out at --timeout-ms; --fail-closed blocks", async () => {
+    const marker = `abhed-daemon-hang-${process.pid}-${Date.now()}`
+    const cfg = writeConfig({
+      extensions: [
+        adapter("hanging", ["--format", "claude", "--timeout-ms", "2000", "--fail-closed"], ["bash", fixture("daemon.sh"), marker, "hang"], {
+          events: ["tool_call"],
+          timeout_ms: 30_000,
+          startup_timeout_ms: 40_000
+        })
+      ]
+    })
+    const session = liveRun(cfg)
+    const reply = await session.send(call("rm -rf /srv"))
+    expect(reply).toMatchObject({ decision: "deny", reasons: [{ extension: "hanging" }] })
+    expect(JSON.stringify(reply["reasons"])).toContain("did not finish within 2000 ms")
+    expect(processesWith(marker, true)).toEqual([])
+    expect(await session.end()).toBe(0)
+    expect(processesWith(marker, true)).toEqual([])
+  })
+})
+
 describe("Gemini CLI hooks through abhed-ext hook", () => {
   it("BeforeTool decision deny blocks with the reason; decision allow is no opinion", async () => {
     const cfg = writeConfig({
@@ -321,28 +390,48 @@ describe("abhed-ext hook usage errors: the problem and a hint on stderr, exit 64
   }
 })
 
+/**
+ * `import-hooks --this-cli -o DIR/abhed.json SETTINGS` (this Node and this CLI: abhed-ext is not on PATH here), into
+ * a fresh folder, so that the relative `cwd` it writes is checked by running the config from where it was written.
+ */
+const importTo = async (settings: string, flags: ReadonlyArray<string> = []) => {
+  const file = join(mkdtempSync(join(tmpdir(), "abhed-import-")), "abhed.json")
+  const imported = await runCli(["import-hooks", "--this-cli", "-o", file, ...flags, settings])
+  const text = imported.code === 0 ? readFileSync(file, "utf8") : ""
+  return { ...imported, file, text, config: (text === "" ? { extensions: [] } : JSON.parse(text)) as { extensions: Array<Line> } }
+}
+
 describe("abhed-ext import-hooks", () => {
   it("turns a settings file with three hooks into a config run accepts, and names the one it cannot carry over", async () => {
     const settings = "test/fixtures/hooks/project/.claude/settings.json"
-    const imported = await runCli(["import-hooks", settings])
+    const imported = await importTo(settings)
     expect(imported.code, imported.stderr).toBe(0)
     expect(imported.stderr).toContain("hooks.UserPromptSubmit[0].hooks[0]")
     expect(imported.stderr).toContain("UserPromptSubmit has no counterpart here")
-    expect(imported.stderr).not.toContain("PreToolUse[")
-    const config = JSON.parse(imported.stdout) as { extensions: Array<Line> }
+    expect(imported.stderr).not.toContain("PreToolUse[0].hooks[0]")
+    const config = imported.config
     expect(config.extensions.map((e) => e["events"])).toEqual([["tool_call"], ["tool_call"]])
     expect(config.extensions.map((e) => e["reply_ids"])).toEqual(["required", "required"])
-    // Exact-name matchers become match rules in our tool names; the matcher is carried over too.
-    expect(config.extensions[1]?.["match"]).toEqual([{ tool: "read" }, { tool: "edit" }, { tool: "write" }])
-    expect(config.extensions[1]?.["args"]).toContain("Read|Edit|Write")
+    // Exact-name matchers become match rules in our tool names and as written (a tool called Read); the matcher is
+    // carried over too.
+    expect(config.extensions[1]?.["match"]).toEqual([
+      { tool: "read" },
+      { tool: "Read" },
+      { tool: "edit" },
+      { tool: "Edit" },
+      { tool: "write" },
+      { tool: "Write" }
+    ])
+    expect(config.extensions[1]?.["args"]).toContain("--matcher=Read|Edit|Write")
     // Claude's timeout is in seconds.
-    expect(config.extensions[0]?.["args"]).toEqual(expect.arrayContaining(["--timeout-ms", "10000"]))
-    const file = writeConfig(config)
-    const r = await runCli(["run", "--config", file], {
+    expect(config.extensions[0]?.["args"]).toContain("--timeout-ms=10000")
+    const r = await runCli(["run", "--config", imported.file], {
       input: lines(
         call("rm -rf /var"),
         JSON.stringify({ event: "tool_call", tool: "edit", args: { path: ".env.local", old_string: "a", new_string: "b" } }),
-        call("git log")
+        call("git log"),
+        // An agent using the peers' names: its tool Bash reaches the hook its matcher names.
+        JSON.stringify({ event: "tool_call", tool: "Bash", args: { command: "rm -rf /srv" } })
       )
     })
     expect(r.code, r.stderr).toBe(0)
@@ -350,19 +439,66 @@ describe("abhed-ext import-hooks", () => {
     expect(out[0]).toMatchObject({ decision: "deny", reasons: [{ reason: "rm -rf on an absolute path is not allowed" }] })
     expect(out[1]).toMatchObject({ decision: "deny", reasons: [{ reason: "Blocked: .env.local may hold secrets" }] })
     expect(out[2]).toMatchObject({ decision: "allow", reasons: [] })
+    expect(out[3]).toMatchObject({ decision: "deny", reasons: [{ reason: "rm -rf on an absolute path is not allowed" }] })
+  })
+
+  it("writes a config to commit: abhed-ext from PATH, cwd relative to the config's folder, $schema, a final newline", async () => {
+    const cwd = `${repoRoot}test/fixtures/hooks/project`
+    const onStdout = await runCli(["import-hooks", ".claude/settings.json"], { cwd })
+    expect(onStdout.code, onStdout.stderr).toBe(0)
+    expect(onStdout.stdout.endsWith("}\n")).toBe(true)
+    const config = JSON.parse(onStdout.stdout) as { $schema: string; extensions: Array<Line> }
+    expect(config.$schema).toMatch(/^https:\/\/.*\/abhed\.schema\.json$/)
+    expect(config.extensions.map((e) => [e["command"], e["cwd"], (e["args"] as Array<string>)[0]])).toEqual([
+      ["abhed-ext", ".", "hook"],
+      ["abhed-ext", ".", "hook"]
+    ])
+    expect(onStdout.stdout).not.toContain(repoRoot)
+    const explicit = await runCli(["import-hooks", "--adapter-command", "./node_modules/.bin/abhed-ext", ".claude/settings.json"], { cwd })
+    expect((JSON.parse(explicit.stdout) as { extensions: Array<Line> }).extensions[0]?.["command"]).toBe("./node_modules/.bin/abhed-ext")
+    const written = await importTo("test/fixtures/hooks/project/.claude/settings.json")
+    expect(written.text.endsWith("}\n")).toBe(true)
+    expect(written.config.extensions[0]?.["cwd"]).not.toMatch(/^\//)
+  })
+
+  it("says on stderr what it changed: the default bound, the environment, no --fail-closed", async () => {
+    const imported = await importTo("test/fixtures/hooks/project/.claude/settings.json")
+    expect(imported.code, imported.stderr).toBe(0)
+    expect(imported.stderr).toContain("hooks.PreToolUse[1].hooks[0] set no timeout: each run is bounded by the adapter's 4000 ms")
+    expect(imported.stderr).toContain("environment: hooks run with the extension's environment, not your shell's")
+    expect(imported.stderr).toContain("failures: without --fail-closed")
+  })
+
+  it("a matcher that starts with '-' is passed as --matcher=…: the adapter starts and the hook blocks", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "abhed-hooks-"))
+    mkdirSync(join(dir, ".claude"))
+    const settings = join(dir, ".claude", "settings.json")
+    writeFileSync(
+      settings,
+      JSON.stringify({
+        hooks: { PreToolUse: [{ matcher: "-?Bash", hooks: [{ type: "command", command: "cat >/dev/null; echo no >&2; exit 2", timeout: 20 }] }] }
+      })
+    )
+    const imported = await importTo(settings)
+    expect(imported.code, imported.stderr).toBe(0)
+    expect(imported.config.extensions[0]?.["args"]).toContain("--matcher=-?Bash")
+    const r = await runCli(["run", "--config", imported.file], { input: lines(call("rm -rf /srv")) })
+    expect(r.code, r.stderr).toBe(0)
+    expect(jsonLines(r.stdout)[0]).toMatchObject({ decision: "deny", reasons: [{ reason: "no" }] })
   })
 
   it("carries a Gemini CLI settings file over too (told by its event names)", async () => {
-    const imported = await runCli(["import-hooks", "test/fixtures/hooks/gemini-project/.gemini/settings.json"])
+    const imported = await importTo("test/fixtures/hooks/gemini-project/.gemini/settings.json")
     expect(imported.code, imported.stderr).toBe(0)
     expect(imported.stderr).toContain("hooks.BeforeModel[0].hooks[0] (./model-audit.sh): not carried over: BeforeModel has no counterpart here")
-    const config = JSON.parse(imported.stdout) as { extensions: Array<Line> }
+    const config = imported.config
     expect(config.extensions).toHaveLength(1)
-    expect(config.extensions[0]).toMatchObject({ events: ["tool_call"], cwd: `${repoRoot}test/fixtures/hooks/gemini-project` })
+    expect(config.extensions[0]).toMatchObject({ events: ["tool_call"] })
+    expect(resolve(dirname(imported.file), String(config.extensions[0]?.["cwd"]))).toBe(`${repoRoot}test/fixtures/hooks/gemini-project`)
     // A Gemini matcher is a regular expression: it stays with the adapter, no match rules.
     expect(config.extensions[0]?.["match"]).toBeUndefined()
-    expect(config.extensions[0]?.["args"]).toEqual(expect.arrayContaining(["--format", "gemini", "--matcher", "run_shell_command", "--timeout-ms", "20000"]))
-    const r = await runCli(["run", "--config", writeConfig(config)], { input: lines(call("rm -r dist"), call("ls")) })
+    expect(config.extensions[0]?.["args"]).toEqual(expect.arrayContaining(["--format=gemini", "--matcher=run_shell_command", "--timeout-ms=20000"]))
+    const r = await runCli(["run", "--config", imported.file], { input: lines(call("rm -r dist"), call("ls")) })
     expect(r.code, r.stderr).toBe(0)
     const out = jsonLines(r.stdout) as Array<Line>
     expect(out[0]).toMatchObject({ decision: "deny", reasons: [{ reason: "no rm from the agent" }] })
@@ -370,9 +506,9 @@ describe("abhed-ext import-hooks", () => {
   })
 
   it("a decoy file_path beside the call's path does not pass a file guard: the hook judges the path that runs", async () => {
-    const imported = await runCli(["import-hooks", "test/fixtures/hooks/project/.claude/settings.json"])
+    const imported = await importTo("test/fixtures/hooks/project/.claude/settings.json")
     expect(imported.code, imported.stderr).toBe(0)
-    const r = await runCli(["run", "--config", writeConfig(JSON.parse(imported.stdout))], {
+    const r = await runCli(["run", "--config", imported.file], {
       input: lines(JSON.stringify({ tool: "read", event: "tool_call", args: { path: "config/.env", file_path: "README.md" } }))
     })
     expect(r.code, r.stderr).toBe(0)
@@ -392,24 +528,22 @@ describe("abhed-ext import-hooks", () => {
         }
       })
     )
-    const imported = await runCli(["import-hooks", settings])
+    const imported = await importTo(settings)
     expect(imported.code, imported.stderr).toBe(0)
     expect(imported.stderr).toContain("hooks.PreToolUse[0].hooks[0]")
     expect(imported.stderr).toContain("clamped to 2147478647 ms")
-    const config = JSON.parse(imported.stdout) as { extensions: Array<Line> }
-    expect(config.extensions[0]?.["args"]).toEqual(expect.arrayContaining(["--timeout-ms", "2147478647"]))
-    const r = await runCli(["run", "--config", writeConfig(config)], { input: lines(call("ls")) })
+    expect(imported.config.extensions[0]?.["args"]).toContain("--timeout-ms=2147478647")
+    const r = await runCli(["run", "--config", imported.file], { input: lines(call("ls")) })
     expect(r.code, r.stderr).toBe(0)
     expect(jsonLines(r.stdout)[0]).toMatchObject({ decision: "deny", reasons: [{ reason: "slow, but no" }] })
   })
 
   it("reads a Gemini settings file with comments; trims its matcher; names the env and the matcher it drops", async () => {
-    const imported = await runCli(["import-hooks", "test/fixtures/hooks/gemini-commented/.gemini/settings.json"])
+    const imported = await importTo("test/fixtures/hooks/gemini-commented/.gemini/settings.json")
     expect(imported.code, imported.stderr).toBe(0)
     expect(imported.stderr).toContain("hooks.BeforeTool[0].hooks[0] (bash ../gemini_guard.sh): carried over, but its env (GUARD_MODE) is not")
     expect(imported.stderr).toContain("hooks.SessionStart[0].hooks[0] (true): carried over, but its matcher \"resume\" is not")
-    const config = JSON.parse(imported.stdout) as { extensions: Array<Line> }
-    const r = await runCli(["run", "--config", writeConfig(config)], { input: lines(call("rm -r dist"), call("ls")) })
+    const r = await runCli(["run", "--config", imported.file], { input: lines(call("rm -r dist"), call("ls")) })
     expect(r.code, r.stderr).toBe(0)
     const out = jsonLines(r.stdout) as Array<Line>
     expect(out[0]).toMatchObject({ decision: "deny", reasons: [{ reason: "no rm from the agent" }] })

@@ -7,7 +7,7 @@ import * as NodePath from "node:path"
 import { exists, fixtureConfig, liveGroupMembers, within } from "./extension-helpers.ts"
 
 /**
- * The host over real processes (DESIGN §3–§4): the spec's worked examples, faults next to a working guard,
+ * The host over real processes (docs/design.md#combination, #failures): the worked examples (docs/examples), faults next to a working guard,
  * on_failure, concurrency, order independence and settling. Every test checks that no process of any extension
  * outlives the host's scope.
  */
@@ -72,7 +72,7 @@ const deathOf = (status: ReadonlyArray<ExtensionStatus>, name: string) => {
   return s?.state._tag === "dead" ? s.state.cause._tag : s?.state._tag
 }
 
-describe("the spec's worked examples, as written in the spec", () => {
+describe("the worked examples of docs/examples, as written", () => {
   it.live("a read of a path containing \"secret\" is blocked with its reason; others pass", () =>
     Effect.gen(function*() {
       const { result } = yield* withHost(

@@ -9,7 +9,7 @@ import * as NodePath from "node:path"
 import { fixtureConfig, fixturesDir } from "./extension-helpers.ts"
 
 /**
- * Matchers over real processes (DESIGN §3): a `git push` guard with `match` is written only the calls that
+ * Matchers over real processes (docs/design.md#combination): a `git push` guard with `match` is written only the calls that
  * match, counted by the guard itself, and sees a call another extension rewrote into a push.
  */
 

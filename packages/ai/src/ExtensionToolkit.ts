@@ -1,9 +1,10 @@
 import { compileInputSchema } from "@abhed/core"
 import { ExtensionHost } from "@abhed/host"
-import { isJsonObject } from "@abhed/protocol"
-import { Effect, Result, Schema } from "effect"
+import { canonicalJson, isJsonObject } from "@abhed/protocol"
+import { Effect, Option, Result, Schema } from "effect"
 import { Tool, Toolkit } from "effect/ai"
 import { ArgsSchema } from "./ArgsSchema.ts"
+import { JudgedCall } from "./JudgedCall.ts"
 import { toContent } from "./ToolArgs.ts"
 
 /**
@@ -14,7 +15,8 @@ import { toContent } from "./ToolArgs.ts"
  * (a string, or any JSON); an `is_error` reply, and an owner that is gone, are failures the model reads as text.
  *
  * Like any tool, an extension tool's call must go through `tool_call` and its result through `tool_result`: give
- * the model these tools only through `GuardedToolkit` (`GuardedToolkit.withExtensionTools` does both).
+ * the model these tools only through `GuardedToolkit` (`GuardedToolkit.withExtensionTools` does both). The handler
+ * makes sure: it invokes the owner only with the args the guard settled (`JudgedCall`), and refuses anything else.
  */
 export interface ExtensionTool extends
   Tool.Tool<string, {
@@ -47,6 +49,10 @@ export const make: Effect.Effect<Toolkit.WithHandler<ExtensionTools>, never, Ext
     )
     handlers[declared.name] = (params, context) =>
       Effect.gen(function*() {
+        const judged = yield* Effect.serviceOption(JudgedCall)
+        if (Option.isNone(judged) || judged.value.tool !== declared.name || canonicalJson(judged.value.args) !== canonicalJson(params)) {
+          return yield* Effect.fail(`${declared.name} was not called through GuardedToolkit, so no extension judged it: refused`)
+        }
         const checked = Schema.decodeUnknownResult(argsSchema)(params)
         if (Result.isFailure(checked) || !isJsonObject(params)) {
           const why = Result.isFailure(checked) ? checked.failure.message : "args must be a JSON object"
@@ -63,27 +69,38 @@ export const make: Effect.Effect<Toolkit.WithHandler<ExtensionTools>, never, Ext
 })
 
 /**
+ * The agent's tools and the extensions' by name: any name may be an extension's (they are known only at run time),
+ * so a tool is one of the agent's or an `ExtensionTool`. Exact, so what the handlers need and how they fail is what
+ * the agent's tools need and how they fail (an `ExtensionTool` needs nothing and fails as a result).
+ */
+export type WithExtensions<Tools extends Record<string, Tool.Any>> = {
+  readonly [name: string]: Tools[keyof Tools] | ExtensionTool
+}
+
+/**
  * The agent's own tools and the extensions' in one handled toolkit. The agent's tool wins a name both have,
- * compared ignoring case as the host compares tool names (DESIGN §3): an extension's `READ` must not sit beside the
- * agent's `read` for the model to confuse. Give the host your tool names as `builtinTools` and it rejects such a
- * declaration, audited, before it gets here.
+ * compared ignoring case as the host compares tool names (docs/design.md#combination): an extension's `READ` must
+ * not sit beside the agent's `read` for the model to confuse. Give the host your tool names as `builtinTools` and it
+ * rejects such a declaration, audited, before it gets here.
  */
 export const merge = <Tools extends Record<string, Tool.Any>>(
   own: Toolkit.WithHandler<Tools>,
   extensions: Toolkit.WithHandler<ExtensionTools>
-): Toolkit.WithHandler<Record<string, Tool.Any>> => {
+): Toolkit.WithHandler<WithExtensions<Tools>> => {
   const ownNames = new Set(Object.keys(own.tools).map((name) => name.toLowerCase()))
   const theirs = Object.entries(extensions.tools).filter(([name]) => !ownNames.has(name.toLowerCase()))
-  const tools: Record<string, Tool.Any> = { ...Object.fromEntries(theirs), ...own.tools }
+  const tools: WithExtensions<Tools> = { ...Object.fromEntries(theirs), ...own.tools }
   return {
     tools,
     // `own.tools` has the name: `params` are that tool's (the caller's, as for any handled toolkit).
-    handle: (name, params, toolCallId, options) =>
-      Object.hasOwn(own.tools, name)
-        ? own.handle(name, params as Tool.ParametersEncoded<Tools[keyof Tools]>, toolCallId, options)
-        : Object.hasOwn(tools, name)
-        ? extensions.handle(name, params, toolCallId, options)
+    handle: (name, params, toolCallId, options) => {
+      const key = String(name)
+      return Object.hasOwn(own.tools, key)
+        ? own.handle(key, params as Tool.ParametersEncoded<Tools[keyof Tools]>, toolCallId, options)
+        : Object.hasOwn(tools, key)
+        ? extensions.handle(key, params as Tool.ParametersEncoded<ExtensionTool>, toolCallId, options)
         // A shadowed extension tool is not in the toolkit: refused as any unknown tool is.
-        : own.handle(name, params as Tool.ParametersEncoded<Tools[keyof Tools]>, toolCallId, options)
+        : own.handle(key, params as Tool.ParametersEncoded<Tools[keyof Tools]>, toolCallId, options)
+    }
   }
 }

@@ -3,19 +3,26 @@ import { Approval, ExtensionHost, type ExtensionHostShape, IdCounter, type ToolC
 import { canonicalJson } from "@abhed/protocol"
 import { Context, Effect, Exit, Result, Schema, Stream } from "effect"
 import type * as SchemaAST from "effect/SchemaAST"
-import { type AiError, Prompt, Response, Tool, type Toolkit } from "effect/ai"
+import { AiError, Prompt, Response, Tool, type Toolkit } from "effect/ai"
 import { ArgsSchema } from "./ArgsSchema.ts"
 import * as ExtensionToolkit from "./ExtensionToolkit.ts"
+import { JudgedCall } from "./JudgedCall.ts"
 import { box, fromContent, toContent, unbox } from "./ToolArgs.ts"
 
 /**
- * A Toolkit whose every call the extensions judge (DESIGN §2–§3, docs/embedding.md):
+ * A Toolkit whose every call the extensions judge (docs/design.md#wire-protocol, #combination, docs/embedding.md).
+ * The rule: a handler runs only with args that went through `tool_call` and settled. Args that fail any check are
+ * refused (`execution-denied`, saying why) and audited; they are never passed on in the hope that the inner
+ * toolkit's decode refuses them (it may be looser).
  *
+ * 0. The model's args are checked first, against the tool's `ArgsSchema` (or its parameter Schema). Args that do not
+ *    fit are refused and recorded as a `tool_call` the host sent to no extension.
  * 1. `tool_call` first. A deny, and an ask nobody approved, become an `execution-denied` result whose reason names
  *    the extensions and their reasons: the model reads why.
  * 2. An ask goes through effect/ai's own approval flow: the tool's `needsApproval` dispatches `tool_call` and says
  *    yes, so the model's turn ends with a `tool-approval-request`; the outcome (decision and settled args) is kept by
- *    tool call id, and the approved turn runs exactly those args without asking the extensions again.
+ *    tool call id, and the approved turn runs exactly those args without asking the extensions again, once the
+ *    host's Approver said yes (`resolveApprovals`): an approval from anywhere else runs nothing.
  * 3. The tool runs with the SETTLED args, decoded again through its parameter Schema. Args an extension rewrote
  *    into something the Schema rejects are refused (`execution-denied`, naming who rewrote them), never run.
  * 4. Its final result goes through `tool_result` as text (ToolArgs.toContent) and is read back: unchanged, the
@@ -37,7 +44,15 @@ interface Pending {
   readonly params: string
   readonly outcome: ToolCallOutcome
   readonly approvalRequested: boolean
+  /** The Approver said yes (`resolveApprovals`): only then does a requested approval let the call run. */
+  readonly approved: boolean
 }
+
+/**
+ * How `resolveApprovals` records the Approver's yes in the toolkit that requested the approval. Kept here, not on
+ * the toolkit: nothing else may approve a call.
+ */
+const approvers = new WeakMap<object, (toolCallId: string) => void>()
 
 // Tool schemas are expected to need no services (effect/ai's own tools never do); one that does dies at run time.
 const serviceFree = (schema: Schema.Top): Schema.Codec<unknown, unknown> => schema as Schema.Codec<unknown, unknown>
@@ -49,7 +64,7 @@ const validateArgs = (tool: Tool.Any, params: unknown) => Schema.decodeUnknownRe
 type Normalized =
   | { readonly _tag: "args"; readonly args: unknown }
   /** The model's mistake: not what the tool takes. */
-  | { readonly _tag: "invalid" }
+  | { readonly _tag: "invalid"; readonly message: string }
   /** Decoded, but the Schema cannot encode it back (a decode-only transformation): nothing to show the extensions. */
   | { readonly _tag: "unencodable"; readonly message: string }
 
@@ -61,10 +76,17 @@ type Normalized =
 const normalize = (tool: Tool.Any, params: unknown, options?: SchemaAST.ParseOptions): Normalized => {
   const codec = serviceFree(tool.parametersSchema)
   const decoded = Schema.decodeUnknownResult(codec)(params, options)
-  if (Result.isFailure(decoded) || Result.isFailure(validateArgs(tool, params))) return { _tag: "invalid" }
+  if (Result.isFailure(decoded)) return { _tag: "invalid", message: decoded.failure.message }
+  // The tool's own check, without the caller's options: options that loosen the decode (`disableChecks`) must not
+  // let through what the tool rejects.
+  const checked = validateArgs(tool, params)
+  if (Result.isFailure(checked)) return { _tag: "invalid", message: checked.failure.message }
   const encoded = Schema.encodeUnknownResult(codec)(decoded.success, options)
   return Result.isFailure(encoded) ? { _tag: "unencodable", message: encoded.failure.message } : { _tag: "args", args: encoded.success }
 }
+
+/** Why a call whose args are not what the tool takes is refused (docs/embedding.md). */
+export const invalidReason = (tool: string, message: string): string => `args do not fit ${tool}'s parameters: ${message}`
 
 /** Why a call whose args cannot be encoded is refused rather than run unjudged (docs/embedding.md). */
 export const unencodableReason = (tool: string, message: string): string =>
@@ -129,7 +151,13 @@ const make = <Tools extends Record<string, Tool.Any>>(
       const runnable = Result.isSuccess(validateArgs(tool, unbox(outcome.args, boxed)))
       const approvalRequested = runnable &&
         (outcome.decision === "ask" || (outcome.decision === "allow" && (yield* ownApproval(tool, params, context))))
-      pending.set(context.toolCallId, { tool: tool.name, params: canonicalJson(encoded.value), outcome, approvalRequested })
+      pending.set(context.toolCallId, {
+        tool: tool.name,
+        params: canonicalJson(encoded.value),
+        outcome,
+        approvalRequested,
+        approved: false
+      })
       // Calls whose approval was refused are never handled, so never taken: keep the newest MaxPending only.
       // An evicted call that is approved after all is refused (its ask was not requested here), never run unasked.
       for (const oldest of pending.keys()) {
@@ -208,23 +236,32 @@ const make = <Tools extends Record<string, Tool.Any>>(
   ) =>
     Effect.gen(function*() {
       const tool = Object.hasOwn(tools, name) ? tools[name] : undefined
-      const normal = tool === undefined ? undefined : normalize(tool, params, options)
-      // Unknown tools, and args the model got wrong, fail the usual way (the handler's own decoding, with the same
-      // options, fails too): nothing is sent to the extensions, nothing runs.
-      if (tool === undefined || normal === undefined || normal._tag === "invalid") {
-        return yield* inner.handle(name, params, toolCallId, options)
+      // An unknown tool is refused as effect/ai refuses one, without asking the inner toolkit (whose `handle` may
+      // know names its `tools` do not offer).
+      if (tool === undefined) {
+        return yield* AiError.make({
+          module: "Toolkit",
+          method: `${String(name)}.handle`,
+          reason: new AiError.ToolNotFoundError({ toolName: String(name), availableTools: Object.keys(tools) })
+        })
       }
       const single = (result: Tool.HandlerResult<Tool.Any>) => Stream.succeed(narrow<Tools[Name]>(result))
+      // The id that ties this call's tool_call to its tool_result in the audit and for extensions.
+      const callId = toolCallId ?? nextLocalId()
+      // Refused before any extension judged it: recorded by the host (the args as given, sent to no extension, so a
+      // careless extension never sees a shape its tool does not take), and never passed on.
+      const refuse = (reason: string, origin: Tool.FailureOrigin) =>
+        Effect.as(host.toolCall({ tool: tool.name, args: box(params).args, call_id: callId, refused: reason }), single(denied(reason, origin)))
+      const normal = normalize(tool, params, options)
+      if (normal._tag === "invalid") return yield* refuse(invalidReason(tool.name, normal.message), "parameters")
       // Args that decode but cannot be shown to the extensions would run unjudged: refused, never run.
-      if (normal._tag === "unencodable") return single(denied(unencodableReason(tool.name, normal.message), "parameters"))
+      if (normal._tag === "unencodable") return yield* refuse(unencodableReason(tool.name, normal.message), "parameters")
       // A call runs once: a second handle of the same id (effect/ai taking an approval for pending again, after a
       // context filter dropped the result `resolveApprovals` had run) would run it again, unasked.
       if (toolCallId !== undefined && ran.has(toolCallId)) {
-        return single(denied(`${tool.name}: call ${toolCallId} has run already; a call runs once`, "handler"))
+        return yield* refuse(`${tool.name}: call ${toolCallId} has run already; a call runs once`, "handler")
       }
       const entry = take(tool.name, normal.args, toolCallId)
-      // The id that ties this call's tool_call to its tool_result in the audit and for extensions.
-      const callId = toolCallId ?? nextLocalId()
       const { args, boxed } = box(normal.args)
       const outcome = entry?.outcome ?? (yield* host.toolCall({ tool: tool.name, args, call_id: callId }))
       if (outcome.decision === "deny") return single(denied(formatReasons(outcome.reasons), "handler"))
@@ -237,9 +274,18 @@ const make = <Tools extends Record<string, Tool.Any>>(
       if (outcome.decision === "ask" && entry?.approvalRequested !== true) {
         return single(denied(`needs approval, which was not requested: ${formatReasons(outcome.reasons)}`, "handler"))
       }
+      // A requested approval is the Approver's to give: an approval effect/ai was told of otherwise (the agent's own
+      // tool-approval-response, or `handle` called directly) runs nothing.
+      if (entry?.approvalRequested === true && !entry.approved) {
+        const reasons = outcome.reasons.length > 0 ? `: ${formatReasons(outcome.reasons)}` : ""
+        return single(denied(`needs approval, which the Approver did not give${reasons}`, "handler"))
+      }
       if (toolCallId !== undefined) remember(toolCallId)
-      // `settled` decoded above: these are the parameters, encoded, as the handler takes them.
-      const results = yield* inner.handle(name, settled as Tool.ParametersEncoded<Tools[Name]>, toolCallId, options)
+      // `settled` decoded above: these are the parameters, encoded, as the handler takes them. The handler is told
+      // what was judged (`JudgedCall`): an extension tool's refuses any other params.
+      const results = yield* inner.handle(name, settled as Tool.ParametersEncoded<Tools[Name]>, toolCallId, options).pipe(
+        Effect.provideService(JudgedCall, { tool: tool.name, args: settled })
+      )
       return results.pipe(
         Stream.filter((result) => !result.preliminary),
         Stream.mapEffect((result) => Effect.map(afterResult(tool, outcome, callId, result), narrow<Tools[Name]>))
@@ -255,7 +301,12 @@ const make = <Tools extends Record<string, Tool.Any>>(
       : { tool: entry.tool, args: entry.outcome.args, reasons: entry.outcome.reasons }
   }
 
-  return { tools, handle, awaiting }
+  const guarded_: Guarded<Tools> = { tools, handle, awaiting }
+  approvers.set(guarded_, (toolCallId) => {
+    const entry = pending.get(toolCallId)
+    if (entry?.approvalRequested === true) pending.set(toolCallId, { ...entry, approved: true })
+  })
+  return guarded_
 }
 
 /**
@@ -278,7 +329,7 @@ export const guard = <Tools extends Record<string, Tool.Any>, E = never, R = nev
  */
 export const withExtensionTools = <Tools extends Record<string, Tool.Any>, E = never, R = never>(
   toolkit: Toolkit.WithHandler<Tools> | Effect.Effect<Toolkit.WithHandler<Tools>, E, R>
-): Effect.Effect<Guarded<Record<string, Tool.Any>>, E, R | ExtensionHost> =>
+): Effect.Effect<Guarded<ExtensionToolkit.WithExtensions<Tools>>, E, R | ExtensionHost> =>
   Effect.gen(function*() {
     const own = Effect.isEffect(toolkit) ? yield* toolkit : toolkit
     return yield* guard(ExtensionToolkit.merge(own, yield* ExtensionToolkit.make))
@@ -310,15 +361,20 @@ export const resolveApprovals = <Tools extends Record<string, Tool.Any>>(
     for (const part of content) {
       if (part.type !== "tool-approval-request") continue
       const call = content.find((p): p is Response.ToolCallPart<string, unknown> => p.type === "tool-call" && p.id === part.toolCallId)
-      const request = toolkit.awaiting(part.toolCallId) ??
-        { tool: call?.name ?? "unknown", args: box(call?.params).args, reasons: [] }
-      const approved = yield* Approval.Approver.use((a) => a.approve(request))
+      const request = toolkit.awaiting(part.toolCallId)
+      // Not requested here (another toolkit's response, or an outcome no longer kept): there are no settled args
+      // to show, so nobody is asked about the model's, and the call is refused.
+      const approved = request === undefined ? false : yield* Approval.Approver.use((a) => a.approve(request))
+      if (approved) approvers.get(toolkit)?.(part.toolCallId)
+      const why = request === undefined
+        ? "not approved: no approval was requested for this call by this toolkit"
+        : `not approved${request.reasons.length > 0 ? `: ${formatReasons(request.reasons)}` : ""}`
       answers.push({
         callId: part.toolCallId,
         answer: Prompt.toolApprovalResponsePart({
           approvalId: part.approvalId,
           approved,
-          ...(approved ? {} : { reason: `not approved${request.reasons.length > 0 ? `: ${formatReasons(request.reasons)}` : ""}` })
+          ...(approved ? {} : { reason: why })
         })
       })
       if (approved && call !== undefined) results.push(yield* runApproved(toolkit, call))

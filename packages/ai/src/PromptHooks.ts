@@ -4,7 +4,7 @@ import { Prompt } from "effect/ai"
 import { ContextWithheld } from "./ContextWithheld.ts"
 
 /**
- * The prompt-side events (DESIGN §2) applied to effect/ai `Prompt`s. Extensions see each message encoded as JSON,
+ * The prompt-side events (docs/design.md#wire-protocol) applied to effect/ai `Prompt`s. Extensions see each message encoded as JSON,
  * the way effect/ai serializes it (`{"role":"user","content":"…","options":{}}`; parts as `{"type":"text","text":"…"}`).
  */
 

@@ -65,17 +65,17 @@ describe("ExtensionToolkit", () => {
       }
     }).pipe(Effect.provide(host([provider], ["read"]))))
 
-  it.effect("valid args: tool_call, invoke_tool to the owner, tool_result; invalid args: refused, nothing sent", () =>
+  it.effect("valid args: tool_call, invoke_tool to the owner, tool_result; invalid args: refused, audited, sent nowhere", () =>
     Effect.gen(function*() {
       const { byId } = yield* run([["ok", "word_count", { text: "a b c" }], ["bad", "word_count", { text: 3 }]])
       assert.deepStrictEqual(byId.get("ok")?.result, { words: 3 })
       assert.isFalse(byId.get("ok")?.isFailure)
       assert.isTrue(byId.get("bad")?.isFailure)
-      assert.include(String(byId.get("bad")?.result), "args do not match word_count's input_schema")
+      assert.include(JSON.stringify(byId.get("bad")?.result), "args do not fit word_count's parameters")
       assert.deepStrictEqual(invoked, [{ text: "a b c" }])
       const audit = yield* AuditLog.use((a) => a.entries)
       assert.deepStrictEqual(audit.filter((r) => r.call_id === "ok").map((r) => r.event), ["tool_call", "invoke_tool", "tool_result"])
-      assert.deepStrictEqual(audit.filter((r) => r.call_id === "bad"), [])
+      assert.deepStrictEqual(audit.filter((r) => r.call_id === "bad").map((r) => [r.event, r.rounds]), [["tool_call", []]])
     }).pipe(Effect.provide(host([provider], ["read"]))))
 
   it.effect("an is_error reply is a failure the model reads as text; it went through tool_result with is_error", () =>

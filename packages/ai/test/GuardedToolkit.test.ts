@@ -108,12 +108,15 @@ describe("GuardedToolkit: tool_call", () => {
       toolCall: () => Effect.succeed({ decision: "allow", reasons: [], args: { file: "x" }, rounds: 2 })
     }))))
 
-  it.effect("args the model got wrong are refused the usual way (a ToolParameterValidationError): nothing is sent", () =>
+  it.effect("args the model got wrong are refused as execution-denied, saying why, and audited; no extension sees them", () =>
     Effect.gen(function*() {
-      const error = yield* Effect.flip(callOnce("read", { path: 1 }))
-      assert.strictEqual(error._tag, "AiError")
+      const result = yield* callOnce("read", { path: 1 })
       assert.deepStrictEqual(ran, [])
-      assert.deepStrictEqual(yield* events, [])
+      assert.isTrue(result.isFailure)
+      assert.include(JSON.stringify(result.encodedResult), "args do not fit read's parameters")
+      assert.deepStrictEqual(yield* events, ["tool_call t1"])
+      const call = (yield* AuditLog.use((a) => a.entries)).find((r) => r.event === "tool_call")
+      assert.deepStrictEqual([call?.args, call?.rounds], [{ path: 1 }, []])
     }).pipe(Effect.provide(host([secretsGuard]))))
 })
 
@@ -129,7 +132,7 @@ describe("GuardedToolkit: parameters the Schema cannot encode back", () => {
   const deployHandlers = DeployTools.toLayer({ deploy: ({ target }) => Effect.sync(() => (deployed.push(target), `deployed ${target}`)) })
   const blocker = FakeExtension.fromReplies("blocker", { tool_call: () => ({ block: true, reason: "nothing runs" }) })
 
-  it.effect("is refused as execution-denied, saying why; the handler never runs and nothing reaches the extensions", () =>
+  it.effect("is refused as execution-denied, saying why, and audited; the handler never runs, no extension sees it", () =>
     Effect.gen(function*() {
       const model = yield* ScriptedModel.make([() => [
         ScriptedModel.toolCall("t1", "deploy", { target: "production", token: "t0k" }),
@@ -143,7 +146,8 @@ describe("GuardedToolkit: parameters the Schema cannot encode back", () => {
       assert.deepStrictEqual(deployed, [])
       assert.isTrue(result?.isFailure)
       assert.include(JSON.stringify(result?.encodedResult), "deploy's parameter Schema cannot encode the args back")
-      assert.deepStrictEqual(yield* events, [])
+      assert.deepStrictEqual(yield* events, ["tool_call t1"])
+      assert.deepStrictEqual((yield* AuditLog.use((a) => a.entries)).find((r) => r.event === "tool_call")?.rounds, [])
     }).pipe(Effect.provide(deployHandlers), Effect.provide(host([blocker]))))
 })
 
@@ -320,7 +324,7 @@ describe("GuardedToolkit: approvals through effect/ai's flow", () => {
       const toolkit = yield* GuardedToolkit.guard(Tools)
       const generate = (prompt: Prompt.Prompt) =>
         LanguageModel.generateText({ prompt, toolkit }).pipe(Effect.provideService(LanguageModel.LanguageModel, model))
-      // The documented loop (docs/embedding/ai-agent.ts): filter the history, generate, resolve the approvals.
+      // The loop Agent.run runs: filter the history, generate, resolve the approvals.
       let history = Prompt.make("go")
       for (let turn = 0; turn < 2; turn++) {
         const response = yield* generate(yield* PromptHooks.applyContext(history))

@@ -14,7 +14,7 @@ export interface Row {
   readonly raw: number
   /** host/raw; null when the baseline is zero or missing. */
   readonly ratio: number | null
-  /** The largest acceptable ratio (DESIGN §8), or null when the scenario has none. */
+  /** The largest acceptable ratio (docs/design.md#performance-budget), or null when the scenario has none. */
   readonly budget: number | null
   readonly unit: string
 }

@@ -50,7 +50,7 @@ describe("placements", () => {
 })
 
 describe("dispatchBudget", () => {
-  it("is DESIGN §8's 1.3 on another core and unpinned, 2 on the agent's own core", () => {
+  it("is docs/design.md#performance-budget's 1.3 on another core and unpinned, 2 on the agent's own core", () => {
     expect(dispatchBudget(undefined)).toBe(1.3)
     expect(dispatchBudget({ label: "on another core", agentCpu: 0, extensionCpu: 1 })).toBe(1.3)
     expect(dispatchBudget({ label: "on the agent's core", agentCpu: 1, extensionCpu: 1 })).toBe(2)

@@ -16,7 +16,7 @@ const SampleCallJson = Schema.fromJsonString(Schema.Struct({
 
 /**
  * What is wrong with the command after `--`, if anything: an empty or blank one names no program (spawn would
- * throw on "" and fail with a puzzling ENOENT on " "), as in a config (DESIGN §5).
+ * throw on "" and fail with a puzzling ENOENT on " "), as in a config (docs/design.md#configuration).
  */
 const commandProblem = (command: string): string | undefined => {
   const fix = "give the program to run, e.g. abhed-ext check -- bash guard.sh"

@@ -1,3 +1,4 @@
+import { StderrTail } from "@abhed/host"
 import type { CheckResult } from "./CheckResult.ts"
 import type { Style } from "./Style.ts"
 
@@ -33,6 +34,9 @@ export const renderText = (
       : s.red(`failed: ${failed.map((r) => r.id).join(", ")} (${passed}/${results.length} passed)`)
   )
   if (failed.length > 0 && stderrTail.trim() !== "") {
+    // The line that says why, first: a stack trace's last lines hide it (Node prints the error above its stack).
+    const why = StderrTail.errorLine(stderrTail)
+    if (why !== undefined) lines.push(`extension error (its stderr): ${why}`)
     lines.push(s.dim("extension stderr (last lines):"))
     for (const l of stderrTail.trimEnd().split("\n").slice(-10)) lines.push(s.dim(`  | ${l}`))
   }
@@ -44,9 +48,12 @@ export interface JsonReport {
   readonly ok: boolean
   readonly checks: ReadonlyArray<CheckResult>
   readonly stderr_tail: string
+  /** The line of `stderr_tail` that says why the extension failed (StderrTail.errorLine), when there is one. */
+  readonly stderr_error?: string
 }
 
-export const renderJson = (command: ReadonlyArray<string>, results: ReadonlyArray<CheckResult>, stderrTail: string): string =>
-  JSON.stringify(
-    { command, ok: results.every((r) => r.status !== "fail"), checks: results, stderr_tail: stderrTail } satisfies JsonReport
-  )
+export const renderJson = (command: ReadonlyArray<string>, results: ReadonlyArray<CheckResult>, stderrTail: string): string => {
+  const why = StderrTail.errorLine(stderrTail)
+  const report: JsonReport = { command, ok: results.every((r) => r.status !== "fail"), checks: results, stderr_tail: stderrTail }
+  return JSON.stringify(why === undefined ? report : { ...report, stderr_error: why })
+}

@@ -20,7 +20,7 @@ import {
 export interface CheckOptions {
   readonly command: string
   readonly args: ReadonlyArray<string>
-  /** Per reply (DESIGN §4 `timeout_ms`). */
+  /** Per reply (docs/design.md#failures `timeout_ms`). */
   readonly timeoutMs: number
   /** For the first reply of each process, which includes the extension's start-up (`startup_timeout_ms`). */
   readonly startupTimeoutMs: number

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs"
 import * as NodeServices from "@effect/platform-node/NodeServices"
-import { Cause, Effect, Logger, Runtime } from "effect"
+import { Cause, Effect, Logger, Runtime, Stdio } from "effect"
 import { Command } from "effect/cli"
 import { check } from "./CheckCommand.ts"
 import { demo, runDemo } from "./DemoCommand.ts"
@@ -8,7 +8,7 @@ import { hook } from "./HookCommand.ts"
 import { importHooks } from "./ImportHooksCommand.ts"
 import { list } from "./ListCommand.ts"
 import { run } from "./RunCommand.ts"
-import { exitCodes, layerPresenter } from "./Usage.ts"
+import { exitCodes, failUsage, layerPresenter, type UsageError } from "./Usage.ts"
 
 /** The version in this package's package.json (one directory up from both src/ and dist/). */
 export const Version: string = ((): string => {
@@ -34,13 +34,38 @@ export const cli = Command.make("abhed-ext", {}, () => runDemo).pipe(
   Command.withSubcommands([run, check, demo, hook, importHooks, list])
 )
 
+/** Global flags that take a value: the word after them is not the command. */
+const ValueFlags: ReadonlySet<string> = new Set(["--log-level", "--completions"])
+
+/**
+ * `run` and `hook` print JSON lines on stdout and nothing else (docs/design.md#output), so the global flags that
+ * print something else there (`--wizard`'s prompts, `--completions`' script) are a usage error on them rather
+ * than lines a script would try to parse. Both work on `abhed-ext` itself and on the other commands.
+ */
+export const dataCommandFlags = (args: ReadonlyArray<string>): Effect.Effect<void, UsageError> => {
+  const end = args.indexOf("--")
+  const head = end === -1 ? args : args.slice(0, end)
+  const command = head.find((arg, i) => !arg.startsWith("-") && !ValueFlags.has(head[i - 1] ?? ""))
+  if (command !== "run" && command !== "hook") return Effect.void
+  const flag = head.find((arg) => ["--wizard", "--completions"].some((f) => arg === f || arg.startsWith(`${f}=`)))
+  if (flag === undefined) return Effect.void
+  const name = flag.split("=")[0] ?? flag
+  return failUsage(
+    ["abhed-ext", command],
+    `${name} is not available on ${command}, whose stdout carries JSON lines and nothing else; use \`abhed-ext ${name}\``
+  )
+}
+
 // Logs (a dead extension's warning, extensions' stderr at --log-level debug) go to stderr: stdout carries the
-// output lines that scripts parse (DESIGN §7), and Effect's default logger would print them there.
+// output lines that scripts parse (docs/design.md#output), and Effect's default logger would print them there.
 // A crash report (a defect's stack trace, a failure nobody reported) is a log too: it is written here, inside the
 // stderr setting, as runMain would write it. runMain's own report runs outside `main`, where it would go to stdout,
 // so bin.ts turns it off (`disableErrorReporting`). A bad command line is reported by Usage.ts: problems and a
 // hint on stderr, exit 64.
-export const main = Command.run(cli, { version: Version }).pipe(
+export const main = Effect.gen(function*() {
+  yield* dataCommandFlags(yield* (yield* Stdio.Stdio).args)
+  yield* Command.run(cli, { version: Version })
+}).pipe(
   exitCodes,
   Effect.provide(layerPresenter),
   Effect.provide(NodeServices.layer),

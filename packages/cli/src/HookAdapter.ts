@@ -1,5 +1,5 @@
 import { canonicalJson, isJsonObject } from "@abhed/protocol"
-import { Effect } from "effect"
+import { Duration, Effect } from "effect"
 import type { HookFormat } from "./HookFormat.ts"
 import { type Json, peerInput, toolPart } from "./HookInput.ts"
 import { type Matcher, matches } from "./HookMatcher.ts"
@@ -39,6 +39,31 @@ export interface Answer {
 /** How many calls' own proposals are remembered (the rounds of one call come back to back). */
 const RememberedProposals = 64
 
+/** How a run ended, for the per-run log line. */
+const endOf = (run: HookRun): string => {
+  switch (run._tag) {
+    case "Exited":
+      return `exit ${run.code}${run.stdoutCut === true ? " (stdout cut)" : ""}`
+    case "Signaled":
+      return `killed by ${run.signal}`
+    case "TimedOut":
+      return `timed out after ${run.timeoutMs} ms`
+    case "SpawnFailed":
+      return `could not start (${run.detail})`
+  }
+}
+
+/** What a reply became, for the per-run log line: never the args or content themselves (they may hold secrets). */
+const becameOf = (reply: Record<string, unknown>): string => {
+  const parts: Array<string> = []
+  if (reply["block"] === true) parts.push("block")
+  if (reply["ask"] === true) parts.push("ask")
+  if (reply["args"] !== undefined) parts.push("an args rewrite")
+  if (reply["content"] !== undefined) parts.push("a content rewrite")
+  if (reply["is_error"] === true) parts.push("is_error")
+  return parts.length === 0 ? "no opinion" : parts.join(", ")
+}
+
 export const makeAdapter = (options: AdapterOptions, run: (input: string) => Effect.Effect<HookRun>) => {
   const proposals = new Map<string, { readonly payload: string; readonly reply: Record<string, unknown> }>()
   const remember = (key: string, payload: unknown, reply: Record<string, unknown>) => {
@@ -65,26 +90,34 @@ export const makeAdapter = (options: AdapterOptions, run: (input: string) => Eff
       const event = typeof request["event"] === "string" ? request["event"] : ""
       // The matcher first: a call it does not match costs no peer input.
       const tool = toolPart(request, options.names)
+      const what = tool === undefined ? event : `${event} ${tool.peerTool}`
       if (tool !== undefined && !matches(options.matcher, tool.peerTool)) {
-        return Effect.succeed({ line: withId(request, {}), log: [], ran: false })
+        return Effect.succeed({ line: withId(request, {}), log: [`${what}: not matched by --matcher; not run; {}`], ran: false })
       }
       const input = peerInput(options.format, request, { cwd: options.cwd, now: options.now(), names: options.names }, tool)
-      if (input === undefined) return Effect.succeed({ line: withId(request, {}), log: [], ran: false })
+      if (input === undefined) {
+        return Effect.succeed({ line: withId(request, {}), log: [`${what}: no ${options.format} event for it; not run; {}`], ran: false })
+      }
       const key = tool === undefined ? undefined : `${event}\u0000${tool.callId}`
       const payload = tool === undefined ? undefined : event === "tool_call" ? tool.args : tool.content
       const round = request["round"]
       if (key !== undefined && typeof round === "number" && round >= 2) {
         const own = proposals.get(key)
         if (own !== undefined && own.payload === canonicalJson(payload)) {
-          return Effect.succeed({ line: withId(request, own.reply), log: [], ran: false })
+          return Effect.succeed({
+            line: withId(request, own.reply),
+            log: [`${what}: round ${round} holds the hook's own rewrite; not run again; ${becameOf(own.reply)}`],
+            ran: false
+          })
         }
       }
       // One line, newline-terminated: a hook may `read -r line` as well as parse all of stdin.
-      return Effect.map(run(`${JSON.stringify(input)}\n`), (result) => {
+      return Effect.map(Effect.timed(run(`${JSON.stringify(input)}\n`)), ([took, result]) => {
         const mapped = mapRun(event, tool, result, { format: options.format, failClosed: options.failClosed, label: options.label })
         const proposal = mapped.reply["args"] ?? mapped.reply["content"]
         if (key !== undefined && proposal !== undefined) remember(key, proposal, mapped.reply)
-        return { line: withId(request, mapped.reply), log: mapped.log, ran: true }
+        const ran = `${what}: ran: ${endOf(result)} in ${Math.round(Duration.toMillis(took))} ms; ${becameOf(mapped.reply)}`
+        return { line: withId(request, mapped.reply), log: [ran, ...mapped.log], ran: true }
       })
     })
 

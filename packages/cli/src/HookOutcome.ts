@@ -57,6 +57,8 @@ interface Said {
   replaceContent?: string | undefined
   /** `tool_result`: text appended to the output (`additionalContext`, both peers). */
   appendContent: Array<string>
+  /** What the hook said that would have permitted the call in its own agent (an allow), if it did. */
+  allowed?: string | undefined
 }
 
 const stricter = (a: Level, b: Level): Level => (a === "block" || b === "block" ? "block" : a === "ask" || b === "ask" ? "ask" : "none")
@@ -70,6 +72,12 @@ const text = (u: unknown): string | undefined => (typeof u === "string" ? u : un
 
 const emptySaid = (): Said => ({ level: "none", reasons: [], notes: [], appendContent: [] })
 
+/** An allow: noted in the reply (for the audit record) and said on stderr, since it changes nothing here. */
+const allow = (said: Said, answered: string) => {
+  said.notes.push(`${answered}: an extension may veto, never permit; no opinion`)
+  said.allowed = answered
+}
+
 /** Exit 0 with JSON on stdout: the peer's structured answer. */
 const readJson = (format: HookFormat, event: string, out: Json, said: Said) => {
   const specific = isJsonObject(out["hookSpecificOutput"]) ? out["hookSpecificOutput"] : {}
@@ -78,17 +86,14 @@ const readJson = (format: HookFormat, event: string, out: Json, said: Said) => {
   const decision = text(out["decision"])
   if (format === "claude") {
     if (decision === "block") raise(said, "block", reason, "the hook blocked (decision: block)")
-    if (decision === "approve") said.notes.push("the hook answered decision \"approve\": an extension may veto, never permit; no opinion")
+    if (decision === "approve") allow(said, "the hook answered decision \"approve\"")
     if (event === "tool_call") {
       const permission = text(specific["permissionDecision"])
       const why = text(specific["permissionDecisionReason"])
       if (permission === "deny") raise(said, "block", why, "the hook denied (permissionDecision: deny)")
       if (permission === "ask") raise(said, "ask", why, "the hook asks (permissionDecision: ask)")
       if (permission === "allow" || permission === "defer") {
-        said.notes.push(
-          `the hook answered permissionDecision "${permission}"${why !== undefined ? ` (${why})` : ""}: ` +
-            "an extension may veto, never permit; no opinion"
-        )
+        allow(said, `the hook answered permissionDecision "${permission}"${why !== undefined ? ` (${why})` : ""}`)
       }
       if (isJsonObject(specific["updatedInput"])) said.input = specific["updatedInput"]
     }
@@ -102,7 +107,7 @@ const readJson = (format: HookFormat, event: string, out: Json, said: Said) => {
   if (decision === "deny" || decision === "block") raise(said, "block", reason, `the hook denied (decision: ${decision})`)
   if (decision === "ask") raise(said, "ask", reason, "the hook asks (decision: ask)")
   if (decision === "allow" || decision === "approve") {
-    said.notes.push(`the hook answered decision "${decision}": an extension may veto, never permit; no opinion`)
+    allow(said, `the hook answered decision "${decision}"`)
   }
   if (event === "tool_call" && isJsonObject(specific["tool_input"])) said.input = specific["tool_input"]
   if (event === "tool_result") {
@@ -235,8 +240,12 @@ export const mapRun = (event: string, tool: ToolPart | undefined, run: HookRun, 
   } else if (said.level !== "none") {
     log.push(`${options.label}: a block on ${event} has no counterpart here (not a tool event); ignored: ${joinReasons(said.reasons)}`)
   }
-  // Kept in the reply (and so in the audit record), not logged: an "allow" on every call is not news. Only a
-  // tool_call reply has a `reason`; in any other it would be a field of another event.
+  // Kept in the reply (and so in the audit record), and said on stderr: a hook's author who expects the allow to
+  // permit the call must be able to see that it did not. Only a tool_call reply has a `reason`; in any other it
+  // would be a field of another event.
+  if (said.allowed !== undefined) {
+    log.push(`${options.label}: ${said.allowed}: it lifts nothing here (an extension may veto, never permit; the policy and the other extensions still decide)`)
+  }
   if (event === "tool_call" && said.notes.length > 0 && reply["reason"] === undefined) reply["reason"] = said.notes.join("; ")
   return { reply, log }
 }

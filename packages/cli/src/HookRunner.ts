@@ -2,13 +2,18 @@ import { MaxTimerMs } from "@abhed/protocol"
 import { spawn } from "node:child_process"
 import { Effect } from "effect"
 import type { HookRun } from "./HookOutcome.ts"
-import { killRestOfGroup, killTree } from "./ProcessTree.ts"
+import { killPipeHolders, killRestOfGroup, killTree, pipeEnds } from "./ProcessTree.ts"
 
 /**
- * Runs a peer's hook once: the input JSON on its stdin, stdout and stderr collected, bounded by `timeoutMs`. On
- * overrun, or when the caller is interrupted (the adapter is stopped), the hook and every process it started are
- * killed. When the hook's own process exits but something it started still holds its stdout or stderr, the rest of
- * the adapter's process group is killed (ProcessTree.ts says why the hook shares that group).
+ * Runs a peer's hook once: the input JSON on its stdin, stdout and stderr collected, bounded by `timeoutMs`.
+ *
+ * The hook's exit is its answer. Once its process has exited, what it wrote is read for at most `PipeGraceMs`;
+ * whatever still holds its stdout or stderr then (a helper started with `setsid`, a double-forked daemon, anything
+ * else of the adapter's process group) is killed, and our ends of the pipes are closed at the latest one grace
+ * later, so no helper can keep the run waiting. `timeoutMs` bounds the whole run in every case: a hook that has
+ * not exited by then is killed with every process it started and everything holding its pipes; one that exited
+ * before it is answered with its exit (an exit 2 is a block, not a timeout). When the caller is interrupted (the
+ * adapter is stopped), the same is killed. ProcessTree.ts says why the hook has no process group of its own.
  *
  * `node:child_process` directly (not effect/process): this is the per-event hot path, a spawn with plain pipes,
  * and the bench row compares it with a bare spawn (packages/bench, scenario 9).
@@ -27,7 +32,10 @@ export interface HookCommand {
 export const MaxStdoutBytes = 16 * 1024 * 1024
 const MaxStderrBytes = 64 * 1024
 
-/** After the hook's process exits, how long its pipes may stay open before whatever holds them is ended. */
+/**
+ * After the hook's process exits, how long its pipes may stay open before whatever holds them is killed; and, after
+ * that, how long before our ends are closed regardless (a holder that could not be found).
+ */
 const PipeGraceMs = 100
 
 /**
@@ -42,29 +50,45 @@ export const runHook = (hook: HookCommand, input: string, timeoutMs: number): Ef
     let stdoutCut = false
     let stderr = ""
     let done = false
-    let exited = false
-    let timedOut = false
-    let lingering: ReturnType<typeof setTimeout> | undefined
+    let exit: { readonly code: number | null; readonly signal: NodeJS.Signals | null } | undefined
+    let grace: ReturnType<typeof setTimeout> | undefined
     const child = spawn(hook.command, [...hook.args], { env: hook.env, stdio: ["pipe", "pipe", "pipe"] })
+    // The hook's own ends of its stdout and stderr, read while it runs (a few microseconds): whoever holds them
+    // once it has exited is a helper it left behind.
+    const held = child.pid === undefined ? [] : pipeEnds(child.pid, [1, 2])
+    const exited = (code: number | null, signal: NodeJS.Signals | null): HookRun =>
+      code !== null
+        ? { _tag: "Exited", code, stdout, stderr, ...(stdoutCut ? { stdoutCut } : {}) }
+        : { _tag: "Signaled", signal: signal ?? "a signal", stderr }
     const finish = (run: HookRun) => {
       if (done) return
       done = true
       clearTimeout(timer)
-      clearTimeout(lingering)
+      clearTimeout(grace)
       resume(Effect.succeed(run))
     }
-    const timer = setTimeout(() => {
-      timedOut = true
-      if (child.pid !== undefined && !exited) killTree(child.pid)
-      else endLingering()
-    }, timerDelay(timeoutMs))
-    // Something the hook started outlives it and holds the pipes: end it, or at least stop waiting for it.
-    const endLingering = () => {
-      if (!killRestOfGroup()) {
-        child.stdout.destroy()
-        child.stderr.destroy()
-      }
+    // Whatever still holds the hook's pipes: killed, wherever it runs, and so is the rest of our process group.
+    const killHolders = () => {
+      killPipeHolders(held)
+      killRestOfGroup()
     }
+    // Stop waiting for the pipes, whoever holds them.
+    const release = () => {
+      killHolders()
+      child.stdout.destroy()
+      child.stderr.destroy()
+    }
+    const timer = setTimeout(() => {
+      if (exit === undefined) {
+        if (child.pid !== undefined) killTree(child.pid)
+        release()
+        finish({ _tag: "TimedOut", timeoutMs, stderr })
+      } else {
+        // It exited within the bound: that is the answer, whoever holds the pipes.
+        release()
+        finish(exited(exit.code, exit.signal))
+      }
+    }, timerDelay(timeoutMs))
     child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
       const room = MaxStdoutBytes - stdout.length
       if (chunk.length > room) stdoutCut = true
@@ -79,18 +103,26 @@ export const runHook = (hook: HookCommand, input: string, timeoutMs: number): Ef
     child.on("error", (error) => {
       finish({ _tag: "SpawnFailed", detail: error.message })
     })
-    child.on("exit", () => {
-      exited = true
-      lingering = setTimeout(endLingering, PipeGraceMs)
+    child.on("exit", (code, signal) => {
+      exit = { code, signal }
+      // Killing the holders first ends the pipes with EOF, so what the hook wrote before it exited is read whole;
+      // a holder that could not be found does not keep the run waiting past the second grace.
+      grace = setTimeout(() => {
+        killHolders()
+        grace = setTimeout(() => {
+          child.stdout.destroy()
+          child.stderr.destroy()
+          finish(exited(code, signal))
+        }, PipeGraceMs)
+      }, PipeGraceMs)
     })
-    child.on("close", (code, signal) => {
-      if (timedOut) finish({ _tag: "TimedOut", timeoutMs, stderr })
-      else if (code !== null) finish({ _tag: "Exited", code, stdout, stderr, ...(stdoutCut ? { stdoutCut } : {}) })
-      else finish({ _tag: "Signaled", signal: signal ?? "a signal", stderr })
-    })
+    child.on("close", (code, signal) => finish(exited(code, signal)))
     return Effect.sync(() => {
       clearTimeout(timer)
-      clearTimeout(lingering)
-      if (child.pid !== undefined && !exited) killTree(child.pid)
+      clearTimeout(grace)
+      if (child.pid !== undefined && exit === undefined) killTree(child.pid)
+      killPipeHolders(held)
+      child.stdout.destroy()
+      child.stderr.destroy()
     })
   })

@@ -3,7 +3,7 @@ import { readConfigText } from "@abhed/protocol/ConfigText"
 import { Result } from "effect"
 import { type HookFormat, ourEvent, peerEvents } from "./HookFormat.ts"
 import { parseMatcher } from "./HookMatcher.ts"
-import { ourToolName, toolNames } from "./HookToolNames.ts"
+import { toolNames } from "./HookToolNames.ts"
 
 /**
  * `import-hooks`: a Claude Code or Gemini CLI `settings.json` read as a list of command hooks, and the `abhed.json`
@@ -212,7 +212,7 @@ export const readSettings = (format: HookFormat, settings: unknown): Result.Resu
   return Result.succeed({ format, hooks, skipped, warnings })
 }
 
-/** How the generated config starts the adapter: e.g. `node /…/bin.ts` then `hook …`. */
+/** How the generated config starts the adapter: `abhed-ext` (from PATH), or e.g. `node /…/bin.ts`, then `hook …`. */
 export interface AdapterLaunch {
   readonly command: string
   readonly args: ReadonlyArray<string>
@@ -229,20 +229,27 @@ const nameOf = (hook: SettingsHook, index: number): string => {
 
 /**
  * The `match` rules for a peer matcher that is only exact names (Claude's `Bash`, `Edit|Write`): the host then
- * skips the adapter for other calls without a round trip. A regex stays with the adapter (`--matcher`).
+ * skips the adapter for other calls without a round trip. They cover every call the adapter's matcher accepts: each
+ * of our tool names the adapter shows the hook as a matched name, which is the table's name (`bash` for `Bash`) and,
+ * when the name is not one of ours in the table, the name itself (a tool called `Bash`, passed through as it is).
+ * None when nothing would be covered (the adapter then decides alone). A regex stays with the adapter (`--matcher`).
  */
 const matchRules = (format: HookFormat, hook: SettingsHook) => {
-  if (hook.event !== "tool_call" && hook.event !== "tool_result") return undefined
+  if (!isToolEvent(hook.event)) return undefined
   const parsed = parseMatcher(format, hook.matcher)
   if (Result.isFailure(parsed) || parsed.success._tag !== "Names") return undefined
-  if (format !== "claude") return undefined
   const names = toolNames(format)
-  return parsed.success.names.map((n) => ({ tool: ourToolName(names, n) }))
+  const ours = new Set<string>()
+  for (const peer of parsed.success.names) {
+    for (const [our, theirs] of names.toPeer) if (theirs === peer) ours.add(our)
+    if (!names.toPeer.has(peer)) ours.add(peer)
+  }
+  return ours.size === 0 ? undefined : [...ours].map((tool) => ({ tool }))
 }
 
 /**
  * Rounds enough for every imported hook of one event to have its rewrite adopted. A round adopts one proposal (the
- * lowest-named; DESIGN §3), so N hooks that each append (Claude's `additionalContext`, Gemini's merged
+ * lowest-named; docs/design.md#combination), so N hooks that each append (Claude's `additionalContext`, Gemini's merged
  * `tool_input`) settle in N + 1 rounds; past `max_rewrite_rounds` the call is denied or the result withheld. The
  * peers apply every hook's change in one go: the imported config must not fail where they succeed.
  */
@@ -253,21 +260,53 @@ const roundsFor = (hooks: ReadonlyArray<SettingsHook>): number | undefined => {
   return needed > Defaults.max_rewrite_rounds ? needed : undefined
 }
 
-/** One adapter extension per hook. `cwd`: the project folder the hooks expect to run in. */
+/** Where editors find the JSON Schema of abhed.json (docs/abhed.schema.json in the repository). */
+export const ConfigSchemaUrl = "https://raw.githubusercontent.com/abhed/abhed-extensions/main/docs/abhed.schema.json"
+
+/**
+ * One adapter extension per hook. `cwd`: the project folder the hooks expect to run in, relative to the config
+ * file's folder (as the host resolves it), so that the config can be committed.
+ */
 export const toConfig = (
   imported: SettingsHooks,
   launch: AdapterLaunch,
   cwd: string
-): { readonly max_rewrite_rounds?: number; readonly extensions: ReadonlyArray<Record<string, unknown>> } => {
+): { readonly $schema: string; readonly max_rewrite_rounds?: number; readonly extensions: ReadonlyArray<Record<string, unknown>> } => {
   const rounds = roundsFor(imported.hooks)
-  return { ...(rounds === undefined ? {} : { max_rewrite_rounds: rounds }), extensions: extensionsOf(imported, launch, cwd) }
+  return {
+    $schema: ConfigSchemaUrl,
+    ...(rounds === undefined ? {} : { max_rewrite_rounds: rounds }),
+    extensions: extensionsOf(imported, launch, cwd)
+  }
+}
+
+/**
+ * What an imported hook gets that differs from the peer, whatever the file says (the per-hook differences are
+ * `warnings`): said on stderr, so that a hook that needs `$GUARD_TOKEN` or 30 s is not lost without a word.
+ */
+export const importNotes = (imported: SettingsHooks, defaultTimeoutMs: number): Array<string> => {
+  if (imported.hooks.length === 0) return []
+  const untimed = imported.hooks.filter((h) => h.timeoutMs === undefined).map((h) => h.where)
+  return [
+    ...(untimed.length === 0 ? [] : [
+      `timeouts: ${untimed.join(", ")} set no timeout: each run is bounded by the adapter's ${defaultTimeoutMs} ms ` +
+      `(the peer's default is 60 s) and killed past it; add --timeout-ms=N to the extension's args (and raise its timeout_ms) for more`
+    ]),
+    ...(imported.hooks.length === untimed.length ? [] : ["timeouts: a hook's own timeout is carried over as --timeout-ms, and the extension's timeout_ms is 1 s above it"]),
+    "environment: hooks run with the extension's environment, not your shell's: a baseline (PATH, HOME, USER, " +
+    `LANG, TMPDIR, …) and ${imported.format === "gemini" ? "GEMINI_PROJECT_DIR, " : ""}CLAUDE_PROJECT_DIR; a variable a hook needs (a token) must be named in the extension's ` +
+    "env_passthrough or set in its env, else the hook runs without it",
+    "failures: without --fail-closed, a hook that fails (an exit code other than 0 and 2, a timeout, a crash) is no " +
+    "opinion, as in the peers; add --fail-closed to the extension's args to block the call instead"
+  ]
 }
 
 const extensionsOf = (imported: SettingsHooks, launch: AdapterLaunch, cwd: string): Array<Record<string, unknown>> =>
   imported.hooks.map((hook, i) => {
-    const flags = ["--format", imported.format]
-    if (isToolEvent(hook.event) && hook.matcher !== undefined && hook.matcher !== "" && hook.matcher !== "*") flags.push("--matcher", hook.matcher)
-    if (hook.timeoutMs !== undefined) flags.push("--timeout-ms", String(hook.timeoutMs))
+    // `--flag=value`: a value is never read as a flag (a matcher `-?Bash` after `--matcher` would be).
+    const flags = [`--format=${imported.format}`]
+    if (isToolEvent(hook.event) && hook.matcher !== undefined && hook.matcher !== "" && hook.matcher !== "*") flags.push(`--matcher=${hook.matcher}`)
+    if (hook.timeoutMs !== undefined) flags.push(`--timeout-ms=${hook.timeoutMs}`)
     const match = matchRules(imported.format, hook)
     const extension: Record<string, unknown> = {
       name: nameOf(hook, i),

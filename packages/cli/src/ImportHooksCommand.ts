@@ -1,18 +1,53 @@
-import { basename, dirname, extname, resolve } from "node:path"
+import { basename, dirname, extname, relative, resolve, sep } from "node:path"
 import { fileURLToPath } from "node:url"
-import { Console, Effect, FileSystem, Option, Result } from "effect"
+import { Console, Effect, FileSystem, Option, Result, Runtime, Schema } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
 import { InputUnreadable } from "./CliError.ts"
+import { DefaultHookTimeoutMs, hookArgsProblem } from "./HookCommand.ts"
 import { HookFormats } from "./HookFormat.ts"
-import { parseSettings, readSettings, toConfig } from "./HookSettings.ts"
+import { type AdapterLaunch, importNotes, parseSettings, readSettings, toConfig } from "./HookSettings.ts"
+
+/** What the generated config runs as each adapter, unless told otherwise: `abhed-ext`, from PATH. */
+const onPath: AdapterLaunch = { command: "abhed-ext", args: [] }
 
 /**
- * This CLI, started by the same Node: what the generated config runs as each adapter. `bin` beside this file, with
- * this file's extension: `bin.ts` in the workspace, `bin.js` in a build.
+ * This CLI, started by the same Node (`--this-cli`): `bin` beside this file, with this file's extension (`bin.ts`
+ * in the workspace, `bin.js` in a build). Absolute paths: for this machine, not for a commit.
  */
-const launch = {
+const thisCliLaunch: AdapterLaunch = {
   command: process.execPath,
   args: [fileURLToPath(new URL(`./bin${extname(fileURLToPath(import.meta.url))}`, import.meta.url))]
+}
+
+/** A generated adapter would not start (its flags do not parse): exit 1, and no config is printed. */
+export class AdapterWouldNotStart extends Schema.TaggedError<AdapterWouldNotStart>()("AdapterWouldNotStart", {
+  problems: Schema.Array(Schema.String)
+}) {
+  override get [Runtime.errorReported](): boolean {
+    return false
+  }
+  override get message(): string {
+    return this.problems.join("\n")
+  }
+}
+
+/** The `--output` file could not be written: exit 1, one line on stderr. */
+export class OutputUnwritable extends Schema.TaggedError<OutputUnwritable>()("OutputUnwritable", {
+  file: Schema.String,
+  detail: Schema.String
+}) {
+  override get [Runtime.errorReported](): boolean {
+    return false
+  }
+  override get message(): string {
+    return `cannot write ${this.file}: ${this.detail}`
+  }
+}
+
+/** `dir` relative to `from`, as a config's `cwd` (`.` for the same folder, `/` separators). */
+const relativeCwd = (from: string, dir: string): string => {
+  const rel = relative(from, dir)
+  return rel === "" ? "." : rel.split(sep).join("/")
 }
 
 /** The project folder of a settings file: the parent of `.claude/` or `.gemini/`, else the file's own folder. */
@@ -32,9 +67,22 @@ export const importHooks = Command.make(
       Flag.withDescription("whose settings these are (default: told by the event names in the file)"),
       Flag.optional
     ),
+    adapterCommand: Flag.String("adapter-command").pipe(
+      Flag.withDescription("the program each extension runs as the adapter (default: abhed-ext, from PATH)"),
+      Flag.optional
+    ),
+    thisCli: Flag.Boolean("this-cli").pipe(
+      Flag.withDescription("run the adapter as this Node and this CLI, by absolute paths (for this machine, not for a commit)"),
+      Flag.withDefault(false)
+    ),
+    output: Flag.String("output").pipe(
+      Flag.withAlias("o"),
+      Flag.withDescription("write the config to this file instead of stdout; cwd is then relative to its folder"),
+      Flag.optional
+    ),
     settings: Argument.String("settings").pipe(Argument.withDescription("a Claude Code or Gemini CLI settings.json"))
   },
-  Effect.fn("import-hooks")(function*({ format, settings }) {
+  Effect.fn("import-hooks")(function*({ adapterCommand, format, output, settings, thisCli }) {
     const fs = yield* FileSystem.FileSystem
     const text = yield* fs.readFileString(settings).pipe(
       Effect.mapError((e) => new InputUnreadable({ file: settings, detail: e.message }))
@@ -50,7 +98,30 @@ export const importHooks = Command.make(
       `${settings}: ${read.success.hooks.length} ${chosen === "claude" ? "Claude Code" : "Gemini CLI"} command hook(s) carried over` +
         (read.success.skipped.length > 0 ? `, ${read.success.skipped.length} not (above)` : "")
     )
-    yield* Console.log(JSON.stringify(toConfig(read.success, launch, projectDir(settings)), null, 2))
+    const launch = thisCli ? thisCliLaunch : Option.isSome(adapterCommand) ? { command: adapterCommand.value, args: [] } : onPath
+    // The host resolves a relative cwd against the config file's folder: the output's, or where `> abhed.json` lands.
+    const configDir = Option.isSome(output) ? dirname(resolve(output.value)) : process.cwd()
+    const config = toConfig(read.success, launch, relativeCwd(configDir, projectDir(settings)))
+    // Start-check: every adapter's flags go through the adapter's own parser and checks; one that would exit at
+    // startup is a guard lost, so nothing is written.
+    const problems: Array<string> = []
+    for (const extension of config.extensions) {
+      const args = Array.isArray(extension["args"]) ? extension["args"].map(String) : []
+      const problem = yield* hookArgsProblem(args.slice(launch.args.length + 1))
+      if (problem !== undefined) problems.push(`${settings}: extension ${String(extension["name"])} would not start: ${problem}`)
+    }
+    if (problems.length > 0) return yield* new AdapterWouldNotStart({ problems })
+    for (const note of importNotes(read.success, DefaultHookTimeoutMs)) yield* Console.error(`${settings}: ${note}`)
+    const json = JSON.stringify(config, null, 2)
+    if (Option.isSome(output)) {
+      // Newline-terminated, as a committed file should be (Console.log adds it on stdout).
+      yield* fs.writeFileString(output.value, `${json}\n`).pipe(
+        Effect.mapError((e) => new OutputUnwritable({ file: output.value, detail: e.message }))
+      )
+      yield* Console.error(`${settings}: written to ${output.value}`)
+    } else {
+      yield* Console.log(json)
+    }
   }, Effect.tapError((e) => Console.error(e.message)))
 ).pipe(
   Command.withShortDescription("Turn a Claude Code or Gemini CLI settings.json's command hooks into an abhed.json"),

@@ -15,11 +15,11 @@ import {
 import { Result, Schema } from "effect"
 
 /**
- * One input line of `abhed-ext run` (DESIGN §7): a request as on the wire, except that `session_id` and `call_id`
+ * One input line of `abhed-ext run` (docs/design.md#output): a request as on the wire, except that `session_id` and `call_id`
  * may be left out (the host fills them in; `id` is always the host's). Pure: text in, a typed request or a one-line reason out.
  */
 
-// `id` names a round of the host's (DESIGN §2): the host gives every round its own, so one given here is ignored.
+// `id` names a round of the host's (docs/design.md#wire-protocol): the host gives every round its own, so one given here is ignored.
 const optionalIds = {
   session_id: Schema.optionalKey(Schema.String),
   id: Schema.optionalKey(Schema.String),
@@ -58,7 +58,7 @@ export const decodeInputLine = (text: string): Result.Result<InputRequest, strin
   const event = json["event"]
   if (event === undefined) return Result.fail(`missing "event"; expected one of ${EventNames.join(", ")}`)
   if (!isEventName(event)) {
-    // Only a string is quoted: any other value may be JSON nested too deep to print (DESIGN §4).
+    // Only a string is quoted: any other value may be JSON nested too deep to print (docs/design.md#failures).
     const got = typeof event === "string" ? JSON.stringify(event) : `of type ${Array.isArray(event) ? "array" : event === null ? "null" : typeof event}`
     return Result.fail(`unknown event ${got}; expected one of ${EventNames.join(", ")}`)
   }

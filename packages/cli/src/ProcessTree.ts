@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from "node:fs"
+import { readdirSync, readFileSync, readlinkSync } from "node:fs"
 
 /**
  * Finding and ending a hook's processes without giving it a session of its own. `detached` (setsid) would be the
@@ -85,4 +85,57 @@ export const killRestOfGroup = (): boolean => {
     if (stat !== undefined && groupOf(stat) === own) signal(pid, "SIGKILL")
   }
   return true
+}
+
+/**
+ * What file descriptors `fds` of process `pid` are, when they are pipes or sockets (`pipe:[INODE]`,
+ * `socket:[INODE]`): Node gives a child's stdio one end of a socket pair, whose other end (ours) has another
+ * inode, so the child's own ends are read, while it runs.
+ */
+export const pipeEnds = (pid: number, fds: ReadonlyArray<number>): Array<string> =>
+  fds.flatMap((fd) => {
+    try {
+      const target = readlinkSync(`/proc/${pid}/fd/${fd}`)
+      return target.startsWith("pipe:") || target.startsWith("socket:") ? [target] : []
+    } catch {
+      return []
+    }
+  })
+
+/**
+ * SIGKILL, with what they started, the other processes that hold one of `pipes` open (`pipeEnds`): a hook's stdout
+ * and stderr, kept by helpers it left behind. They are found whatever their session or group (`setsid`, a
+ * double-forked daemon), which neither the hook's tree nor our process group reaches. Returns how many were found.
+ */
+export const killPipeHolders = (pipes: ReadonlyArray<string>): number => {
+  if (pipes.length === 0) return 0
+  let entries: Array<string>
+  try {
+    entries = readdirSync("/proc")
+  } catch {
+    return 0
+  }
+  let found = 0
+  for (const entry of entries) {
+    const pid = Number(entry)
+    if (!Number.isInteger(pid) || pid === process.pid) continue
+    let fds: Array<string>
+    try {
+      fds = readdirSync(`/proc/${entry}/fd`)
+    } catch {
+      continue
+    }
+    const holds = fds.some((fd) => {
+      try {
+        return pipes.includes(readlinkSync(`/proc/${entry}/fd/${fd}`))
+      } catch {
+        return false
+      }
+    })
+    if (holds) {
+      found++
+      killTree(pid)
+    }
+  }
+  return found
 }

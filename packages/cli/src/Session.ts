@@ -10,7 +10,9 @@ import type { ErrorLine, OutputLine } from "./Output.ts"
  *
  * Each line is decided and handed to `onLine` before the next is read, so the output streams and the CLI can sit
  * in a pipe. The host (its extension processes) starts at the first valid request, so the session id can be the
- * one that request carries; it closes (sending `session_end`) when the input ends.
+ * one that request carries; it closes (sending `session_end`) when the input ends. A run is one session: a later
+ * line that names another `session_id` is an error line, never decided in the wrong session (unless `sessionId`
+ * is set, which puts every line in that session).
  */
 
 export interface LineResult {
@@ -26,7 +28,7 @@ export interface SessionOptions<E, R, HE, HR> {
   readonly host: (sessionId: string) => Layer.Layer<ExtensionHost, HE, HR>
   /** Used when the first request carries no `session_id`. */
   readonly defaultSessionId: string
-  /** Wins over the first request's `session_id` when set. */
+  /** When set, every line is decided in this session, whatever its own `session_id`. */
   readonly sessionId?: string | undefined
   readonly onLine: (result: LineResult) => Effect.Effect<void>
 }
@@ -36,10 +38,12 @@ export const runSession = <E, R, HE, HR>(options: SessionOptions<E, R, HE, HR>):
     const scope = yield* Scope.make()
     const callIds = CallIds.make()
     let host: ExtensionHostShape | undefined
-    const hostFor = (request: InputRequest) =>
+    let session: { readonly id: string; readonly line: number } | undefined
+    const hostFor = (request: InputRequest, line: number) =>
       Effect.gen(function*() {
         if (host !== undefined) return host
         const sessionId = options.sessionId ?? request.session_id ?? options.defaultSessionId
+        session = { id: sessionId, line }
         const context = yield* Layer.buildWithScope(options.host(sessionId), scope)
         host = Context.get(context, ExtensionHost)
         return host
@@ -54,8 +58,15 @@ export const runSession = <E, R, HE, HR>(options: SessionOptions<E, R, HE, HR>):
           if (Result.isFailure(decoded)) {
             return yield* options.onLine({ line, input: undefined, output: { error: decoded.failure, line } })
           }
+          const own = decoded.success.session_id
+          if (options.sessionId === undefined && session !== undefined && own !== undefined && own !== session.id) {
+            const error = `session_id ${JSON.stringify(own)} is not this run's session ${JSON.stringify(session.id)} ` +
+              `(line ${session.line}): a run decides one session; split the input by session_id, or give ` +
+              "--session-id to decide every line in one session"
+            return yield* options.onLine({ line, input: undefined, output: { error, line } })
+          }
           const request = callIds.assign(decoded.success)
-          const h = yield* hostFor(request)
+          const h = yield* hostFor(request, line)
           const output = yield* dispatch(h, request).pipe(
             Effect.catch((e): Effect.Effect<ErrorLine> => Effect.succeed({ error: e.message, line })),
             // A bug must not end the session with the rest of the input undecided: this line gets an error (the

@@ -3,7 +3,7 @@ import { CliError, CliOutput } from "effect/cli"
 import { colourOn } from "./Style.ts"
 
 /**
- * How the CLI answers a command line it cannot use, and requests for help (DESIGN §7, docs/cli.md): the
+ * How the CLI answers a command line it cannot use, and requests for help (docs/design.md#output, docs/cli.md): the
  * problem and a one-line hint on stderr, exit 64 (EX_USAGE), never the full help on stdout. Help asked for
  * goes to stdout, except for commands whose stdout is a data channel (`run` and `hook` print JSON lines only):
  * theirs goes to stderr.

@@ -4,25 +4,30 @@ import { Runtime } from "effect"
 import { main } from "./Cli.ts"
 
 // stdout failing stops the run the way Ctrl-C does, so the extensions are still shut down by their finalizers
-// (DESIGN §4: nothing outlives the scope) rather than orphaned by an uncaught exception. A reader that goes away
-// (`abhed-ext demo | head`: EPIPE) is an interruption (exit 130) and no error worth a line; any other failure
-// (a full disk: ENOSPC) is one line on stderr and exit 1, after the close sequence.
-let closing = false
-process.stdout.on("error", (error: NodeJS.ErrnoException) => {
-  if (closing) return
-  closing = true
+// (nothing outlives the session's scope: docs/design.md#lifecycle) rather than orphaned by an uncaught exception. A
+// reader that goes away (`abhed-ext demo | head`: EPIPE) is an interruption (exit 130) and no error worth a line; any
+// other failure (a full disk: ENOSPC) is one line on stderr and exit 1, after the close sequence. The error can also
+// arrive after the command is done (`check` and `import-hooks` write their output last): the teardown looks for it.
+let stdoutFailure: NodeJS.ErrnoException | undefined
+let finished = false
+const stdoutFailed = (error: NodeJS.ErrnoException): void => {
+  if (stdoutFailure !== undefined) return
+  stdoutFailure = error
   if (error.code !== "EPIPE") {
-    process.stderr.write(`abhed-ext: cannot write to stdout: ${error.code ?? error.message}; stopping the extensions\n`)
-    process.once("exit", () => {
-      process.exitCode = 1
-    })
+    const stopping = finished ? "" : "; stopping the extensions"
+    process.stderr.write(`abhed-ext: cannot write to stdout: ${error.code ?? error.message}${stopping}\n`)
   }
-  process.kill(process.pid, "SIGTERM")
+}
+process.stdout.on("error", (error: NodeJS.ErrnoException) => {
+  const first = stdoutFailure === undefined
+  stdoutFailed(error)
+  // Once the command is done, its teardown decides the exit code; a signal then would kill the process outright.
+  if (first && !finished) process.kill(process.pid, "SIGTERM")
 })
 
 // A closed terminal or a dropped ssh (SIGHUP), and SIGQUIT, must not skip the close sequence and orphan the
 // extensions' children: treat them as SIGTERM, which runMain turns into an interruption, so every extension's
-// finalizer runs (session_end, close stdin, grace, SIGTERM, SIGKILL: DESIGN §4).
+// finalizer runs (session_end, close stdin, grace, SIGTERM, SIGKILL: docs/design.md#lifecycle).
 for (const signal of ["SIGHUP", "SIGQUIT"] as const) {
   process.on(signal, () => process.kill(process.pid, "SIGTERM"))
 }
@@ -32,14 +37,20 @@ for (const signal of ["SIGHUP", "SIGQUIT"] as const) {
 // than wait on a handle nobody will close: a helper an extension started with setsid can hold a pipe the CLI no
 // longer reads from (`check` waited for it to die). A reader that never drains gets FlushMillis, not forever.
 const FlushMillis = 5000
-const teardown: Runtime.Teardown = (exit, onExit) =>
+const teardown: Runtime.Teardown = (exit, _onExit) =>
   Runtime.defaultTeardown(exit, (code) => {
-    // runMain exits for a non-zero code; for 0 it would wait for the loop to empty, so exit here.
-    const done = () => (code === 0 ? process.exit(0) : onExit(code))
+    finished = true
+    // Exit here for every code: for 0, runMain would wait for the loop to empty.
+    const done = (error?: Error | null) => {
+      const failure: NodeJS.ErrnoException | undefined = stdoutFailure ?? process.stdout.errored ?? error ?? undefined
+      if (failure === undefined) return process.exit(code)
+      stdoutFailed(failure)
+      process.exit(failure.code === "EPIPE" ? (code === 0 ? 130 : code) : 1)
+    }
     const bound = setTimeout(done, FlushMillis)
-    process.stdout.write("", () => {
+    process.stdout.write("", (error) => {
       clearTimeout(bound)
-      done()
+      done(error)
     })
   })
 

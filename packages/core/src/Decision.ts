@@ -3,7 +3,7 @@ import type { PolicyDecision } from "./Policy.ts"
 import { type Level, type Reason, ReasonOrder, type Verdict } from "./Verdict.ts"
 
 /**
- * The final decision on a tool call (DESIGN §3): join(policy decision, extensions' verdict) on
+ * The final decision on a tool call (docs/design.md#combination): join(policy decision, extensions' verdict) on
  * allow < ask < deny, where the verdict's "none" is the bottom (allow). So no extension can lower a policy
  * deny or ask, and any extension deny stands.
  */

@@ -6,7 +6,7 @@ import { checkingCost, type SchemaGraph, sameValueCycle, schemaGraph } from "./I
  * A tool's declared `input_schema` (JSON Schema, draft 2020-12; earlier drafts' common keywords read the same) as
  * an Effect Schema the model's args can be validated with. A schema that cannot be compiled (not an object
  * schema, an unsupported keyword, a reference that resolves nowhere) is an error that says why: the host rejects
- * that declaration (DESIGN §3 list_tools), since args it cannot check must not reach the tool.
+ * that declaration (docs/design.md#combination list_tools), since args it cannot check must not reach the tool.
  *
  * `pattern` keywords are ignored: a declared regular expression is not run against the model's args (an extension's
  * pattern could be catastrophic to match); the extension still sees the args and may refuse them itself.

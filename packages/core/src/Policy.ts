@@ -3,7 +3,7 @@ import { Effect } from "effect"
 import { globMatch } from "./Glob.ts"
 
 /**
- * The operator's policy (DESIGN §3): compiled-in hooks first, then deny rules, ask rules, allow rules, then the
+ * The operator's policy (docs/design.md#combination): compiled-in hooks first, then deny rules, ask rules, allow rules, then the
  * default. It runs on the settled args. Hooks are the operator's own code, so unlike extensions they may allow.
  */
 export type HookDecision = "allow" | "ask" | "deny" | "abstain"

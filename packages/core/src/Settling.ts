@@ -4,7 +4,7 @@ import type { Named } from "./Named.ts"
 import { NameOrder, sortByName } from "./Named.ts"
 
 /**
- * Settling rewrites (DESIGN §3). A rewrite (`tool_call` args, `tool_result` content) is a proposal. Each round
+ * Settling rewrites (docs/design.md#combination). A rewrite (`tool_call` args, `tool_result` content) is a proposal. Each round
  * fans the current payload out to every subscriber; when nobody proposes anything different, every subscriber
  * has seen exactly what will run. Otherwise the lowest-named proposer's value is adopted and another round
  * starts. Picking by name (not by arrival) keeps the outcome independent of load order and timing; requiring a
@@ -143,6 +143,6 @@ export const settle = <P, V>(
 ): SettleOutcome<P, V> =>
   Effect.runSync(settleEffect({ ...options, round: (payload, round) => Effect.sync(() => options.round(payload, round)) }))
 
-/** The reason a `tool_call` is denied when its args did not settle (DESIGN §3, fail closed). */
+/** The reason a `tool_call` is denied when its args did not settle (docs/design.md#combination, fail closed). */
 export const unsettledReason = (proposers: ReadonlyArray<string>): string =>
   `rewrites did not settle: ${proposers.join(", ")}`

@@ -6,7 +6,7 @@ import { sortByName } from "./Named.ts"
 export const SystemSeparator = "\n\n"
 
 /**
- * `before_agent_start` (DESIGN §3): appended texts in extension-name order, each after a blank line. Returns
+ * `before_agent_start` (docs/design.md#combination): appended texts in extension-name order, each after a blank line. Returns
  * the full resulting system text. Empty appended texts are skipped; with an empty system text there is no
  * leading separator. An extension can only append: it cannot remove or reorder what the agent wrote.
  */

@@ -10,7 +10,7 @@ export interface AcceptedTool {
 }
 
 /**
- * Why a declaration was rejected: `invalid_name` (not `^[A-Za-z0-9_.-]{1,64}$`), `builtin` (equal to a built-in
+ * Why a declaration was rejected: `invalid_name` (not `^[A-Za-z0-9_-]{1,64}$`), `builtin` (equal to a built-in
  * tool, ignoring case), `duplicate` (declared more than once, ignoring case) or `input_schema` (declared once, with
  * an input_schema that cannot be compiled to check the model's args against; `detail` says why).
  */
@@ -39,7 +39,7 @@ const fold = (name: string): string => name.toLowerCase()
 const distinctSorted = (names: Iterable<string>): Array<string> => [...new Set(names)].sort(NameOrder)
 
 /**
- * `list_tools` (DESIGN §3): the union of the declared tools. A declaration whose name is not a valid tool name is
+ * `list_tools` (docs/design.md#combination): the union of the declared tools. A declaration whose name is not a valid tool name is
  * rejected (a look-alike such as `bash\u200b` or `b\u0430sh` would escape the policy's rules for `bash`). A name
  * declared more than once (by two extensions, or twice by one) or equal to a built-in tool, both compared ignoring
  * case, is rejected for every declarer: picking a winner would make the outcome depend on load order, and shadowing

@@ -3,7 +3,7 @@ import { Order, Reducer } from "effect"
 import { NameOrder } from "./Named.ts"
 
 /**
- * The `tool_call` verdict lattice (DESIGN §3): none < ask < deny, join = max.
+ * The `tool_call` verdict lattice (docs/design.md#combination): none < ask < deny, join = max.
  * There is no "allow" level: an extension can only make a call stricter (veto, never permit).
  */
 export type Level = "none" | "ask" | "deny"

@@ -41,11 +41,11 @@ describe("combineTools", () => {
     })
   })
 
-  it("a name that is not ^[A-Za-z0-9_.-]{1,64}$ is rejected as invalid_name; the declarer's other tools stay", () => {
+  it("a name that is not ^[A-Za-z0-9_-]{1,64}$ is rejected as invalid_name; the declarer's other tools stay", () => {
     // `__proto__` matches the pattern, but no JavaScript record can hold it as a key (it would set the prototype).
-    const lookalikes = ["bash\u200b", "bash ", "b\u0430sh", "", "x".repeat(65), "a/b", "caf\u00e9", "__proto__", "__PROTO__"]
-    const out = combineTools(["bash"], [{ name: "a", value: { tools: [...lookalikes.map((n) => tool(n)), tool("ok.tool-1_x")] } }])
-    expect(out.accepted.map((a) => a.tool.name)).toEqual(["ok.tool-1_x"])
+    const lookalikes = ["bash\u200b", "bash ", "b\u0430sh", "", "x".repeat(65), "a/b", "a.b", "caf\u00e9", "__proto__", "__PROTO__"]
+    const out = combineTools(["bash"], [{ name: "a", value: { tools: [...lookalikes.map((n) => tool(n)), tool("ok-tool-1_x")] } }])
+    expect(out.accepted.map((a) => a.tool.name)).toEqual(["ok-tool-1_x"])
     expect(out.rejected.map((r) => [r.name, r.reason])).toEqual(
       [...lookalikes].sort().map((n) => [n, "invalid_name"])
     )

@@ -156,7 +156,7 @@ describe("load order never changes an outcome", () => {
       const folded = accepted.map((a) => a.tool.name.toLowerCase())
       expect(new Set(folded).size).toBe(folded.length)
       for (const name of folded) {
-        expect(name).toMatch(/^[a-z0-9_.-]{1,64}$/)
+        expect(name).toMatch(/^[a-z0-9_-]{1,64}$/)
         expect(b.map((x) => x.toLowerCase())).not.toContain(name)
       }
       // Nothing is lost: every declaration is accepted or rejected.

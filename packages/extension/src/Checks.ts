@@ -6,6 +6,7 @@ import { decodeReply } from "@abhed/protocol/Reply"
 import { type RequestOf, RequestSchemas } from "@abhed/protocol/Request"
 import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
+import { describe } from "./Describe.ts"
 
 /**
  * The protocol checks the SDK runs around a handler: the request decoded against its event's schema, the reply
@@ -56,6 +57,6 @@ export const encodeReply = (event: EventName, reply: unknown): Result.Result<str
       ? Result.succeed(text)
       : Result.fail(`${event}: reply cannot be encoded as JSON: got ${typeof reply} (sent {} instead)`)
   } catch (error) {
-    return Result.fail(`${event}: handler returned a reply that cannot be checked (sent {} instead): ${String(error)}`)
+    return Result.fail(`${event}: handler returned a reply that cannot be checked (sent {} instead): ${describe(error)}`)
   }
 }

@@ -3,7 +3,7 @@ import type { PlatformError } from "effect/PlatformError"
 import { Stdio } from "effect/Stdio"
 import { Console as NodeConsole } from "node:console"
 import type { Handlers } from "./Handler.ts"
-import { type LogLevel, responder } from "./Responder.ts"
+import { failureOutcome, type LogLevel, responder } from "./Responder.ts"
 
 /**
  * The SDK inside an Effect program (`@abhed/extension/effect`): handlers whose Effects need services `R`, served
@@ -21,7 +21,7 @@ const responderIn = <R>(handlers: Handlers<R>) =>
     return responder(handlers, {
       runEffect: (effect) =>
         runExit(effect).then((exit) =>
-          Exit.isSuccess(exit) ? { _tag: "Success", value: exit.value } : { _tag: "Failure", cause: Cause.pretty(exit.cause) }
+          Exit.isSuccess(exit) ? { _tag: "Success", value: exit.value } : failureOutcome(exit.cause, Cause.pretty)
         ),
       log: (level, message) => void logAt(level, message)
     })

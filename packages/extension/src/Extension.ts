@@ -1,9 +1,9 @@
 import { Console } from "node:console"
 import type { Handlers } from "./Handler.ts"
-import { type EffectOutcome, type LogLevel, type ReplyLine, responder } from "./Responder.ts"
+import { type EffectOutcome, failureOutcome, type LogLevel, type ReplyLine, responder } from "./Responder.ts"
 
 /**
- * The SDK for writing an Abhed extension in TypeScript (DESIGN §2), with or without Effect.
+ * The SDK for writing an Abhed extension in TypeScript (docs/design.md#wire-protocol), with or without Effect.
  *
  * An extension is a process that reads one JSON request per line on stdin and writes exactly one JSON reply per
  * request on stdout, in order. `main` does the protocol; the author only writes handlers, each returning its
@@ -25,7 +25,7 @@ const logToStderr = (level: LogLevel, message: string): void => {
 const runEffect = async (effect: import("effect").Effect.Effect<unknown, unknown>): Promise<EffectOutcome> => {
   const [{ runPromiseExit }, { pretty }] = await Promise.all([import("effect/Effect"), import("effect/Cause")])
   const exit = await runPromiseExit(effect)
-  return exit._tag === "Success" ? { _tag: "Success", value: exit.value } : { _tag: "Failure", cause: pretty(exit.cause) }
+  return exit._tag === "Success" ? { _tag: "Success", value: exit.value } : failureOutcome(exit.cause, pretty)
 }
 
 /**

@@ -1,9 +1,10 @@
 import type { EventName, JsonObject } from "@abhed/protocol"
 import type { Effect } from "effect"
+import { describe } from "./Describe.ts"
 import type { Handler, Handlers } from "./Handler.ts"
 
 /**
- * One request line in, one reply line out (DESIGN §2): the part of the SDK that `main` and the Effect `run` share.
+ * One request line in, one reply line out (docs/design.md#wire-protocol): the part of the SDK that `main` and the Effect `run` share.
  * It loads nothing from `effect` by itself: the protocol checks (Checks.ts) are imported the first time a
  * request reaches a handler, and an Effect a handler returns is run by the caller (`runEffect`), so an extension
  * of plain handlers or none pays for no more than it uses. Whatever goes wrong with one request (a bad line, an
@@ -44,8 +45,17 @@ const isPromiseLike = (u: unknown): u is PromiseLike<unknown> =>
 
 const isObject = (u: unknown): u is JsonObject => typeof u === "object" && u !== null && !Array.isArray(u)
 
-const describe = (error: unknown): string =>
-  error instanceof Error ? (error.stack ?? `${error.name}: ${error.message}`) : String(error)
+/**
+ * How an Effect ended with `cause`, printed by `print` (effect's `Cause.pretty`, which throws on a failure value
+ * whose Proxy traps throw): never throws, so that `runEffect` never rejects.
+ */
+export const failureOutcome = <C>(cause: C, print: (cause: C) => string): EffectOutcome => {
+  try {
+    return { _tag: "Failure", cause: print(cause) }
+  } catch (error) {
+    return { _tag: "Failure", cause: `a failure that cannot be shown (printing it threw: ${describe(error)})` }
+  }
+}
 
 /**
  * The reply line with the request's `id` echoed (issue 8), as the opaque JSON value it was. `reply` is one JSON
@@ -93,7 +103,7 @@ export const responder = <R>(handlers: Handlers<R>, options: ResponderOptions<R>
     return line(encoded.success, id)
   }
 
-  return (text) => {
+  const answer = (text: string): ReplyLine => {
     let request: unknown
     try {
       request = JSON.parse(text)
@@ -110,6 +120,27 @@ export const responder = <R>(handlers: Handlers<R>, options: ResponderOptions<R>
     // Own keys only: an event named "toString" must not find Object.prototype's. An event without a handler,
     // or one this SDK does not know (newer hosts may send it), is answered at once, its payload never decoded.
     if (typeof event !== "string" || !Object.hasOwn(handlers, event)) return line(NoOpinion, id)
-    return loadChecks().then(({ isEventName }) => (isEventName(event) ? serve(event, request, id) : line(NoOpinion, id)))
+    return loadChecks()
+      .then(({ isEventName }) => (isEventName(event) ? serve(event, request, id) : line(NoOpinion, id)))
+      .catch((error: unknown) => lastResort(error, id))
+  }
+
+  // The last guard: whatever escaped the checks in `serve` (a `log` that throws, handlers that are a hostile
+  // Proxy) still gets `{}` rather than ending the extension, and the guard with it.
+  const lastResort = (error: unknown, id: unknown): string => {
+    try {
+      log("Error", `request failed (sent {}): ${describe(error)}`)
+    } catch {
+      // Nowhere left to report it; the reply still goes out.
+    }
+    return line(NoOpinion, id)
+  }
+
+  return (text) => {
+    try {
+      return answer(text)
+    } catch (error) {
+      return lastResort(error, undefined)
+    }
   }
 }

@@ -18,7 +18,7 @@ const ghp = `ghp_${"a1B2".repeat(9)}`
 const pat = `github_pat_11ABCDEFG0${"x".repeat(60)}`
 const pem = "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA7bq\nabc==\n-----END RSA PRIVATE KEY-----"
 
-describe("the spec's bash/jq examples", () => {
+describe("the bash/jq examples of docs/examples", () => {
   it("block-secrets.sh blocks reads of paths containing 'secret' and nothing else", async () => {
     const done = await run("bash", ["block-secrets.sh"], [
       toolCall("read", { path: "config/secrets.json" }),

@@ -3,7 +3,7 @@ import { isJsonObject } from "@abhed/protocol"
 import type { AuditExchange, AuditRecord, AuditRound } from "./AuditLog.ts"
 
 /**
- * What an audit record keeps of the content that flows through the host (DESIGN §4). A redactor's proposal holds
+ * What an audit record keeps of the content that flows through the host (docs/design.md#failures). A redactor's proposal holds
  * the very secret it removes, so by default content is recorded as `{sha256, bytes}`: enough to tell two contents
  * apart, or to match one you hold, and nothing to read. `"full"` keeps it verbatim, for an operator who opts in.
  * Args are always verbatim: the policy and the guards judge them, and the audit must show what they judged.
@@ -56,12 +56,15 @@ export const auditView = (record: AuditRecord, content: AuditContent): AuditReco
   if (content === "full") return record
   const inReplies = replyFields[record.event] ?? []
   const inOutcome = outcomeFields[record.event] ?? []
-  if (inReplies.length === 0 && inOutcome.length === 0) return record
-  const rounds = inReplies.length === 0 ? record.rounds : record.rounds.map((round): AuditRound => ({
+  // A dead extension's stderr line, in any event's record.
+  const stderr = record.rounds.some((round) => round.exchanges.some((x) => typeof x.stderr === "string"))
+  if (inReplies.length === 0 && inOutcome.length === 0 && !stderr) return record
+  const rounds = inReplies.length === 0 && !stderr ? record.rounds : record.rounds.map((round): AuditRound => ({
     ...round,
-    exchanges: round.exchanges.map((x): AuditExchange =>
-      x.reply === undefined ? x : { ...x, reply: digestFields(x.reply, inReplies) }
-    )
+    exchanges: round.exchanges.map((x): AuditExchange => {
+      const y = typeof x.stderr === "string" ? { ...x, stderr: contentDigest(x.stderr) } : x
+      return y.reply === undefined ? y : { ...y, reply: digestFields(y.reply, inReplies) }
+    })
   }))
   return { ...record, rounds, outcome: digestFields(record.outcome, inOutcome) }
 }

@@ -1,8 +1,8 @@
 import { Context, Effect, FileSystem, Layer, Ref, Schema, Semaphore } from "effect"
-import { type AuditContent, auditView } from "./AuditContent.ts"
+import { type AuditContent, auditView, type ContentDigest } from "./AuditContent.ts"
 
 /**
- * One record per dispatch (DESIGN §6). Extension entries are sorted by name, so identical inputs give identical
+ * One record per dispatch (docs/design.md#architecture). Extension entries are sorted by name, so identical inputs give identical
  * records except for the timing fields (`latency_ms`, `duration_ms`).
  */
 export type ExchangeStatus =
@@ -26,6 +26,11 @@ export interface AuditExchange {
   readonly ignored?: ReadonlyArray<string>
   /** Why the exchange failed, when it did. */
   readonly error?: string
+  /**
+   * A dead extension's own word on why (the line of its stderr that names the error), when it wrote one: verbatim
+   * with `--audit-content full`, else as `{sha256, bytes}` like every content (stderr can hold what the extension saw).
+   */
+  readonly stderr?: string | ContentDigest
 }
 
 export interface AuditRound {
@@ -43,7 +48,7 @@ export interface AuditRecord {
   readonly call_id: string | undefined
   /**
    * For tool_call, tool_result and invoke_tool: the tool, and the args as the agent passed them, which the first
-   * round judged (verbatim, like the outcome's: DESIGN §4). Absent args: the host could not send them (`notes`).
+   * round judged (verbatim, like the outcome's: docs/design.md#failures). Absent args: the host could not send them (`notes`).
    */
   readonly tool?: string
   readonly args?: { readonly [key: string]: unknown }
@@ -55,7 +60,7 @@ export interface AuditRecord {
 }
 
 /**
- * The record with its timing fields zeroed (`time`, `duration_ms`, every `latency_ms`): what DESIGN §3 promises is
+ * The record with its timing fields zeroed (`time`, `duration_ms`, every `latency_ms`): what docs/design.md#combination promises is
  * the same whatever the load order and the schedule. For comparing records, in tests and in replays.
  */
 export const withoutTimings = (record: AuditRecord): AuditRecord => ({
@@ -104,7 +109,7 @@ export class AuditLog extends Context.Service<AuditLog, {
   /**
    * Appends one JSON line per record to `path`. The file is opened once for the layer's lifetime, and created with
    * mode 0600 (owner only): records hold args verbatim. An existing file keeps its mode (the operator chose it), with
-   * a warning when others may read it. Content is recorded as `{sha256, bytes}` unless `content: "full"` (DESIGN §4,
+   * a warning when others may read it. Content is recorded as `{sha256, bytes}` unless `content: "full"` (docs/design.md#failures,
    * `AuditContent`). A write that fails is logged and does not fail the dispatch: the audit trail must never take
    * the agent down.
    */

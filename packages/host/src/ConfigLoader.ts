@@ -2,7 +2,7 @@ import { type Config, ConfigIssue, formatIssue, parseConfig } from "@abhed/proto
 import { Effect, FileSystem, Path, Result, Schema } from "effect"
 
 /**
- * Loading `abhed.json` from a path (DESIGN §5): read the file, parse and decode it, and note its folder, against
+ * Loading `abhed.json` from a path (docs/design.md#configuration): read the file, parse and decode it, and note its folder, against
  * which relative `cwd`s (and so the commands' relative arguments) resolve. Two typed failures: the file could not
  * be read, or it was read and is not a valid config.
  */
@@ -37,7 +37,7 @@ export class ConfigInvalid extends Schema.TaggedError<ConfigInvalid>()("ConfigIn
 }
 
 /**
- * Decode a config's text (DESIGN §5). `file` names it in the problems (`abhed.json:3:17: …`), `absolute` is kept as
+ * Decode a config's text (docs/design.md#configuration). `file` names it in the problems (`abhed.json:3:17: …`), `absolute` is kept as
  * the loaded config's `file`; `baseDir` is where its relative `cwd`s resolve (a config read from stdin has no folder:
  * the caller says which).
  */

@@ -3,14 +3,14 @@ import type { Effect, Exit } from "effect"
 import type { DeathCause, ExtensionError } from "./ExtensionError.ts"
 
 /**
- * One extension, live or fake: the unit the host fans out to (DESIGN §6).
+ * One extension, live or fake: the unit the host fans out to (docs/design.md#architecture).
  * Process-backed extensions (`ProcessExtension.ts`) and in-process fakes (`FakeExtension.ts`) both implement it.
  */
 
 /** A request encoded once: process-backed extensions write `bytes`, fakes read `value`. */
 export interface EncodedRequest<E extends EventName = EventName> {
   readonly event: E
-  /** With the round's `id` (DESIGN §2), which replies are checked against. */
+  /** With the round's `id` (docs/design.md#wire-protocol), which replies are checked against. */
   readonly value: WithId<RequestOf<E>>
   /** `value` as one NDJSON line, newline included. The same bytes go to every subscriber. */
   readonly bytes: Uint8Array

@@ -21,17 +21,18 @@ import {
   type ExtensionError,
   ExtensionTimeout,
   type SpawnFailed,
+  stderrOf,
   UnsolicitedOutput
 } from "./ExtensionError.ts"
 
 /**
- * The behaviour every extension shares, whatever carries its bytes (DESIGN §4): one request in flight (FIFO),
+ * The behaviour every extension shares, whatever carries its bytes (docs/design.md#failures): one request in flight (FIFO),
  * the startup timeout on the first exchange and `timeout_ms` after it, attribution of reply lines, reply ids,
  * decoding, death for good on any failure, and the close sequence. A `Transport` (a process's pipes, or a fake's
  * handler) only moves requests out and lines back, so process-backed and fake extensions behave alike by
  * construction.
  *
- * Attribution (DESIGN §4): a line belongs to the request in flight when its bytes were read. The transport calls
+ * Attribution (docs/design.md#failures): a line belongs to the request in flight when its bytes were read. The transport calls
  * `read` synchronously from its read callback with the complete lines of that read, and the request becomes the
  * one in flight in the same synchronous step that writes its bytes; so no line read before a request was written
  * can be taken as its reply, whatever the scheduler does next. State is plain variables for that reason: every
@@ -103,10 +104,31 @@ const isHostId = (s: string): boolean => /^[A-Za-z0-9_.:-]{1,16}$/.test(s)
  * saw, and the death cause reaches the audit, the log and the model's notes.
  */
 const describeLine = (line: ReadLine): string =>
-  line._tag === "Json" ? shapeJson(line.value, 200, (key, s) => key === "id" && isHostId(s)) : `(${line.got})`
+  line._tag === "Json"
+    ? shapeJson(line.value, 200, (key, s) => key === "id" && isHostId(s))
+    : line._tag === "Invalid"
+    ? `(${line.got}, ${line.bytes} bytes)`
+    : `more than ${line.count - 1} blank lines in a row`
 
 /** A reply's `id` for the mismatch message: as it is when it looks like the host's, else by its shape. */
 const showId = (id: unknown): string => (typeof id === "string" && isHostId(id) ? JSON.stringify(id) : shapeJson(id, 60))
+
+/**
+ * Why a read with more lines than replies due is out of step, naming the stray line rather than the reply: the one
+ * that carries the request's id is its reply, so the stray is another; without ids, the first (a banner, a debug
+ * print, an earlier stray reply: whatever came before the reply). A stray carrying another id says so.
+ */
+const describeStray = (lines: ReadonlyArray<ReadLine>, current: InFlight | undefined): string => {
+  const reply = current === undefined
+    ? -1
+    : lines.findIndex((line) => line._tag === "Json" && replyIdOf(line.value) === current.id)
+  const stray = lines[reply === 0 ? 1 : 0]
+  if (stray === undefined) return ""
+  const id = stray._tag === "Json" ? replyIdOf(stray.value) : undefined
+  return current !== undefined && id !== undefined && id !== current.id
+    ? `reply to id ${showId(id)} while ${showId(current.id)} was in flight`
+    : describeLine(stray)
+}
 
 export interface CoreOptions<R> {
   readonly config: ExtensionConfig
@@ -226,18 +248,19 @@ export const make = Effect.fnUntraced(function*<R>(options: CoreOptions<R>) {
     if (current !== undefined) current.settle(Exit.fail(error))
   }
 
-  /** The lines of one read, attributed to the request in flight now (DESIGN §4), in one synchronous step. */
+  /** The lines of one read, attributed to the request in flight now (docs/design.md#failures), in one synchronous step. */
   const read = (lines: ReadonlyArray<ReadLine>): void => {
     if (lines.length === 0 || phase._tag === "dead") return
     const current = inFlight
-    const expected = current === undefined ? 0 : 1
+    // Blank lines without end (the reader's bound passed): out of step whatever is in flight.
+    const blanks = lines.find((line) => line._tag === "Blanks")
+    if (blanks !== undefined) return dieNow(new UnsolicitedOutput({ extension: name, line: describeLine(blanks) }))
     // More lines than requests in flight: the extension is out of step, and no line of this read is applied.
-    const surplus = lines[expected]
-    if (surplus !== undefined || current === undefined) {
-      return dieNow(new UnsolicitedOutput({ extension: name, line: surplus === undefined ? "" : describeLine(surplus) }))
+    if (current === undefined || lines.length > 1) {
+      return dieNow(new UnsolicitedOutput({ extension: name, line: describeStray(lines, current) }))
     }
     const line = lines[0]
-    if (line === undefined) return
+    if (line === undefined || line._tag === "Blanks") return
     if (line._tag === "Invalid") {
       return dieNow(new MalformedReply({ event: current.event, path: "", expected: "one JSON object per line", got: line.got }))
     }
@@ -262,11 +285,18 @@ export const make = Effect.fnUntraced(function*<R>(options: CoreOptions<R>) {
   }
 
   const events: TransportEvents = { read, fail: dieNow }
-  const deadError = (cause: DeathCause) => new ExtensionDead({ extension: name, cause: describeDeathCause(cause) })
+  const deadError = (cause: DeathCause) => {
+    const stderr = stderrOf(cause)
+    return new ExtensionDead(
+      stderr === undefined
+        ? { extension: name, cause: describeDeathCause(cause) }
+        : { extension: name, cause: describeDeathCause(cause), stderr }
+    )
+  }
 
   /**
    * Commit to a request: it is written once whatever the extension wrote before it has been read (`catchUp`,
-   * DESIGN §4), and from then on its reply belongs to it whatever the caller does. The write is one synchronous
+   * docs/design.md#failures), and from then on its reply belongs to it whatever the caller does. The write is one synchronous
    * step: checking for death, making the request the one in flight, writing its bytes and arming the watchdog
    * happen together, so no line can be read in between (attribution), and a death in between cannot leave the
    * request waiting for a reply that cannot come. Returns the death that stops it from being begun at all.

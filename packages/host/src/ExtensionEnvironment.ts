@@ -2,10 +2,10 @@ import { globMatch } from "@abhed/core"
 import type { ExtensionConfig } from "@abhed/protocol"
 
 /**
- * The environment an extension starts with (DESIGN §4): a baseline of the host's variables that programs need to
+ * The environment an extension starts with (docs/design.md#environment): a baseline of the host's variables that programs need to
  * run at all, what its `env_passthrough` names (names or `*` globs), and its own `env` (which wins). Nothing else
  * of the host's environment: API keys and cloud credentials stay with the agent, since an extension is a file
- * dropped into a folder, exactly what the spec does not trust.
+ * dropped into a folder, exactly what docs/design.md#the-one-rule does not trust.
  */
 
 /** Passed through to every extension: names, or `*` globs. */

@@ -2,7 +2,7 @@ import { MalformedReply } from "@abhed/protocol"
 import { Schema } from "effect"
 
 /**
- * Why an exchange with an extension failed (DESIGN §4). Every one of these marks the extension dead for good.
+ * Why an exchange with an extension failed (docs/design.md#failures). Every one of these marks the extension dead for good.
  * `MalformedReply` is the protocol's own error (it names the field and what was expected).
  */
 export class ExtensionTimeout extends Schema.TaggedError<ExtensionTimeout>()("ExtensionTimeout", {
@@ -17,7 +17,12 @@ export class ExtensionTimeout extends Schema.TaggedError<ExtensionTimeout>()("Ex
 export class ExtensionExited extends Schema.TaggedError<ExtensionExited>()("ExtensionExited", {
   extension: Schema.String,
   code: Schema.NullOr(Schema.Number),
-  signal: Schema.NullOr(Schema.String)
+  signal: Schema.NullOr(Schema.String),
+  /**
+   * The line of its stderr that says why (StderrTail.errorLine: escaped, bounded), when it wrote one. The
+   * extension's own words, for its operator: never in the notes the model reads (see `describeDeathCause`).
+   */
+  stderr: Schema.optionalKey(Schema.String)
 }) {
   override get message() {
     return `${this.extension}: exited (${this.signal !== null ? `signal ${this.signal}` : `code ${this.code}`})`
@@ -27,7 +32,7 @@ export class ExtensionExited extends Schema.TaggedError<ExtensionExited>()("Exte
 export class UnsolicitedOutput extends Schema.TaggedError<UnsolicitedOutput>()("UnsolicitedOutput", {
   extension: Schema.String,
   /**
-   * What was out of step (DESIGN §4): the start of a line that no request in flight can own (none in flight, or
+   * What was out of step (docs/design.md#failures): the start of a line that no request in flight can own (none in flight, or
    * more lines in one read than requests in flight), or "reply to id X while Y was in flight".
    */
   line: Schema.String
@@ -59,7 +64,9 @@ export class SpawnFailed extends Schema.TaggedError<SpawnFailed>()("SpawnFailed"
 /** A request to an extension that died earlier: it is never written to again. */
 export class ExtensionDead extends Schema.TaggedError<ExtensionDead>()("ExtensionDead", {
   extension: Schema.String,
-  cause: Schema.String
+  cause: Schema.String,
+  /** The death's stderr line, as in `ExtensionExited` (not part of `cause`, which the model may read). */
+  stderr: Schema.optionalKey(Schema.String)
 }) {
   override get message() {
     return `${this.extension}: dead (${this.cause})`
@@ -77,10 +84,16 @@ export type ExtensionError =
   | SpawnFailed
   | ExtensionDead
 
-/** The death causes of DESIGN §4, as written in status and audit records. */
+/** The death causes of docs/design.md#failures, as written in status and audit records. */
 export type DeathCause =
   | { readonly _tag: "spawn_failed"; readonly detail: string }
-  | { readonly _tag: "exited"; readonly code: number | null; readonly signal: string | null }
+  | {
+    readonly _tag: "exited"
+    readonly code: number | null
+    readonly signal: string | null
+    /** The line of its stderr that says why, when it wrote one (StderrTail.errorLine). */
+    readonly stderr?: string
+  }
   | { readonly _tag: "timed_out"; readonly timeout_ms: number }
   | { readonly _tag: "malformed_reply"; readonly detail: string }
   | { readonly _tag: "unsolicited_output"; readonly detail: string }
@@ -91,7 +104,9 @@ export const deathCauseOf = (error: Exclude<ExtensionError, ExtensionDead>): Dea
     case "SpawnFailed":
       return { _tag: "spawn_failed", detail: error.message }
     case "ExtensionExited":
-      return { _tag: "exited", code: error.code, signal: error.signal }
+      return error.stderr === undefined
+        ? { _tag: "exited", code: error.code, signal: error.signal }
+        : { _tag: "exited", code: error.code, signal: error.signal, stderr: error.stderr }
     case "ExtensionTimeout":
       return { _tag: "timed_out", timeout_ms: error.timeout_ms }
     case "MalformedReply":
@@ -103,7 +118,10 @@ export const deathCauseOf = (error: Exclude<ExtensionError, ExtensionDead>): Dea
   }
 }
 
-/** One line for humans: `timed_out (5000 ms)`, `exited (code 1)`. */
+/**
+ * One line for humans: `timed_out (5000 ms)`, `exited (code 1)`. Without the extension's stderr: this text also
+ * reaches the notes the model reads (`on_failure`), and the audit's `error` whatever its content mode.
+ */
 export const describeDeathCause = (cause: DeathCause): string => {
   switch (cause._tag) {
     case "spawn_failed":
@@ -119,4 +137,16 @@ export const describeDeathCause = (cause: DeathCause): string => {
     case "reply_too_long":
       return `reply_too_long (over ${cause.max_line_bytes} bytes)`
   }
+}
+
+/** The death's stderr line (an exit's), if any. */
+export const stderrOf = (cause: DeathCause): string | undefined => (cause._tag === "exited" ? cause.stderr : undefined)
+
+/**
+ * `describeDeathCause` for the operator (the host's warning, `check`): an exit with the line of its stderr that says
+ * why (`exited (code 1): SyntaxError: Cannot use import statement outside a module`).
+ */
+export const describeDeathCauseWithStderr = (cause: DeathCause): string => {
+  const stderr = stderrOf(cause)
+  return stderr === undefined ? describeDeathCause(cause) : `${describeDeathCause(cause)}: ${stderr}`
 }

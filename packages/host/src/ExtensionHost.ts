@@ -32,6 +32,7 @@ import {
   EventNames,
   Framing,
   shapeJson,
+  ToolNameRule,
   unsendableField,
   type Config,
   type DecodedReply,
@@ -50,7 +51,7 @@ import { type ConfigInvalid, type ConfigUnreadable, loadConfig } from "./ConfigL
 import { mergeByName, roundAudience, type RoundAudience } from "./Audience.ts"
 import type { EncodedRequest, Extension, ExtensionStatus, StartedExchange } from "./Extension.ts"
 import * as ProcessExtension from "./ProcessExtension.ts"
-import { describeDeathCause, deathCauseOf, type ExtensionError } from "./ExtensionError.ts"
+import { describeDeathCause, describeDeathCauseWithStderr, deathCauseOf, type ExtensionError } from "./ExtensionError.ts"
 import { DuplicateExtensionNames, ToolOwnerUnavailable, UnknownTool } from "./HostError.ts"
 import * as IdCounter from "./IdCounter.ts"
 import { HostMetrics, metricsByEvent } from "./HostMetrics.ts"
@@ -67,7 +68,7 @@ import type {
   ToolsOutcome
 } from "./Outcome.ts"
 
-/** What the agent calls: one method per event (DESIGN §2). */
+/** What the agent calls: one method per event (docs/design.md#wire-protocol). */
 export interface ExtensionHostShape {
   readonly toolCall: (call: ToolCallInput) => Effect.Effect<ToolCallOutcome>
   readonly toolResult: (result: ToolResultInput) => Effect.Effect<ToolResultOutcome>
@@ -121,12 +122,16 @@ interface Exchange<E extends EventName> {
   readonly error: string | undefined
   /** "extension X unavailable: cause", for on_failure. */
   readonly failure: string | undefined
+  /** The line of a dead extension's stderr that says why (the audit's `stderr`), for its operator only. */
+  readonly stderr?: string | undefined
 }
 
 /** The exchange's audit entry: built only when the audit sink records (`AuditLog.enabled`). */
 const auditOf = (x: Exchange<EventName>): AuditExchange =>
   x.error !== undefined
-    ? { extension: x.extension.name, status: x.status, latency_ms: x.latency_ms, error: x.error }
+    ? x.stderr !== undefined
+      ? { extension: x.extension.name, status: x.status, latency_ms: x.latency_ms, error: x.error, stderr: x.stderr }
+      : { extension: x.extension.name, status: x.status, latency_ms: x.latency_ms, error: x.error }
     : x.ignored.length > 0
     ? { extension: x.extension.name, status: x.status, latency_ms: x.latency_ms, reply: x.reply, ignored: x.ignored }
     : { extension: x.extension.name, status: x.status, latency_ms: x.latency_ms, reply: x.reply }
@@ -152,14 +157,14 @@ const statusOf = (error: ExtensionError): ExchangeStatus => {
 const causeText = (error: ExtensionError): string =>
   error._tag === "ExtensionDead" ? error.cause : describeDeathCause(deathCauseOf(error))
 
-/** Requests of settling rounds after the first carry `round` (DESIGN §3); the first has none. */
+/** Requests of settling rounds after the first carry `round` (docs/design.md#combination); the first has none. */
 const roundField = (round: number): { readonly round?: number } => (round > 1 ? { round } : {})
 
 /** A keep element for a note: a number as it is, anything else by its shape (strings by their length: `shapeJson`). */
 const showIndex = (i: unknown): string => (typeof i === "number" ? String(i) : shapeJson(i, 40))
 
 const rejection: { readonly [R in RejectionReason]: string } = {
-  invalid_name: "not a valid tool name (letters, digits, _ . - only, 1 to 64 characters; not __proto__)",
+  invalid_name: `not a valid tool name (${ToolNameRule}; not __proto__)`,
   builtin: "collides with a built-in tool (names compare ignoring case)",
   duplicate: "declared more than once (names compare ignoring case)",
   input_schema: "invalid input_schema"
@@ -183,7 +188,9 @@ const reportDeath = (reported: Set<string>, extension: Extension, error: Extensi
         ? status.state.cause._tag
         : error._tag === "ExtensionDead" ? "unknown" : deathCauseOf(error)._tag
       yield* Metric.update(Metric.withAttributes(HostMetrics.deaths, { cause }), 1)
-      yield* Effect.logWarning(`extension ${extension.name} is dead: ${causeText(error)}`)
+      // With the line of its stderr that says why: the operator's to read (never the model's).
+      const text = status.state._tag === "dead" ? describeDeathCauseWithStderr(status.state.cause) : causeText(error)
+      yield* Effect.logWarning(`extension ${extension.name} is dead: ${text}`)
     })
   })
 
@@ -207,7 +214,8 @@ const failed = <E extends EventName>(
     ignored: [],
     latency_ms,
     error: cause,
-    failure: `extension ${extension.name} unavailable: ${cause}`
+    failure: `extension ${extension.name} unavailable: ${cause}`,
+    stderr: error._tag === "ExtensionExited" || error._tag === "ExtensionDead" ? error.stderr : undefined
   })
 }
 
@@ -279,7 +287,7 @@ export const make = (
   options: HostOptions
 ): Effect.Effect<ExtensionHostShape, never, AuditLog | Scope.Scope> => Effect.gen(function*() {
   const audit = yield* AuditLog
-  // Canonical order is name order (DESIGN §3): config order never reaches any outcome or record.
+  // Canonical order is name order (docs/design.md#combination): config order never reaches any outcome or record.
   const extensions = sortByName(extensionsInput)
   const duplicates = extensions.filter((x, i) => i > 0 && extensions[i - 1]?.name === x.name).map((x) => x.name)
   if (duplicates.length > 0) {
@@ -298,7 +306,7 @@ export const make = (
   const audience: Record<EventName, RoundAudience> = Object.fromEntries(
     EventNames.map((event): [EventName, RoundAudience] => [event, roundAudience(extensions, event)])
   ) as Record<EventName, RoundAudience> // fromEntries over every EventName: the record is total
-  // Round ids (DESIGN §2): one per round of every dispatch, the same for all of the round's subscribers.
+  // Round ids (docs/design.md#wire-protocol): one per round of every dispatch, the same for all of the round's subscribers.
   const nextId = IdCounter.make()
   function encodeRound<E extends EventName>(event: E, body: RequestBody<E>): EncodedRequest<E>
   function encodeRound(event: EventName, body: RequestBody<EventName>): EncodedRequest {
@@ -429,7 +437,7 @@ export const make = (
   }
 
   /**
-   * Input the host cannot send (DESIGN §4): recorded as a dispatch that reached no extension, with the reason in
+   * Input the host cannot send (docs/design.md#failures): recorded as a dispatch that reached no extension, with the reason in
    * the notes, and answered with the event's fail-closed outcome. The agent's value goes nowhere, the audit included.
    */
   const refuse = <A>(event: EventName, callId: string | undefined, reason: string, outcome: A, tool?: string): Effect.Effect<A> =>
@@ -463,6 +471,12 @@ export const make = (
         // Denied, and nothing of the args is kept: the call must not run, and they cannot be encoded safely.
         const outcome: ToolCallOutcome = { decision: "deny", reasons: hostReason(unsendable), args: {}, rounds: 0 }
         return refuse("tool_call", call_id, unsendable, outcome, call.tool)
+      }
+      if (call.refused !== undefined) {
+        // Refused by the agent before any extension could judge it: audited with its args, sent to nobody.
+        const outcome: ToolCallOutcome = { decision: "deny", reasons: hostReason(call.refused), args: {}, rounds: 0 }
+        const notes = recording ? [`not sent to any extension: ${call.refused}`] : []
+        return dispatch("tool_call", call_id, Effect.succeed({ outcome, rounds: [], notes }), { tool: call.tool, args: call.args })
       }
       const auditRounds: Array<AuditRound> = []
       const settled = settleEffect<JsonObject, Verdict, never, never>({
@@ -600,7 +614,7 @@ export const make = (
       return refuse("context", undefined, unsendable, outcome)
     }
     return single("context", { event: "context", session_id: sessionId, messages }, (replies, exchanges) => {
-      // "ask" acts as "deny": nobody can be asked mid-turn (DESIGN §4). Exchanges are in name order.
+      // "ask" acts as "deny": nobody can be asked mid-turn (docs/design.md#failures). Exchanges are in name order.
       const withheld: Array<Reason> = []
       for (const x of exchanges) {
         if (x.reply === undefined && x.failure !== undefined && onFailure(x) !== "ignore") {
@@ -640,17 +654,18 @@ export const make = (
     })
   }
 
+  const rejectedNote = (r: ToolsOutcome["rejected"][number]) =>
+    `tool ${quoteToolName(r.name)} rejected for ${r.extensions.join(", ")}: ${rejection[r.reason]}${r.detail !== undefined ? `: ${r.detail}` : ""}`
   const listTools = single("list_tools", { event: "list_tools", session_id: sessionId }, (replies) => {
     const outcome = combineTools(builtin, replies)
-    return {
-      outcome: outcome satisfies ToolsOutcome,
-      notes: outcome.rejected.map((r) => `tool ${quoteToolName(r.name)} rejected for ${r.extensions.join(", ")}: ${rejection[r.reason]}${r.detail !== undefined ? `: ${r.detail}` : ""}`)
-    }
+    return { outcome: outcome satisfies ToolsOutcome, notes: outcome.rejected.map(rejectedNote) }
   })
 
-  // ---- startup: session_start, then list_tools (DESIGN §4 lifecycle)
+  // ---- startup: session_start, then list_tools (docs/design.md#lifecycle)
   yield* single("session_start", { event: "session_start", session_id: sessionId }, () => ({ outcome: {}, notes: [] }))
   const startupTools = yield* listTools
+  // Said where the operator looks, not only in the audit: a rejected tool is one the model will never see.
+  yield* Effect.forEach(startupTools.rejected, (r) => Effect.logWarning(rejectedNote(r)), { discard: true })
   // At close, session_end is one more dispatch: in parallel, bounded by each timeout, and in the audit log.
   // It runs before the extensions' own close sequences (finalizers run in reverse), which then skip it. Not to an
   // extension still busy at close: nothing else runs then, so its request is one whose caller went away (an
@@ -728,7 +743,7 @@ export interface ProcessHostOptions {
   readonly sessionId: string
   /** The config file's folder: relative `cwd`s resolve against it. */
   readonly baseDir: string
-  /** Compiled-in policy hooks, evaluated before the config's rules (DESIGN §3). */
+  /** Compiled-in policy hooks, evaluated before the config's rules (docs/design.md#combination). */
   readonly policyHooks?: ReadonlyArray<PolicyHook> | undefined
   /** The agent's own tools, added to the config's `builtin_tools`: no extension may declare one of these. */
   readonly builtinTools?: ReadonlyArray<string> | undefined

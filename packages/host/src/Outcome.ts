@@ -1,12 +1,17 @@
 import type { AcceptedTool, FinalDecision, Reason, RejectedTool } from "@abhed/core"
 import type { JsonObject } from "@abhed/protocol"
 
-/** What the agent gives the host and gets back, one type per event (DESIGN §2–§3). */
+/** What the agent gives the host and gets back, one type per event (docs/design.md#wire-protocol, #combination). */
 
 export interface ToolCallInput {
   readonly tool: string
   readonly args: JsonObject
   readonly call_id?: string | undefined
+  /**
+   * The agent has refused the call itself, for this reason (its args fail the tool's own check): it is sent to no
+   * extension, and recorded like any tool_call (the args as given), denied with the reason from `host`.
+   */
+  readonly refused?: string | undefined
 }
 export interface ToolCallOutcome {
   readonly decision: FinalDecision
@@ -38,7 +43,7 @@ export interface ContextOutcome {
   readonly keep: ReadonlyArray<number>
   readonly messages: ReadonlyArray<unknown>
   /**
-   * Why nothing is kept, when a failure withheld the whole context (DESIGN §4): a failed or dead filter with
+   * Why nothing is kept, when a failure withheld the whole context (docs/design.md#failures): a failed or dead filter with
    * `on_failure` "deny" or "ask", or messages the host could not send. Empty otherwise. When non-empty, `keep`
    * and `messages` are empty: the agent should stop the turn rather than send what a filter was there to hold back.
    */

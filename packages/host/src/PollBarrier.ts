@@ -3,7 +3,7 @@ import { performance } from "node:perf_hooks"
 /**
  * Runs a task once the event loop has polled for I/O since the task was queued: every read callback for bytes that
  * were already in a pipe when the task was queued has run by then. The process transport writes each request
- * through it (DESIGN §4, attribution): whatever an extension wrote before the request existed is read, and
+ * through it (docs/design.md#attribution): whatever an extension wrote before the request existed is read, and
  * attributed with nothing in flight, before the request is written, even when the event loop was held up and would
  * otherwise deliver those bytes after the write.
  *

@@ -13,7 +13,7 @@ import * as ProcessGroup from "./ProcessGroup.ts"
 import * as StderrTail from "./StderrTail.ts"
 
 /**
- * An extension backed by a child process (DESIGN §4, §6): the shared core over the process's pipes.
+ * An extension backed by a child process (docs/design.md#failures, #architecture): the shared core over the process's pipes.
  *
  * Spawned with `node:child_process` inside a scoped resource, for the raw pipes the hot path and attribution need:
  * a request's bytes are written straight to stdin, and stdout is cut into lines in its `data` callback, where each
@@ -149,8 +149,8 @@ const connect = Effect.fnUntraced(function*(
     ))
   const pid = child.pid ?? 0
 
-  // stdout: split and attributed where it is read (DESIGN §4).
-  const reader = makeLineReader({ maxLineBytes })
+  // stdout: split and attributed where it is read (docs/design.md#failures).
+  const reader = makeLineReader({ maxLineBytes, maxBlankLines: Framing.MaxBlankLines })
   const onStdout = (chunk: Uint8Array) => {
     const { lines, tooLong } = reader.read(chunk)
     if (lines.length > 0) events.read(lines)
@@ -185,8 +185,10 @@ const connect = Effect.fnUntraced(function*(
   yield* Effect.gen(function*() {
     const { code, signal } = yield* Deferred.await(exit)
     const drain = Effect.all([ended(child.stdout), ended(child.stderr)], { concurrency: 2 })
-    yield* ended(child.stdout).pipe(Effect.timeout(Duration.millis(Math.min(ExitDrainMillis, grace))), Effect.ignore)
-    events.fail(new ExtensionExited({ extension: name, code, signal }))
+    // stderr too: its last lines say why it died (`SyntaxError: …`), for the cause.
+    yield* drain.pipe(Effect.timeout(Duration.millis(Math.min(ExitDrainMillis, grace))), Effect.ignore)
+    const why = StderrTail.errorLine(stderr.tail())
+    events.fail(new ExtensionExited(why === undefined ? { extension: name, code, signal } : { extension: name, code, signal, stderr: why }))
     yield* drain.pipe(Effect.timeout(Duration.millis(grace)), Effect.ignore)
     destroyPipes(child)
   }).pipe(Effect.forkScoped)

@@ -1,5 +1,5 @@
 /**
- * What the host keeps of an extension's stderr (DESIGN §4): the last 64 KiB for status and diagnostics, and the
+ * What the host keeps of an extension's stderr (docs/design.md#failures): the last 64 KiB for status and diagnostics, and the
  * lines to forward to the logger. Memory is bounded whatever the extension writes: the tail is a fixed ring and
  * a line longer than `maxLineBytes` is cut into pieces. (`Stream.splitLines` would buffer an endless line whole,
  * which is why stderr is split here rather than with it.)
@@ -93,4 +93,38 @@ export const make = (options?: { readonly tailBytes?: number; readonly maxLineBy
       return out
     }
   }
+}
+
+/** The longest error line a death cause carries, in characters (what is cut ends in "…"). */
+export const MaxErrorLineChars = 200
+
+// A line that names an error: Python's last traceback line (`ModuleNotFoundError: No module named 'x'`,
+// `json.decoder.JSONDecodeError: …`, `KeyboardInterrupt`), Node's (`SyntaxError: Cannot use import statement…`,
+// `Error [ERR_MODULE_NOT_FOUND]: …`, `Uncaught TypeError: …`).
+const ErrorLine = /^(?:Uncaught\s+)?(?:[A-Za-z_$][\w$.]*)?(?:Error|Exception|Interrupt)(?:\s*\[[^\]]*\])?(?::|$)/
+// Lines that never explain anything on their own: stack frames (`    at f (file:1:2)`, `  File "x.py", line 3`),
+// indented source and its `^^^` marker, Node's closing `Node.js v24.1.0`.
+const Noise = /^\s|^\^+$|^Node\.js v\d/
+
+// Control characters (C0, DEL, C1: a terminal escape sequence must not reach the operator's terminal as one) and
+// the invisible ones that reorder or hide text (bidi overrides, zero-width characters).
+const Unprintable = /[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u2028\u2029\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/g
+
+const escapeLine = (line: string, max: number): string => {
+  const escaped = line.replace(Unprintable, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`)
+  return escaped.length > max ? `${escaped.slice(0, max - 1)}…` : escaped
+}
+
+/**
+ * The line of an extension's stderr that says why it died, for its death cause: the last line that names an error
+ * (not a stack frame: Python prints the error after its traceback, Node before its stack), else the last line that
+ * is not a frame or indented source, else the last line. Control and invisible characters are escaped (`\u001b`)
+ * and the line is cut to `max` characters. Undefined when stderr has nothing but blank lines.
+ */
+export const errorLine = (tail: string, max: number = MaxErrorLineChars): string | undefined => {
+  // Colour codes (CSI sequences) are formatting, not text: dropped, so a coloured `Error:` is still found.
+  const lines = tail.replace(/\u001b\[[0-?]*[ -/]*[@-~]/g, "").split(/\r\n|\r|\n/).map((l) => l.trimEnd())
+    .filter((l) => l.trim() !== "")
+  const pick = lines.findLast((l) => ErrorLine.test(l)) ?? lines.findLast((l) => !Noise.test(l)) ?? lines.at(-1)
+  return pick === undefined ? undefined : escapeLine(pick.trim(), max)
 }

@@ -7,7 +7,7 @@ import * as FakeExtension from "../src/FakeExtension.ts"
 import { toolCallRequest } from "./FakeHost.ts"
 
 /**
- * DESIGN §4 attribution, over a simulated pipe: the host sends requests, a simulated extension answers them (and
+ * docs/design.md#attribution, over a simulated pipe: the host sends requests, a simulated extension answers them (and
  * writes stray lines: extra replies, banners, replies to old ids), and the bytes reach the host in reads cut at
  * random places, at random moments between writes. Whatever happens, no reply is ever applied to a request that
  * was written after the reply's line was read, and no reply carrying another request's id is ever applied.
@@ -174,7 +174,7 @@ const scenario = (
     return checked
   })
 
-describe("attribution over a simulated pipe (DESIGN §4)", () => {
+describe("attribution over a simulated pipe (docs/design.md#failures)", () => {
   it("no reply is applied to a request written after its line was read; with ids, no mismatched reply", async () => {
     let replied = 0
     await fc.assert(

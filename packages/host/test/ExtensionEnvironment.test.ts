@@ -2,7 +2,7 @@ import { extensionConfig } from "@abhed/protocol"
 import { describe, expect, it } from "@effect/vitest"
 import { environmentFor, nameMatcher } from "../src/ExtensionEnvironment.ts"
 
-describe("ExtensionEnvironment (DESIGN §4)", () => {
+describe("ExtensionEnvironment (docs/design.md#failures)", () => {
   const host = {
     PATH: "/bin",
     HOME: "/home/dev",

@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import type { PolicyConfig } from "@abhed/protocol"
-import { Cause, Context, Effect, Exit, Fiber, Layer, Metric, Scope, Tracer } from "effect"
+import { Cause, Context, Effect, Exit, Fiber, Layer, Logger, Metric, Scope, Tracer } from "effect"
 import { TestClock } from "effect/testing"
 import {
   AuditLog,
@@ -201,11 +201,31 @@ describe("ExtensionHost over fakes", () => {
         const entries = yield* AuditLog.use((a) => a.entries)
         assert.deepStrictEqual(entries.find((e) => e.event === "list_tools")?.notes, [
           "tool \"BASH\" rejected for sly: collides with a built-in tool (names compare ignoring case)",
-          "tool \"bash \" rejected for sly: not a valid tool name (letters, digits, _ . - only, 1 to 64 characters; not __proto__)",
-          "tool \"bash\\u200b\" rejected for sly: not a valid tool name (letters, digits, _ . - only, 1 to 64 characters; not __proto__)",
-          "tool \"b\\u0430sh\" rejected for sly: not a valid tool name (letters, digits, _ . - only, 1 to 64 characters; not __proto__)"
+          "tool \"bash \" rejected for sly: not a valid tool name (letters, digits, _ and - only, 1 to 64 characters; not __proto__)",
+          "tool \"bash\\u200b\" rejected for sly: not a valid tool name (letters, digits, _ and - only, 1 to 64 characters; not __proto__)",
+          "tool \"b\\u0430sh\" rejected for sly: not a valid tool name (letters, digits, _ and - only, 1 to 64 characters; not __proto__)"
         ])
       }), { builtinTools: ["bash"] })
+  })
+
+  it.effect("list_tools: a name with a dot is rejected alone (model providers refuse it), with a warning; the rest stays", () => {
+    const tool = (name: string) => ({ name, description: "", input_schema: {} })
+    const dotted = FakeExtension.fromReplies("dotted", {
+      list_tools: () => ({ tools: ["fs.read", "fs_read", "fs-write"].map(tool) })
+    })
+    const warnings: Array<string> = []
+    const capture = Logger.make((options) => {
+      if (options.logLevel === "Warn") warnings.push(Array.isArray(options.message) ? options.message.join(" ") : String(options.message))
+    })
+    const note = "tool \"fs.read\" rejected for dotted: not a valid tool name (letters, digits, _ and - only, 1 to 64 characters; not __proto__)"
+    return withHost([dotted], (h) =>
+      Effect.gen(function*() {
+        assert.deepStrictEqual((yield* h.tools).map((t) => t.tool.name), ["fs-write", "fs_read"])
+        assert.strictEqual((yield* h.status)[0]?.state._tag, "live")
+        const entries = yield* AuditLog.use((a) => a.entries)
+        assert.deepStrictEqual(entries.find((e) => e.event === "list_tools")?.notes, [note])
+        assert.deepStrictEqual(warnings, [note])
+      })).pipe(Effect.provide(Logger.layer([capture])))
   })
 
   it.effect("list_tools: a declaration whose input_schema cannot be compiled is rejected, with why in the audit", () => {
@@ -547,7 +567,7 @@ describe("session_end", () => {
     }).pipe(Effect.provide(AuditLog.layerMemory)))
 })
 
-describe("input from the agent never kills the host (DESIGN §4)", () => {
+describe("input from the agent never kills the host (docs/design.md#failures)", () => {
   /** An object `depth` levels deep (`{}` is 1). */
   const nest = (depth: number): Record<string, unknown> => {
     let v: Record<string, unknown> = {}
@@ -756,7 +776,7 @@ describe("audit sinks that keep nothing", () => {
       assert.deepStrictEqual(kept.seen.map((r) => r.event), ["session_start", "list_tools", "tool_call", "session_end"])
       const call = kept.seen.find((r) => r.event === "tool_call")
       assert.deepStrictEqual(call?.rounds[0]?.exchanges.map((x) => [x.extension, x.status]), [["guard", "replied"], ["silent", "replied"]])
-      // A block stops the settling at once (DESIGN §3).
+      // A block stops the settling at once (docs/design.md#combination).
       assert.deepStrictEqual(call?.notes, ["policy: allow (default)", "settling: Stopped"])
     }))
 })

@@ -84,3 +84,50 @@ describe("StderrTail", () => {
     expect(tail.flush()).toEqual(["aaaa"])
   })
 })
+
+describe("errorLine: the line of a dead extension's stderr that says why", () => {
+  const node = [
+    "file:///work/guard.cjs:1",
+    "import * as fs from \"node:fs\"",
+    "^^^^^^",
+    "",
+    "SyntaxError: Cannot use import statement outside a module",
+    "    at wrapSafe (node:internal/modules/cjs/loader:1486:18)",
+    "    at Module._compile (node:internal/modules/cjs/loader:1528:20)",
+    "    at node:internal/main/run_main_module:36:49",
+    "",
+    "Node.js v24.1.0",
+    ""
+  ].join("\n")
+  const python = [
+    "Traceback (most recent call last):",
+    "  File \"/work/guard.py\", line 3, in <module>",
+    "    import requests",
+    "ModuleNotFoundError: No module named 'requests'",
+    ""
+  ].join("\n")
+
+  it.each([
+    ["Node: the error line above the stack", node, "SyntaxError: Cannot use import statement outside a module"],
+    ["Python: the traceback's last line", python, "ModuleNotFoundError: No module named 'requests'"],
+    [
+      "Node with an error code",
+      "node:internal/modules/esm/resolve:1\n\nError [ERR_MODULE_NOT_FOUND]: Cannot find package 'x'\n    at f (a:1:2)\n{\n  code: 'ERR_MODULE_NOT_FOUND'\n}\n\nNode.js v24.1.0\n",
+      "Error [ERR_MODULE_NOT_FOUND]: Cannot find package 'x'"
+    ],
+    ["a dotted Python exception", "Traceback:\n  File \"x\"\njson.decoder.JSONDecodeError: Expecting value\n", "json.decoder.JSONDecodeError: Expecting value"],
+    ["no error line: the last line that is not a frame", "guard.sh: line 3: jq: command not found\n", "guard.sh: line 3: jq: command not found"],
+    ["\\r\\n line ends, and a coloured error", "starting\r\n\u001b[31mError: boom\u001b[0m\r\n", "Error: boom"],
+    ["control and invisible characters escaped", "Error: a\u0007b\u202ec\u0000", "Error: a\\u0007b\\u202ec\\u0000"]
+  ])("%s", (_, tail, line) => {
+    expect(StderrTail.errorLine(tail)).toBe(line)
+  })
+
+  it("is bounded, and undefined for a stderr of blank lines", () => {
+    const long = StderrTail.errorLine(`Error: ${"x".repeat(10_000)}`)
+    expect(long?.length).toBe(StderrTail.MaxErrorLineChars)
+    expect(long?.endsWith("…")).toBe(true)
+    expect(StderrTail.errorLine("\n \n\r\n")).toBeUndefined()
+    expect(StderrTail.errorLine("")).toBeUndefined()
+  })
+})

@@ -8,7 +8,7 @@ import * as FakeExtension from "../src/FakeExtension.ts"
 import * as FakeHost from "./FakeHost.ts"
 
 /**
- * Matchers (DESIGN §3): an extension with `match` takes part in a tool_call or tool_result only when one of its
+ * Matchers (docs/design.md#combination): an extension with `match` takes part in a tool_call or tool_result only when one of its
  * rules matches the round's tool and args; otherwise it is audited `not_matched` and written nothing. The audience
  * is recomputed on every settling round.
  */

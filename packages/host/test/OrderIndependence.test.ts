@@ -7,7 +7,7 @@ import { AuditLog, type AuditRecord, type Extension, ExtensionHost, withoutTimin
 import * as FakeExtension from "../src/FakeExtension.ts"
 
 /**
- * DESIGN §3: load order never changes any outcome, verdict, text or audit record (but for timings).
+ * docs/design.md#combination: load order never changes any outcome, verdict, text or audit record (but for timings).
  * Extensions are drawn from a pool of behaviours that touch every event, including ones that fight, break and
  * redact. Two properties:
  *

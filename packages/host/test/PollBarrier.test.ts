@@ -3,7 +3,7 @@ import * as NodeNet from "node:net"
 import * as PollBarrier from "../src/PollBarrier.ts"
 
 /**
- * The barrier the process transport writes every request through (DESIGN §4, attribution): a task runs only after
+ * The barrier the process transport writes every request through (docs/design.md#attribution): a task runs only after
  * the event loop has polled for I/O since it was queued, so every byte already in a pipe when it was queued has
  * reached its read callback by then. Checked over a real loopback socket: bytes written to the peer land in the
  * reader's kernel buffer within the write call, and only a poll brings them to the `data` callback.
@@ -71,7 +71,7 @@ const barriers = {
   "without it (two turns)": PollBarrier.make(undefined)
 }
 
-describe("PollBarrier (attribution, DESIGN §4)", () => {
+describe("PollBarrier (attribution, docs/design.md#failures)", () => {
   it("Node gives the loop count the barrier relies on", () => {
     // Otherwise the process barrier is the two-turn fallback: still correct, one turn slower.
     const made = PollBarrier.make()

@@ -2,7 +2,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { PassThrough } from "node:stream"
 import { flushBuffered } from "../src/ProcessExtension.ts"
 
-describe("ProcessExtension.flushBuffered (attribution, DESIGN §4)", () => {
+describe("ProcessExtension.flushBuffered (attribution, docs/design.md#failures)", () => {
   it("emits what Node has read but not yet emitted, in order, before it returns", () => {
     const stream = new PassThrough()
     const seen: Array<string> = []

@@ -2,14 +2,14 @@ import type { ConfigFile, PolicyRuleFile } from "./ConfigSchema.ts"
 import type { EventName } from "./Event.ts"
 
 /**
- * The decoded, defaulted configuration (`abhed.json`, DESIGN §5): what `decodeConfig` gives. The file as written
+ * The decoded, defaulted configuration (`abhed.json`, docs/design.md#configuration): what `decodeConfig` gives. The file as written
  * is `ConfigFile` (ConfigSchema.ts); `configFromFile` below fills in the defaults, the one place they are applied.
  * Relative `cwd` is resolved by the host against the config file's folder, since that needs the file system.
  */
 export type OnFailure = "ignore" | "ask" | "deny"
 export const OnFailureValues: ReadonlyArray<OnFailure> = ["ignore", "ask", "deny"]
 
-/** Whether a reply must echo the request's `id` (DESIGN §2). A reply that carries a wrong id is fatal either way. */
+/** Whether a reply must echo the request's `id` (docs/design.md#wire-protocol). A reply that carries a wrong id is fatal either way. */
 export type ReplyIds = "optional" | "required"
 export const ReplyIdsValues: ReadonlyArray<ReplyIds> = ["optional", "required"]
 
@@ -28,11 +28,11 @@ export interface ExtensionConfig {
   readonly env: { readonly [key: string]: string }
   /** Time between closing stdin and SIGTERM, and between SIGTERM and SIGKILL. */
   readonly grace_ms: number
-  /** Names or `*` globs of the host's environment variables passed through beyond the baseline (DESIGN §4). */
+  /** Names or `*` globs of the host's environment variables passed through beyond the baseline (docs/design.md#failures). */
   readonly env_passthrough: ReadonlyArray<string>
-  /** Whether a reply without `id` is malformed (DESIGN §2). */
+  /** Whether a reply without `id` is malformed (docs/design.md#wire-protocol). */
   readonly reply_ids: ReplyIds
-  /** Which tool calls this extension takes part in (DESIGN §3); undefined = every call. */
+  /** Which tool calls this extension takes part in (docs/design.md#combination); undefined = every call. */
   readonly match: ReadonlyArray<PolicyRule> | undefined
 }
 
@@ -75,7 +75,7 @@ export type ExtensionConfigInput = Pick<ExtensionConfig, "name" | "command"> & {
   readonly [K in Exclude<keyof ExtensionConfig, "name" | "command">]?: ExtensionConfig[K] | undefined
 }
 
-/** An extension's config with the defaults of DESIGN §5 filled in: the one place those defaults are applied. */
+/** An extension's config with the defaults of docs/design.md#configuration filled in: the one place those defaults are applied. */
 export const extensionConfig = (input: ExtensionConfigInput): ExtensionConfig => ({
   name: input.name,
   command: input.command,
@@ -99,7 +99,7 @@ export const policyRule = (rule: PolicyRuleFile): PolicyRule => ({
   reason: rule.reason
 })
 
-/** The decoded file with every default of DESIGN §5 filled in. */
+/** The decoded file with every default of docs/design.md#configuration filled in. */
 export const configFromFile = (file: ConfigFile): Config => ({
   extensions: (file.extensions ?? []).map((x) => extensionConfig({ ...x, match: x.match?.map(policyRule) })),
   policy: {

@@ -7,7 +7,7 @@ import { MaxDepth, pathKey, readConfigText, type Span } from "./ConfigText.ts"
 import { isJsonObject } from "./Json.ts"
 
 /**
- * Decoding `abhed.json` (DESIGN §5) into the defaulted `Config`: the `ConfigFile` Schema decides what is valid,
+ * Decoding `abhed.json` (docs/design.md#configuration) into the defaulted `Config`: the `ConfigFile` Schema decides what is valid,
  * ConfigIssues.ts words its issues (path and fix), and every problem is reported at once, in document order.
  * Relations between items (unique names, unique events) are checked once the items themselves are valid.
  */
@@ -33,12 +33,14 @@ interface Placed {
 const decodeWith = (
   input: unknown,
   spansOf: () => Spans,
-  where?: (offset: number) => { readonly line: number; readonly column: number }
+  where?: (offset: number) => { readonly line: number; readonly column: number },
+  within?: ReadonlyArray<PropertyKey>
 ): Result.Result<Config, ReadonlyArray<Placed>> => {
   const decoded = decodeFile(input, { errors: "all", onExcessProperty: "error", reportInput: true })
   if (Result.isSuccess(decoded)) return Result.succeed(configFromFile(decoded.success))
   const spans = spansOf()
-  return Result.fail(schemaProblems(decoded.failure.issue).map((problem) => {
+  const under = (path: ReadonlyArray<PropertyKey>) => within === undefined || within.every((k, i) => path[i] === k)
+  return Result.fail(schemaProblems(decoded.failure.issue).filter((p) => under(p.path)).map((problem) => {
     // A problem is placed at its key (for a member of an object) or value; a missing key at its object. Problems
     // are listed in the order of these places (a missing key first among its object's problems).
     const path = problem.missingKey ? problem.path.slice(0, -1) : problem.path
@@ -103,5 +105,10 @@ export const parseConfig = (text: string): Result.Result<Config, ConfigError> =>
   const decoded = decodeWith(read.value, () => read, where)
   if (Result.isSuccess(decoded) && fromText.length === 0) return Result.succeed(decoded.success)
   const fromSchema = Result.isFailure(decoded) ? decoded.failure : []
-  return Result.fail(new ConfigError({ issues: inOrder([...fromText, ...fromSchema]) }))
+  // The values repeated keys replaced are checked too: each in the document as it would be with it kept.
+  const fromReplaced = read.replaced.flatMap((view) => {
+    const r = decodeWith(view.value, () => view, where, view.path)
+    return Result.isFailure(r) ? r.failure : []
+  })
+  return Result.fail(new ConfigError({ issues: inOrder([...fromText, ...fromSchema, ...fromReplaced]) }))
 }

@@ -1,9 +1,10 @@
 import { Schema, SchemaIssue } from "effect"
 import { Defaults, OnFailureValues, ReplyIdsValues } from "./Config.ts"
 import { EventName, EventNames } from "./Event.ts"
+import { ToolNamePattern, ToolNameRule } from "./Tool.ts"
 
 /**
- * The `abhed.json` file format as an effect Schema (DESIGN §5): the one statement of the config. It describes the
+ * The `abhed.json` file format as an effect Schema (docs/design.md#configuration): the one statement of the config. It describes the
  * file as written (every key optional but `name` and `command`), not the defaulted `Config` (the defaults are
  * applied by `configFromFile` in Config.ts). `decodeConfig` decodes with it and words its issues for people
  * (ConfigIssues.ts); editors validate against the JSON Schema generated from it (`docs/abhed.schema.json`).
@@ -16,13 +17,17 @@ import { EventName, EventNames } from "./Event.ts"
 /**
  * Extension names: a portable, shell-safe identifier. Reasons name their source by extension name, and two sources
  * are not extensions: "policy" (the policy engine) and "host" (the host's own fail-closed reasons, e.g. input nested
- * too deep): an extension may not take either name, or its reasons could pass for theirs.
+ * too deep): an extension may not take either name in any case (`Policy`, `HOST`), or its reasons could pass for
+ * theirs.
  */
 export const ExtensionNamePattern = /^[A-Za-z0-9][A-Za-z0-9._-]*$/u
 export const ReservedExtensionNames: ReadonlyArray<string> = ["policy", "host"]
+export const isReservedExtensionName = (name: string): boolean => ReservedExtensionNames.includes(name.toLowerCase())
+// Any case, spelled out per letter (`[pP][oO]…`): JSON Schema's regexes have no flag for it.
+const anyCase = (word: string) => [...word].map((c) => `[${c.toLowerCase()}${c.toUpperCase()}]`).join("")
 // The `u` flag is what lets effect export a pattern to JSON Schema (whose regexes are Unicode-aware).
 const ExtensionNameRule = new RegExp(
-  `^(?!(?:${ReservedExtensionNames.join("|")})$)${ExtensionNamePattern.source.slice(1)}`,
+  `^(?!(?:${ReservedExtensionNames.map(anyCase).join("|")})$)${ExtensionNamePattern.source.slice(1)}`,
   "u"
 )
 
@@ -36,10 +41,10 @@ const pattern = (regExp: RegExp, message: (input: string) => string | false) =>
 const extensionName = pattern(ExtensionNameRule, (name) =>
   name === ""
     ? false // "must be a non-empty string (…)"
-    : ReservedExtensionNames.includes(name)
-    ? `the name ${JSON.stringify(name)} is reserved (decisions name ${
-      name === "policy" ? "the policy engine" : "the host's own reasons"
-    } "${name}"); choose another name`
+    : isReservedExtensionName(name)
+    ? `the name ${JSON.stringify(name)} is reserved in any case (decisions name ${
+      name.toLowerCase() === "policy" ? "the policy engine \"policy\"" : "the host's own reasons \"host\""
+    }); choose another name`
     : `invalid name ${JSON.stringify(name)}; use letters, digits, ".", "_" and "-", starting with a letter or digit`)
 
 const envName = pattern(
@@ -119,6 +124,17 @@ const NonEmptyString = (fix: string, what = "") =>
 const PathString = (fix: string, what = "") =>
   Schema.NonEmptyString.check(nonBlankPath(fix)).annotate({ expected: `a non-empty string${what}` })
 
+// The agent's own tools go to the model next to the extensions' under the same rule: a name outside it is no tool.
+const builtinToolName = pattern(
+  new RegExp(ToolNamePattern.source, "u"),
+  (name) =>
+    name === ""
+      ? false // "must be a non-empty string"
+      : /^\s+$/u.test(name)
+      ? blankMessage("a tool name, e.g. \"bash\"")
+      : `invalid tool name ${JSON.stringify(name)}; a tool name has ${ToolNameRule}`
+)
+
 const Env = Schema.Record(Schema.String.check(envName), Schema.String.check(noNul("environment value")))
 const Globs = Schema.Record(Schema.String, Schema.String)
 const oneOf = (values: ReadonlyArray<string>) => `one of ${values.join(", ")}`
@@ -154,7 +170,7 @@ const nonEmptyMatch = Schema.makeFilter<ReadonlyArray<unknown>>(
 export const ExtensionFile = Schema.Struct({
   name: Schema.String.check(extensionName).annotate({
     description:
-      "Unique name of the extension, used in reasons, audit records and ordering. Letters, digits, '.', '_', '-', starting with a letter or digit; \"policy\" and \"host\" are reserved.",
+      "Unique name of the extension, used in reasons, audit records and ordering. Letters, digits, '.', '_', '-', starting with a letter or digit; \"policy\" and \"host\" are reserved, in any case.",
     expected: "a non-empty string (the extension's unique name)"
   }).annotateKey({ messageMissingKey: "missing; every extension needs a unique name" }),
   command: PathString("the program to run, e.g. \"bash\"").annotate({
@@ -276,8 +292,11 @@ export const ConfigFile = Schema.Struct({
     default: Defaults.max_rewrite_rounds,
     expected: "a positive integer"
   })),
-  builtin_tools: Schema.optionalKey(Schema.Array(NonEmptyString("a tool name, e.g. \"bash\"")).check(uniqueItems("tool")).annotate({
-    description: "The agent's own tool names; an extension tool with one of these names is rejected.",
+  builtin_tools: Schema.optionalKey(Schema.Array(
+    Schema.NonEmptyString.check(builtinToolName).annotate({ expected: "a non-empty string" })
+  ).check(uniqueItems("tool")).annotate({
+    description:
+      "The agent's own tool names (letters, digits, '_' and '-', 1 to 64 characters); an extension tool with one of these names is rejected.",
     default: [],
     expected: "an array of tool names"
   }))

@@ -1,7 +1,7 @@
 import { createScanner, type Node, parseTree, printParseErrorCode, type ParseError } from "jsonc-parser"
 
 /**
- * The text of `abhed.json` (DESIGN §5): JSON with comments (JSONC), read with a real tokenizer (`jsonc-parser`,
+ * The text of `abhed.json` (docs/design.md#configuration): JSON with comments (JSONC), read with a real tokenizer (`jsonc-parser`,
  * VS Code's) instead of `JSON.parse`, so that
  * - a key repeated in one object is a problem naming both lines, not a silent replacement of the first (a
  *   second `"extensions": []` lower in the file must not remove every guard);
@@ -24,6 +24,21 @@ export interface Span {
   readonly end: number
 }
 
+/**
+ * The document as it would read had one value a repeated key replaced been kept: so the problems inside a replaced
+ * value are listed too (they would surface the moment the user deletes the other occurrence).
+ */
+export interface ReplacedView {
+  /** The path of the replaced value: the problems of this view that count are the ones under it. */
+  readonly path: ReadonlyArray<PropertyKey>
+  readonly value: unknown
+  readonly values: ReadonlyMap<string, Span>
+  readonly keys: ReadonlyMap<string, Span>
+}
+
+/** Replaced values checked: bounds the work on a file that repeats one key thousands of times. */
+export const MaxReplacedViews = 100
+
 export interface ConfigText {
   /** The text without its byte order mark: the offsets below are into it. */
   readonly text: string
@@ -31,6 +46,8 @@ export interface ConfigText {
   readonly value: unknown
   /** Syntax errors (only the first of the parser's, which cascade), trailing commas, repeated keys. */
   readonly problems: ReadonlyArray<TextProblem>
+  /** One view per value a repeated key replaced (at most `MaxReplacedViews`), in document order. */
+  readonly replaced: ReadonlyArray<ReplacedView>
   /** The span of the value at a path (`pathKey`), and for object members the span of the key. */
   readonly values: ReadonlyMap<string, Span>
   readonly keys: ReadonlyMap<string, Span>
@@ -164,7 +181,7 @@ export const readConfigText = (raw: string): ConfigText => {
   const where = lineColumn(text)
   if (tooDeep !== undefined) {
     const message = `nested more than ${MaxDepth} levels deep (a config needs 6)`
-    return { text, value: undefined, problems: [{ offset: tooDeep, path: [], message }], values, keys, where }
+    return { text, value: undefined, problems: [{ offset: tooDeep, path: [], message }], replaced: [], values, keys, where }
   }
   const errors: Array<ParseError> = []
   const tree = parseTree(text, errors, { allowTrailingComma: true, disallowComments: false, allowEmptyContent: false })
@@ -180,45 +197,83 @@ export const readConfigText = (raw: string): ConfigText => {
       ? []
       : [{ offset: firstError.offset, path: [], message: `invalid JSON: ${syntaxMessage(firstError, text)}` }]
     const problems = [...commas.filter((c) => firstError === undefined || c.offset < firstError.offset), ...first]
-    return { text, value: undefined, problems, values, keys, where }
+    return { text, value: undefined, problems, replaced: [], values, keys, where }
   }
   const problems: Array<TextProblem> = [...commas]
-  const valueOf = (node: Node, path: ReadonlyArray<PropertyKey>): unknown => {
-    values.set(pathKey(path), { start: node.offset, end: node.offset + node.length })
-    const children = node.children ?? []
-    switch (node.type) {
-      case "object": {
-        const seen = new Map<string, Node>()
-        const entries: Array<[string, unknown]> = []
-        for (const property of children) {
-          const [keyNode, valueNode] = property.children ?? []
-          const key: unknown = keyNode?.value
-          if (keyNode === undefined || typeof key !== "string") continue
-          const at = [...path, key]
-          const first = seen.get(key)
-          if (first !== undefined) {
-            problems.push({
-              offset: keyNode.offset,
-              path: at,
-              message: `duplicate key ${JSON.stringify(key)} ${lines(where(first.offset).line, where(keyNode.offset).line)}: ` +
-                "a repeated key would silently replace the first; keep one"
-            })
+  const replacedAt: Array<{ readonly path: ReadonlyArray<PropertyKey>; readonly forced: ReadonlySet<Node> }> = []
+  /**
+   * The value of the tree with, for each repeated key, the occurrence in `forced` (else the last, as `JSON.parse`
+   * keeps). The main pass (`forced` undefined) walks every occurrence, to find the repeats at any depth.
+   */
+  const build = (forced: ReadonlySet<Node> | undefined) => {
+    const values = new Map<string, Span>()
+    const keys = new Map<string, Span>()
+    const valueOf = (node: Node, path: ReadonlyArray<PropertyKey>, above: ReadonlyArray<Node>): unknown => {
+      values.set(pathKey(path), { start: node.offset, end: node.offset + node.length })
+      const children = node.children ?? []
+      switch (node.type) {
+        case "object": {
+          const byKey = new Map<string, Array<Node>>()
+          for (const property of children) {
+            const key: unknown = property.children?.[0]?.value
+            if (typeof key !== "string") continue
+            byKey.set(key, [...(byKey.get(key) ?? []), property])
           }
-          seen.set(key, keyNode)
-          keys.set(pathKey(at), { start: keyNode.offset, end: property.offset + property.length })
-          entries.push([key, valueNode === undefined ? undefined : valueOf(valueNode, at)])
+          const entries: Array<[string, unknown]> = []
+          for (const [key, occurrences] of byKey) {
+            const at = [...path, key]
+            const chosen = occurrences.find((p) => forced?.has(p) === true) ?? occurrences[occurrences.length - 1]
+            let value: unknown
+            for (const property of forced === undefined ? occurrences : [chosen]) {
+              const [keyNode, valueNode] = property?.children ?? []
+              if (property === undefined || keyNode === undefined) continue
+              const v = valueNode === undefined ? undefined : valueOf(valueNode, at, [...above, property])
+              if (property === chosen) value = v
+            }
+            if (forced === undefined) {
+              occurrences.forEach((property, i) => {
+                const previous = occurrences[i - 1]
+                if (previous === undefined) return
+                const line = (p: Node) => where(p.children?.[0]?.offset ?? p.offset).line
+                problems.push({
+                  offset: property.children?.[0]?.offset ?? property.offset,
+                  path: at,
+                  message: `duplicate key ${JSON.stringify(key)} ${lines(line(previous), line(property))}: ` +
+                    "a repeated key would silently replace the first; keep one"
+                })
+              })
+              for (const property of occurrences.slice(0, -1)) replacedAt.push({ path: at, forced: new Set([...above, property]) })
+            }
+            if (chosen !== undefined) keys.set(pathKey(at), { start: chosen.children?.[0]?.offset ?? chosen.offset, end: chosen.offset + chosen.length })
+            // fromEntries defines own data properties: a "__proto__" key stays a plain key.
+            entries.push([key, value])
+          }
+          return Object.fromEntries(entries)
         }
-        // fromEntries defines own data properties: a "__proto__" key stays a plain key. The last one wins.
-        return Object.fromEntries(entries)
-      }
-      case "array":
-        return children.map((child, i) => valueOf(child, [...path, i]))
-      default: {
-        const value: unknown = node.value
-        return value
+        case "array":
+          return children.map((child, i) => valueOf(child, [...path, i], above))
+        default: {
+          const value: unknown = node.value
+          return value
+        }
       }
     }
+    return { value: valueOf(tree, [], []), values, keys }
   }
-  const value = valueOf(tree, [])
-  return { text, value, problems, values, keys, where }
+  const main = build(undefined)
+  const ordered = replacedAt.sort((a, b) => offsetOf(a.forced) - offsetOf(b.forced))
+  const replaced = ordered.slice(0, MaxReplacedViews).map(({ forced, path }) => ({ path, ...build(forced) }))
+  const unchecked = ordered[MaxReplacedViews]
+  if (unchecked !== undefined) {
+    problems.push({
+      offset: offsetOf(unchecked.forced),
+      path: unchecked.path,
+      message: `${ordered.length - MaxReplacedViews} value(s) replaced by repeated keys, from here on, were not checked ` +
+        `(only the first ${MaxReplacedViews} are): remove the repeated keys`
+    })
+  }
+  return { text, value: main.value, problems, replaced, values: main.values, keys: main.keys, where }
 }
+
+/** Where the deepest forced occurrence starts (the replaced value itself; its ancestors start before it). */
+const offsetOf = (forced: ReadonlySet<Node>): number => Math.max(...[...forced].map((n) => n.offset))

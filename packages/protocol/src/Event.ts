@@ -2,7 +2,7 @@
 // the whole effect index would cost an extension ~15 MiB more (docs/extensions.md).
 import * as Schema from "effect/Schema"
 
-/** Every event the host sends, in the order the spec lists them. */
+/** Every event the host sends, in the order docs/protocol.md lists them. */
 export const EventNames = [
   "tool_call",
   "tool_result",

@@ -5,8 +5,14 @@ import * as Ndjson from "effect/encoding/Ndjson"
  * Line framing for the wire protocol: effect's own NDJSON codec with our defaults. We never split lines by hand.
  */
 
-/** The longest reply line the host accepts (DESIGN §4: `reply_too_long`). */
+/** The longest reply line the host accepts (docs/design.md#failures: `reply_too_long`). */
 export const DefaultMaxLineBytes = 16 * 1024 * 1024
+
+/**
+ * How many empty lines in a row the host ignores from an extension. A few are a common slip (a trailing `print()`);
+ * without end they cost the host a little each, forever: past this bound they are unsolicited output.
+ */
+export const MaxBlankLines = 1000
 
 export interface DecodeOptions {
   /** Longest accepted line in UTF-8 bytes, terminator excluded. Default 16 MiB. */

@@ -79,7 +79,7 @@ export const jsonProblemButNumbers = (value: unknown, limit: number): JsonProble
 export const nestedDeeperThan = (value: unknown, limit: number): boolean => findProblem(value, limit, NoLeaves) === "deep"
 
 /**
- * Why the host cannot send a request field to an extension (DESIGN §4, input from the agent), or undefined when it
+ * Why the host cannot send a request field to an extension (docs/design.md#input-from-the-agent, input from the agent), or undefined when it
  * can. The whole request may nest at most `MaxJsonDepth` levels, like a reply, so a field that sits one level down
  * (`args`, `messages`) may nest `MaxJsonDepth - 1`: then an extension that echoes `args` back in its reply stays
  * within the reply limit. A cycle is infinitely deep. A BigInt is not JSON. Iterative: it never overflows the
@@ -126,7 +126,7 @@ export const previewJson = (
  * The shape of a value an extension wrote where no reply was due, for death causes, notes and audit lines: its JSON
  * with every string replaced by its length (`{"debug":"<57 chars>"}`), cut to `max` characters. Such a line can hold
  * anything the extension saw (a debug print of a `tool_result`, a secret a redactor removed), and the cause of a
- * death goes to the audit, the log and the model's notes, where content is never kept verbatim (DESIGN §4). Keys,
+ * death goes to the audit, the log and the model's notes, where content is never kept verbatim (docs/design.md#failures). Keys,
  * numbers, booleans and null are what an author needs to find the stray print; `showTop` keeps the strings of the
  * value's own keys a caller knows to be harmless (the host's own request ids) as they are.
  */
@@ -151,7 +151,7 @@ const sortKeys = (value: unknown): unknown => {
   return value
 }
 
-/** JSON value equality where object key order does not matter (DESIGN §3, settling). */
+/** JSON value equality where object key order does not matter (docs/design.md#combination, settling). */
 export const jsonEquals = (a: unknown, b: unknown): boolean => {
   if (a === b) return true
   if (Array.isArray(a)) {

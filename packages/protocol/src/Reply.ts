@@ -3,11 +3,19 @@
 import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import type { EventName } from "./Event.ts"
-import { isJsonObject, jsonProblem, jsonProblemButNumbers, type JsonObject, type JsonProblem, MaxJsonDepth, previewJson } from "./Json.ts"
+import {
+  isJsonObject,
+  jsonProblem,
+  jsonProblemButNumbers,
+  type JsonObject,
+  type JsonProblem,
+  MaxJsonDepth,
+  previewJson
+} from "./Json.ts"
 import type { ToolDeclaration } from "./Tool.ts"
 
 /**
- * Replies, one type per event (DESIGN §2). Every field is optional: `{}` is "no opinion".
+ * Replies, one type per event (docs/design.md#wire-protocol). Every field is optional: `{}` is "no opinion".
  * There is no `allow` anywhere: a reply cannot express a permit.
  */
 export interface ToolCallReply {
@@ -97,13 +105,13 @@ const str: Field = { expected: "string", check: is(Schema.String) }
 const obj: Field = { expected: "object", check: (u) => (isJsonObject(u) ? undefined : "") }
 const anyJson: Field = { expected: "any JSON value", check: () => undefined }
 // Any array: an element that names no message (2.5, -1, 9 of 2, "1") is the combiner's to ignore and note, so one
-// bad index cannot kill a filter and turn its drops into "keep everything" (DESIGN §3).
+// bad index cannot kill a filter and turn its drops into "keep everything" (docs/design.md#combination).
 const indices: Field = {
   expected: "array of message indices",
   check: (u) => (Array.isArray(u) ? undefined : "")
 }
 const toolFields = {
-  // Any string: a name that is not a valid tool name rejects that one declaration, not the whole reply (DESIGN §3).
+  // Any string: a name that is not a valid tool name rejects that one declaration, not the whole reply (docs/design.md#combination).
   name: str,
   description: str,
   input_schema: obj
@@ -123,7 +131,7 @@ const tools: Field = {
   }
 }
 
-/** The fields that count, per event (DESIGN §2). */
+/** The fields that count, per event (docs/design.md#wire-protocol). */
 export const ReplyFields: { readonly [E in EventName]: { readonly [K in keyof ReplyByEvent[E]]-?: Field } } = {
   tool_call: { block: bool, ask: bool, reason: str, args: obj },
   tool_result: { content: str, is_error: bool },
@@ -149,10 +157,16 @@ const nestedField = (path: string, sub: string, field: Field): { expected: strin
   return { expected: "object" }
 }
 
-const preview = (u: unknown): string => previewJson(u, 80)
+/**
+ * A nested value by its shape: strings by their length, numbers as `<number>`, keys, booleans and null as they are
+ * (`["<31 chars>","<number>"]`), cut to `max` characters.
+ */
+const shapeText = (u: unknown, max: number): string =>
+  previewJson(u, max, (_key, v) =>
+    typeof v === "string" ? `<${v.length} chars>` : typeof v === "number" || typeof v === "bigint" ? "<number>" : v)
 
 const at = (u: unknown, sub: string): unknown => {
-  // Walk "[1].name" style sub-paths, to show the offending value.
+  // Walk "[1].name" style sub-paths, to describe the offending value.
   let cur: unknown = u
   for (const m of sub.matchAll(/\[(\d+)\]|\.([A-Za-z_]+)/g)) {
     if (m[1] !== undefined && Array.isArray(cur)) cur = cur[Number(m[1])]
@@ -161,16 +175,27 @@ const at = (u: unknown, sub: string): unknown => {
   return cur
 }
 
-const kindOf = (u: unknown): string =>
+/**
+ * What was found where a field was due, by its shape only: its type, a string's length, a container's keys and the
+ * shapes inside it (`string (31 chars)`, `array ["<31 chars>"]`), never a string's or a number's value. A reply in
+ * the wrong shape can hold exactly what its extension was there to hide (a redactor's `content` as an array of the
+ * lines it kept), and this text becomes the death cause, which reaches the audit (whatever its content mode), the
+ * log and the notes the model reads. A boolean, `null` and nothing are shown as they are: they carry no content.
+ */
+export const shapeOf = (u: unknown): string =>
   u === undefined
     ? "nothing"
-    : u === null
-    ? "null"
+    : u === null || typeof u === "boolean"
+    ? String(u)
+    : typeof u === "string"
+    ? `string (${u.length} chars)`
+    : typeof u === "number" || typeof u === "bigint"
+    ? "number"
     : Array.isArray(u)
-    ? `array ${preview(u)}`
+    ? `array ${shapeText(u, 80)}`
     : typeof u === "object"
-    ? "object"
-    : preview(u)
+    ? `object ${shapeText(u, 80)}`
+    : typeof u
 
 /**
  * The first thing in a reply the host cannot pass on as JSON, and the top-level field it is in. An index in `keep`
@@ -216,7 +241,7 @@ export const decodeReply = <E extends EventName>(
     )
   }
   if (!isJsonObject(input)) {
-    return Result.fail(new MalformedReply({ event, path: "", expected: "a JSON object", got: kindOf(input) }))
+    return Result.fail(new MalformedReply({ event, path: "", expected: "a JSON object", got: shapeOf(input) }))
   }
   const fields: Record<string, Field> = ReplyFields[event]
   const reply: Record<string, unknown> = {}
@@ -237,7 +262,7 @@ export const decodeReply = <E extends EventName>(
           event,
           path: `${key}${sub}`,
           expected: nestedField(key, sub, field).expected,
-          got: kindOf(at(value, sub))
+          got: shapeOf(at(value, sub))
         })
       )
     }

@@ -244,13 +244,22 @@ describe("decodeConfig: every problem names its path and the fix", () => {
       expect(extIssue({ name })).toEqual([invalid(name)])
     }
     expect(extIssue({ name: "policy" })).toEqual([
-      "extensions[0].name: the name \"policy\" is reserved (decisions name the policy engine \"policy\"); choose another name"
+      "extensions[0].name: the name \"policy\" is reserved in any case (decisions name the policy engine \"policy\"); choose another name"
     ])
     // "host" names the host's own fail-closed reasons (input nested too deep): an extension may not pass for it.
     expect(extIssue({ name: "host" })).toEqual([
-      "extensions[0].name: the name \"host\" is reserved (decisions name the host's own reasons \"host\"); choose another name"
+      "extensions[0].name: the name \"host\" is reserved in any case (decisions name the host's own reasons \"host\"); choose another name"
     ])
-    expect(decoded({ extensions: [ext({ name: "policy2" }), ext({ name: "Policy" })] }).extensions.length).toBe(2)
+    // In any case: a reason from "Policy" would read like the policy's own.
+    for (const name of ["Policy", "POLICY", "pOlIcY"]) {
+      expect(extIssue({ name })).toEqual([
+        `extensions[0].name: the name ${JSON.stringify(name)} is reserved in any case (decisions name the policy engine "policy"); choose another name`
+      ])
+    }
+    expect(extIssue({ name: "Host" })).toEqual([
+      "extensions[0].name: the name \"Host\" is reserved in any case (decisions name the host's own reasons \"host\"); choose another name"
+    ])
+    expect(decoded({ extensions: [ext({ name: "policy2" }), ext({ name: "hosts" }), ext({ name: "my-policy" })] }).extensions.length).toBe(3)
     // An empty match list would silently turn a guard off for every tool call.
     expect(extIssue({ match: [] })).toEqual([
       "extensions[0].match: an empty match list matches no call, so the extension would never see a tool call; leave match out to take part in every call"
@@ -325,6 +334,12 @@ describe("decodeConfig: every problem names its path and the fix", () => {
     expect(linesOf({ builtin_tools: ["bash", "", 3] })).toEqual([
       "builtin_tools[1]: must be a non-empty string",
       "builtin_tools[2]: must be a non-empty string, got 3"
+    ])
+    // The rule every tool name the model sees must follow: no ".", no spaces, at most 64 characters.
+    expect(linesOf({ builtin_tools: ["bash", "fs.read", "my tool", "x".repeat(65), "mcp__git__status"] })).toEqual([
+      "builtin_tools[1]: invalid tool name \"fs.read\"; a tool name has letters, digits, _ and - only, 1 to 64 characters",
+      "builtin_tools[2]: invalid tool name \"my tool\"; a tool name has letters, digits, _ and - only, 1 to 64 characters",
+      `builtin_tools[3]: invalid tool name "${"x".repeat(65)}"; a tool name has letters, digits, _ and - only, 1 to 64 characters`
     ])
     expect(linesOf({ builtin_tools: ["bash", "read", "bash"] })).toEqual([
       "builtin_tools[2]: duplicate tool \"bash\" (also builtin_tools[0])"

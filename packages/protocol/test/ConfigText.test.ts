@@ -2,7 +2,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Result } from "effect"
 import { type ConfigIssue, decodeConfig, parseConfig } from "../src/index.ts"
 
-/** `abhed.json` as text (DESIGN §5, issue 9.2): JSONC, no repeated keys, every problem with its line and column. */
+/** `abhed.json` as text (docs/design.md#configuration, issue 9.2): JSONC, no repeated keys, every problem with its line and column. */
 
 const issuesOf = (text: string): ReadonlyArray<ConfigIssue> => {
   const r = parseConfig(text)

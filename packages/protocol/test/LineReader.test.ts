@@ -30,6 +30,7 @@ const viaReader = (chunks: ReadonlyArray<Uint8Array>, maxLineBytes: number) => {
     const { lines, tooLong } = reader.read(chunk)
     for (const line of lines) {
       if (line._tag === "Invalid") return { values, reason: line.got === "invalid UTF-8" ? "InvalidUtf8" : "InvalidJson" }
+      if (line._tag === "Blanks") return { values, reason: "Blanks" } // never: no bound given
       values.push(line.value)
     }
     if (tooLong) return { values, reason: "LineTooLarge" }
@@ -88,19 +89,19 @@ describe("makeLineReader", () => {
     expect(reader.read(enc.encode("{\"a\":1}\n{\"b\""))).toEqual({ lines: json({ a: 1 }), tooLong: false })
     expect(reader.read(enc.encode(":2}\r"))).toEqual({ lines: json({ b: 2 }), tooLong: false })
     expect(reader.read(enc.encode("\n\n{}\n[]\n"))).toEqual({ lines: json({}, []), tooLong: false })
-    expect(reader.read(enc.encode("nope\n"))).toEqual({ lines: [{ _tag: "Invalid", got: "invalid JSON" }], tooLong: false })
+    expect(reader.read(enc.encode("nope\n"))).toEqual({ lines: [{ _tag: "Invalid", got: "invalid JSON", bytes: 4 }], tooLong: false })
   })
 
   it("keeps each line's text when asked (the conformance check reports lines as written), and not otherwise", () => {
     const bytes = new TextEncoder().encode(`{"a": 1e999}\n  \n\n{"b":2}\n`)
     expect(makeLineReader({ maxLineBytes: 100, keepText: true }).read(bytes).lines).toEqual([
       { _tag: "Json", value: { a: Infinity }, text: `{"a": 1e999}` },
-      { _tag: "Invalid", got: "invalid JSON", text: "  " },
+      { _tag: "Invalid", got: "invalid JSON", bytes: 2, text: "  " },
       { _tag: "Json", value: { b: 2 }, text: `{"b":2}` }
     ])
     expect(makeLineReader({ maxLineBytes: 100 }).read(bytes).lines).toEqual([
       { _tag: "Json", value: { a: Infinity } },
-      { _tag: "Invalid", got: "invalid JSON" },
+      { _tag: "Invalid", got: "invalid JSON", bytes: 2 },
       { _tag: "Json", value: { b: 2 } }
     ])
   })
@@ -110,5 +111,22 @@ describe("makeLineReader", () => {
     expect(reader.read(enc.encode("\"12345\"\n\"123"))).toEqual({ lines: [{ _tag: "Json", value: "12345" }], tooLong: false })
     expect(reader.read(enc.encode("456789\"\n"))).toEqual({ lines: [], tooLong: true })
     expect(reader.read(enc.encode("{}\n"))).toEqual({ lines: [], tooLong: true })
+  })
+
+  it("ignores up to maxBlankLines empty lines in a row, then gives one Blanks line and reads nothing more", () => {
+    const reader = makeLineReader({ maxLineBytes: 64, maxBlankLines: 3 })
+    // A trailing print() after each reply: one blank line each time, never counted up.
+    for (let i = 0; i < 10; i++) expect(reader.read(enc.encode("{}\n\n"))).toEqual({ lines: [{ _tag: "Json", value: {} }], tooLong: false })
+    // Any terminator counts (\r\n is one), across reads (the last print()'s line is the first of 3); a line with
+    // content starts the count again.
+    expect(reader.read(enc.encode("\r\r\n"))).toEqual({ lines: [], tooLong: false })
+    expect(reader.read(enc.encode("1\n\n\n"))).toEqual({ lines: [{ _tag: "Json", value: 1 }], tooLong: false })
+    expect(reader.read(enc.encode("\n\n{}\n"))).toEqual({ lines: [{ _tag: "Blanks", count: 4 }], tooLong: false })
+    expect(reader.read(enc.encode("{}\n"))).toEqual({ lines: [], tooLong: false })
+  })
+
+  it("with no bound, blank lines are ignored however many", () => {
+    const reader = makeLineReader({ maxLineBytes: 64 })
+    expect(reader.read(enc.encode(`${"\n".repeat(100_000)}{}\n`))).toEqual({ lines: [{ _tag: "Json", value: {} }], tooLong: false })
   })
 })

@@ -128,9 +128,9 @@ describe("decodeReply", () => {
   it.each([
     ["true", true, "reply: expected a JSON object, got true"],
     ["[]", [], "reply: expected a JSON object, got array []"],
-    ["\"x\"", "x", "reply: expected a JSON object, got \"x\""],
+    ["\"x\"", "x", "reply: expected a JSON object, got string (1 chars)"],
     ["null", null, "reply: expected a JSON object, got null"],
-    ["1", 1, "reply: expected a JSON object, got 1"]
+    ["1", 1, "reply: expected a JSON object, got number"]
   ])("non-object JSON %s is malformed", (_, input, message) => {
     for (const event of EventNames) {
       const error = malformed(event, input)
@@ -142,31 +142,31 @@ describe("decodeReply", () => {
   })
 
   it.each([
-    ["tool_call", { block: "yes" }, "block", "block: expected boolean, got \"yes\""],
-    ["tool_call", { ask: 1 }, "ask", "ask: expected boolean, got 1"],
+    ["tool_call", { block: "yes" }, "block", "block: expected boolean, got string (3 chars)"],
+    ["tool_call", { ask: 1 }, "ask", "ask: expected boolean, got number"],
     ["tool_call", { reason: false }, "reason", "reason: expected string, got false"],
-    ["tool_call", { args: [1] }, "args", "args: expected object, got array [1]"],
-    ["tool_call", { args: "ls" }, "args", "args: expected object, got \"ls\""],
-    ["tool_result", { content: { text: "x" } }, "content", "content: expected string, got object"],
-    ["tool_result", { is_error: "true" }, "is_error", "is_error: expected boolean, got \"true\""],
-    ["context", { keep: "all" }, "keep", "keep: expected array of message indices, got \"all\""],
-    ["context", { keep: { "0": 0 } }, "keep", "keep: expected array of message indices, got object"],
-    ["context", { keep: 0 }, "keep", "keep: expected array of message indices, got 0"],
-    ["before_agent_start", { system: ["a"] }, "system", "system: expected string, got array [\"a\"]"],
-    ["before_compact", { cancel: "no" }, "cancel", "cancel: expected boolean, got \"no\""],
-    ["before_compact", { summary: 42 }, "summary", "summary: expected string, got 42"],
+    ["tool_call", { args: [1] }, "args", "args: expected object, got array [\"<number>\"]"],
+    ["tool_call", { args: "ls" }, "args", "args: expected object, got string (2 chars)"],
+    ["tool_result", { content: { text: "x" } }, "content", "content: expected string, got object {\"text\":\"<1 chars>\"}"],
+    ["tool_result", { is_error: "true" }, "is_error", "is_error: expected boolean, got string (4 chars)"],
+    ["context", { keep: "all" }, "keep", "keep: expected array of message indices, got string (3 chars)"],
+    ["context", { keep: { "0": 0 } }, "keep", "keep: expected array of message indices, got object {\"0\":\"<number>\"}"],
+    ["context", { keep: 0 }, "keep", "keep: expected array of message indices, got number"],
+    ["before_agent_start", { system: ["a"] }, "system", "system: expected string, got array [\"<1 chars>\"]"],
+    ["before_compact", { cancel: "no" }, "cancel", "cancel: expected boolean, got string (2 chars)"],
+    ["before_compact", { summary: 42 }, "summary", "summary: expected string, got number"],
     [
       "list_tools",
       { tools: { name: "x" } },
       "tools",
-      "tools: expected array of {name, description, input_schema}, got object"
+      "tools: expected array of {name, description, input_schema}, got object {\"name\":\"<1 chars>\"}"
     ],
-    ["list_tools", { tools: [{ name: "a", description: "", input_schema: {} }, 7] }, "tools[1]", "tools[1]: expected object, got 7"],
+    ["list_tools", { tools: [{ name: "a", description: "", input_schema: {} }, 7] }, "tools[1]", "tools[1]: expected object, got number"],
     [
       "list_tools",
       { tools: [{ name: "a", description: "", input_schema: {} }, { name: 7, description: "", input_schema: {} }] },
       "tools[1].name",
-      "tools[1].name: expected string, got 7"
+      "tools[1].name: expected string, got number"
     ],
     [
       "list_tools",
@@ -180,7 +180,7 @@ describe("decodeReply", () => {
       "tools[0].input_schema",
       "tools[0].input_schema: expected object, got array []"
     ],
-    ["invoke_tool", { is_error: 0 }, "is_error", "is_error: expected boolean, got 0"]
+    ["invoke_tool", { is_error: 0 }, "is_error", "is_error: expected boolean, got number"]
   ] as const)("%s reply %j is malformed at %s", (event, input, path, message) => {
     const error = malformed(event, input)
     expect(error.path).toBe(path)
@@ -190,7 +190,47 @@ describe("decodeReply", () => {
   it("a long offending value is shortened in the message", () => {
     const error = malformed("tool_call", { reason: "x".repeat(500).split("") })
     expect(error.message.length).toBeLessThan(120)
-    expect(error.message).toMatch(/^reason: expected string, got array \["x".*\.\.\.$/)
+    expect(error.message).toMatch(/^reason: expected string, got array \["<1 chars>".*\.\.\.$/)
+  })
+
+  it("property: a malformed reply is described by its shape only, for every field of every event (no string or number of it in the cause)", () => {
+    const Secret = "wJalrXUtnFEMI"
+    const SecretNumber = 4111111111111111
+    // A value that holds the secret somewhere: as a string, inside one, as a number, nested in arrays and objects.
+    const holding = fc.letrec<{ value: unknown }>((tie) => ({
+      value: fc.oneof(
+        { depthSize: "small", withCrossShrink: true },
+        fc.tuple(fc.string(), fc.string()).map(([a, b]) => `${a}${Secret}${b}`),
+        fc.constant(SecretNumber),
+        fc.array(tie("value"), { minLength: 1, maxLength: 3 }),
+        fc.dictionary(fc.constantFrom("a", "text", "name", "input_schema"), tie("value"), { minKeys: 1, maxKeys: 3 })
+      )
+    })).value
+    const fields = EventNames.flatMap((event) => Object.keys(ReplyFields[event]).map((field) => [event, field] as const))
+    // Where the value goes: the field itself, a tool declaration's own fields, or the reply as a whole.
+    const placed = fc.oneof(
+      fc.tuple(fc.constantFrom(...fields), holding).map(([[event, field], value]) => [event, { [field]: value }] as const),
+      fc.tuple(fc.constantFrom("name", "description", "input_schema"), holding, fc.nat(2)).map(([key, value, at]) => [
+        "list_tools" as const,
+        {
+          tools: [
+            ...Array.from({ length: at }, () => ({ name: "ok", description: "", input_schema: {} })),
+            { name: "t", description: "", input_schema: {}, [key]: value }
+          ]
+        }
+      ] as const),
+      fc.tuple(fc.constantFrom(...EventNames), holding).map(([event, value]) => [event, value] as const)
+    )
+    fc.assert(
+      fc.property(placed, ([event, input]) => {
+        const r = decodeReply(event, input)
+        if (Result.isSuccess(r)) return // a field that takes any value (invoke_tool's result), or the wrong shape for no field
+        expect(r.failure.message).not.toContain(Secret)
+        expect(r.failure.message).not.toContain(String(SecretNumber))
+        expect(r.failure.got).not.toContain(Secret)
+      }),
+      { numRuns: 2000 }
+    )
   })
 
   it("invoke_tool result may be any JSON value", () => {

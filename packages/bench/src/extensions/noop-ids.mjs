@@ -1,4 +1,4 @@
-// The no-op extension that echoes ids (DESIGN §2): reads a line, writes `{"id": <the request's id>}`. Plain
+// The no-op extension that echoes ids (docs/design.md#wire-protocol): reads a line, writes `{"id": <the request's id>}`. Plain
 // JavaScript with no imports, like noop.mjs; each request line is parsed (JSON.parse), which is what echoing costs
 // an extension that otherwise would not look at the request. Exits when stdin closes.
 let pending = ""
