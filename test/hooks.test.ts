@@ -394,11 +394,30 @@ describe("abhed-ext hook usage errors: the problem and a hint on stderr, exit 64
  * `import-hooks --this-cli -o DIR/abhed.json SETTINGS` (this Node and this CLI: abhed-ext is not on PATH here), into
  * a fresh folder, so that the relative `cwd` it writes is checked by running the config from where it was written.
  */
+const patientArgs = (args: Array<string>): Array<string> => {
+  if (args.some((a) => a.startsWith("--timeout-ms="))) return args
+  const end = args.indexOf("--")
+  return [...args.slice(0, end), "--timeout-ms=20000", ...args.slice(end)]
+}
+
 const importTo = async (settings: string, flags: ReadonlyArray<string> = []) => {
   const file = join(mkdtempSync(join(tmpdir(), "abhed-import-")), "abhed.json")
   const imported = await runCli(["import-hooks", "--this-cli", "-o", file, ...flags, settings])
   const text = imported.code === 0 ? readFileSync(file, "utf8") : ""
-  return { ...imported, file, text, config: (text === "" ? { extensions: [] } : JSON.parse(text)) as { extensions: Array<Line> } }
+  const config = (text === "" ? { extensions: [] } : JSON.parse(text)) as { extensions: Array<Line> }
+  // Run with patient extension bounds (a loaded machine starts Node slowly); the file as written is `text`.
+  const patient = {
+    ...config,
+    extensions: config.extensions.map((e) => ({
+      ...e,
+      // A hook without its own timeout gets a patient one too (the adapter's 4 s is not what these tests are about).
+      args: patientArgs(e["args"] as Array<string>),
+      timeout_ms: Math.max(Number(e["timeout_ms"] ?? 0), 30_000),
+      startup_timeout_ms: Math.max(Number(e["startup_timeout_ms"] ?? 0), 40_000)
+    }))
+  }
+  if (text !== "") writeFileSync(file, JSON.stringify(patient, null, 2))
+  return { ...imported, file, text, config }
 }
 
 describe("abhed-ext import-hooks", () => {
@@ -484,7 +503,7 @@ describe("abhed-ext import-hooks", () => {
     expect(imported.config.extensions[0]?.["args"]).toContain("--matcher=-?Bash")
     const r = await runCli(["run", "--config", imported.file], { input: lines(call("rm -rf /srv")) })
     expect(r.code, r.stderr).toBe(0)
-    expect(jsonLines(r.stdout)[0]).toMatchObject({ decision: "deny", reasons: [{ reason: "no" }] })
+    expect(jsonLines(r.stdout)[0], r.stderr).toMatchObject({ decision: "deny", reasons: [{ reason: "no" }] })
   })
 
   it("carries a Gemini CLI settings file over too (told by its event names)", async () => {
@@ -513,7 +532,7 @@ describe("abhed-ext import-hooks", () => {
     })
     expect(r.code, r.stderr).toBe(0)
     const out = jsonLines(r.stdout) as Array<Line>
-    expect(out[0]).toMatchObject({ decision: "deny", reasons: [{ reason: "Blocked: config/.env may hold secrets" }] })
+    expect(out[0], r.stderr).toMatchObject({ decision: "deny", reasons: [{ reason: "Blocked: config/.env may hold secrets" }] })
   })
 
   it("clamps a Claude timeout past what a timer can wait, says so, and the hook's block still lands", async () => {
