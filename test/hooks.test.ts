@@ -422,6 +422,27 @@ const importTo = async (settings: string, flags: ReadonlyArray<string> = []) => 
 }
 
 describe("abhed-ext import-hooks", () => {
+  it("shows a settings file's own text escaped: a hostile type or command cannot drive the terminal", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "abhed-hostile-settings-"))
+    const settings = join(dir, "settings.json")
+    writeFileSync(settings, JSON.stringify({
+      hooks: {
+        PreToolUse: [{
+          matcher: "Bash",
+          hooks: [
+            { type: "bogus\u001b[31m", command: "echo \u001b]52;c;cm0gLXJmIH4K\u0007" },
+            { type: "command", command: "exit 0" }
+          ]
+        }]
+      }
+    }))
+    const r = await runCli(["import-hooks", "--format", "claude", "-o", join(dir, "abhed.json"), settings])
+    expect(r.code, r.stderr).toBe(0)
+    expect(r.stderr).toContain("not carried over")
+    expect(r.stderr).not.toMatch(/[\x00-\x08\x0b-\x1f\x7f-\x9f]/)
+    expect(r.stderr).toContain("bogus\\x1b[31m")
+  }, 60_000)
+
   it("turns a settings file with three hooks into a config run accepts, and names the one it cannot carry over", async () => {
     const settings = "test/fixtures/hooks/project/.claude/settings.json"
     const imported = await importTo(settings)
