@@ -87,6 +87,9 @@ export const make = (
   }
   const sessionId = options.sessionId
   const nextCallId = IdCounter.make("c-")
+  // What every dispatch shares, made once here. The pipeline lives in dispatch/: each event's file (ToolCall.ts,
+  // ...) runs rounds (Round.ts: audience, round id, one encoding, fan-out) of exchanges (Exchange.ts: one extension,
+  // one request), folds the replies by the event's rule, and records the dispatch (Dispatch.ts: span, metrics, audit).
   const ctx: DispatchContext = {
     ...makeRoundContext(extensions),
     audit,

@@ -3,7 +3,7 @@ import type { SystemOutcome } from "../Outcome.ts"
 import { single, type DispatchContext } from "./Dispatch.ts"
 
 /**
- * before_agent_start (docs/design.md#combination): every extension's addition to the system prompt, in name order.
+ * before_agent_start (docs/design.md#combination): the extensions' appended texts, in name order (`combineSystem`).
  */
 
 export const beforeAgentStart = (ctx: DispatchContext, system: string) =>

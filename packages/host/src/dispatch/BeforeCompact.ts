@@ -4,7 +4,8 @@ import type { CompactOutcome } from "../Outcome.ts"
 import { refuse, single, type DispatchContext } from "./Dispatch.ts"
 
 /**
- * before_compact (docs/design.md#combination): any cancel cancels; else the first summary in name order.
+ * before_compact (docs/design.md#combination): any cancel wins; otherwise the summaries joined in name order
+ * (`combineCompact`). Input the host cannot send is refused as cancelled.
  */
 
 export const beforeCompact = (ctx: DispatchContext, messages: ReadonlyArray<unknown>) => {
