@@ -130,10 +130,21 @@ export const previewJson = (
  * numbers, booleans and null are what an author needs to find the stray print; `showTop` keeps the strings of the
  * value's own keys a caller knows to be harmless (the host's own request ids) as they are.
  */
-export const shapeJson = (value: unknown, max: number, showTop: (key: string, s: string) => boolean = () => false): string =>
+export const shapeJson = (
+  value: unknown,
+  max: number,
+  showTop: (key: string, s: string) => boolean = () => false,
+  /** "hidden": numbers too are shown as `<number>`, where they may be content (a reply in the wrong shape). */
+  numbers: "shown" | "hidden" = "shown"
+): string =>
   // The replacer sees the value itself too (key ""), so a lone string is hidden like any other. `showTop` is asked
   // about the value's own keys only (their holder is the value): an `id` nested in a payload is content.
-  previewJson(value, max, (key, v, holder) => (typeof v === "string" && !(holder === value && showTop(key, v)) ? hiddenString(v) : v))
+  previewJson(value, max, (key, v, holder) =>
+    typeof v === "string" && !(holder === value && showTop(key, v))
+      ? hiddenString(v)
+      : numbers === "hidden" && (typeof v === "number" || typeof v === "bigint")
+      ? "<number>"
+      : v)
 
 const hiddenString = (s: string): string => `<${s.length} chars>`
 

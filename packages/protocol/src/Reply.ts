@@ -10,7 +10,7 @@ import {
   type JsonObject,
   type JsonProblem,
   MaxJsonDepth,
-  previewJson
+  shapeJson
 } from "./Json.ts"
 import { ToolDeclaration } from "./Tool.ts"
 
@@ -178,14 +178,6 @@ const nestedField = (path: string, sub: string, field: Field): { expected: strin
   return { expected: "object" }
 }
 
-/**
- * A nested value by its shape: strings by their length, numbers as `<number>`, keys, booleans and null as they are
- * (`["<31 chars>","<number>"]`), cut to `max` characters.
- */
-const shapeText = (u: unknown, max: number): string =>
-  previewJson(u, max, (_key, v) =>
-    typeof v === "string" ? `<${v.length} chars>` : typeof v === "number" || typeof v === "bigint" ? "<number>" : v)
-
 const at = (u: unknown, sub: string): unknown => {
   // Walk "[1].name" style sub-paths, to describe the offending value.
   let cur: unknown = u
@@ -213,9 +205,9 @@ export const shapeOf = (u: unknown): string =>
     : typeof u === "number" || typeof u === "bigint"
     ? "number"
     : Array.isArray(u)
-    ? `array ${shapeText(u, 80)}`
+    ? `array ${shapeJson(u, 80, undefined, "hidden")}`
     : typeof u === "object"
-    ? `object ${shapeText(u, 80)}`
+    ? `object ${shapeJson(u, 80, undefined, "hidden")}`
     : typeof u
 
 /**
