@@ -84,10 +84,7 @@ export interface CheckResult {
   readonly latency?: Latency
 }
 
-const preview = (text: string): string => {
-  const one = JSON.stringify(text)
-  return one.length > 100 ? `${one.slice(0, 97)}...` : one
-}
+const preview = (text: string): string => previewJson(text, 100)
 
 /** The problem with one reply, or undefined when it is valid for its request. */
 export const replyProblem = (planned: PlannedRequest, text: string): string | undefined => {

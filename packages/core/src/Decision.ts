@@ -1,6 +1,7 @@
 import type { PolicyLevel } from "@abhed/protocol"
+import { Order } from "effect"
 import type { PolicyDecision } from "./Policy.ts"
-import { type Level, type Reason, ReasonOrder, type Verdict } from "./Verdict.ts"
+import { type Level, LevelOrder, type Reason, ReasonOrder, type Verdict } from "./Verdict.ts"
 
 /**
  * The final decision on a tool call (docs/design.md#combination): join(policy decision, extensions' verdict) on
@@ -15,8 +16,9 @@ export interface Decision {
   readonly reasons: ReadonlyArray<Reason>
 }
 
-const rank: { readonly [L in PolicyLevel | Level]: number } = { none: 0, allow: 0, ask: 1, deny: 2 }
-const decisions: ReadonlyArray<FinalDecision> = ["allow", "ask", "deny"]
+// The policy's allow is the verdict's none: the bottom of the one order of levels (Verdict.ts `LevelOrder`).
+const asLevel = (level: PolicyLevel): Level => (level === "allow" ? "none" : level)
+const stricter = Order.max(LevelOrder)
 
 /** The extension name under which the policy's reason appears. */
 export const PolicyReasonName = "policy"
@@ -25,13 +27,13 @@ export const PolicyReasonName = "policy"
 export const HostReasonName = "host"
 
 export const decide = (policy: PolicyDecision, verdict: Verdict): Decision => {
-  const level = Math.max(rank[policy.level], rank[verdict.level])
-  const decision = decisions[level] ?? "deny" // level is 0..2 by construction; fail closed regardless
-  if (decision === "allow") return { decision, reasons: [] }
+  const policyLevel = asLevel(policy.level)
+  const level = stricter(policyLevel, verdict.level)
+  if (level === "none") return { decision: "allow", reasons: [] }
   const reasons: Array<Reason> = []
-  if (rank[policy.level] === level) reasons.push({ extension: PolicyReasonName, reason: policy.reason ?? policy.source })
-  if (rank[verdict.level] === level) {
+  if (policyLevel === level) reasons.push({ extension: PolicyReasonName, reason: policy.reason ?? policy.source })
+  if (verdict.level === level) {
     reasons.push(...[...verdict.reasons].sort(ReasonOrder))
   }
-  return { decision, reasons }
+  return { decision: level, reasons }
 }

@@ -1,6 +1,6 @@
 import { isJsonObject, jsonProblem, MaxJsonDepth } from "@abhed/protocol"
 import { JsonSchema, Result, Schema, SchemaRepresentation } from "effect"
-import { checkingCost, type SchemaGraph, sameValueCycle, schemaGraph } from "./InputSchemaGraph.ts"
+import { checkingCost, type SchemaGraph, sameValueCycle, schemaGraph, subschemas } from "./InputSchemaGraph.ts"
 
 /**
  * A tool's declared `input_schema` (JSON Schema, draft 2020-12; earlier drafts' common keywords read the same) as
@@ -20,7 +20,8 @@ const Types: ReadonlySet<unknown> = new Set(["string", "number", "integer", "boo
 
 /**
  * The importer assumes a valid document (it does not check the meta-schema), so a misspelt `type` would import as
- * "anything goes". This walks the subschema positions and checks every `type`, naming the first bad one's path.
+ * "anything goes". This walks the subschema positions (InputSchemaGraph.ts `subschemas`, and the definitions) and
+ * checks every `type`, naming the first bad one's path.
  */
 const badType = (schema: unknown, path: string): string | undefined => {
   if (!isJsonObject(schema)) return undefined
@@ -28,15 +29,11 @@ const badType = (schema: unknown, path: string): string | undefined => {
   if (type !== undefined && !(Types.has(type) || (Array.isArray(type) && type.length > 0 && type.every((t) => Types.has(t))))) {
     return `${path}.type: ${JSON.stringify(type)} is not a JSON Schema type (string, number, integer, boolean, array, object, null)`
   }
-  const children: Array<readonly [unknown, string]> = []
-  for (const key of ["properties", "patternProperties", "$defs", "definitions"]) {
+  const children = subschemas(schema).map(([child, , at]) => [child, `${path}${at}`] as const)
+  // Definitions are subschemas too, whether or not a `$ref` reaches them.
+  for (const key of ["$defs", "definitions"]) {
     const group = schema[key]
     if (isJsonObject(group)) for (const [name, child] of Object.entries(group)) children.push([child, `${path}.${key}.${name}`])
-  }
-  for (const key of ["items", "additionalProperties", "not", "contains", "propertyNames"]) children.push([schema[key], `${path}.${key}`])
-  for (const key of ["prefixItems", "anyOf", "oneOf", "allOf", "items"]) {
-    const list = schema[key]
-    if (Array.isArray(list)) list.forEach((child, i) => children.push([child, `${path}.${key}[${i}]`]))
   }
   for (const [child, at] of children) {
     const found = badType(child, at)

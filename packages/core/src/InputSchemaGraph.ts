@@ -48,27 +48,37 @@ const Keys: Part = { _tag: "Keys" }
 const AnyProperty: Part = { _tag: "AnyProperty" }
 const AnyElement: Part = { _tag: "AnyElement" }
 
-/** The subschemas of one schema object (its `$ref` aside) and where each applies. */
-const subschemas = (schema: { readonly [key: string]: unknown }): Array<readonly [unknown, Part]> => {
-  const out: Array<readonly [unknown, Part]> = []
-  const each = (list: unknown, part: (i: number) => Part) => {
-    if (Array.isArray(list)) list.forEach((child, i) => out.push([child, part(i)]))
+/**
+ * The subschemas of one schema object (its `$ref` aside): each with where it applies and the keyword path to it
+ * (`.properties.name`, `.anyOf[0]`). The one walk of JSON Schema's subschema keywords: the graph below is built on
+ * it, and so is the check of every `type` (InputSchema.ts).
+ */
+export const subschemas = (
+  schema: { readonly [key: string]: unknown }
+): Array<readonly [unknown, Part, string]> => {
+  const out: Array<readonly [unknown, Part, string]> = []
+  const each = (key: string, part: (i: number) => Part) => {
+    const list = schema[key]
+    if (Array.isArray(list)) list.forEach((child, i) => out.push([child, part(i), `.${key}[${i}]`]))
   }
-  const values = (group: unknown, part: (name: string) => Part) => {
-    if (isJsonObject(group)) for (const [name, child] of Object.entries(group)) out.push([child, part(name)])
+  const values = (key: string, part: (name: string) => Part) => {
+    const group = schema[key]
+    if (isJsonObject(group)) for (const [name, child] of Object.entries(group)) out.push([child, part(name), `.${key}.${name}`])
   }
-  for (const key of ["allOf", "anyOf", "oneOf"]) each(schema[key], () => Value)
-  for (const key of ["not", "if", "then", "else"]) if (key in schema) out.push([schema[key], Value])
-  values(schema["dependentSchemas"], () => Value)
-  if ("propertyNames" in schema) out.push([schema["propertyNames"], Keys])
-  values(schema["properties"], (name) => ({ _tag: "Property", name }))
-  values(schema["patternProperties"], () => AnyProperty)
-  for (const key of ["additionalProperties", "unevaluatedProperties"]) if (key in schema) out.push([schema[key], AnyProperty])
-  each(schema["prefixItems"], (index) => ({ _tag: "Element", index }))
-  const items = schema["items"]
-  if (Array.isArray(items)) each(items, (index) => ({ _tag: "Element", index }))
-  else if (items !== undefined) out.push([items, AnyElement])
-  for (const key of ["additionalItems", "contains", "unevaluatedItems"]) if (key in schema) out.push([schema[key], AnyElement])
+  const one = (key: string, part: Part) => {
+    if (key in schema) out.push([schema[key], part, `.${key}`])
+  }
+  for (const key of ["allOf", "anyOf", "oneOf"]) each(key, () => Value)
+  for (const key of ["not", "if", "then", "else"]) one(key, Value)
+  values("dependentSchemas", () => Value)
+  one("propertyNames", Keys)
+  values("properties", (name) => ({ _tag: "Property", name }))
+  values("patternProperties", () => AnyProperty)
+  for (const key of ["additionalProperties", "unevaluatedProperties"]) one(key, AnyProperty)
+  each("prefixItems", (index) => ({ _tag: "Element", index }))
+  if (Array.isArray(schema["items"])) each("items", (index) => ({ _tag: "Element", index }))
+  else if (schema["items"] !== undefined) one("items", AnyElement)
+  for (const key of ["additionalItems", "contains", "unevaluatedItems"]) one(key, AnyElement)
   return out
 }
 

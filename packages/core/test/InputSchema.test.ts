@@ -39,6 +39,22 @@ describe("compileInputSchema", () => {
     expect(failure({ type: "object", properties: { n: { type: "number", maximum: Number.POSITIVE_INFINITY } } }))
       .toBe("input_schema holds a number JSON cannot carry (1e999 reads as Infinity)")
   })
+  it("checks every `type` wherever a subschema may stand, as the $ref graph walks them (one walker)", () => {
+    const bad = { type: "strin" }
+    for (
+      const [schema, at] of [
+        [{ if: {}, then: bad }, "then"],
+        [{ if: {}, else: bad }, "else"],
+        [{ if: bad }, "if"],
+        [{ dependentSchemas: { a: bad } }, "dependentSchemas.a"],
+        [{ unevaluatedProperties: bad }, "unevaluatedProperties"],
+        [{ unevaluatedItems: bad }, "unevaluatedItems"],
+        [{ additionalItems: bad }, "additionalItems"]
+      ] as const
+    ) {
+      expect(failure({ type: "object", properties: { a: schema } })).toContain(`input_schema.properties.a.${at}.type: "strin"`)
+    }
+  })
   it("a property named type is a property, not a keyword", () => {
     expect(accepts({ type: "object", properties: { type: { type: "string" } } }, { type: "x" })).toBe(true)
   })

@@ -1,6 +1,8 @@
 import { createHash } from "node:crypto"
 import { isJsonObject } from "@abhed/protocol"
-import type { AuditExchange, AuditRecord, AuditRound } from "./AuditLog.ts"
+import type { AuditExchange, AuditRecord, AuditRound, ContentDigest } from "./AuditRecord.ts"
+
+export type { ContentDigest } from "./AuditRecord.ts"
 
 /**
  * What an audit record keeps of the content that flows through the host (docs/design.md#failures). A redactor's proposal holds
@@ -11,11 +13,6 @@ import type { AuditExchange, AuditRecord, AuditRound } from "./AuditLog.ts"
  */
 export type AuditContent = "digest" | "full"
 
-/** A content recorded without itself: the SHA-256 of its UTF-8 text (hex) and that text's length in bytes. */
-export interface ContentDigest {
-  readonly sha256: string
-  readonly bytes: number
-}
 
 /** A string is digested as itself; any other JSON value as its JSON text. */
 export const contentDigest = (value: unknown): ContentDigest => {

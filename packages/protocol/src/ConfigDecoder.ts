@@ -1,5 +1,5 @@
 import { Result, Schema } from "effect"
-import { type Config, configFromFile } from "./Config.ts"
+import type { Config } from "./Config.ts"
 import { ConfigError, type ConfigIssue } from "./ConfigError.ts"
 import { renderPath, schemaProblems } from "./ConfigIssues.ts"
 import { ConfigFile } from "./ConfigSchema.ts"
@@ -7,7 +7,7 @@ import { MaxDepth, pathKey, readConfigText, type Span } from "./ConfigText.ts"
 import { isJsonObject } from "./Json.ts"
 
 /**
- * Decoding `abhed.json` (docs/design.md#configuration) into the defaulted `Config`: the `ConfigFile` Schema decides what is valid,
+ * Decoding `abhed.json` (docs/design.md#configuration) into the defaulted `Config`: the `ConfigFile` Schema decides what is valid and fills in the defaults,
  * ConfigIssues.ts words its issues (path and fix), and every problem is reported at once, in document order.
  * Relations between items (unique names, unique events) are checked once the items themselves are valid.
  */
@@ -37,7 +37,7 @@ const decodeWith = (
   within?: ReadonlyArray<PropertyKey>
 ): Result.Result<Config, ReadonlyArray<Placed>> => {
   const decoded = decodeFile(input, { errors: "all", onExcessProperty: "error", reportInput: true })
-  if (Result.isSuccess(decoded)) return Result.succeed(configFromFile(decoded.success))
+  if (Result.isSuccess(decoded)) return Result.succeed(decoded.success)
   const spans = spansOf()
   const under = (path: ReadonlyArray<PropertyKey>) => within === undefined || within.every((k, i) => path[i] === k)
   return Result.fail(schemaProblems(decoded.failure.issue).filter((p) => under(p.path)).map((problem) => {

@@ -1,5 +1,5 @@
 import { Result, Schema, SchemaAST, type SchemaIssue } from "effect"
-import { isJsonObject } from "./Json.ts"
+import { isJsonObject, previewJson } from "./Json.ts"
 
 /**
  * Wording the effect Schema's issues about `abhed.json` for people: every problem with the path it is at and the
@@ -30,8 +30,7 @@ const show = (u: unknown): string => {
   if (Array.isArray(u)) return "an array"
   if (isJsonObject(u)) return "an object"
   // JSON.stringify writes a number too large for a double (1e400 in the file, read as Infinity) as "null".
-  const text = typeof u === "number" && !Number.isFinite(u) ? String(u) : JSON.stringify(u) ?? String(u)
-  return text.length > 60 ? `${text.slice(0, 57)}...` : text
+  return typeof u === "number" && !Number.isFinite(u) ? String(u) : previewJson(u, 60)
 }
 
 /** Levenshtein distance, for "did you mean" hints on short identifiers. */

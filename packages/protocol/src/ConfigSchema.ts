@@ -1,13 +1,14 @@
-import { Schema, SchemaIssue } from "effect"
-import { Defaults, OnFailureValues, ReplyIdsValues } from "./Config.ts"
+import { Effect, Schema, SchemaIssue } from "effect"
 import { EventName, EventNames } from "./Event.ts"
 import { ToolNamePattern, ToolNameRule } from "./Tool.ts"
 
 /**
  * The `abhed.json` file format as an effect Schema (docs/design.md#configuration): the one statement of the config. It describes the
- * file as written (every key optional but `name` and `command`), not the defaulted `Config` (the defaults are
- * applied by `configFromFile` in Config.ts). `decodeConfig` decodes with it and words its issues for people
+ * file as written (every key optional but `name` and `command`) on its encoded side. `decodeConfig` decodes with it and words its issues for people
  * (ConfigIssues.ts); editors validate against the JSON Schema generated from it (`docs/abhed.schema.json`).
+ *
+ * A key that may be left out carries its default (`withDefault`): the decoded type is the defaulted `Config` (Config.ts),
+ * and the same value is the JSON Schema's `default`.
  *
  * The annotations the messages are made of: `expected` (what a value must be: "must be {expected}, got …"),
  * `noun` (what a list of literals holds: `unknown event "x"; expected one of …`), `messageMissingKey`, and the
@@ -139,23 +140,44 @@ const Env = Schema.Record(Schema.String.check(envName), Schema.String.check(noNu
 const Globs = Schema.Record(Schema.String, Schema.String)
 const oneOf = (values: ReadonlyArray<string>) => `one of ${values.join(", ")}`
 
+/** A key that may be left out and then takes `value`: one statement of the default, for decoding and for the JSON Schema. */
+const withDefault = <S extends Schema.Top>(value: S["Type"], schema: S) => {
+  const annotated = schema.annotate({ default: value })
+  return Schema.withDecodingDefaultTypeKey<typeof annotated>(Effect.succeed(value))(annotated)
+}
+
+/**
+ * A key that may be left out, decoded as present and `undefined` ("none": no folder of its own, no rules, no reason):
+ * the file leaves it out, the decoded config always holds it. The JSON Schema is the schema's own.
+ */
+const orUndefined = <S extends Schema.Top>(schema: S) =>
+  Schema.UndefinedOr(Schema.toType(schema)).pipe(
+    Schema.withDecodingDefaultKey(Effect.succeed(undefined)),
+    Schema.encodeTo(Schema.optionalKey(schema))
+  )
+
+/** What an extension that fails does to the decision (docs/design.md#failures). */
+export const OnFailureValues = ["ignore", "ask", "deny"] as const
+/** Whether a reply must echo the request's `id` (docs/design.md#wire-protocol). A wrong id is fatal either way. */
+export const ReplyIdsValues = ["optional", "required"] as const
+
 export const PolicyRuleFile = Schema.Struct({
   tool: NonEmptyString("the tool name (a glob) this rule matches", " (a tool name glob)").annotate({
     description: "Tool name glob: `*` matches any run of characters (including `/`), `?` one character, `\\` escapes."
   }).annotateKey({ messageMissingKey: "missing; the tool name (a glob) this rule matches" }),
-  args: Schema.optionalKey(Globs.annotate({
+  args: withDefault({}, Globs.annotate({
     description:
       "Globs on named arguments; every one must match (a string argument as-is, any other value as canonical JSON). A missing argument never matches.",
-    default: {},
     expected: "an object of glob strings"
   })),
-  reason: Schema.optionalKey(Schema.String.annotate({ description: "Shown to the user and the model when the rule decides." }))
+  reason: orUndefined(Schema.String.annotate({ description: "Shown to the user and the model when the rule decides." }))
 }).annotate({
   identifier: "PolicyRule",
   description: "A policy rule: matches a tool call by tool name and argument globs.",
   expected: `a rule object like {"tool": "bash", "args": {"command": "rm -rf *"}}`
 })
-export type PolicyRuleFile = typeof PolicyRuleFile.Type
+/** As written in the file. */
+export type PolicyRuleFile = typeof PolicyRuleFile.Encoded
 
 const Rules = Schema.Array(PolicyRuleFile).annotate({ expected: "an array of rules" })
 
@@ -177,43 +199,39 @@ export const ExtensionFile = Schema.Struct({
     description:
       "The program to run: looked up on PATH when it has no '/', else a path relative to the extension's working directory (cwd)."
   }).annotateKey({ messageMissingKey: "missing; the program to run, e.g. \"bash\"" }),
-  args: Schema.optionalKey(
+  args: withDefault(
+    [],
     Schema.Array(Schema.String.check(noNul("program argument"))).annotate({
       description: "Arguments passed to the command.",
-      default: [],
       expected: "an array of strings"
     })
   ),
-  events: Schema.optionalKey(
+  events: withDefault(
+    [],
     Schema.Array(EventName.annotate({ noun: "event", expected: `an event name (${oneOf(EventNames)})` })).check(
       uniqueItems("event")
     ).annotate({
       description: `The events this extension receives. Omitted or empty = all events (${EventNames.join(", ")}).`,
-      default: [],
       expected: "an array of event names"
     })
   ),
-  timeout_ms: Schema.optionalKey(Millis(1).annotate({
+  timeout_ms: withDefault(5000, Millis(1).annotate({
     description: "How long one reply may take, in milliseconds, counted from the write. A late reply kills the extension.",
-    default: Defaults.timeout_ms,
     expected: `a positive integer${ms}`
   })),
-  startup_timeout_ms: Schema.optionalKey(Millis(1).annotate({
+  startup_timeout_ms: withDefault(10000, Millis(1).annotate({
     description: "Timeout of the first exchange (session_start), in milliseconds.",
-    default: Defaults.startup_timeout_ms,
     expected: `a positive integer${ms}`
   })),
-  grace_ms: Schema.optionalKey(Millis(0).annotate({
+  grace_ms: withDefault(1000, Millis(0).annotate({
     description: "At shutdown: time between closing stdin and SIGTERM, and between SIGTERM and SIGKILL, in milliseconds.",
-    default: Defaults.grace_ms,
     expected: `a non-negative integer${ms}`
   })),
-  on_failure: Schema.optionalKey(Schema.Literals(OnFailureValues).annotate({
+  on_failure: withDefault("ignore", Schema.Literals(OnFailureValues).annotate({
     description:
-      "What a dead extension means for tool calls: ignore (skip it), ask (ask for approval) or deny (block). For tool results, ask and deny withhold the content.",
-    default: Defaults.on_failure
+      "What a dead extension means for tool calls: ignore (skip it), ask (ask for approval) or deny (block). For tool results, ask and deny withhold the content."
   })),
-  cwd: Schema.optionalKey(
+  cwd: orUndefined(
     PathString(
       "a folder relative to the config file's folder, or leave cwd out for that folder",
       " (a folder, relative to the config file's folder)"
@@ -221,26 +239,24 @@ export const ExtensionFile = Schema.Struct({
       description: "Working directory of the process, relative to this file's folder. Default: this file's folder."
     })
   ),
-  env: Schema.optionalKey(Env.annotate({
+  env: withDefault({}, Env.annotate({
     description:
       "Environment variables set for the extension (on top of the baseline: PATH, HOME, USER, LOGNAME, SHELL, TERM, TMPDIR, TZ and the locale variables LANG, LANGUAGE, LC_ALL and the LC_ categories, by name).",
-    default: {},
     expected: "an object of string values"
   })),
-  env_passthrough: Schema.optionalKey(
+  env_passthrough: withDefault(
+    [],
     Schema.Array(Schema.String.check(envName)).annotate({
       description:
         "Names of the host's environment variables passed to the extension beyond the baseline; `*` matches any run of characters, so \"AWS_*\" passes AWS_SECRET_ACCESS_KEY too: name what the extension needs (a glob that can pass secrets is warned about). Nothing else of the host's environment is passed.",
-      default: [],
       expected: "an array of variable names or globs"
     })
   ),
-  reply_ids: Schema.optionalKey(Schema.Literals(ReplyIdsValues).annotate({
+  reply_ids: withDefault("optional", Schema.Literals(ReplyIdsValues).annotate({
     description:
-      "required: every reply must echo the request's id (a reply without it is malformed), and the host writes each request at once instead of first letting the event loop read what is already in the pipe. optional: a reply may echo it. A reply with a wrong id kills the extension either way. Set required for extensions that always echo (the SDK, abhed-ext hook).",
-    default: Defaults.reply_ids
+      "required: every reply must echo the request's id (a reply without it is malformed), and the host writes each request at once instead of first letting the event loop read what is already in the pipe. optional: a reply may echo it. A reply with a wrong id kills the extension either way. Set required for extensions that always echo (the SDK, abhed-ext hook)."
   })),
-  match: Schema.optionalKey(Rules.check(nonEmptyMatch).annotate({
+  match: orUndefined(Rules.check(nonEmptyMatch).annotate({
     description:
       "Only tool calls matching one of these rules (same shape as policy rules) are sent to this extension (tool_call and tool_result), re-checked on every settling round. Omitted = every call; an empty list is an error (it would match no call)."
   }))
@@ -249,12 +265,12 @@ export const ExtensionFile = Schema.Struct({
   description: "One extension: a process speaking line-delimited JSON on stdin/stdout.",
   expected: `an extension object like {"name": "guard", "command": "bash"}`
 })
-export type ExtensionFile = typeof ExtensionFile.Type
+/** As written in the file. */
+export type ExtensionFile = typeof ExtensionFile.Encoded
 
 const RulesAt = (level: string) =>
-  Schema.optionalKey(Rules.annotate({
-    description: `Calls matching any of these rules are ${level}.`,
-    default: []
+  withDefault([], Rules.annotate({
+    description: `Calls matching any of these rules are ${level}.`
   }))
 
 const PolicyKeys = ["deny", "ask", "allow", "default"]
@@ -263,41 +279,39 @@ export const PolicyFile = Schema.Struct({
   deny: RulesAt("denied"),
   ask: RulesAt("asked (need approval), unless a deny rule matches"),
   allow: RulesAt("allowed, unless a deny or ask rule matches"),
-  default: Schema.optionalKey(Schema.Literals(["allow", "ask", "deny"]).annotate({
-    description: "The decision when no rule matches.",
-    default: Defaults.policy.default
+  default: withDefault("allow", Schema.Literals(["allow", "ask", "deny"]).annotate({
+    description: "The decision when no rule matches."
   }))
 }).annotate({
   description:
     "The operator's policy. It runs on the settled arguments; the final decision is the stricter of the policy's and the extensions'.",
   expected: `an object with ${PolicyKeys.join(", ")}`
 })
-export type PolicyFile = typeof PolicyFile.Type
+/** As written in the file. */
+export type PolicyFile = typeof PolicyFile.Encoded
 
 // Names order the combination of replies and attribute every reason, so two extensions may not share one.
 // (JSON Schema cannot say this; the effect Schema does, once every extension is otherwise valid.)
-const uniqueNames = unique<ExtensionFile>({ noun: "name", keyOf: (x) => x.name, at: ["name"], fix: "names must be unique" })
+const uniqueNames = unique<typeof ExtensionFile.Type>({ noun: "name", keyOf: (x) => x.name, at: ["name"], fix: "names must be unique" })
   .annotate({ toJsonSchema: () => ({}) })
 
 export const ConfigFile = Schema.Struct({
   $schema: Schema.optionalKey(Schema.String.annotate({ description: "The JSON Schema of this file, for editors." })),
-  extensions: Schema.optionalKey(Schema.Array(ExtensionFile).check(uniqueNames).annotate({
+  extensions: withDefault([], Schema.Array(ExtensionFile).check(uniqueNames).annotate({
     description: "The extensions to run. Names must be unique.",
-    default: [],
     expected: "an array of extensions"
   })),
-  policy: Schema.optionalKey(PolicyFile),
-  max_rewrite_rounds: Schema.optionalKey(PositiveInt.annotate({
+  // Left out, the policy is the empty one: no rules, default allow.
+  policy: Schema.withDecodingDefaultTypeKey<typeof PolicyFile>(Effect.succeed(Schema.decodeSync(PolicyFile)({})))(PolicyFile),
+  max_rewrite_rounds: withDefault(4, PositiveInt.annotate({
     description: "How many rounds of argument/content rewrites may run before the call fails closed.",
-    default: Defaults.max_rewrite_rounds,
     expected: "a positive integer"
   })),
-  builtin_tools: Schema.optionalKey(Schema.Array(
+  builtin_tools: withDefault([], Schema.Array(
     Schema.NonEmptyString.check(builtinToolName).annotate({ expected: "a non-empty string" })
   ).check(uniqueItems("tool")).annotate({
     description:
       "The agent's own tool names (letters, digits, '_' and '-', 1 to 64 characters); an extension tool with one of these names is rejected.",
-    default: [],
     expected: "an array of tool names"
   }))
 }).annotate({
@@ -305,7 +319,8 @@ export const ConfigFile = Schema.Struct({
   description: "Configuration of Abhed's extension host.",
   expected: `a JSON object like {"extensions": [...]}`
 })
-export type ConfigFile = typeof ConfigFile.Type
+/** As written in the file. */
+export type ConfigFile = typeof ConfigFile.Encoded
 
 /** The JSON Schema (draft 2020-12) of `abhed.json`, as checked in at `docs/abhed.schema.json`. */
 export const configJsonSchema = (): Record<string, unknown> => {

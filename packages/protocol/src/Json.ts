@@ -123,17 +123,51 @@ export const previewJson = (
 }
 
 /**
- * The shape of a value an extension wrote where no reply was due, for death causes, notes and audit lines: its JSON
- * with every string replaced by its length (`{"debug":"<57 chars>"}`), cut to `max` characters. Such a line can hold
- * anything the extension saw (a debug print of a `tool_result`, a secret a redactor removed), and the cause of a
- * death goes to the audit, the log and the model's notes, where content is never kept verbatim (docs/design.md#failures). Keys,
- * numbers, booleans and null are what an author needs to find the stray print; `showTop` keeps the strings of the
- * value's own keys a caller knows to be harmless (the host's own request ids) as they are.
+ * Keys a shape shows as they are: the protocol's own words (request and reply fields, a tool's), which carry no
+ * content. Any other key may: a redactor's map from the secrets it found to their replacements has them as keys.
  */
-export const shapeJson = (value: unknown, max: number, showTop: (key: string, s: string) => boolean = () => false): string =>
+const ProtocolKeys: ReadonlySet<string> = new Set([
+  "event", "session_id", "id", "call_id", "round", "tool", "args", "content", "is_error", "messages", "system",
+  "block", "ask", "reason", "keep", "cancel", "summary", "tools", "name", "description", "input_schema", "result"
+])
+
+/** An object's keys as shown: the protocol's own as they are, any other by its length, numbered where two read alike. */
+const hideKeys = (o: { readonly [key: string]: unknown }): Record<string, unknown> => {
+  const out: Record<string, unknown> = Object.create(null)
+  for (const [key, v] of Object.entries(o)) {
+    const base = ProtocolKeys.has(key) ? key : `<${key.length} chars>`
+    let shown = base
+    for (let n = 2; Object.hasOwn(out, shown); n++) shown = `${base}#${n}`
+    out[shown] = v
+  }
+  return out
+}
+
+/**
+ * The shape of a value an extension wrote (a stray line, a reply field of the wrong type), for death causes, notes
+ * and audit lines: its JSON with every string shown by its length and every number as `<number>`, keys by their
+ * length unless they are the protocol's own, booleans and null as they are (`{"debug":"<57 chars>","<6 chars>":
+ * "<number>"}`), cut to `max` characters. Such a value can hold anything the extension saw (a debug print of a
+ * `tool_result`, a secret a redactor removed: as a string, a number or a key), and a death cause goes to the audit,
+ * the log and the model's notes, where content is never kept verbatim (docs/design.md#failures). The shape is what
+ * an author needs to find the stray print. `showTop` keeps the strings of the value's own keys a caller knows to be
+ * harmless (the host's own request ids) as they are.
+ */
+export const shapeJson = (value: unknown, max: number, showTop: (key: string, s: string) => boolean = () => false): string => {
   // The replacer sees the value itself too (key ""), so a lone string is hidden like any other. `showTop` is asked
-  // about the value's own keys only (their holder is the value): an `id` nested in a payload is content.
-  previewJson(value, max, (key, v, holder) => (typeof v === "string" && !(holder === value && showTop(key, v)) ? hiddenString(v) : v))
+  // about the value's own keys only (their holder is the value, as shown): an `id` nested in a payload is content.
+  let top: unknown = value
+  return previewJson(value, max, (key, v, holder) => {
+    if (typeof v === "string") return holder === top && showTop(key, v) ? v : hiddenString(v)
+    if (typeof v === "number" || typeof v === "bigint") return "<number>"
+    if (isJsonObject(v)) {
+      const shown = hideKeys(v)
+      if (v === value) top = shown
+      return shown
+    }
+    return v
+  })
+}
 
 const hiddenString = (s: string): string => `<${s.length} chars>`
 

@@ -27,6 +27,28 @@ describe("docs/abhed.schema.json", () => {
     }
   })
 
+  it("states as `default` exactly what decoding gives a key left out (one statement of each default)", () => {
+    const doc = JSON.parse(configJsonSchemaText())
+    const decode = Schema.decodeUnknownSync(ConfigFile)
+    const empty = decode({})
+    const items = decode({ extensions: [{ name: "x", command: "x" }], policy: { deny: [{ tool: "x" }] } })
+    const places: ReadonlyArray<[Record<string, { default?: unknown }>, Record<string, unknown>]> = [
+      [doc.properties, empty],
+      [doc.properties.policy.properties, empty.policy],
+      [doc.$defs.Extension.properties, items.extensions[0] ?? {}],
+      [doc.$defs.PolicyRule.properties, items.policy.deny[0] ?? {}]
+    ]
+    let stated = 0
+    for (const [properties, value] of places) {
+      for (const [key, property] of Object.entries(properties)) {
+        if (!Object.hasOwn(property, "default")) continue
+        stated++
+        expect([key, value[key]]).toEqual([key, property.default])
+      }
+    }
+    expect(stated).toBe(17)
+  })
+
   it("describes every property, so editors can show help on hover", () => {
     const undescribed: Array<string> = []
     const walk = (node: unknown, path: string): void => {

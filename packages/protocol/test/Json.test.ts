@@ -46,19 +46,26 @@ describe("unsendableField", () => {
 })
 
 describe("shapeJson", () => {
-  it("shows keys, numbers, booleans and null, and every string by its length only, at any depth", () => {
+  it("shows strings by their length, numbers as <number>, keys by their length unless the protocol's own, at any depth", () => {
     const secret = "aws_secret_access_key=AKIAABCDEFGHIJKLMNOP"
     const text = shapeJson({ debug: secret, n: 1, ok: true, none: null, nested: [{ content: secret }] }, 200)
-    expect(text).toBe(`{"debug":"<42 chars>","n":1,"ok":true,"none":null,"nested":[{"content":"<42 chars>"}]}`)
+    expect(text).toBe(`{"<5 chars>":"<42 chars>","<1 chars>":"<number>","<2 chars>":true,"<4 chars>":null,"<6 chars>":[{"content":"<42 chars>"}]}`)
     expect(text).not.toContain("AKIA")
     expect(shapeJson(secret, 200)).toBe(`"<42 chars>"`)
+  })
+
+  it("hides a secret held as a key or a number, and keeps keys that read alike apart", () => {
+    const text = shapeJson({ "sk-live-4eC39HqLyjWDarjtT1zdp7dc": 4111111111111111, "sk-live-4eC39HqLyjWDarjtT1zdp7dd": "x" }, 200)
+    expect(text).toBe(`{"<32 chars>":"<number>","<32 chars>#2":"<1 chars>"}`)
+    expect(text).not.toContain("sk-live")
+    expect(text).not.toContain("4111")
   })
 
   it("keeps the strings the caller knows to be harmless, by key, at the top only", () => {
     expect(shapeJson({ id: "7", reason: "stray" }, 200, (key) => key === "id")).toBe(`{"id":"7","reason":"<5 chars>"}`)
     // An `id` inside a payload is the payload's: hidden like any string.
     expect(shapeJson({ id: "7", args: { user: { id: "hunter2" } }, env: [{ id: "AKIA1234" }] }, 200, (key) => key === "id"))
-      .toBe(`{"id":"7","args":{"user":{"id":"<7 chars>"}},"env":[{"id":"<8 chars>"}]}`)
+      .toBe(`{"id":"7","args":{"<4 chars>":{"id":"<7 chars>"}},"<3 chars>":[{"id":"<8 chars>"}]}`)
   })
 })
 

@@ -1,0 +1,63 @@
+/**
+ * One record per dispatch (docs/design.md#architecture). Extension entries are sorted by name, so identical inputs give identical
+ * records except for the timing fields (`latency_ms`, `duration_ms`).
+ */
+export type ExchangeStatus =
+  | "replied"
+  | "timed_out"
+  | "exited"
+  | "malformed"
+  | "unsolicited"
+  | "too_long"
+  | "dead"
+  | "not_subscribed"
+  | "not_matched"
+
+export interface AuditExchange {
+  readonly extension: string
+  readonly status: ExchangeStatus
+  readonly latency_ms: number
+  /** The decoded reply, when the extension replied. */
+  readonly reply?: unknown
+  /** Known reply fields that belong to other events (ignored). */
+  readonly ignored?: ReadonlyArray<string>
+  /** Why the exchange failed, when it did. */
+  readonly error?: string
+  /**
+   * A dead extension's own word on why (the line of its stderr that names the error), when it wrote one: verbatim
+   * with `--audit-content full`, else as `{sha256, bytes}` like every content (stderr can hold what the extension saw).
+   */
+  readonly stderr?: string | ContentDigest
+}
+
+export interface AuditRound {
+  readonly round: number
+  readonly exchanges: ReadonlyArray<AuditExchange>
+}
+
+export interface AuditRecord {
+  readonly seq: number
+  /** The session the dispatch belongs to: one file may hold several sessions' records. */
+  readonly session_id: string
+  /** When the dispatch began (ISO 8601, from the effect Clock). */
+  readonly time: string
+  readonly event: string
+  readonly call_id: string | undefined
+  /**
+   * For tool_call, tool_result and invoke_tool: the tool, and the args as the agent passed them, which the first
+   * round judged (verbatim, like the outcome's: docs/design.md#failures). Absent args: the host could not send them (`notes`).
+   */
+  readonly tool?: string
+  readonly args?: { readonly [key: string]: unknown }
+  readonly rounds: ReadonlyArray<AuditRound>
+  readonly outcome: unknown
+  /** Anything else worth keeping: rejected tools, out-of-range keep indices, the policy decision. */
+  readonly notes: ReadonlyArray<string>
+  readonly duration_ms: number
+}
+
+/** A content recorded without itself: the SHA-256 of its UTF-8 text (hex) and that text's length in bytes. */
+export interface ContentDigest {
+  readonly sha256: string
+  readonly bytes: number
+}
