@@ -57,6 +57,8 @@ export interface Config {
   readonly policy: PolicyConfig
   readonly max_rewrite_rounds: number
   readonly builtin_tools: ReadonlyArray<string>
+  /** In the managed layer: ignore the other layers' extensions (docs/configuration.md). */
+  readonly allow_managed_only?: boolean | undefined
 }
 
 export const Defaults = {
@@ -109,5 +111,6 @@ export const configFromFile = (file: ConfigFile): Config => ({
     default: file.policy?.default ?? Defaults.policy.default
   },
   max_rewrite_rounds: file.max_rewrite_rounds ?? Defaults.max_rewrite_rounds,
-  builtin_tools: file.builtin_tools ?? Defaults.builtin_tools
+  builtin_tools: file.builtin_tools ?? Defaults.builtin_tools,
+  allow_managed_only: file.allow_managed_only ?? false
 })
