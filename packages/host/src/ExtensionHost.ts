@@ -6,6 +6,7 @@ import {
   combineTools,
   decide,
   deny as denyVerdict,
+  evaluateLayerPolicies,
   evaluatePolicy,
   evaluateRules,
   fromToolCallReply,
@@ -18,6 +19,7 @@ import {
   unsettledReason,
   VerdictReducer,
   type AcceptedTool,
+  type LayerPolicy,
   type Named,
   type PolicyDecision,
   type PolicyHook,
@@ -86,6 +88,8 @@ export interface ExtensionHostShape {
 export interface HostOptions {
   readonly sessionId: string
   readonly policy?: PolicyConfig | undefined
+  /** One policy per config layer, each evaluated and the decisions joined (stricter wins); replaces `policy`. */
+  readonly policies?: ReadonlyArray<LayerPolicy> | undefined
   readonly policyHooks?: ReadonlyArray<PolicyHook> | undefined
   readonly maxRewriteRounds?: number | undefined
   readonly builtinTools?: ReadonlyArray<string> | undefined
@@ -96,12 +100,14 @@ export const optionsFromConfig = (
   config: Config,
   options: {
     readonly sessionId: string
+    readonly policies?: ReadonlyArray<LayerPolicy> | undefined
     readonly policyHooks?: ReadonlyArray<PolicyHook> | undefined
     readonly builtinTools?: ReadonlyArray<string> | undefined
   }
 ): HostOptions => ({
   sessionId: options.sessionId,
   policy: config.policy,
+  policies: options.policies,
   policyHooks: options.policyHooks,
   maxRewriteRounds: config.max_rewrite_rounds,
   // The agent knows its own tools; the config may name more. An extension may shadow none of them.
@@ -296,6 +302,7 @@ export const make = (
   }
   const policy = options.policy ?? Defaults.policy
   const hooks = options.policyHooks ?? []
+  const layered = options.policies
   const maxRounds = options.maxRewriteRounds ?? Defaults.max_rewrite_rounds
   const builtin = options.builtinTools ?? Defaults.builtin_tools
   const sessionId = options.sessionId
@@ -519,7 +526,9 @@ export const make = (
         call_id,
         Effect.flatMap(settled, (outcome) =>
           // No hooks (the common case): the rules are plain synchronous code.
-          hooks.length === 0
+          layered !== undefined
+            ? Effect.map(evaluateLayerPolicies(layered, hooks, { tool: call.tool, args: outcome.payload }), (d) => finish(outcome, d))
+            : hooks.length === 0
             ? Effect.succeed(finish(outcome, evaluateRules(policy, { tool: call.tool, args: outcome.payload })))
             : Effect.map(evaluatePolicy(policy, hooks, { tool: call.tool, args: outcome.payload }), (d) => finish(outcome, d))),
         { tool: call.tool, args: call.args }
@@ -745,6 +754,8 @@ export interface ProcessHostOptions {
   readonly baseDir: string
   /** Compiled-in policy hooks, evaluated before the config's rules (docs/design.md#combination). */
   readonly policyHooks?: ReadonlyArray<PolicyHook> | undefined
+  /** One policy per config layer (`loadLayers`), used instead of the config's one `policy`. */
+  readonly policies?: ReadonlyArray<LayerPolicy> | undefined
   /** The agent's own tools, added to the config's `builtin_tools`: no extension may declare one of these. */
   readonly builtinTools?: ReadonlyArray<string> | undefined
   /** Longest reply line in bytes (default 16 MiB). */
