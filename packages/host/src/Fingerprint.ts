@@ -69,12 +69,24 @@ const digestOf = (file: string): Effect.Effect<string | null | undefined> =>
 const realOrSelf = (file: string): Effect.Effect<string> =>
   Effect.promise(() => NodeFs.promises.realpath(file).catch(() => file))
 
-/** Paths an extension's command line names: the command when it is a path, each argument, and the value of `--x=v`. */
+/**
+ * Where a bare command could be found: each entry of the PATH it is started with (the config's own `PATH`, else the
+ * host's), so that a project entry on it (`"env": {"PATH": "./bin:/usr/bin"}`, or a relative entry like `.` in
+ * the user's PATH, which resolves against the extension's cwd) has its program covered like a script.
+ */
+const onPath = (x: ExtensionConfig): ReadonlyArray<string> =>
+  x.command.includes("/")
+    ? [x.command]
+    : (x.env["PATH"] ?? process.env["PATH"] ?? "").split(":").map((entry) => NodePath.join(entry === "" ? "." : entry, x.command))
+
+/** Paths an extension's command line names: the command (as a path, or on PATH), each argument but options, the value of `--x=v`. */
 const candidates = (x: ExtensionConfig): ReadonlyArray<string> => {
-  const words = x.command.includes("/") ? [x.command, ...x.args] : [...x.args]
+  const words = [...onPath(x), ...x.args]
   return words.flatMap((w) => {
+    // An argument starting with "-" is an option, not a file; the value of `--x=path` may be one.
+    if (!w.startsWith("-")) return [w]
     const eq = w.indexOf("=")
-    return eq > 0 && w.startsWith("-") ? [w, w.slice(eq + 1)] : [w]
+    return eq > 0 ? [w.slice(eq + 1)] : []
   }).filter((w) => w !== "")
 }
 
