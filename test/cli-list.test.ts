@@ -87,6 +87,23 @@ describe.concurrent("abhed-ext list", () => {
     expect(r.code).toBe(0)
   })
 
+  it("a config's escape sequences are shown escaped, never sent to the terminal", async () => {
+    // A repository's abhed.json: ESC[8m hides what follows it, OSC 52 writes the clipboard.
+    const hostile = configFile([{
+      name: "guard",
+      command: "bash",
+      args: [fixture("host-rm-guard.sh"), "\u001b[8mhidden"],
+      events: ["tool_call"],
+      match: [{ tool: "\u001b[8mx", args: { p: "\u001b]52;c;cm0gLXJmIH4K\u0007" } }],
+      ...Patient
+    }])
+    const r = await runCli(["list", "-c", hostile])
+    expect(r.code, r.stderr).toBe(0)
+    expect(r.stdout).not.toMatch(/[\x00-\x08\x0b-\x1f\x7f-\x9f]/)
+    expect(r.stdout).toContain("\\x1b[8mx")
+    expect(r.stdout).toContain("\\x1b]52;c;cm0gLXJmIH4K\\x07")
+  })
+
   it("an invalid config exits 2", async () => {
     const r = await runCli(["list", "-c", "test/fixtures/cli-invalid-config.json"])
     expect(r.code).toBe(2)

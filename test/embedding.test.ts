@@ -6,6 +6,9 @@ import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
 import { allowEverything, fakeHost, liveHost, runTool, ToolDenied } from "../docs/embedding/agent.ts"
 
+/** A fresh audit file: the JSONL sink takes a regular file only (no device, FIFO or link). */
+const auditFile = () => NodePath.join(NodeFs.mkdtempSync(NodePath.join(NodeOs.tmpdir(), "abhed-embed-")), "audit.jsonl")
+
 /** The embedding guide's example (docs/embedding/agent.ts) does what docs/embedding.md says it does. */
 
 const cat = (args: Record<string, unknown>) => Effect.succeed(`contents of ${String(args["path"])}: AKIAABCDEFGHIJKLMNOP`)
@@ -64,7 +67,7 @@ describe("docs/embedding", () => {
   it.live("live: a bad config fails the layer with every problem and its path", () =>
     Effect.gen(function*() {
       const error = yield* Effect.flip(
-        Effect.provide(Effect.void, liveHost(`{"extensions":[{"name":"a","command":""}],"max_rewrite_rounds":0}`, ".", "/dev/null", "s"))
+        Effect.provide(Effect.void, liveHost(`{"extensions":[{"name":"a","command":""}],"max_rewrite_rounds":0}`, ".", auditFile(), "s"))
       )
       assert.strictEqual(error._tag, "ConfigError")
       assert.include(error.message, "extensions[0].command")

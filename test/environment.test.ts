@@ -1,7 +1,7 @@
 import { AuditLog, ExtensionHost } from "@abhed/host"
 import { extensionConfig, parseConfig } from "@abhed/protocol"
 import { Effect, Layer, Logger, Result } from "effect"
-import { mkdtempSync, writeFileSync } from "node:fs"
+import { existsSync, mkdtempSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
@@ -126,4 +126,26 @@ describe("the environment an extension gets (docs/design.md#failures)", () => {
       message: 'extension everything: env_passthrough "*" passes every variable of the host, API keys and credentials included: name the ones it needs'
     })
   }, 30_000)
+})
+
+describe("a bash extension and the operator's ~/.bashrc", () => {
+  it("is not sourced by bash -c: the extension's stdin is a socket pair, which bash without SHLVL takes for sshd's", async () => {
+    const home = mkdtempSync(join(tmpdir(), "abhed-bashrc-"))
+    // A .bashrc that prints (on stdout: the extension would die of unsolicited output) and leaves a marker.
+    writeFileSync(join(home, ".bashrc"), `echo "bashrc says hello"\ntouch ${JSON.stringify(join(home, "sourced"))}\n`)
+    const config = join(home, "abhed.json")
+    writeFileSync(config, JSON.stringify({
+      // `bash -c`, as `ssh host command` runs it, and as hook commands and one-line extensions are run.
+      extensions: [{ name: "plain", command: "bash", args: ["-c", `exec bash ${JSON.stringify(dump)}`], events: ["before_agent_start"], env: { ABHED_EXT: "plain" } }]
+    }))
+    const r = await runCli(["run", "--config", config], {
+      input: `{"event":"before_agent_start","system":""}\n`,
+      env: { HOME: home, SHLVL: "" }
+    })
+    expect(r.code, r.stderr).toBe(0)
+    expect(r.stderr).not.toContain("dead")
+    const [out] = jsonLines(r.stdout) as Array<{ readonly system?: unknown }>
+    expect(envOf(out?.system, "plain")["SHLVL"]).toBeDefined()
+    expect(existsSync(join(home, "sourced"))).toBe(false)
+  }, 60_000)
 })

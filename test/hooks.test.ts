@@ -395,9 +395,10 @@ describe("abhed-ext hook usage errors: the problem and a hint on stderr, exit 64
  * a fresh folder, so that the relative `cwd` it writes is checked by running the config from where it was written.
  */
 const patientArgs = (args: Array<string>): Array<string> => {
-  if (args.some((a) => a.startsWith("--timeout-ms="))) return args
   const end = args.indexOf("--")
-  return [...args.slice(0, end), "--timeout-ms=20000", ...args.slice(end)]
+  const given = args.slice(0, end).find((a) => a.startsWith("--timeout-ms="))
+  const ms = Math.max(Number(given?.slice("--timeout-ms=".length) ?? 0), 20_000)
+  return [...args.slice(0, end).filter((a) => a !== given), `--timeout-ms=${ms}`, ...args.slice(end)]
 }
 
 const importTo = async (settings: string, flags: ReadonlyArray<string> = []) => {
@@ -410,7 +411,7 @@ const importTo = async (settings: string, flags: ReadonlyArray<string> = []) => 
     ...config,
     extensions: config.extensions.map((e) => ({
       ...e,
-      // A hook without its own timeout gets a patient one too (the adapter's 4 s is not what these tests are about).
+      // The hook's own bound is patient too (python3 under load; the 4 s default is not what these tests are about).
       args: patientArgs(e["args"] as Array<string>),
       timeout_ms: Math.max(Number(e["timeout_ms"] ?? 0), 30_000),
       startup_timeout_ms: Math.max(Number(e["startup_timeout_ms"] ?? 0), 40_000)
@@ -421,6 +422,27 @@ const importTo = async (settings: string, flags: ReadonlyArray<string> = []) => 
 }
 
 describe("abhed-ext import-hooks", () => {
+  it("shows a settings file's own text escaped: a hostile type or command cannot drive the terminal", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "abhed-hostile-settings-"))
+    const settings = join(dir, "settings.json")
+    writeFileSync(settings, JSON.stringify({
+      hooks: {
+        PreToolUse: [{
+          matcher: "Bash",
+          hooks: [
+            { type: "bogus\u001b[31m", command: "echo \u001b]52;c;cm0gLXJmIH4K\u0007" },
+            { type: "command", command: "exit 0" }
+          ]
+        }]
+      }
+    }))
+    const r = await runCli(["import-hooks", "--format", "claude", "-o", join(dir, "abhed.json"), settings])
+    expect(r.code, r.stderr).toBe(0)
+    expect(r.stderr).toContain("not carried over")
+    expect(r.stderr).not.toMatch(/[\x00-\x08\x0b-\x1f\x7f-\x9f]/)
+    expect(r.stderr).toContain("bogus\\x1b[31m")
+  }, 60_000)
+
   it("turns a settings file with three hooks into a config run accepts, and names the one it cannot carry over", async () => {
     const settings = "test/fixtures/hooks/project/.claude/settings.json"
     const imported = await importTo(settings)
@@ -459,7 +481,7 @@ describe("abhed-ext import-hooks", () => {
     expect(out[1]).toMatchObject({ decision: "deny", reasons: [{ reason: "Blocked: .env.local may hold secrets" }] })
     expect(out[2]).toMatchObject({ decision: "allow", reasons: [] })
     expect(out[3]).toMatchObject({ decision: "deny", reasons: [{ reason: "rm -rf on an absolute path is not allowed" }] })
-  })
+  }, 120_000)
 
   it("writes a config to commit: abhed-ext from PATH, cwd relative to the config's folder, $schema, a final newline", async () => {
     const cwd = `${repoRoot}test/fixtures/hooks/project`

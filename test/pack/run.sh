@@ -145,11 +145,15 @@ if [ "$machine_major" -lt 24 ]; then
     grep -qF "abhed-ext: needs Node >=24 (this is Node $("$machine_node" -p process.versions.node)): " old.err ||
     { cat old.out old.err >&2; fail "abhed-ext on Node $machine_major exited $code without the one line"; }
 fi
-# What npm on Node 20 gave the issue's reporter: effect 4.1 beside @effect/platform-node 4.0 (forced here: npm
-# refuses the pair otherwise), run with the app's Node 24.
+# What npm on Node 20 gave the issue's reporter: effect 4.1 beside @effect/platform-node 4.0.6. The app's tree
+# (hard links: quick) with the real 4.0.6 in place of 4.1, run with the app's Node 24.
 mkdir "$work/mismatch"
 cd "$work/mismatch"
-npm install --loglevel=error --legacy-peer-deps @abhed/cli@0.1.0 effect@4.1.0 @effect/platform-node@4.0.6 >&2
+cp -al "$app/node_modules" node_modules
+platform="$(npm pack --silent --pack-destination "$work" @effect/platform-node@4.0.6 | tail -1)"
+rm -rf node_modules/@effect/platform-node
+mkdir node_modules/@effect/platform-node
+tar -xzf "$work/$platform" -C node_modules/@effect/platform-node --strip-components=1
 set +e
 node node_modules/@abhed/cli/dist/abhed-ext.js demo >mismatch.out 2>mismatch.err
 code=$?

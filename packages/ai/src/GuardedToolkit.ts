@@ -185,12 +185,17 @@ const make = <Tools extends Record<string, Tool.Any>>(
     }
   }
 
-  /** The outcome `needsApproval` recorded for this very call, if any (taken: a call id runs once). */
-  const take = (name: string, params: unknown, toolCallId: string | undefined): Pending | undefined => {
+  /**
+   * The outcome `needsApproval` recorded for this very call, if any (taken: a call id runs once). "other" when the
+   * id's outcome is another call's: two calls of one response sharing an id (a provider that lets the model name its
+   * calls), where the Approver saw one call's args and would have let the other run.
+   */
+  const take = (name: string, params: unknown, toolCallId: string | undefined): Pending | "other" | undefined => {
     if (toolCallId === undefined) return undefined
     const entry = pending.get(toolCallId)
     pending.delete(toolCallId)
-    return entry !== undefined && entry.tool === name && entry.params === canonicalJson(params) ? entry : undefined
+    if (entry === undefined) return undefined
+    return entry.tool === name && entry.params === canonicalJson(params) ? entry : "other"
   }
 
   const afterResult = (
@@ -262,6 +267,7 @@ const make = <Tools extends Record<string, Tool.Any>>(
         return yield* refuse(`${tool.name}: call ${toolCallId} has run already; a call runs once`, "handler")
       }
       const entry = take(tool.name, normal.args, toolCallId)
+      if (entry === "other") return yield* refuse(`${tool.name}: call ${toolCallId} was judged with other args; a call id names one call`, "handler")
       const { args, boxed } = box(normal.args)
       const outcome = entry?.outcome ?? (yield* host.toolCall({ tool: tool.name, args, call_id: callId }))
       if (outcome.decision === "deny") return single(denied(formatReasons(outcome.reasons), "handler"))

@@ -190,6 +190,36 @@ describe("no tool runs unjudged: an asked call runs only once the Approver said 
     }).pipe(Effect.provide(peekHandlers), Effect.provide(host([]))))
 })
 
+describe("no tool runs unjudged: two calls sharing an id", () => {
+  const Peek = Tool.make("peek", { parameters: Schema.Struct({ path: Schema.String }), success: Schema.String, needsApproval: true })
+  const PeekTools = Toolkit.make(Peek)
+  const peekHandlers = PeekTools.toLayer({ peek: (p) => Effect.sync(() => (ran.push(p), "peeked")) })
+
+  it.effect("the Approver says yes to one call's args: the other call of the same id does not run", () =>
+    Effect.gen(function*() {
+      ran.length = 0
+      const asked: Array<unknown> = []
+      const toolkit = yield* GuardedToolkit.guard(PeekTools)
+      // A provider that lets the model name its calls: two calls, one id.
+      const model = yield* ScriptedModel.make([() => [
+        ScriptedModel.toolCall("x", "peek", { path: "/etc/shadow" }),
+        ScriptedModel.toolCall("x", "peek", { path: "notes.txt" }),
+        ScriptedModel.finish("tool-calls")
+      ]])
+      const response = yield* LanguageModel.generateText({ prompt: "go", toolkit }).pipe(
+        Effect.provideService(LanguageModel.LanguageModel, model)
+      )
+      const answers = yield* GuardedToolkit.resolveApprovals(toolkit, response.content).pipe(
+        Effect.provide(Approval.Approver.layer((request) =>
+          Effect.sync(() => (asked.push(request.args), JSON.stringify(request.args) === `{"path":"notes.txt"}`))
+        ))
+      )
+      assert.deepStrictEqual(asked, [{ path: "notes.txt" }])
+      assert.deepStrictEqual(ran, [])
+      assert.include(JSON.stringify(answers), "call x was judged with other args")
+    }).pipe(Effect.provide(peekHandlers), Effect.provide(host([]))))
+})
+
 describe("no tool runs unjudged: property", () => {
   const invoked: Array<unknown> = []
   const provider = FakeExtension.fromReplies("provider", {

@@ -2,7 +2,7 @@ import { AuditLog, type AuditRecord, type ExchangeStatus } from "@abhed/host"
 import { Console, Effect, Option } from "effect"
 import { Command } from "effect/cli"
 import { loadConfig } from "./ConfigFile.ts"
-import { renderHostRecord, renderLine, renderSummary, tally } from "./DemoTable.ts"
+import { legend, renderHostRecord, renderLine, renderSummary, tally } from "./DemoTable.ts"
 import { exampleConfig, exampleSession } from "./Examples.ts"
 import { processHost } from "./HostLayer.ts"
 import { inputLines } from "./Input.ts"
@@ -27,6 +27,7 @@ export const runDemo = Effect.gen(function*() {
   })
   yield* Console.log(s.bold(`abhed-ext demo: ${loaded.config.extensions.length} extensions from ${exampleConfig}`))
   yield* Console.log(s.dim(`over ${exampleSession}\n`))
+  yield* Console.log(`${legend(s)}\n`)
   yield* runSession({
     lines,
     host: processHost(loaded),

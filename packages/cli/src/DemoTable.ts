@@ -14,16 +14,30 @@ import type { Style } from "./Style.ts"
 const clip = (text: string, max = 90): string => (text.length > max ? `${text.slice(0, max - 1)}…` : text)
 const json = (u: unknown, max = 90): string => clip(JSON.stringify(u) ?? String(u), max)
 
-/** One extension's reply in words. */
-export const describeReply = (event: string, reply: unknown): string => {
+/** The field a reply proposes a rewrite in, for the events that settle (the payload each round sends). */
+const proposalField = (event: string): "args" | "content" | undefined =>
+  event === "tool_call" ? "args" : event === "tool_result" ? "content" : undefined
+
+/**
+ * One extension's reply in words. `current`: what the round sent it, for the settling events: a proposal equal to
+ * it changes nothing and is said so, not shown as a rewrite.
+ */
+export const describeReply = (event: string, reply: unknown, current?: unknown): string => {
   if (!isJsonObject(reply) || Object.keys(reply).length === 0) return "no opinion"
+  const unchanged = (field: string) => current !== undefined && reply[field] !== undefined && jsonEquals(reply[field], current)
   if (event === "tool_call") {
     const parts: Array<string> = []
     if (reply["block"] === true) parts.push("BLOCK")
     if (reply["ask"] === true) parts.push("ASK")
     if (typeof reply["reason"] === "string") parts.push(json(reply["reason"], 70))
-    if (reply["args"] !== undefined) parts.push(`rewrite args → ${json(reply["args"], 70)}`)
+    if (reply["args"] !== undefined) {
+      parts.push(unchanged("args") ? "args unchanged" : `rewrite args → ${json(reply["args"], 70)}`)
+    }
     return parts.length === 0 ? "no opinion" : parts.join(" ")
+  }
+  if (event === "tool_result" && unchanged("content")) {
+    const rest = Object.entries(reply).filter(([k]) => k !== "content").map(([k, v]) => `${k}: ${json(v, 70)}`)
+    return ["content unchanged", ...rest].join(", ")
   }
   if (event === "list_tools" && Array.isArray(reply["tools"])) {
     const names = reply["tools"].map((t) => (isJsonObject(t) && typeof t["name"] === "string" ? t["name"] : "?"))
@@ -32,12 +46,12 @@ export const describeReply = (event: string, reply: unknown): string => {
   return Object.entries(reply).map(([k, v]) => `${k}: ${json(v, 70)}`).join(", ")
 }
 
-const exchangeRow = (event: string, x: AuditExchange, s: Style, width: number): string => {
+const exchangeRow = (event: string, x: AuditExchange, s: Style, width: number, current: unknown): string => {
   const name = x.extension.padEnd(width)
   const ms = `${Math.round(x.latency_ms)} ms`.padStart(7)
   if (x.status === "replied") {
-    const said = describeReply(event, x.reply)
-    const text = said === "no opinion" ? s.dim(said) : said
+    const said = describeReply(event, x.reply, current)
+    const text = said === "no opinion" || said === "args unchanged" || said === "content unchanged" ? s.dim(said) : said
     const ignored = x.ignored !== undefined && x.ignored.length > 0 ? s.dim(` (ignored: ${x.ignored.join(", ")})`) : ""
     return `    ${name} ${s.dim(ms)}  ${text}${ignored}`
   }
@@ -45,7 +59,25 @@ const exchangeRow = (event: string, x: AuditExchange, s: Style, width: number): 
   return `    ${name} ${s.dim(ms)}  ${s.red(`${x.status.toUpperCase()}: ${x.error ?? "no reply"}`)}`
 }
 
-const recordRows = (record: AuditRecord, s: Style): Array<string> => {
+/**
+ * What the next round sends: the proposal of the lowest-named extension that proposed something other than what
+ * this round sent (the settling rule; exchanges are in name order), else the same.
+ */
+const nextPayload = (event: string, exchanges: ReadonlyArray<AuditExchange>, current: unknown): unknown => {
+  const field = proposalField(event)
+  if (field === undefined || current === undefined) return current
+  for (const x of exchanges) {
+    const proposed = x.status === "replied" && isJsonObject(x.reply) ? x.reply[field] : undefined
+    if (proposed !== undefined && !jsonEquals(proposed, current)) return proposed
+  }
+  return current
+}
+
+/** What the first round of a settling event sent: the agent's args or content (undefined for the other events). */
+const firstPayload = (input: InputRequest | undefined): unknown =>
+  input?.event === "tool_call" ? input.args : input?.event === "tool_result" ? input.content : undefined
+
+const recordRows = (record: AuditRecord, s: Style, input?: InputRequest): Array<string> => {
   const rows: Array<string> = []
   const subscribed = new Set<string>()
   const skipped = new Set<string>()
@@ -53,9 +85,11 @@ const recordRows = (record: AuditRecord, s: Style): Array<string> => {
     for (const x of r.exchanges) (x.status === "not_subscribed" ? skipped : subscribed).add(x.extension)
   }
   const width = Math.max(8, ...[...subscribed].map((n) => n.length))
+  let current = input?.event === record.event ? firstPayload(input) : undefined
   for (const r of record.rounds) {
     if (record.rounds.length > 1) rows.push(s.dim(`  round ${r.round}`))
-    for (const x of r.exchanges) if (x.status !== "not_subscribed") rows.push(exchangeRow(record.event, x, s, width))
+    for (const x of r.exchanges) if (x.status !== "not_subscribed") rows.push(exchangeRow(record.event, x, s, width, current))
+    current = nextPayload(record.event, r.exchanges, current)
   }
   if (subscribed.size === 0) rows.push(s.dim("    (no extension subscribes to this event)"))
   for (const note of record.notes) rows.push(s.dim(`    note: ${note}`))
@@ -122,6 +156,17 @@ const inputSummary = (input: InputRequest | undefined): string => {
   }
 }
 
+/** The demo's words, said once before the first line. */
+export const legend = (s: Style): string =>
+  s.dim([
+    "How to read it: each line of the session is one event; under it, what each extension said, then (→) what was",
+    "decided. \"round N\": a tool call (or result) is sent to every extension it concerns; when one rewrites it, the",
+    "rewrite is sent to all of them again, round after round, until none changes it any more (\"settled\"), so every",
+    "extension has seen what will run. \"no opinion\": the reply was {} (no veto, no change). \"not matched\": the",
+    "extension's match rules leave this call out, so it was not asked. \"note: policy\": the operator's rules, joined",
+    "with the extensions' verdicts: the stricter answer wins (deny > ask > allow), and no extension can permit."
+  ].join("\n"))
+
 /** A record the host made on its own (startup handshake, session_end at close). */
 export const renderHostRecord = (record: AuditRecord, why: string, s: Style): string =>
   [s.cyan(`── host: ${record.event} ${s.dim(`(${why})`)}`), ...recordRows(record, s)].join("\n")
@@ -131,7 +176,7 @@ export const renderLine = (result: LineResult, records: ReadonlyArray<AuditRecor
   const event = result.input?.event ?? "invalid line"
   const summary = inputSummary(result.input)
   const header = s.bold(`── line ${result.line}: ${event}`) + (summary === "" ? "" : ` ${summary}`)
-  const rows = records.flatMap((r) => recordRows(r, s))
+  const rows = records.flatMap((r) => recordRows(r, s, result.input))
   return [header, ...rows, `  → ${describeOutcome(result.input, result.output, s)}`].join("\n")
 }
 

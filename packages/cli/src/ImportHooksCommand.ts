@@ -1,5 +1,6 @@
 import { basename, dirname, extname, relative, resolve, sep } from "node:path"
 import { fileURLToPath } from "node:url"
+import { printable } from "@abhed/host/Printable"
 import { readRegularFile } from "@abhed/host/RegularFile"
 import { Console, Effect, FileSystem, Option, Result, Runtime, Schema, Stdio, Stream } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
@@ -107,8 +108,9 @@ export const importHooks = Command.make(
     const chosen = parsed.success.format
     const read = readSettings(chosen, parsed.success.settings)
     if (Result.isFailure(read)) return yield* new InputUnreadable({ file: settings, detail: read.failure })
-    for (const s of read.success.skipped) yield* Console.error(`${settings}: ${s.where}: not carried over: ${s.why}`)
-    for (const w of read.success.warnings) yield* Console.error(`${settings}: ${w.where}: carried over, but ${w.why}`)
+    // The settings' own text (commands, types, matchers) is shown escaped: a hostile file must not drive the terminal.
+    for (const s of read.success.skipped) yield* Console.error(printable(`${settings}: ${s.where}: not carried over: ${s.why}`))
+    for (const w of read.success.warnings) yield* Console.error(printable(`${settings}: ${w.where}: carried over, but ${w.why}`))
     yield* Console.error(
       `${settings}: ${read.success.hooks.length} ${chosen === "claude" ? "Claude Code" : "Gemini CLI"} command hook(s) carried over` +
         (read.success.skipped.length > 0 ? `, ${read.success.skipped.length} not (above)` : "")
@@ -126,7 +128,7 @@ export const importHooks = Command.make(
       if (problem !== undefined) problems.push(`${settings}: extension ${String(extension["name"])} would not start: ${problem}`)
     }
     if (problems.length > 0) return yield* new AdapterWouldNotStart({ problems })
-    for (const note of importNotes(read.success, DefaultHookTimeoutMs)) yield* Console.error(`${settings}: ${note}`)
+    for (const note of importNotes(read.success, DefaultHookTimeoutMs)) yield* Console.error(printable(`${settings}: ${note}`))
     const json = JSON.stringify(config, null, 2)
     if (Option.isSome(output)) {
       const fs = yield* FileSystem.FileSystem
@@ -138,7 +140,7 @@ export const importHooks = Command.make(
     } else {
       yield* Console.log(json)
     }
-  }, Effect.tapError((e) => Console.error(e.message)))
+  }, Effect.tapError((e) => Console.error(printable(e.message))))
 ).pipe(
   Command.withShortDescription("Turn a Claude Code or Gemini CLI settings.json's command hooks into an abhed.json"),
   Command.withDescription(

@@ -1,3 +1,4 @@
+import { printable } from "@abhed/host/Printable"
 import { AuditLog, describeDeathCause, ExtensionHost, type ExtensionStatus } from "@abhed/host"
 import { type EventName, EventNames, type ExtensionConfig, type PolicyRule } from "@abhed/protocol"
 import { Console, Duration, Effect } from "effect"
@@ -135,7 +136,9 @@ export const renderText = (listing: Listing): string => {
     )
   }
   if (listing.rejected_tools.length > 0) lines.push("", "rejected tools:", ...listing.rejected_tools.map((note) => `  ${note}`))
-  return lines.join("\n")
+  // A repository's config (and what its extensions declare) is not ours: its escape sequences must not drive the
+  // terminal (hide text after them, write the clipboard), so every line is shown escaped.
+  return lines.map(printable).join("\n")
 }
 
 export const list = Command.make(

@@ -1,6 +1,6 @@
 import type { AuditRecord } from "@abhed/host"
 import { describe, expect, it } from "vitest"
-import { describeReply, renderLine, renderSummary, tally } from "../src/DemoTable.ts"
+import { describeReply, legend, renderLine, renderSummary, tally } from "../src/DemoTable.ts"
 import type { LineResult } from "../src/Session.ts"
 import { colour, plain } from "../src/Style.ts"
 
@@ -48,6 +48,52 @@ describe("demo table", () => {
     expect(text).toContain("→ ASK (slow: extension slow unavailable: timed_out (2000 ms)) after 2 rounds; args rewritten to")
     expect(text).not.toContain("\u001b[")
     expect(renderLine(call, [record], colour)).toContain("\u001b[")
+  })
+
+  it("a proposal equal to what its round was sent is said to change nothing, not shown as a rewrite", () => {
+    const redact: LineResult = {
+      line: 9,
+      input: { event: "tool_result", tool: "read", args: {}, content: "key=AKIA1", is_error: false },
+      output: { event: "tool_result", content: "key=[redacted]", is_error: false }
+    }
+    const rounds: AuditRecord = {
+      ...record,
+      event: "tool_result",
+      notes: [],
+      rounds: [
+        {
+          round: 1,
+          exchanges: [
+            { extension: "echoer", status: "replied", latency_ms: 1, reply: { content: "key=AKIA1" } },
+            { extension: "redactor", status: "replied", latency_ms: 1, reply: { content: "key=[redacted]" } }
+          ]
+        },
+        {
+          round: 2,
+          exchanges: [
+            { extension: "echoer", status: "replied", latency_ms: 1, reply: { content: "key=[redacted]" } },
+            { extension: "redactor", status: "replied", latency_ms: 1, reply: { content: "key=[redacted]" } }
+          ]
+        }
+      ]
+    }
+    const rows = renderLine(redact, [rounds], plain).split("\n")
+    const row = (round: number, name: string) => {
+      const start = rows.findIndex((r) => r.trim() === `round ${round}`)
+      return rows.slice(start + 1).find((r) => r.trim().startsWith(name)) ?? ""
+    }
+    expect(row(1, "echoer")).toContain("content unchanged")
+    expect(row(1, "redactor")).toContain(`content: "key=[redacted]"`)
+    // Round 2 was sent the redactor's proposal: both now propose what they were sent.
+    expect(row(2, "echoer")).toContain("content unchanged")
+    expect(row(2, "redactor")).toContain("content unchanged")
+    expect(describeReply("tool_call", { args: { command: "ls" } }, { command: "ls" })).toBe("args unchanged")
+    expect(describeReply("tool_call", { args: { command: "ls" } }, { command: "rm" })).toBe(`rewrite args → {"command":"ls"}`)
+  })
+
+  it("explains its words once: rounds, settled, no opinion, not matched, the policy note", () => {
+    const text = legend(plain)
+    for (const word of ["round N", "settled", "no opinion", "not matched", "note: policy", "deny > ask > allow"]) expect(text).toContain(word)
   })
 
   it("describes replies in words", () => {

@@ -310,10 +310,10 @@ describe("settings files", () => {
     expect(read.success.skipped.map((s) => s.where)).toEqual(["hooks.PostToolUse[0].hooks[0]", "hooks.Stop[0].hooks[0] (stop.sh)"])
     expect(read.success.skipped[0]?.why).toContain("prompt hook is not a command")
     const config = toConfig(read.success, { command: "abhed-ext", args: [] }, "/p")
-    expect(config.extensions[0]).toMatchObject({ events: ["tool_call"], match: [{ tool: "bash" }], timeout_ms: 3000, cwd: "/p" })
+    expect(config.extensions[0]).toMatchObject({ events: ["tool_call"], match: [{ tool: "bash" }, { tool: "Bash" }], timeout_ms: 3000, cwd: "/p" })
     // A regex matcher stays with the adapter: no match rules.
     expect(config.extensions[1]?.["match"]).toBeUndefined()
-    expect(config.extensions[1]?.["args"]).toEqual(["hook", "--format", "claude", "--matcher", "mcp__.*", "--", "bash", "-c", "post.py"])
+    expect(config.extensions[1]?.["args"]).toEqual(["hook", "--format=claude", "--matcher=mcp__.*", "--", "bash", "-c", "post.py"])
   })
   it("asks for enough settling rounds for every hook of one event to append: one per hook, and one more", () => {
     const post = (n: number) => Array.from({ length: n }, (_, i) => ({ type: "command", command: `post-${i}.sh` }))
@@ -372,7 +372,7 @@ describe("settings files", () => {
       ["hooks.PreToolUse[0].hooks[2] (huge.sh)", expect.stringContaining("clamped to 2147478647 ms")]
     ])
     const config = toConfig(read.success, { command: "abhed-ext", args: [] }, "/p")
-    expect(config.extensions.map((e) => (e["args"] as Array<string>)[4])).toEqual(["1", "2147478647", "2147478647"])
+    expect(config.extensions.map((e) => (e["args"] as Array<string>)[2])).toEqual(["--timeout-ms=1", "--timeout-ms=2147478647", "--timeout-ms=2147478647"])
     expect(config.extensions.map((e) => [e["timeout_ms"], e["startup_timeout_ms"]])[1]).toEqual([2147479647, 2147483647])
     expect(Result.isSuccess(decodeConfig(config))).toBe(true)
     const gemini = readSettings("gemini", { hooks: { BeforeTool: [{ hooks: [{ type: "command", command: "g.sh", timeout: 0.2 }] }] } })

@@ -1,4 +1,5 @@
 import { Console } from "node:console"
+import { describe } from "./Describe.ts"
 import type { Handlers } from "./Handler.ts"
 import { type EffectOutcome, failureOutcome, type LogLevel, type ReplyLine, responder } from "./Responder.ts"
 
@@ -84,6 +85,15 @@ export const main = (handlers: Handlers): void => {
   globalThis.console = new Console({ stdout: stderr, stderr })
   stdout.write = stderr.write.bind(stderr)
   stdout.on("error", () => process.exit(0))
+  // A promise a handler started and did not wait for (a metrics call, an audit write) that rejects later would end
+  // the process (Node's default), and the guard with it: its reply went out, so the rejection is only logged.
+  process.on("unhandledRejection", (reason) => {
+    try {
+      logToStderr("Error", `a promise nobody awaited rejected (the extension goes on): ${describe(reason)}`)
+    } catch {
+      // Nowhere left to report it.
+    }
+  })
 
   const reply = responder(handlers, { runEffect, log: logToStderr })
   const queue: Array<string> = []

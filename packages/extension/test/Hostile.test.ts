@@ -37,6 +37,18 @@ describe("SDK extensions answer {} for hostile thrown and returned values (real 
   }
 })
 
+describe("a promise a handler did not wait for rejects later (real child process)", () => {
+  it("Extension.main logs it and lives on: the next call is still judged", async () => {
+    const done = await exchange("node", [`${fixtures}floating-extension.ts`], [
+      { ...toolCall("ls", {}, "c-1"), id: 1 },
+      { ...toolCall("rm", { path: "/" }, "c-2"), id: 2 }
+    ])
+    expect(done.replies).toEqual([{ id: 1 }, { block: true, reason: "no", id: 2 }])
+    expect(done.code).toBe(0)
+    expect(done.stderr).toContain("a promise nobody awaited rejected (the extension goes on): Error: metrics endpoint unreachable")
+  })
+})
+
 // A hostile value built from parts, made fresh for each call (getters may count their reads).
 type Recipe = () => unknown
 

@@ -56,7 +56,10 @@ export const environmentFor = (
   for (const [name, value] of Object.entries(host)) {
     if (value !== undefined && matchers.some((matches) => matches(name))) env[name] = value
   }
-  return { ...env, ...config.env }
+  // SHLVL at least 1: `bash -c`, started with a socket as stdin (Node's pipes to a child are socket pairs) and no
+  // SHLVL, takes itself for a command run by sshd and sources ~/.bashrc, whose output on stdout would kill the
+  // extension and whose work (pyenv, nvm) each start would pay. A given SHLVL (passthrough or `env`) wins.
+  return { SHLVL: "1", ...env, ...config.env }
 }
 
 /** Credentials agents commonly run with: what a glob in `env_passthrough` must not pass unnoticed. */

@@ -3,12 +3,13 @@
  * is shown escaped, so the text cannot drive the terminal (set its title, clear the screen over the lines that
  * matter, write the clipboard with OSC 52, move the cursor back over a line with a carriage return) or reorder what
  * is shown (bidirectional overrides). Escaped: C0 controls but tab, DEL, C1 controls (`\x1b`, `\x7f`, `\u009b`), and
- * the bidirectional formatting characters (`\u202e`). Everything else, unicode included, is shown as it is. Cut the
+ * the bidirectional formatting characters (`\u202e`) and the invisible ones that hide text (zero-width, `\ufeff`, the
+ * line and paragraph separators). Everything else, unicode included, is shown as it is. Cut the
  * text into lines first: a line break left in it is shown as `\n` or `\r`.
  */
 export const printable = (text: string): string =>
   text.replace(
-    /[\x00-\x08\x0a-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g,
+    /[\x00-\x08\x0a-\x1f\x7f-\x9f\u061c\u200b-\u200f\u2028\u2029\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/g,
     (c) => {
       const code = c.charCodeAt(0)
       return code < 0x80 ? `\\x${code.toString(16).padStart(2, "0")}` : `\\u${code.toString(16).padStart(4, "0")}`

@@ -1,5 +1,5 @@
 import { type ExtensionConfig, Framing, makeLineReader } from "@abhed/protocol"
-import { Deferred, Duration, Effect, FiberSet, type Scope } from "effect"
+import { Deferred, Duration, Effect, FiberSet, LogLevel, type Scope } from "effect"
 import * as NodeChildProcess from "node:child_process"
 import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
@@ -174,8 +174,11 @@ const connect = Effect.fnUntraced(function*(
   // stderr: always drained, logged line by line, last 64 KiB kept.
   const stderr = StderrTail.make()
   const runLog = yield* FiberSet.makeRuntime<never, void, never>()
+  // Decided once: with debug off (the default) a flood of stderr costs the tail's copy and nothing more, no fiber
+  // and no escaping per line (a 4 MiB flood escaped line by line starved the host past the extension's timeout).
+  const debug = yield* LogLevel.isEnabled("Debug")
   const log = (lines: ReadonlyArray<string>) => {
-    if (lines.length > 0) {
+    if (debug && lines.length > 0) {
       // Escaped: a log line must not drive the terminal it is shown on (Printable.ts).
       runLog(Effect.forEach(lines, (line) => Effect.logDebug(printable(line)), { discard: true }).pipe(Effect.annotateLogs({ extension: name })))
     }

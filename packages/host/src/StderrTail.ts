@@ -5,6 +5,8 @@
  * which is why stderr is split here rather than with it.)
  */
 
+import { printable } from "./Printable.ts"
+
 export const DefaultTailBytes = 64 * 1024
 export const DefaultMaxLogLineBytes = 8 * 1024
 
@@ -106,12 +108,9 @@ const ErrorLine = /^(?:Uncaught\s+)?(?:[A-Za-z_$][\w$.]*)?(?:Error|Exception|Int
 // indented source and its `^^^` marker, Node's closing `Node.js v24.1.0`.
 const Noise = /^\s|^\^+$|^Node\.js v\d/
 
-// Control characters (C0, DEL, C1: a terminal escape sequence must not reach the operator's terminal as one) and
-// the invisible ones that reorder or hide text (bidi overrides, zero-width characters).
-const Unprintable = /[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u2028\u2029\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/g
-
+// Escaped as everywhere an extension's text is shown (Printable.ts), then cut.
 const escapeLine = (line: string, max: number): string => {
-  const escaped = line.replace(Unprintable, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`)
+  const escaped = printable(line)
   return escaped.length > max ? `${escaped.slice(0, max - 1)}…` : escaped
 }
 

@@ -18,11 +18,12 @@ describe("ExtensionEnvironment (docs/design.md#failures)", () => {
     extensionConfig({ name: "x", command: "x", ...over })
 
   it("the baseline only, by default", () => {
-    expect(environmentFor(config({}), host)).toEqual({ PATH: "/bin", HOME: "/home/dev", LC_ALL: "C", LANG: "en_US.UTF-8" })
+    expect(environmentFor(config({}), host)).toEqual({ SHLVL: "1", PATH: "/bin", HOME: "/home/dev", LC_ALL: "C", LANG: "en_US.UTF-8" })
   })
 
   it("what env_passthrough names (a name, a glob), then env, which wins", () => {
     expect(environmentFor(config({ env_passthrough: ["GITHUB_TOKEN", "AWS_R*"], env: { HOME: "/x", K: "V" } }), host)).toEqual({
+      SHLVL: "1",
       PATH: "/bin",
       HOME: "/x",
       LC_ALL: "C",
@@ -59,7 +60,7 @@ describe("ExtensionEnvironment (docs/design.md#failures)", () => {
       LC_PAPER: "C",
       LC_TELEPHONE: "C"
     }
-    expect(environmentFor(config({}), { ...locale, LC_SECRET: "s", LC_API_TOKEN: "t", LCX: "x" })).toEqual(locale)
+    expect(environmentFor(config({}), { ...locale, LC_SECRET: "s", LC_API_TOKEN: "t", LCX: "x" })).toEqual({ SHLVL: "1", ...locale })
   })
 })
 
@@ -91,5 +92,13 @@ describe("passthroughWarnings", () => {
 
   it("a name passes exactly what it names, as asked: no warning, even for a credential", () => {
     expect(warnings([...KnownSecrets, "AWS_REGION"])).toEqual([])
+  })
+})
+
+describe("SHLVL", () => {
+  it("is 1 unless given: bash on a socket stdin without it sources ~/.bashrc", () => {
+    expect(environmentFor(extensionConfig({ name: "x", command: "bash" }), {})["SHLVL"]).toBe("1")
+    expect(environmentFor(extensionConfig({ name: "x", command: "bash", env: { SHLVL: "3" } }), {})["SHLVL"]).toBe("3")
+    expect(environmentFor(extensionConfig({ name: "x", command: "bash", env_passthrough: ["SHLVL"] }), { SHLVL: "2" })["SHLVL"]).toBe("2")
   })
 })

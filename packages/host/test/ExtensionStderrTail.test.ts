@@ -118,7 +118,7 @@ describe("errorLine: the line of a dead extension's stderr that says why", () =>
     ["a dotted Python exception", "Traceback:\n  File \"x\"\njson.decoder.JSONDecodeError: Expecting value\n", "json.decoder.JSONDecodeError: Expecting value"],
     ["no error line: the last line that is not a frame", "guard.sh: line 3: jq: command not found\n", "guard.sh: line 3: jq: command not found"],
     ["\\r\\n line ends, and a coloured error", "starting\r\n\u001b[31mError: boom\u001b[0m\r\n", "Error: boom"],
-    ["control and invisible characters escaped", "Error: a\u0007b\u202ec\u0000", "Error: a\\u0007b\\u202ec\\u0000"]
+    ["control and invisible characters escaped", "Error: a\u0007b\u202ec\u0000", "Error: a\\x07b\\u202ec\\x00"]
   ])("%s", (_, tail, line) => {
     expect(StderrTail.errorLine(tail)).toBe(line)
   })

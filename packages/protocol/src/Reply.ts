@@ -157,13 +157,37 @@ const nestedField = (path: string, sub: string, field: Field): { expected: strin
   return { expected: "object" }
 }
 
+/** Keys a reply's value may show as they are: the protocol's own words, which carry no content. */
+const shownKeys: ReadonlySet<string> = new Set([...KnownReplyFields, ...Object.keys(toolFields)])
+
 /**
- * A nested value by its shape: strings by their length, numbers as `<number>`, keys, booleans and null as they are
- * (`["<31 chars>","<number>"]`), cut to `max` characters.
+ * An object's keys as shown: the protocol's own as they are, any other by its length (a redactor's map from the
+ * secrets it found to their replacements has the secrets as keys), numbered when two would read alike.
+ */
+const hideKeys = (o: JsonObject): JsonObject => {
+  const out: Record<string, unknown> = {}
+  for (const [key, value] of Object.entries(o)) {
+    const base = shownKeys.has(key) ? key : `<${key.length} chars>`
+    let shown = base
+    for (let n = 2; Object.hasOwn(out, shown); n++) shown = `${base}#${n}`
+    out[shown] = value
+  }
+  return out
+}
+
+/**
+ * A nested value by its shape: strings by their length, numbers as `<number>`, keys by their length unless they
+ * are the protocol's own, booleans and null as they are (`["<31 chars>","<number>"]`), cut to `max` characters.
  */
 const shapeText = (u: unknown, max: number): string =>
   previewJson(u, max, (_key, v) =>
-    typeof v === "string" ? `<${v.length} chars>` : typeof v === "number" || typeof v === "bigint" ? "<number>" : v)
+    typeof v === "string"
+      ? `<${v.length} chars>`
+      : typeof v === "number" || typeof v === "bigint"
+      ? "<number>"
+      : isJsonObject(v)
+      ? hideKeys(v)
+      : v)
 
 const at = (u: unknown, sub: string): unknown => {
   // Walk "[1].name" style sub-paths, to describe the offending value.
@@ -176,11 +200,12 @@ const at = (u: unknown, sub: string): unknown => {
 }
 
 /**
- * What was found where a field was due, by its shape only: its type, a string's length, a container's keys and the
- * shapes inside it (`string (31 chars)`, `array ["<31 chars>"]`), never a string's or a number's value. A reply in
- * the wrong shape can hold exactly what its extension was there to hide (a redactor's `content` as an array of the
- * lines it kept), and this text becomes the death cause, which reaches the audit (whatever its content mode), the
- * log and the notes the model reads. A boolean, `null` and nothing are shown as they are: they carry no content.
+ * What was found where a field was due, by its shape only: its type, a string's length, a container's shapes
+ * inside it, keys by their length but for the protocol's own field names (`string (31 chars)`,
+ * `array ["<31 chars>"]`), never a string's, a number's or a key's value. A reply in the wrong shape can hold
+ * exactly what its extension was there to hide (a redactor's `content` as an array of the lines it kept, or as a map
+ * from the secrets it found to their replacements), and this text becomes the death cause, which reaches the audit
+ * (whatever its content mode), the log and the notes the model reads. A boolean, `null` and nothing are shown as they are: they carry no content.
  */
 export const shapeOf = (u: unknown): string =>
   u === undefined

@@ -147,10 +147,10 @@ describe("decodeReply", () => {
     ["tool_call", { reason: false }, "reason", "reason: expected string, got false"],
     ["tool_call", { args: [1] }, "args", "args: expected object, got array [\"<number>\"]"],
     ["tool_call", { args: "ls" }, "args", "args: expected object, got string (2 chars)"],
-    ["tool_result", { content: { text: "x" } }, "content", "content: expected string, got object {\"text\":\"<1 chars>\"}"],
+    ["tool_result", { content: { text: "x" } }, "content", "content: expected string, got object {\"<4 chars>\":\"<1 chars>\"}"],
     ["tool_result", { is_error: "true" }, "is_error", "is_error: expected boolean, got string (4 chars)"],
     ["context", { keep: "all" }, "keep", "keep: expected array of message indices, got string (3 chars)"],
-    ["context", { keep: { "0": 0 } }, "keep", "keep: expected array of message indices, got object {\"0\":\"<number>\"}"],
+    ["context", { keep: { "0": 0 } }, "keep", "keep: expected array of message indices, got object {\"<1 chars>\":\"<number>\"}"],
     ["context", { keep: 0 }, "keep", "keep: expected array of message indices, got number"],
     ["before_agent_start", { system: ["a"] }, "system", "system: expected string, got array [\"<1 chars>\"]"],
     ["before_compact", { cancel: "no" }, "cancel", "cancel: expected boolean, got string (2 chars)"],
@@ -187,6 +187,13 @@ describe("decodeReply", () => {
     expect(error.message).toBe(message)
   })
 
+  it("an object's keys are shown by their length, but for the protocol's own field names, each apart", () => {
+    const error = malformed("tool_result", { content: { "sk-live-4eC39Hq": "[REDACTED]", "ghp_16C7e42F292c": "x", block: true } })
+    expect(error.message).toBe("content: expected string, got object {\"<15 chars>\":\"<10 chars>\",\"<16 chars>\":\"<1 chars>\",\"block\":true}")
+    const same = malformed("tool_result", { content: { ab: 1, cd: 2 } })
+    expect(same.message).toBe("content: expected string, got object {\"<2 chars>\":\"<number>\",\"<2 chars>#2\":\"<number>\"}")
+  })
+
   it("a long offending value is shortened in the message", () => {
     const error = malformed("tool_call", { reason: "x".repeat(500).split("") })
     expect(error.message.length).toBeLessThan(120)
@@ -203,7 +210,9 @@ describe("decodeReply", () => {
         fc.tuple(fc.string(), fc.string()).map(([a, b]) => `${a}${Secret}${b}`),
         fc.constant(SecretNumber),
         fc.array(tie("value"), { minLength: 1, maxLength: 3 }),
-        fc.dictionary(fc.constantFrom("a", "text", "name", "input_schema"), tie("value"), { minKeys: 1, maxKeys: 3 })
+        fc.dictionary(fc.constantFrom("a", "text", "name", "input_schema"), tie("value"), { minKeys: 1, maxKeys: 3 }),
+        // A redactor's map from the secrets it found to their replacements.
+        fc.tuple(fc.string(), tie("value")).map(([a, value]) => ({ [`${a}${Secret}`]: value }))
       )
     })).value
     const fields = EventNames.flatMap((event) => Object.keys(ReplyFields[event]).map((field) => [event, field] as const))

@@ -1,0 +1,58 @@
+import type { AcceptedTool } from "@abhed/core"
+import { unsendableField, type RequestBody } from "@abhed/protocol"
+import { Effect } from "effect"
+import type { Extension } from "../Extension.ts"
+import { ToolOwnerUnavailable, UnknownTool } from "../HostError.ts"
+import type { InvokeToolInput, InvokeToolOutcome } from "../Outcome.ts"
+import { dispatch, refuse, type DispatchContext } from "./Dispatch.ts"
+import { exchange } from "./Exchange.ts"
+import { auditRound, encodeRound } from "./Round.ts"
+
+/**
+ * invoke_tool (docs/design.md#wire-protocol): routed to the one extension that declared the tool.
+ */
+
+/** `tools` are the ones accepted at startup; `extensions` the host's, in name order. */
+export const invokeTool = (
+  ctx: DispatchContext,
+  tools: ReadonlyArray<AcceptedTool>,
+  extensions: ReadonlyArray<Extension>,
+  call: InvokeToolInput
+) =>
+  Effect.gen(function*() {
+    const { callIdOf, recording, reported, sessionId } = ctx
+    const entry = tools.find((t) => t.tool.name === call.tool)
+    if (entry === undefined) return yield* new UnknownTool({ tool: call.tool })
+    const owner = extensions.find((x) => x.name === entry.extension)
+    if (owner === undefined) return yield* new UnknownTool({ tool: call.tool })
+    const call_id = callIdOf(call.call_id)
+    const unsendable = unsendableField("args", call.args)
+    if (unsendable !== undefined) {
+      // Not sent to the owner: an error result the model can read, like any failed tool.
+      return yield* refuse(ctx, "invoke_tool", call_id, unsendable, { result: `[withheld: ${unsendable}]`, is_error: true } satisfies InvokeToolOutcome, call.tool)
+    }
+    const value: RequestBody<"invoke_tool"> = {
+      event: "invoke_tool",
+      session_id: sessionId,
+      call_id,
+      tool: call.tool,
+      args: call.args
+    }
+    // Routed to the one owner only, whatever its `events` say: it declared the tool.
+    const result = yield* dispatch(
+      ctx,
+      "invoke_tool",
+      call_id,
+      Effect.map(exchange(owner, encodeRound(ctx, "invoke_tool", value), reported), (x) => {
+        const outcome = x.reply !== undefined
+          ? { _tag: "ok" as const, result: x.reply.result ?? null, is_error: x.reply.is_error === true }
+          : { _tag: "failed" as const, cause: x.error ?? x.status }
+        return { outcome, rounds: recording ? [auditRound(1, [x], [])] : [], notes: [] }
+      }),
+      { tool: call.tool, args: call.args }
+    )
+    if (result._tag === "failed") {
+      return yield* new ToolOwnerUnavailable({ tool: call.tool, extension: owner.name, cause: result.cause })
+    }
+    return { result: result.result, is_error: result.is_error } satisfies InvokeToolOutcome
+  })
