@@ -149,6 +149,19 @@ describe("abhed-ext trust: a project's extensions run only once trusted, bound t
     for (const pid of started(w, "corp")) expect(alive(pid)).toBe(false)
   }, 120_000)
 
+  it("an invalid layer is exit 2 naming its file, line and path; trust refuses it the same way", async () => {
+    const w = world()
+    NodeFs.mkdirSync(join(w.repo, ".abhed"), { recursive: true })
+    NodeFs.writeFileSync(w.project, `{\n  // a comment is fine\n  "extensions": [{"name": "x"}]\n}`)
+    const r = await run(w)
+    expect(r.code).toBe(2)
+    expect(r.stderr).toContain(`${w.project}:3:18: extensions[0].command: missing`)
+    const t = await runCli(["trust", "--yes"], { cwd: w.repo, env: w.env })
+    expect(t.code).toBe(2)
+    expect(t.stderr).toContain("extensions[0].command: missing")
+    expect(NodeFs.existsSync(join(w.root, "config", "abhed", "trust.json"))).toBe(false)
+  }, 120_000)
+
   it("--config FILE runs exactly that file, whatever the layers", async () => {
     const w = world()
     layer(w, w.user, ["mine"])

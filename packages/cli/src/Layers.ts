@@ -51,7 +51,9 @@ export const loadCliLayers = (command: string): Effect.Effect<Layers, ConfigReje
 
 /** What the layers are, for messages: their files. */
 export const layersLabel = (layers: Layers): string =>
-  layers.used.length === 0 ? "no config layer" : layers.used.map((l) => l.loaded.file).join(" + ")
+  layers.used.length === 1 && layers.used[0] !== undefined
+    ? layers.used[0].loaded.file
+    : `the config layers (${layers.used.length === 0 ? "none found" : layers.used.map((l) => l.loaded.file).join(", ")})`
 
 /** The process-backed host over the merged layers, each layer's policy joined. */
 export const layersHost = (layers: Layers) => (sessionId: string) =>
