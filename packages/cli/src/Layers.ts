@@ -1,6 +1,7 @@
 import {
   type AuditLog,
   defaultTrustStore,
+  describeUntrusted,
   ExtensionHost,
   layerPlaces,
   type Layers,
@@ -25,15 +26,8 @@ import { processHost } from "./HostLayer.ts"
 export const trustStoreFile = (): string => defaultTrustStore(process.env, NodeOs.homedir())
 
 /** Why a project's extensions are not started, and the command that would trust it. */
-export const untrustedMessage = (command: string, u: UntrustedProject): string => {
-  const names = u.print.extensions.map((x) => x.name)
-  return [
-    `${command}: the project config ${u.print.file} is not trusted: its extensions are not started` +
-    (names.length > 0 ? ` (${names.join(", ")})` : ""),
-    ...u.changes.map((line) => `  ${line}`),
-    `  review it and trust it with: abhed-ext trust ${u.print.root}`
-  ].join("\n")
-}
+export const untrustedMessage = (command: string, u: UntrustedProject): string =>
+  describeUntrusted(u).map((line, i) => (i === 0 ? `${command}: ${line}` : line)).join("\n")
 
 /** Load the layers from the current directory; an invalid layer is exit 2 (its problems on stderr). */
 export const loadCliLayers = (command: string): Effect.Effect<Layers, ConfigRejected, Path.Path> =>

@@ -1,10 +1,12 @@
 import type { LayerPolicy } from "@abhed/core"
 import { type Config, Defaults, type ExtensionConfig } from "@abhed/protocol"
 import { readConfigText } from "@abhed/protocol/ConfigText"
-import { Effect, type Path, Schema } from "effect"
+import { Effect, Layer, type Path, Schema } from "effect"
 import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
+import type { AuditLog } from "./AuditLog.ts"
 import { type ConfigInvalid, ConfigUnreadable, type LoadedConfig, loadConfig } from "./ConfigLoader.ts"
+import { ExtensionHost, type ProcessHostOptions } from "./ExtensionHost.ts"
 import { extensionCwd, fingerprintProject, type ProjectPrint } from "./Fingerprint.ts"
 import { configHome, Trust } from "./Trust.ts"
 
@@ -181,3 +183,27 @@ export const loadLayers = (
     }
     return { config, policies, used, untrusted, warnings }
   })
+
+/** The lines an untrusted project is reported with: which file, what changed, and the command that trusts it. */
+export const describeUntrusted = (u: UntrustedProject): ReadonlyArray<string> => [
+  `the project config ${u.print.file} is not trusted: its extensions are not started` +
+  (u.print.extensions.length > 0 ? ` (${u.print.extensions.map((x) => x.name).join(", ")})` : ""),
+  ...u.changes.map((line) => `  ${line}`),
+  `  review it and trust it with: abhed-ext trust ${u.print.root}`
+]
+
+/**
+ * The host over the merged layers at `places`, for an embedder (what `abhed-ext run` does without `--config`): each
+ * layer's policy joined, the project layer only if `Trust` says so; the warnings and an untrusted project are
+ * logged as warnings. Fails like `loadLayers`, before any extension starts.
+ */
+export const hostFromLayers = (
+  places: LayerPlaces,
+  options: Omit<ProcessHostOptions, "baseDir" | "policies">
+): Layer.Layer<ExtensionHost, ConfigUnreadable | ConfigInvalid | LayerConflict, AuditLog | Trust | Path.Path> =>
+  Layer.unwrap(Effect.gen(function*() {
+    const layers = yield* loadLayers(places)
+    for (const w of layers.warnings) yield* Effect.logWarning(w)
+    if (layers.untrusted !== undefined) yield* Effect.logWarning(describeUntrusted(layers.untrusted).join("\n"))
+    return ExtensionHost.layer(layers.config, { ...options, baseDir: places.cwd, policies: layers.policies })
+  }))

@@ -4,7 +4,7 @@ import { Effect, Layer } from "effect"
 import * as NodeFs from "node:fs"
 import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
-import { AuditLog, ExtensionHost, findProjectLayer, type LayerPlaces, loadLayers, Trust } from "../src/index.ts"
+import { AuditLog, ExtensionHost, findProjectLayer, hostFromLayers, type LayerPlaces, loadLayers, Trust } from "../src/index.ts"
 
 /** The config layers merged: managed, user, project (trust decided by a fake here; the real store in test/). */
 
@@ -138,4 +138,20 @@ describe("config layers", () => {
         { layer: "project", policy: { deny: [{ tool: "bash", args: {}, reason: undefined }], ask: [], allow: [], default: "allow" } }
       ]
     }).pipe(Layer.provide(AuditLog.layerNone)))))
+
+  it.effect("hostFromLayers: an untrusted project's extension is not started; trusted, it is", () =>
+    Effect.gen(function*() {
+      const s = setup()
+      const echo = NodePath.join(import.meta.dirname, "..", "..", "..", "test", "fixtures", "ext-echo.sh")
+      write(s.project, { extensions: [ext("p", { command: "bash", args: [echo], startup_timeout_ms: 30_000, timeout_ms: 15_000 })] })
+      const names = (trust: Layer.Layer<Trust>) =>
+        Effect.gen(function*() {
+          const host = yield* ExtensionHost
+          return (yield* host.status).map((x) => x.name)
+        }).pipe(Effect.provide(hostFromLayers(s.places, { sessionId: "s" }).pipe(
+          Layer.provide(Layer.mergeAll(trust, NodeServices.layer, AuditLog.layerNone))
+        )))
+      assert.deepStrictEqual(yield* names(Trust.layerFake(() => false)), [])
+      assert.deepStrictEqual(yield* names(Trust.layerFake(() => true)), ["p"])
+    }), 120_000)
 })
