@@ -3,9 +3,9 @@ import type { Config } from "@abhed/protocol"
 import { Console, Effect, Layer, Option } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
 import { AuditUnwritable, StrictRunFailed } from "./CliError.ts"
-import { loadConfig, StdinConfig } from "./ConfigFile.ts"
-import { processHost } from "./HostLayer.ts"
+import { StdinConfig } from "./ConfigFile.ts"
 import { inputLines } from "./Input.ts"
+import { runSource } from "./Layers.ts"
 import { render } from "./Output.ts"
 import * as RunSummary from "./RunSummary.ts"
 import { runSession } from "./Session.ts"
@@ -39,7 +39,14 @@ const startNotes = (file: string, config: Config, events: Option.Option<string>)
 export const run = Command.make(
   "run",
   {
-    config: Flag.String("config").pipe(Flag.withAlias("c"), Flag.withDescription("the abhed.json to load (-: stdin, with the events from a file)")),
+    config: Flag.String("config").pipe(
+      Flag.withAlias("c"),
+      Flag.withDescription(
+        "the abhed.json to load, exactly that file (-: stdin, with the events from a file); default: the managed, " +
+          "user and (trusted) project layers"
+      ),
+      Flag.optional
+    ),
     audit: Flag.String("audit").pipe(
       Flag.withDescription("append the audit records (one JSON line per dispatch) to this file"),
       Flag.optional
@@ -72,24 +79,29 @@ export const run = Command.make(
     )
   },
   Effect.fn("run")(function*({ audit, auditContent, config, events, sessionId, strict, summary }) {
-    if (config === StdinConfig && Option.getOrElse(events, () => "-") === "-") {
+    if (Option.getOrUndefined(config) === StdinConfig && Option.getOrElse(events, () => "-") === "-") {
       // One stdin cannot carry both: the config would swallow the requests.
       return yield* failUsage(["abhed-ext", "run"], "--config - reads the config from stdin, so the events must come from a file (EVENTS.jsonl)")
     }
-    const loaded = yield* loadConfig(config)
-    yield* startNotes(config, loaded.config, events)
+    // No --config: the layers of where it stands (the project's only if trusted); --config FILE: that file alone.
+    const loaded = yield* runSource(config)
+    yield* startNotes(loaded.label, loaded.config, events)
     const lines = yield* inputLines(events)
     const tally = summary || strict ? RunSummary.make(loaded.config) : undefined
     yield* runSession({
       lines,
-      host: (id) => Layer.provide(processHost(loaded)(id), RunSummary.tee(tally)),
+      host: (id) => Layer.provide(loaded.host(id), RunSummary.tee(tally)),
       defaultSessionId: "abhed-ext",
       sessionId: Option.getOrUndefined(sessionId),
       onLine: (r) => Effect.andThen(RunSummary.addLine(tally, r), Console.log(render(r.output)))
     }).pipe(Effect.provide(Option.isSome(audit) ? auditLayer(audit.value, auditContent) : AuditLog.layerNone))
     if (tally === undefined) return
     if (summary) yield* Console.error(RunSummary.render(tally))
-    const problem = strict ? RunSummary.strictProblem(tally) : undefined
+    const problems = [
+      loaded.untrusted !== undefined ? `the project config ${loaded.untrusted.print.file} is not trusted` : undefined,
+      RunSummary.strictProblem(tally)
+    ].filter((p) => p !== undefined)
+    const problem = strict && problems.length > 0 ? problems.join("; ") : undefined
     if (problem !== undefined) {
       const failed = new StrictRunFailed({ problem })
       yield* Console.error(failed.message)

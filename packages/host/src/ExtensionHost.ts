@@ -1,4 +1,4 @@
-import { sortByName, type AcceptedTool, type PolicyHook } from "@abhed/core"
+import { sortByName, type AcceptedTool, type LayerPolicy, type PolicyHook } from "@abhed/core"
 import { Defaults, type Config, type PolicyConfig } from "@abhed/protocol"
 import { Context, Effect, type FileSystem, Layer, type Path, Scope } from "effect"
 import { AuditLog } from "./AuditLog.ts"
@@ -47,6 +47,8 @@ export interface ExtensionHostShape {
 export interface HostOptions {
   readonly sessionId: string
   readonly policy?: PolicyConfig | undefined
+  /** One policy per config layer, each evaluated and the decisions joined (stricter wins); replaces `policy`. */
+  readonly policies?: ReadonlyArray<LayerPolicy> | undefined
   readonly policyHooks?: ReadonlyArray<PolicyHook> | undefined
   readonly maxRewriteRounds?: number | undefined
   readonly builtinTools?: ReadonlyArray<string> | undefined
@@ -57,12 +59,14 @@ export const optionsFromConfig = (
   config: Config,
   options: {
     readonly sessionId: string
+    readonly policies?: ReadonlyArray<LayerPolicy> | undefined
     readonly policyHooks?: ReadonlyArray<PolicyHook> | undefined
     readonly builtinTools?: ReadonlyArray<string> | undefined
   }
 ): HostOptions => ({
   sessionId: options.sessionId,
   policy: config.policy,
+  policies: options.policies,
   policyHooks: options.policyHooks,
   maxRewriteRounds: config.max_rewrite_rounds,
   // The agent knows its own tools; the config may name more. An extension may shadow none of them.
@@ -96,6 +100,7 @@ export const make = (
     recording: audit.enabled !== false,
     sessionId,
     policy: options.policy ?? Defaults.policy,
+    policies: options.policies,
     hooks: options.policyHooks ?? [],
     maxRounds: options.maxRewriteRounds ?? Defaults.max_rewrite_rounds,
     builtin: options.builtinTools ?? Defaults.builtin_tools,
@@ -149,6 +154,8 @@ export interface ProcessHostOptions {
   readonly sessionId: string
   /** The config file's folder: relative `cwd`s resolve against it. */
   readonly baseDir: string
+  /** One policy per config layer (`loadLayers`), used instead of the config's one `policy`. */
+  readonly policies?: ReadonlyArray<LayerPolicy> | undefined
   /** Compiled-in policy hooks, evaluated before the config's rules (docs/design.md#combination). */
   readonly policyHooks?: ReadonlyArray<PolicyHook> | undefined
   /** The agent's own tools, added to the config's `builtin_tools`: no extension may declare one of these. */

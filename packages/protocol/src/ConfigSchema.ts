@@ -313,6 +313,12 @@ export const ConfigFile = Schema.Struct({
     description:
       "The agent's own tool names (letters, digits, '_' and '-', 1 to 64 characters); an extension tool with one of these names is rejected.",
     expected: "an array of tool names"
+  })),
+  allow_managed_only: Schema.optionalKey(Schema.Boolean.annotate({
+    description:
+      "In the managed config only: run the managed extensions alone, ignoring the user's and the project's (each ignored one is warned about). Elsewhere it has no effect.",
+    default: false,
+    expected: "true or false"
   }))
 }).annotate({
   title: "abhed.json",

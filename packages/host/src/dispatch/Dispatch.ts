@@ -1,4 +1,4 @@
-import { HostReasonName, type Named, type PolicyHook, type Reason } from "@abhed/core"
+import { HostReasonName, type LayerPolicy, type Named, type PolicyHook, type Reason } from "@abhed/core"
 import type { EventName, JsonObject, PolicyConfig, ReplyOf, RequestBody } from "@abhed/protocol"
 import { Clock, Duration, Effect, Tracer } from "effect"
 import type { AuditLog, AuditRound } from "../AuditLog.ts"
@@ -20,6 +20,8 @@ export interface DispatchContext extends RoundContext {
   readonly recording: boolean
   readonly sessionId: string
   readonly policy: PolicyConfig
+  /** One policy per config layer, joined; when given, used instead of `policy`. */
+  readonly policies: ReadonlyArray<LayerPolicy> | undefined
   readonly hooks: ReadonlyArray<PolicyHook>
   readonly maxRounds: number
   readonly builtin: ReadonlyArray<string>

@@ -2,6 +2,7 @@ import {
   ask as askVerdict,
   decide,
   deny as denyVerdict,
+  evaluateLayerPolicies,
   evaluatePolicy,
   evaluateRules,
   fromToolCallReply,
@@ -41,7 +42,7 @@ const verdictOf = (x: Exchange<"tool_call">): RoundReply<JsonObject, Verdict> =>
 // The common case (one round, nobody rewrites, no policy hook) is: the fan-out, then synchronous steps.
 export const toolCall = (ctx: DispatchContext, call: ToolCallInput): Effect.Effect<ToolCallOutcome> =>
   Effect.suspend(() => {
-    const { callIdOf, hooks, maxRounds, policy, recording, sessionId } = ctx
+    const { callIdOf, hooks, maxRounds, policies, policy, recording, sessionId } = ctx
     const call_id = callIdOf(call.call_id)
     const unsendable = unsendableField("args", call.args)
     if (unsendable !== undefined) {
@@ -97,7 +98,9 @@ export const toolCall = (ctx: DispatchContext, call: ToolCallInput): Effect.Effe
       call_id,
       Effect.flatMap(settled, (outcome) =>
         // No hooks (the common case): the rules are plain synchronous code.
-        hooks.length === 0
+        policies !== undefined
+          ? Effect.map(evaluateLayerPolicies(policies, hooks, { tool: call.tool, args: outcome.payload }), (d) => finish(outcome, d))
+          : hooks.length === 0
           ? Effect.succeed(finish(outcome, evaluateRules(policy, { tool: call.tool, args: outcome.payload })))
           : Effect.map(evaluatePolicy(policy, hooks, { tool: call.tool, args: outcome.payload }), (d) => finish(outcome, d))),
       { tool: call.tool, args: call.args }

@@ -1,0 +1,178 @@
+import { canonicalJson, type ExtensionConfig } from "@abhed/protocol"
+import { Effect } from "effect"
+import * as NodeCrypto from "node:crypto"
+import * as NodeFs from "node:fs"
+import * as NodePath from "node:path"
+import type { LoadedConfig } from "./ConfigLoader.ts"
+
+/**
+ * What a project layer is trusted for: its content, not its name. The fingerprint covers the canonical config
+ * (comments and spacing do not count, every setting does) and the bytes of every file inside the project that an
+ * extension's command or arguments name (its scripts), so a trusted config cannot run a swapped script. A file
+ * that is named but missing counts too: creating it later changes the fingerprint. What a script loads by itself
+ * (an import, a file it reads) is not covered: name it as an argument to have it covered.
+ */
+
+export interface ScriptPrint {
+  /** Relative to the project root. */
+  readonly path: string
+  /** Hex sha256 of the file's bytes; null when no such file exists. */
+  readonly sha256: string | null
+}
+
+export interface ExtensionPrint {
+  readonly name: string
+  readonly command: string
+  readonly args: ReadonlyArray<string>
+  /** The working directory it would start in (absolute). */
+  readonly cwd: string
+  /** The names of the variables it sets (the values are in `definition`). */
+  readonly env_keys: ReadonlyArray<string>
+  /** Hex sha256 of the extension's canonical definition (every field, as decoded). */
+  readonly definition: string
+  readonly scripts: ReadonlyArray<ScriptPrint>
+}
+
+export interface ProjectPrint {
+  /** The project root: the folder holding `.abhed/`. */
+  readonly root: string
+  /** The project layer's config file. */
+  readonly file: string
+  /** Hex sha256 of everything in the config but the extensions (policy, builtin_tools, ...). */
+  readonly settings: string
+  readonly extensions: ReadonlyArray<ExtensionPrint>
+  /** Hex sha256 of all of the above: what the trust store keeps. */
+  readonly fingerprint: string
+}
+
+const sha256 = (data: string | Uint8Array): string => NodeCrypto.createHash("sha256").update(data).digest("hex")
+
+const inside = (root: string, file: string): boolean => {
+  const rel = NodePath.relative(root, file)
+  return rel !== "" && !rel.startsWith("..") && !NodePath.isAbsolute(rel)
+}
+
+/** The bytes' digest of a regular file; null when there is none; a folder or a device is no script (undefined). */
+const digestOf = (file: string): Effect.Effect<string | null | undefined> =>
+  Effect.promise(async () => {
+    try {
+      const stat = await NodeFs.promises.stat(file)
+      if (!stat.isFile()) return undefined
+      return sha256(await NodeFs.promises.readFile(file))
+    } catch (e) {
+      const code = typeof e === "object" && e !== null && "code" in e ? e.code : undefined
+      // Missing: counted as missing. Unreadable: its error stands in for its bytes (a change shows).
+      return code === "ENOENT" || code === "ENOTDIR" ? null : sha256(`unreadable: ${String(code)}`)
+    }
+  })
+
+const realOrSelf = (file: string): Effect.Effect<string> =>
+  Effect.promise(() => NodeFs.promises.realpath(file).catch(() => file))
+
+/**
+ * Where a bare command could be found: each entry of the PATH it is started with (the config's own `PATH`, else the
+ * host's), so that a project entry on it (`"env": {"PATH": "./bin:/usr/bin"}`, or a relative entry like `.` in
+ * the user's PATH, which resolves against the extension's cwd) has its program covered like a script.
+ */
+const onPath = (x: ExtensionConfig): ReadonlyArray<string> =>
+  x.command.includes("/")
+    ? [x.command]
+    : (x.env["PATH"] ?? process.env["PATH"] ?? "").split(":").map((entry) => NodePath.join(entry === "" ? "." : entry, x.command))
+
+/** Paths an extension's command line names: the command (as a path, or on PATH), each argument but options, the value of `--x=v`. */
+const candidates = (x: ExtensionConfig): ReadonlyArray<string> => {
+  const words = [...onPath(x), ...x.args]
+  return words.flatMap((w) => {
+    // An argument starting with "-" is an option, not a file; the value of `--x=path` may be one.
+    if (!w.startsWith("-")) return [w]
+    const eq = w.indexOf("=")
+    return eq > 0 ? [w.slice(eq + 1)] : []
+  }).filter((w) => w !== "")
+}
+
+/** Its scripts: the named paths inside the project (as written or once links are resolved), with their digests. */
+const scriptsOf = (root: string, cwd: string, x: ExtensionConfig): Effect.Effect<ReadonlyArray<ScriptPrint>> =>
+  Effect.gen(function*() {
+    const found = new Map<string, string | null>()
+    for (const word of candidates(x)) {
+      const file = NodePath.resolve(cwd, word)
+      if (!inside(root, file) && !inside(root, yield* realOrSelf(file))) continue
+      const rel = NodePath.relative(root, file)
+      if (found.has(rel)) continue
+      const digest = yield* digestOf(file)
+      if (digest !== undefined) found.set(rel, digest)
+    }
+    return [...found].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([path, digest]) => ({ path, sha256: digest }))
+  })
+
+/** The working directory an extension of this config starts in. */
+export const extensionCwd = (loaded: LoadedConfig, x: ExtensionConfig): string => NodePath.resolve(loaded.baseDir, x.cwd ?? ".")
+
+/** The fingerprint of a project layer whose root (the folder holding `.abhed/`) is `root`. */
+export const fingerprintProject = (root: string, loaded: LoadedConfig): Effect.Effect<ProjectPrint> =>
+  Effect.gen(function*() {
+    const { extensions, ...settings } = loaded.config
+    const prints = yield* Effect.forEach(extensions, (x) =>
+      Effect.map(scriptsOf(root, extensionCwd(loaded, x), x), (scripts): ExtensionPrint => ({
+        name: x.name,
+        command: x.command,
+        args: x.args,
+        cwd: extensionCwd(loaded, x),
+        env_keys: Object.keys(x.env).sort(),
+        definition: sha256(canonicalJson(x)),
+        scripts
+      })))
+    const settingsDigest = sha256(canonicalJson(settings))
+    const fingerprint = sha256(canonicalJson({ file: loaded.file, settings: settingsDigest, extensions: prints }))
+    return { root, file: loaded.file, settings: settingsDigest, extensions: prints, fingerprint }
+  })
+
+/** What changed from `before` to `now`, one line each: which extension, and in it the command, args, env, scripts. */
+export const describeChanges = (before: ProjectPrint, now: ProjectPrint): ReadonlyArray<string> => {
+  const lines: Array<string> = []
+  if (before.file !== now.file) lines.push(`the config file is now ${now.file} (was ${before.file})`)
+  if (before.settings !== now.settings) lines.push("the policy or another setting outside extensions changed")
+  const old = new Map(before.extensions.map((x) => [x.name, x]))
+  const names = new Set(now.extensions.map((x) => x.name))
+  for (const x of before.extensions) if (!names.has(x.name)) lines.push(`extension ${x.name} was removed`)
+  for (const x of now.extensions) {
+    const was = old.get(x.name)
+    if (was === undefined) {
+      lines.push(`extension ${x.name} is new`)
+      continue
+    }
+    const at = `extension ${x.name}:`
+    if (was.command !== x.command) lines.push(`${at} command changed: ${JSON.stringify(was.command)} -> ${JSON.stringify(x.command)}`)
+    if (canonicalJson(was.args) !== canonicalJson(x.args)) {
+      lines.push(`${at} args changed: ${JSON.stringify(was.args)} -> ${JSON.stringify(x.args)}`)
+    }
+    if (was.cwd !== x.cwd) lines.push(`${at} cwd changed: ${was.cwd} -> ${x.cwd}`)
+    const added = x.env_keys.filter((k) => !was.env_keys.includes(k))
+    const removed = was.env_keys.filter((k) => !x.env_keys.includes(k))
+    if (added.length + removed.length > 0) {
+      lines.push(`${at} env keys changed: ${[...added.map((k) => `+${k}`), ...removed.map((k) => `-${k}`)].join(" ")}`)
+    }
+    const oldScripts = new Map(was.scripts.map((s) => [s.path, s.sha256]))
+    const scriptLines: Array<string> = []
+    for (const s of x.scripts) {
+      const prior = oldScripts.get(s.path)
+      if (prior === undefined) scriptLines.push(`${at} script ${s.path} is newly named`)
+      else if (prior !== s.sha256) {
+        scriptLines.push(
+          s.sha256 === null
+            ? `${at} script ${s.path} is gone`
+            : prior === null
+            ? `${at} script ${s.path} was created`
+            : `${at} script ${s.path} changed (sha256 ${prior.slice(0, 12)}… -> ${s.sha256.slice(0, 12)}…)`
+        )
+      }
+    }
+    const explained = was.command !== x.command || canonicalJson(was.args) !== canonicalJson(x.args) ||
+      was.cwd !== x.cwd || added.length + removed.length > 0
+    if (was.definition !== x.definition && !explained) {
+      lines.push(`${at} its settings changed (env values, events, timeouts, ...)`)
+    }
+    lines.push(...scriptLines)
+  }
+  return lines.length > 0 ? lines : ["the fingerprint changed"]
+}
