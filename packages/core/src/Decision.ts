@@ -17,7 +17,7 @@ export interface Decision {
 }
 
 // The policy's allow is the verdict's none: the bottom of the one order of levels (Verdict.ts `LevelOrder`).
-const asLevel = (level: PolicyLevel): Level => (level === "allow" ? "none" : level)
+export const asLevel = (level: PolicyLevel): Level => (level === "allow" ? "none" : level)
 const stricter = Order.max(LevelOrder)
 
 /** The extension name under which the policy's reason appears. */

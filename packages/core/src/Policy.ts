@@ -59,16 +59,23 @@ export const evaluateRules = (policy: PolicyConfig, call: ToolCall): PolicyDecis
   return { level: policy.default, source: "default", reason: undefined }
 }
 
-/** Hooks in order; the first that does not abstain decides (an allow skips the rules); else the rules. */
-export const evaluatePolicy = (
-  policy: PolicyConfig,
+/** Hooks in order; the first that does not abstain decides (an allow skips the rules); else `rules()`. */
+export const hooksThen = (
   hooks: ReadonlyArray<PolicyHook>,
-  call: ToolCall
+  call: ToolCall,
+  rules: () => PolicyDecision
 ): Effect.Effect<PolicyDecision> =>
   Effect.gen(function*() {
     for (const hook of hooks) {
       const decision = yield* hook.decide(call)
       if (decision !== "abstain") return { level: decision, source: `hook:${hook.name}`, reason: undefined }
     }
-    return evaluateRules(policy, call)
+    return rules()
   })
+
+/** Hooks in order; the first that does not abstain decides (an allow skips the rules); else the rules. */
+export const evaluatePolicy = (
+  policy: PolicyConfig,
+  hooks: ReadonlyArray<PolicyHook>,
+  call: ToolCall
+): Effect.Effect<PolicyDecision> => hooksThen(hooks, call, () => evaluateRules(policy, call))

@@ -1,6 +1,8 @@
-import type { PolicyConfig, PolicyLevel } from "@abhed/protocol"
-import { Effect } from "effect"
-import { evaluateRules, type PolicyDecision, type PolicyHook, type ToolCall } from "./Policy.ts"
+import type { PolicyConfig } from "@abhed/protocol"
+import type { Effect } from "effect"
+import { asLevel } from "./Decision.ts"
+import { evaluateRules, hooksThen, type PolicyDecision, type PolicyHook, type ToolCall } from "./Policy.ts"
+import { LevelOrder } from "./Verdict.ts"
 
 /**
  * Several policies at once (one per config layer: managed, user, project): each is evaluated on its own and the
@@ -15,11 +17,10 @@ export interface LayerPolicy {
   readonly policy: PolicyConfig
 }
 
-const rank: { readonly [L in PolicyLevel]: number } = { allow: 0, ask: 1, deny: 2 }
-
-/** Stricter first; between equally strict decisions, the one whose source (then reason) sorts first. */
+/** Stricter first (the one order of levels, Verdict.ts); between equally strict, the source (then reason) first. */
 const before = (a: PolicyDecision, b: PolicyDecision): boolean => {
-  if (rank[a.level] !== rank[b.level]) return rank[a.level] > rank[b.level]
+  const c = LevelOrder(asLevel(a.level), asLevel(b.level))
+  if (c !== 0) return c > 0
   if (a.source !== b.source) return a.source < b.source
   return (a.reason ?? "") < (b.reason ?? "")
 }
@@ -44,11 +45,4 @@ export const evaluateLayerPolicies = (
   policies: ReadonlyArray<LayerPolicy>,
   hooks: ReadonlyArray<PolicyHook>,
   call: ToolCall
-): Effect.Effect<PolicyDecision> =>
-  Effect.gen(function*() {
-    for (const hook of hooks) {
-      const decision = yield* hook.decide(call)
-      if (decision !== "abstain") return { level: decision, source: `hook:${hook.name}`, reason: undefined }
-    }
-    return evaluateLayerRules(policies, call)
-  })
+): Effect.Effect<PolicyDecision> => hooksThen(hooks, call, () => evaluateLayerRules(policies, call))
