@@ -3,7 +3,8 @@ import { Duration, Effect } from "effect"
 import type { HookFormat } from "./HookFormat.ts"
 import { type Json, peerInput, toolPart } from "./HookInput.ts"
 import { type Matcher, matches } from "./HookMatcher.ts"
-import { type HookRun, mapRun } from "./HookOutcome.ts"
+import { mapRun } from "./HookOutcome.ts"
+import type { HookRun } from "./HookRunner.ts"
 import type { ToolNames } from "./HookToolNames.ts"
 
 /**

@@ -1,7 +1,7 @@
 import { isJsonObject } from "@abhed/protocol"
 import type { HookFormat } from "./HookFormat.ts"
 import type { Json, ToolPart } from "./HookInput.ts"
-import { MaxStdoutBytes } from "./HookRunner.ts"
+import { type HookRun, MaxStdoutBytes } from "./HookRunner.ts"
 import { argsFromPeer, argsToPeer } from "./HookToolNames.ts"
 
 /**
@@ -10,21 +10,6 @@ import { argsFromPeer, argsToPeer } from "./HookToolNames.ts"
  * without `block` or `ask`, but is kept in the audit record).
  */
 
-/** What came of running the hook once. */
-export type HookRun =
-  | {
-    readonly _tag: "Exited"
-    readonly code: number
-    readonly stdout: string
-    readonly stderr: string
-    /** stdout passed the cap (HookRunner.ts) and what is in `stdout` is only its start. */
-    readonly stdoutCut?: boolean
-  }
-  /** Killed by a signal we did not send (a crash). */
-  | { readonly _tag: "Signaled"; readonly signal: string; readonly stderr: string }
-  /** Overran `--timeout-ms`: it was killed with every process it started. */
-  | { readonly _tag: "TimedOut"; readonly timeoutMs: number; readonly stderr: string }
-  | { readonly _tag: "SpawnFailed"; readonly detail: string }
 
 export interface MapOptions {
   readonly format: HookFormat

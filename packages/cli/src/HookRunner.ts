@@ -1,7 +1,6 @@
 import { MaxTimerMs } from "@abhed/protocol"
 import { spawn } from "node:child_process"
 import { Effect } from "effect"
-import type { HookRun } from "./HookOutcome.ts"
 import { killPipeHolders, killRestOfGroup, killTree, pipeEnds } from "./ProcessTree.ts"
 
 /**
@@ -37,6 +36,22 @@ const MaxStderrBytes = 64 * 1024
  * that, how long before our ends are closed regardless (a holder that could not be found).
  */
 const PipeGraceMs = 100
+
+/** What came of running the hook once. */
+export type HookRun =
+  | {
+    readonly _tag: "Exited"
+    readonly code: number
+    readonly stdout: string
+    readonly stderr: string
+    /** stdout passed the cap (HookRunner.ts) and what is in `stdout` is only its start. */
+    readonly stdoutCut?: boolean
+  }
+  /** Killed by a signal we did not send (a crash). */
+  | { readonly _tag: "Signaled"; readonly signal: string; readonly stderr: string }
+  /** Overran `--timeout-ms`: it was killed with every process it started. */
+  | { readonly _tag: "TimedOut"; readonly timeoutMs: number; readonly stderr: string }
+  | { readonly _tag: "SpawnFailed"; readonly detail: string }
 
 /**
  * `setTimeout` takes at most `MaxTimerMs` (about 24.8 days): given more, Node fires after 1 ms, and every run would

@@ -4,7 +4,8 @@ import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import type { HookFormat } from "../src/HookFormat.ts"
 import { toolPart } from "../src/HookInput.ts"
-import { type HookRun, mapRun } from "../src/HookOutcome.ts"
+import { mapRun } from "../src/HookOutcome.ts"
+import type { HookRun } from "../src/HookRunner.ts"
 import { toolNames } from "../src/HookToolNames.ts"
 
 /**
