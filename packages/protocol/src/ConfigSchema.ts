@@ -314,10 +314,10 @@ export const ConfigFile = Schema.Struct({
       "The agent's own tool names (letters, digits, '_' and '-', 1 to 64 characters); an extension tool with one of these names is rejected.",
     expected: "an array of tool names"
   })),
+  // Optional, not defaulted: a Config made in code need not say it (absent reads as false).
   allow_managed_only: Schema.optionalKey(Schema.Boolean.annotate({
     description:
-      "In the managed config only: run the managed extensions alone, ignoring the user's and the project's (each ignored one is warned about). Elsewhere it has no effect.",
-    default: false,
+      "In the managed config only (absent: false): run the managed extensions alone, ignoring the user's and the project's (each ignored one is warned about). Elsewhere it has no effect.",
     expected: "true or false"
   }))
 }).annotate({

@@ -216,7 +216,7 @@ describe("decodeConfig: every problem names its path and the fix", () => {
       "policy.deny[0].arg: unknown key; did you mean \"args\"?"
     ])
     expect(linesOf({ "my key": 1 })).toEqual([
-      "[\"my key\"]: unknown key; expected one of $schema, extensions, policy, max_rewrite_rounds, builtin_tools"
+      "[\"my key\"]: unknown key; expected one of $schema, extensions, policy, max_rewrite_rounds, builtin_tools, allow_managed_only"
     ])
   })
 
@@ -229,8 +229,8 @@ describe("decodeConfig: every problem names its path and the fix", () => {
   it("keys named like Object.prototype members are unknown keys, not a crash", () => {
     const input = JSON.parse("{\"__proto__\": {}, \"toString\": 1, \"extensions\": [{\"name\": \"a\", \"command\": \"b\", \"constructor\": 1}]}")
     expect(linesOf(input)).toEqual([
-      "__proto__: unknown key; expected one of $schema, extensions, policy, max_rewrite_rounds, builtin_tools",
-      "toString: unknown key; expected one of $schema, extensions, policy, max_rewrite_rounds, builtin_tools",
+      "__proto__: unknown key; expected one of $schema, extensions, policy, max_rewrite_rounds, builtin_tools, allow_managed_only",
+      "toString: unknown key; expected one of $schema, extensions, policy, max_rewrite_rounds, builtin_tools, allow_managed_only",
       "extensions[0].constructor: unknown key; expected one of name, command, args, events, timeout_ms, startup_timeout_ms, grace_ms, on_failure, cwd, env, env_passthrough, reply_ids, match"
     ])
   })

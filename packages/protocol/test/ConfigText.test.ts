@@ -186,7 +186,7 @@ describe("parseConfig: every problem has its line and column", () => {
   it("lines are counted over \\n, \\r\\n and \\r; a leading byte order mark is not a column", () => {
     expect(linesOf("\ufeff{\r\n\"max_rewrite_rounds\": 0}")).toEqual(["2:1: max_rewrite_rounds: must be a positive integer, got 0"])
     expect(linesOf("{\r\"x\": 1}")).toEqual([
-      "2:1: x: unknown key; expected one of $schema, extensions, policy, max_rewrite_rounds, builtin_tools"
+      "2:1: x: unknown key; expected one of $schema, extensions, policy, max_rewrite_rounds, builtin_tools, allow_managed_only"
     ])
   })
 
@@ -197,14 +197,14 @@ describe("parseConfig: every problem has its line and column", () => {
     const deep = JSON.parse(`{"x": ${"[".repeat(5000)}${"]".repeat(5000)}}`) as unknown
     const r = decodeConfig(deep)
     expect(Result.isFailure(r) && r.failure.message).toBe(
-      "x: unknown key; expected one of $schema, extensions, policy, max_rewrite_rounds, builtin_tools"
+      "x: unknown key; expected one of $schema, extensions, policy, max_rewrite_rounds, builtin_tools, allow_managed_only"
     )
   })
 
   it("keys named like Object.prototype members stay plain keys", () => {
     expect(linesOf("{\"__proto__\": {\"extensions\": []}, \"constructor\": 1}")).toEqual([
-      "1:2: __proto__: unknown key; expected one of $schema, extensions, policy, max_rewrite_rounds, builtin_tools",
-      "1:35: constructor: unknown key; expected one of $schema, extensions, policy, max_rewrite_rounds, builtin_tools"
+      "1:2: __proto__: unknown key; expected one of $schema, extensions, policy, max_rewrite_rounds, builtin_tools, allow_managed_only",
+      "1:35: constructor: unknown key; expected one of $schema, extensions, policy, max_rewrite_rounds, builtin_tools, allow_managed_only"
     ])
   })
 })
