@@ -11,6 +11,7 @@ import {
   type Verdict,
   VerdictReducer
 } from "@abhed/core"
+import { isToolName } from "@abhed/protocol"
 import type {
   BeforeAgentStartReply,
   BeforeCompactReply,
@@ -272,7 +273,8 @@ export const runModel = (
   for (const r of startTools.live) {
     const tools = (r.value["tools"] ?? []) as ReadonlyArray<{ readonly name: string }>
     const owner = extensions.find((x) => x.name === r.name)
-    for (const t of tools) if (owner !== undefined) owners.set(t.name, owner)
+    // A declared name outside the tool-name rule (a `.` in it) is rejected alone; the extension stays alive.
+    for (const t of tools) if (owner !== undefined && isToolName(t.name)) owners.set(t.name, owner)
   }
 
   const outcomes: Array<Outcome> = []
