@@ -75,3 +75,28 @@ export class AuditUnwritable extends Schema.TaggedError<AuditUnwritable>()("Audi
     return `cannot write ${this.file}: ${this.detail}`
   }
 }
+
+/** import-hooks: a generated adapter would not start (its flags do not parse): exit 1, and no config is printed. */
+export class AdapterWouldNotStart extends Schema.TaggedError<AdapterWouldNotStart>()("AdapterWouldNotStart", {
+  problems: Schema.Array(Schema.String)
+}) {
+  override get [Runtime.errorReported](): boolean {
+    return false
+  }
+  override get message(): string {
+    return this.problems.join("\n")
+  }
+}
+
+/** import-hooks: the `--output` file could not be written: exit 1, one line on stderr. */
+export class OutputUnwritable extends Schema.TaggedError<OutputUnwritable>()("OutputUnwritable", {
+  file: Schema.String,
+  detail: Schema.String
+}) {
+  override get [Runtime.errorReported](): boolean {
+    return false
+  }
+  override get message(): string {
+    return `cannot write ${this.file}: ${this.detail}`
+  }
+}

@@ -2,9 +2,9 @@ import { basename, dirname, extname, relative, resolve, sep } from "node:path"
 import { fileURLToPath } from "node:url"
 import { printable } from "@abhed/host/Printable"
 import { readRegularFile } from "@abhed/host/RegularFile"
-import { Console, Effect, FileSystem, Option, Result, Runtime, Schema, Stdio, Stream } from "effect"
+import { Console, Effect, FileSystem, Option, Result, Stdio, Stream } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
-import { InputUnreadable } from "./CliError.ts"
+import { AdapterWouldNotStart, InputUnreadable, OutputUnwritable } from "./CliError.ts"
 import { DefaultHookTimeoutMs, hookArgsProblem } from "./HookCommand.ts"
 import { HookFormats } from "./HookFormat.ts"
 import { type AdapterLaunch, importNotes, parseSettings, readSettings, toConfig } from "./HookSettings.ts"
@@ -19,31 +19,6 @@ const onPath: AdapterLaunch = { command: "abhed-ext", args: [] }
 const thisCliLaunch: AdapterLaunch = {
   command: process.execPath,
   args: [fileURLToPath(new URL(`./bin${extname(fileURLToPath(import.meta.url))}`, import.meta.url))]
-}
-
-/** A generated adapter would not start (its flags do not parse): exit 1, and no config is printed. */
-export class AdapterWouldNotStart extends Schema.TaggedError<AdapterWouldNotStart>()("AdapterWouldNotStart", {
-  problems: Schema.Array(Schema.String)
-}) {
-  override get [Runtime.errorReported](): boolean {
-    return false
-  }
-  override get message(): string {
-    return this.problems.join("\n")
-  }
-}
-
-/** The `--output` file could not be written: exit 1, one line on stderr. */
-export class OutputUnwritable extends Schema.TaggedError<OutputUnwritable>()("OutputUnwritable", {
-  file: Schema.String,
-  detail: Schema.String
-}) {
-  override get [Runtime.errorReported](): boolean {
-    return false
-  }
-  override get message(): string {
-    return `cannot write ${this.file}: ${this.detail}`
-  }
 }
 
 /** `dir` relative to `from`, as a config's `cwd` (`.` for the same folder, `/` separators). */
