@@ -1,14 +1,14 @@
 import { Effect, Result } from "effect"
 import { describe, expect, it } from "vitest"
-import { makeAdapter } from "../src/HookAdapter.ts"
-import { peerInput, toolPart } from "../src/HookInput.ts"
-import { matches, parseMatcher } from "../src/HookMatcher.ts"
-import { appendOnce, mapRun } from "../src/HookOutcome.ts"
-import type { HookRun } from "../src/HookRunner.ts"
+import { makeAdapter } from "../../src/hook/HookAdapter.ts"
+import { peerInput, toolPart } from "../../src/hook/HookInput.ts"
+import { matches, parseMatcher } from "../../src/hook/HookMatcher.ts"
+import { appendOnce, mapRun } from "../../src/hook/HookOutcome.ts"
+import type { HookRun } from "../../src/hook/HookRunner.ts"
 import { decodeConfig } from "@abhed/protocol"
-import { detectFormat, MaxHookTimeoutMs, parseSettings, readSettings, toConfig } from "../src/HookSettings.ts"
-import { argsFromPeer, argsToPeer, ourToolName, parseToolNames, peerToolName, toolNames } from "../src/HookToolNames.ts"
-import type { HookFormat } from "../src/HookFormat.ts"
+import { detectFormat, MaxHookTimeoutMs, parseSettings, readSettings, toConfig } from "../../src/hook/HookSettings.ts"
+import { argsFromPeer, argsToPeer, ourToolName, parseToolNames, peerToolName, toolNames } from "../../src/hook/HookToolNames.ts"
+import type { HookFormat } from "../../src/hook/HookFormat.ts"
 
 const claude = toolNames("claude")
 const exited = (code: number, stdout = "", stderr = ""): HookRun => ({ _tag: "Exited", code, stdout, stderr })
