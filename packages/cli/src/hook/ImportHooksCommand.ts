@@ -6,8 +6,9 @@ import { Console, Effect, FileSystem, Option, Result, Stdio, Stream } from "effe
 import { Argument, Command, Flag } from "effect/cli"
 import { AdapterWouldNotStart, InputUnreadable, OutputUnwritable } from "../CliError.ts"
 import { DefaultHookTimeoutMs, hookArgsProblem } from "./HookCommand.ts"
+import { type AdapterLaunch, importNotes, toConfig } from "./HookConfig.ts"
 import { HookFormats } from "./HookFormat.ts"
-import { type AdapterLaunch, importNotes, parseSettings, readSettings, toConfig } from "./HookSettings.ts"
+import { parseSettings, readSettings } from "./HookSettings.ts"
 
 /** What the generated config runs as each adapter, unless told otherwise: `abhed-ext`, from PATH. */
 const onPath: AdapterLaunch = { command: "abhed-ext", args: [] }
