@@ -1,13 +1,13 @@
 import { printable } from "@abhed/host/Printable"
 import { Console, Effect, Option, Schema } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
-import { CheckFailed } from "./CliError.ts"
+import { CheckFailed } from "../CliError.ts"
 import { evaluate, failedChecks } from "./CheckResult.ts"
 import { commandLine, renderJson, renderText } from "./CheckReport.ts"
 import { observe } from "./CheckRunner.ts"
-import { styleFor } from "./Style.ts"
-import { nonNegative, positive } from "./DurationFlags.ts"
-import { failUsage } from "./Usage.ts"
+import { styleFor } from "../Style.ts"
+import { nonNegative, positive } from "../DurationFlags.ts"
+import { failUsage } from "../Usage.ts"
 
 /** `--call`: a JSON object with a non-empty `tool` and an `args` object (default `{}`). */
 const SampleCallJson = Schema.fromJsonString(Schema.Struct({

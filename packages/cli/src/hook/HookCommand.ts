@@ -5,10 +5,10 @@ import { type HookFormat, HookFormats } from "./HookFormat.ts"
 import { parseMatcher } from "./HookMatcher.ts"
 import { runHook } from "./HookRunner.ts"
 import { parseToolNames, toolNames } from "./HookToolNames.ts"
-import { inputLines } from "./Input.ts"
-import { failUsage } from "./Usage.ts"
-import { commandLine } from "./CheckReport.ts"
-import { positive } from "./DurationFlags.ts"
+import { inputLines } from "../Input.ts"
+import { failUsage } from "../Usage.ts"
+import { commandLine } from "../check/CheckReport.ts"
+import { positive } from "../DurationFlags.ts"
 
 /** Below the extension's own default `timeout_ms` (5000), so an overrunning hook is ours to kill, not the host's. */
 export const DefaultHookTimeoutMs = 4000

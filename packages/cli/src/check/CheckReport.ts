@@ -1,7 +1,7 @@
 import { StderrTail } from "@abhed/host"
 import { printable, printableLines } from "@abhed/host/Printable"
 import type { CheckResult } from "./CheckResult.ts"
-import type { Style } from "./Style.ts"
+import type { Style } from "../Style.ts"
 
 /** `abhed-ext check` output: one line per check (plus indented details), or one JSON document with `--json`. */
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest"
-import * as CallIds from "../src/CallIds.ts"
-import type { InputRequest } from "../src/InputLine.ts"
+import * as CallIds from "../../src/run/CallIds.ts"
+import type { InputRequest } from "../../src/InputLine.ts"
 
 /** `abhed-ext run`'s call ids for input lines that leave them out (docs/cli.md). */
 

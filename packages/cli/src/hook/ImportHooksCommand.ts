@@ -4,21 +4,22 @@ import { printable } from "@abhed/host/Printable"
 import { readRegularFile } from "@abhed/host/RegularFile"
 import { Console, Effect, FileSystem, Option, Result, Stdio, Stream } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
-import { AdapterWouldNotStart, InputUnreadable, OutputUnwritable } from "./CliError.ts"
+import { AdapterWouldNotStart, InputUnreadable, OutputUnwritable } from "../CliError.ts"
 import { DefaultHookTimeoutMs, hookArgsProblem } from "./HookCommand.ts"
+import { type AdapterLaunch, importNotes, toConfig } from "./HookConfig.ts"
 import { HookFormats } from "./HookFormat.ts"
-import { type AdapterLaunch, importNotes, parseSettings, readSettings, toConfig } from "./HookSettings.ts"
+import { parseSettings, readSettings } from "./HookSettings.ts"
 
 /** What the generated config runs as each adapter, unless told otherwise: `abhed-ext`, from PATH. */
 const onPath: AdapterLaunch = { command: "abhed-ext", args: [] }
 
 /**
- * This CLI, started by the same Node (`--this-cli`): `bin` beside this file, with this file's extension (`bin.ts`
- * in the workspace, `bin.js` in a build). Absolute paths: for this machine, not for a commit.
+ * This CLI, started by the same Node (`--this-cli`): `bin` in the folder above this one, with this file's extension
+ * (`bin.ts` in the workspace, `bin.js` in a build). Absolute paths: for this machine, not for a commit.
  */
 const thisCliLaunch: AdapterLaunch = {
   command: process.execPath,
-  args: [fileURLToPath(new URL(`./bin${extname(fileURLToPath(import.meta.url))}`, import.meta.url))]
+  args: [fileURLToPath(new URL(`../bin${extname(fileURLToPath(import.meta.url))}`, import.meta.url))]
 }
 
 /** `dir` relative to `from`, as a config's `cwd` (`.` for the same folder, `/` separators). */

@@ -1,13 +1,13 @@
 import { AuditLog, type AuditRecord, type ExchangeStatus } from "@abhed/host"
 import { Console, Effect, Option } from "effect"
 import { Command } from "effect/cli"
-import { loadConfig } from "./ConfigFile.ts"
+import { loadConfig } from "../ConfigFile.ts"
 import { legend, renderHostRecord, renderLine, renderSummary, tally } from "./DemoTable.ts"
 import { exampleConfig, exampleSession } from "./Examples.ts"
-import { processHost } from "./HostLayer.ts"
-import { inputLines } from "./Input.ts"
-import { type LineResult, runSession } from "./Session.ts"
-import { styleFor } from "./Style.ts"
+import { processHost } from "../HostLayer.ts"
+import { inputLines } from "../Input.ts"
+import { type LineResult, runSession } from "../run/Session.ts"
+import { styleFor } from "../Style.ts"
 
 /** Exchange statuses that say nothing about an extension's health. */
 const healthy: ReadonlySet<ExchangeStatus> = new Set<ExchangeStatus>(["replied", "not_subscribed", "not_matched"])

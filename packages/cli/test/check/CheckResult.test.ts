@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest"
-import { evaluate, type Exchange, type Observation, replyProblem } from "../src/CheckResult.ts"
+import { evaluate, type Exchange, type Observation, replyProblem } from "../../src/check/CheckResult.ts"
 
 const listTools = { label: "list_tools", event: "list_tools" as const, request: { event: "list_tools", session_id: "s" } }
 const tools = (...names: ReadonlyArray<string>) =>

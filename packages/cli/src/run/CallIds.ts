@@ -1,6 +1,6 @@
 import type { JsonObject } from "@abhed/protocol"
 import { Result } from "effect"
-import type { InputLine, InputRequest } from "./InputLine.ts"
+import type { InputLine, InputRequest } from "../InputLine.ts"
 
 /**
  * The `call_id`s of `abhed-ext run`'s input lines that leave it out (docs/cli.md). Pure state over one session.

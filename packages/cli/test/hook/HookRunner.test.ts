@@ -1,6 +1,6 @@
 import { Effect } from "effect"
 import { describe, expect, it } from "vitest"
-import { runHook } from "../src/HookRunner.ts"
+import { runHook } from "../../src/hook/HookRunner.ts"
 
 /** Real runs of `runHook` on the bounds Node's timers and our stdout cap put on it. */
 

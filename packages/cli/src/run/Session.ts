@@ -2,8 +2,8 @@ import { ExtensionHost, type ExtensionHostShape } from "@abhed/host"
 import { Context, Effect, Exit, Layer, Result, Scope, Stream } from "effect"
 import * as CallIds from "./CallIds.ts"
 import { dispatch } from "./Dispatch.ts"
-import { decodeInputLine, type InputRequest, isBlank } from "./InputLine.ts"
-import type { ErrorLine, OutputLine } from "./Output.ts"
+import { decodeInputLine, type InputRequest, isBlank } from "../InputLine.ts"
+import type { ErrorLine, OutputLine } from "../Output.ts"
 
 /**
  * A recorded or live session through the host, one input line at a time (shared by `run` and `demo`).

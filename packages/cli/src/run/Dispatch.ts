@@ -1,7 +1,7 @@
 import type { ExtensionHostShape, ToolOwnerUnavailable, UnknownTool } from "@abhed/host"
 import { Effect } from "effect"
-import type { InputRequest } from "./InputLine.ts"
-import type { OutputLine } from "./Output.ts"
+import type { InputRequest } from "../InputLine.ts"
+import type { OutputLine } from "../Output.ts"
 
 /**
  * One decoded input line through the host: the method its event maps to, the outcome in the docs/design.md#output shape.

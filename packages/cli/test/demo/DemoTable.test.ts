@@ -1,8 +1,8 @@
 import type { AuditRecord } from "@abhed/host"
 import { describe, expect, it } from "vitest"
-import { describeReply, legend, renderLine, renderSummary, tally } from "../src/DemoTable.ts"
-import type { LineResult } from "../src/Session.ts"
-import { colour, plain } from "../src/Style.ts"
+import { describeReply, legend, renderLine, renderSummary, tally } from "../../src/demo/DemoTable.ts"
+import type { LineResult } from "../../src/run/Session.ts"
+import { colour, plain } from "../../src/Style.ts"
 
 const call: LineResult = {
   line: 3,

@@ -1,7 +1,7 @@
 import { ExtensionHost, UnknownTool } from "@abhed/host"
 import { assert, describe, it } from "@effect/vitest"
 import { Cause, Deferred, Effect, Fiber, Queue, Stream } from "effect"
-import { type LineResult, runSession } from "../src/Session.ts"
+import { type LineResult, runSession } from "../../src/run/Session.ts"
 
 const mockHost = ExtensionHost.layerMock({
   toolCall: (call) => Effect.succeed({ decision: "allow", reasons: [], args: call.args, rounds: 1 }),

@@ -1,10 +1,10 @@
 import { formatReasons } from "@abhed/core"
 import type { AuditExchange, AuditRecord } from "@abhed/host"
 import { isJsonObject, jsonEquals } from "@abhed/protocol"
-import type { InputRequest } from "./InputLine.ts"
-import type { ErrorLine, OutputLine } from "./Output.ts"
-import type { LineResult } from "./Session.ts"
-import type { Style } from "./Style.ts"
+import type { InputRequest } from "../InputLine.ts"
+import type { ErrorLine, OutputLine } from "../Output.ts"
+import type { LineResult } from "../run/Session.ts"
+import type { Style } from "../Style.ts"
 
 /**
  * The demo's readable table (pure): for one input line, what each extension said in each round (from the audit

@@ -1,8 +1,8 @@
 import { ExtensionHost } from "@abhed/host"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Stream } from "effect"
-import type { OutputLine } from "../src/Output.ts"
-import { type LineResult, runSession } from "../src/Session.ts"
+import type { OutputLine } from "../../src/Output.ts"
+import { type LineResult, runSession } from "../../src/run/Session.ts"
 
 /**
  * Issue 24.5: a run is one session. A recording holding several sessions was decided as one, every line under the

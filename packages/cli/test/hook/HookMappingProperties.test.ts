@@ -2,11 +2,11 @@ import { decodeReply } from "@abhed/protocol"
 import { Result } from "effect"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import type { HookFormat } from "../src/HookFormat.ts"
-import { toolPart } from "../src/HookInput.ts"
-import { mapRun } from "../src/HookOutcome.ts"
-import type { HookRun } from "../src/HookRunner.ts"
-import { toolNames } from "../src/HookToolNames.ts"
+import type { HookFormat } from "../../src/hook/HookFormat.ts"
+import { toolPart } from "../../src/hook/HookInput.ts"
+import { mapRun } from "../../src/hook/HookOutcome.ts"
+import type { HookRun } from "../../src/hook/HookRunner.ts"
+import { toolNames } from "../../src/hook/HookToolNames.ts"
 
 /**
  * Whatever a hook prints and however it exits, the adapter's reply is a valid reply for the event (the host's own
