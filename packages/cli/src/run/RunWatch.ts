@@ -11,10 +11,10 @@ import { Console, Duration, Effect, Exit, type FileSystem, Option, type Path, Qu
 import * as NodeFs from "node:fs"
 import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
-import type { ConfigRejected } from "./CliError.ts"
-import { loadConfig } from "./ConfigFile.ts"
-import { layersHost, layersLabel, loadCliLayers, type RunSource, trustStoreFile } from "./Layers.ts"
-import { processHost } from "./HostLayer.ts"
+import type { ConfigRejected } from "../CliError.ts"
+import { loadConfig } from "../ConfigFile.ts"
+import { layersHost, layersLabel, loadCliLayers, type RunSource, trustStoreFile } from "../Layers.ts"
+import { processHost } from "../HostLayer.ts"
 
 /**
  * `abhed-ext run --watch`: the config read again whenever one of its files changes (a layer file, or where a
