@@ -18,7 +18,7 @@ const replyField = (x: AuditExchange, field: string): unknown => (isJsonObject(x
  * whoever failed. The rounds are replayed from `input`, the content the first round was sent; each next round's
  * content is the lowest-named differing proposal, as the host adopts it. Sorted, unique.
  */
-export const resultActors = (record: AuditRecord, input: string, withheld: boolean): ReadonlyArray<string> => {
+export const resultActors = (record: Pick<AuditRecord, "rounds">, input: string, withheld: boolean): ReadonlyArray<string> => {
   const names = new Set<string>()
   let current = input
   for (const round of record.rounds) {
@@ -38,7 +38,7 @@ export const resultActors = (record: AuditRecord, input: string, withheld: boole
 }
 
 /** A context's actors: whoever sent a `keep`, and, when the context was withheld, whoever failed. Sorted, unique. */
-export const contextActors = (record: AuditRecord, withheld: boolean): ReadonlyArray<string> => {
+export const contextActors = (record: Pick<AuditRecord, "rounds">, withheld: boolean): ReadonlyArray<string> => {
   const names = new Set<string>()
   for (const round of record.rounds) {
     for (const x of round.exchanges) {
