@@ -22,9 +22,9 @@ export interface JUnitSuite {
 /**
  * XML 1.0 cannot hold some characters at all, escaped or not (most C0 controls, lone surrogates, U+FFFE/U+FFFF):
  * they are written as `\u{…}` so that a case named with one still gives a document every parser reads. The
- * five markup characters are escaped everywhere (attribute values and text alike).
+ * five markup characters are escaped everywhere (attribute values and text alike), line breaks in attributes.
  */
-export const escapeXml = (text: string): string => {
+export const escapeXml = (text: string, inAttribute = true): string => {
   let out = ""
   for (const ch of text) {
     const code = ch.codePointAt(0) ?? 0
@@ -36,9 +36,9 @@ export const escapeXml = (text: string): string => {
     else if (ch === ">") out += "&gt;"
     else if (ch === "\"") out += "&quot;"
     else if (ch === "'") out += "&apos;"
-    // A line break in an attribute value would be read back as a space: keep it.
-    else if (ch === "\n") out += "&#10;"
-    else if (ch === "\r") out += "&#13;"
+    // A line break in an attribute value would be read back as a space: kept as a reference. In text it stays.
+    else if (inAttribute && ch === "\n") out += "&#10;"
+    else if (inAttribute && ch === "\r") out += "&#13;"
     else out += ch
   }
   return out
@@ -67,7 +67,7 @@ export const renderJUnit = (suites: ReadonlyArray<JUnitSuite>): string => {
         lines.push(
           `${open}>`,
           `      <failure message="${escapeXml(c.failure.message)}" type="${escapeXml(c.failure.type)}">` +
-            `${escapeXml(c.failure.detail)}</failure>`,
+            `${escapeXml(c.failure.detail, false)}</failure>`,
           "    </testcase>"
         )
       }
