@@ -32,6 +32,9 @@ const configFile = (extensions: ReadonlyArray<object>): string => {
 }
 
 const cases = fixture("replay/cases.jsonl")
+
+/** Each test starts node processes (seconds on a busy machine): a generous bound, never reached unless something hangs. */
+const Slow = 240_000
 const failing = fixture("replay/failing-cases.jsonl")
 
 interface Parsed {
@@ -90,7 +93,7 @@ describe.concurrent("abhed-ext test", () => {
       `${cases}:6 a fatal build is an error`
     ])
     expect(report.testsuite.testcase.every((c) => c.failure === undefined && c["@_classname"] === cases)).toBe(true)
-  })
+  }, Slow)
 
   it("fails the cases whose outcome differs, and malformed lines, naming each; the others still run; exit 1", async () => {
     const junit = join(tempDir(), "junit.xml")
@@ -136,7 +139,7 @@ describe.concurrent("abhed-ext test", () => {
     expect(testcases[0]?.failure?.["#text"]).toBe(
       "expected: allow\ncame: deny (guard: rm -rf is not permitted here)\nexpected allow, got deny"
     )
-  })
+  }, Slow)
 
   it("exit 2 for an invalid config, 64 for a bad command line, 1 for a file without cases", async () => {
     const invalid = await runCli(["test", "-c", fixture("cli-invalid-config.json"), cases])
@@ -151,5 +154,5 @@ describe.concurrent("abhed-ext test", () => {
     const none = await runCli(["test", "-c", configFile([guard]), empty])
     expect(none.code).toBe(1)
     expect(none.stderr).toContain(`${empty} holds no case`)
-  })
+  }, Slow)
 })
