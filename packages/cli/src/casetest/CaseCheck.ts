@@ -1,10 +1,10 @@
 import type { AuditRecord, ToolCallOutcome, ToolResultOutcome } from "@abhed/host"
 import { canonicalJson, jsonEquals } from "@abhed/protocol"
-import { resultActors } from "../replay/Actors.ts"
+import { isWithheld, resultActors } from "../replay/Actors.ts"
 import type { CallCase, ResultCase } from "./TestCase.ts"
 
 /**
- * Whether what came of a case is what it expects (docs/cli.md#test). Pure: the case, the host's outcome and the
+ * Whether what came of a case is what it expects (docs/cli.md#abhed-ext-test). Pure: the case, the host's outcome and the
  * dispatch's audit record in; what was expected, what came, and each mismatch out.
  */
 export interface CaseVerdict {
@@ -52,10 +52,6 @@ export const checkCall = (c: CallCase, outcome: ToolCallOutcome): CaseVerdict =>
     problems
   }
 }
-
-/** The host's withheld content is `[withheld: why]` with is_error: no extension's rewrite can look like it and fail. */
-export const isWithheld = (outcome: { readonly content: unknown; readonly is_error: unknown }): boolean =>
-  outcome.is_error === true && typeof outcome.content === "string" && outcome.content.startsWith("[withheld: ")
 
 export const checkResult = (c: ResultCase, outcome: ToolResultOutcome, record: AuditRecord | undefined): CaseVerdict => {
   const problems: Array<string> = []

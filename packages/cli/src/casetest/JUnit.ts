@@ -1,5 +1,5 @@
 /**
- * The JUnit XML report of `abhed-ext test --junit` (docs/cli.md#test): the format CI systems read (GitLab, GitHub
+ * The JUnit XML report of `abhed-ext test --junit` (docs/cli.md#abhed-ext-test): the format CI systems read (GitLab, GitHub
  * Actions' reporters, Jenkins): one `<testsuite>` per cases file, one `<testcase>` per case, a `<failure>` in each
  * that failed. Pure: results in, the document out.
  */

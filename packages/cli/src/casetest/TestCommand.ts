@@ -47,7 +47,7 @@ const printReport = (r: CaseReport) => {
   )
 }
 
-/** `abhed-ext test -c abhed.json CASES.jsonl [--junit OUT.xml]`: docs/cli.md#test. */
+/** `abhed-ext test -c abhed.json CASES.jsonl [--junit OUT.xml]`: docs/cli.md#abhed-ext-test. */
 export const test = Command.make(
   "test",
   {

@@ -6,6 +6,13 @@ import { isJsonObject } from "@abhed/protocol"
  * names them itself: its reasons and `rewrittenBy`). Pure.
  */
 
+/**
+ * A tool result the host withheld: `[withheld: why]`, with is_error. (A tool may return such text itself: a
+ * replay then lists it as not replayable rather than guess.)
+ */
+export const isWithheld = (outcome: { readonly content: unknown; readonly is_error: unknown }): boolean =>
+  outcome.is_error === true && typeof outcome.content === "string" && outcome.content.startsWith("[withheld: ")
+
 /** An exchange that ended without a reply the host could use. */
 export const failedStatus = (x: AuditExchange): boolean =>
   x.status !== "replied" && x.status !== "not_subscribed" && x.status !== "not_matched"

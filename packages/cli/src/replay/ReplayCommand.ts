@@ -11,7 +11,7 @@ import { startHost } from "./ReplayHost.ts"
 import { planOf } from "./ReplayPlan.ts"
 import { renderJson, renderText, type Replayed, type Skipped, summarize } from "./ReplayReport.ts"
 
-/** `abhed-ext replay -c NEW.json AUDIT.jsonl… [--fail-on any|looser] [--json]`: docs/cli.md#replay. */
+/** `abhed-ext replay -c NEW.json AUDIT.jsonl… [--fail-on any|looser] [--json]`: docs/cli.md#abhed-ext-replay. */
 export const replay = Command.make(
   "replay",
   {

@@ -1,7 +1,6 @@
 import type { AuditRecord, ContextOutcome, ToolCallOutcome, ToolResultOutcome } from "@abhed/host"
 import { isJsonObject, jsonEquals } from "@abhed/protocol"
-import { isWithheld } from "../casetest/CaseCheck.ts"
-import { contextActors, resultActors } from "./Actors.ts"
+import { contextActors, isWithheld, resultActors } from "./Actors.ts"
 import type { ReadRecord } from "./AuditInput.ts"
 
 /**

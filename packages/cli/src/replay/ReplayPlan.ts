@@ -1,5 +1,5 @@
 import { isJsonObject, type JsonObject } from "@abhed/protocol"
-import { isWithheld } from "../casetest/CaseCheck.ts"
+import { isWithheld } from "./Actors.ts"
 import type { ReadRecord } from "./AuditInput.ts"
 
 /**
