@@ -34,6 +34,9 @@ const ResultCaseSchema = Schema.Struct({
   by: Schema.optionalKey(By)
 })
 
+const CallCaseFields: ReadonlyArray<string> = Object.keys(CallCaseSchema.fields)
+const ResultCaseFields: ReadonlyArray<string> = Object.keys(ResultCaseSchema.fields)
+
 export interface CallCase {
   readonly kind: "call"
   readonly name: string | undefined
@@ -66,8 +69,10 @@ export type TestCase = CallCase | ResultCase
 const byList = (by: string | ReadonlyArray<string> | undefined): ReadonlyArray<string> =>
   by === undefined ? [] : typeof by === "string" ? [by] : by
 
-/** Schema messages can span lines; a case's problem is printed on one. */
-const oneLine = (message: string): string => message.split("\n").map((s) => s.trim()).filter((s) => s !== "").join("; ")
+/** Schema messages can span lines; a case's problem is printed on one, an unknown nested field named as such. */
+const oneLine = (message: string): string =>
+  message.split("\n").map((s) => s.trim()).filter((s) => s !== "").join("; ")
+    .replaceAll("Expected no excess property; at ", "unknown field at ")
 
 const strict = { errors: "all", onExcessProperty: "error" } as const
 const decodeCallCase = Schema.decodeUnknownResult(CallCaseSchema, strict)
@@ -88,6 +93,14 @@ export const decodeCase = (text: string): Result.Result<TestCase, string> => {
       hasCall
         ? "both \"call\" and \"tool_result\": a case is one or the other"
         : "neither \"call\" nor \"tool_result\": a case is a tool call with \"expect\", or a tool result with the content or is_error expected"
+    )
+  }
+  const known = hasCall ? CallCaseFields : ResultCaseFields
+  const unknown = Object.keys(json).filter((key) => !known.includes(key))
+  if (unknown.length > 0) {
+    return Result.fail(
+      `unknown field${unknown.length === 1 ? "" : "s"} ${unknown.map((k) => JSON.stringify(k)).join(", ")}; ` +
+        `a ${hasCall ? "call" : "tool_result"} case has ${known.join(", ")}`
     )
   }
   if (hasCall) {
