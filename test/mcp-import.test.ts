@@ -88,7 +88,7 @@ describe("abhed-ext import-mcp", () => {
     expect(extension?.["args"]).toEqual([bin, "mcp", "--name=s", "--timeout-ms=60000", "--", "srv"])
   })
 
-  it("bad input is one line on stderr naming the file, exit 1, nothing on stdout", async () => {
+  describe("bad input is one line on stderr naming the file, exit 1, nothing on stdout", () => {
     const dir = project({
       "broken.json": "{\"mcpServers\": {",
       "hooks.json": JSON.stringify({ hooks: {} }),
@@ -103,11 +103,12 @@ describe("abhed-ext import-mcp", () => {
       ["nul.json", /^nul\.json: the generated config would be refused: extensions\[0\]\.args\[5\]: /]
     ]
     for (const [file, message] of cases) {
-      const r = await runCli(["import-mcp", file], { cwd: dir })
-      expect(r.code, `${file}: ${r.stderr}`).toBe(1)
-      expect(r.stdout).toBe("")
-      const lines = r.stderr.trim().split("\n")
-      expect(lines.at(-1), file).toMatch(message)
+      it(file, async () => {
+        const r = await runCli(["import-mcp", file], { cwd: dir })
+        expect(r.code, r.stderr).toBe(1)
+        expect(r.stdout).toBe("")
+        expect(r.stderr.trim().split("\n").at(-1)).toMatch(message)
+      })
     }
   })
 
