@@ -112,8 +112,10 @@ describe("abhed-ext import-mcp", () => {
     }
   })
 
-  it("shows the file's own text escaped: a hostile server name cannot drive the terminal", async () => {
-    const dir = project({ ".mcp.json": JSON.stringify({ mcpServers: { "\u001b]0;owned\u0007": { type: "sse", url: "https://x/sse" } } }) })
+  it("shows the file's own text escaped: a hostile url cannot drive the terminal", async () => {
+    // The name is quoted with JSON escapes; the url is shown as written, so it is what printable() must escape.
+    const hostile = { "\u001b]0;owned\u0007": { type: "http", url: "https://x/${HOST}\u001b]0;owned\u0007" } }
+    const dir = project({ ".mcp.json": JSON.stringify({ mcpServers: hostile }) })
     const r = await runCli(["import-mcp", ".mcp.json"], { cwd: dir })
     expect(r.code, r.stderr).toBe(0)
     expect(r.stderr).not.toContain("\u001b")
