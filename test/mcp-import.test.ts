@@ -99,7 +99,7 @@ describe("abhed-ext import-mcp", () => {
       ["broken.json", /^cannot read broken\.json: not JSON: /],
       ["hooks.json", /^cannot read hooks\.json: no "mcpServers" in it: expected Claude Code's \.mcp\.json/],
       ["missing.json", /^cannot read missing\.json: /],
-      [".claude/settings.json", /^cannot read \.claude\/settings\.json: not JSON: .*\(Claude Code reads its MCP files as plain JSON: no comments\)$/],
+      [".claude/settings.json", /^cannot read \.claude\/settings\.json: not JSON: .*\(Claude Code reads its MCP files as plain JSON: no comments; for a Gemini CLI file, give --format gemini\)$/],
       ["nul.json", /^nul\.json: the generated config would be refused: extensions\[0\]\.args\[5\]: /]
     ]
     for (const [file, message] of cases) {

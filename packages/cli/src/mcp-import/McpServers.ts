@@ -94,7 +94,8 @@ export const parseMcpFile = (
   const read = readConfigText(text)
   const chosen = format ?? (read.value === undefined ? undefined : detectFormat(file, read.value))
   if (chosen !== "gemini") {
-    return Result.fail(read.value === undefined ? strictError : `${strictError} (Claude Code reads its MCP files as plain JSON: no comments)`)
+    const hint = format === undefined ? "; for a Gemini CLI file, give --format gemini" : ""
+    return Result.fail(read.value === undefined ? strictError : `${strictError} (Claude Code reads its MCP files as plain JSON: no comments${hint})`)
   }
   const [problem] = read.problems
   if (problem === undefined) return Result.succeed({ format: chosen, settings: read.value })
