@@ -57,6 +57,47 @@ describe("abhed-ext import-mcp", () => {
     for (const name of ["github", "notes", "docs"]) expect(listed.stdout).toContain(name)
   })
 
+  it("the server gets the variables its config passes, renamed as the file said, and no other of the host's", async () => {
+    // A stand-in for the server, run as the adapter would run it (the words after `--`): it blocks every call with
+    // the variables it sees.
+    const server = [
+      "require('readline').createInterface({ input: process.stdin }).on('line', (line) => {",
+      "  const { id, event } = JSON.parse(line); const e = process.env",
+      "  const seen = { API_KEY: e.API_KEY, MODE: e.MODE, PLAIN: e.PLAIN, MY_KEY: e.MY_KEY, OTHER: e.OTHER, NOTES_TOKEN: e.NOTES_TOKEN }",
+      "  console.log(JSON.stringify(event === 'tool_call' ? { id, block: true, reason: JSON.stringify(seen) } : { id }))",
+      "})"
+    ].join("\n")
+    const dir = project({
+      ".mcp.json": JSON.stringify({
+        mcpServers: {
+          probe: {
+            command: process.execPath,
+            args: ["-e", server],
+            env: { API_KEY: "${MY_KEY}", MODE: "fast", PLAIN: "${PLAIN}", NOTES_TOKEN: literalToken }
+          }
+        }
+      })
+    })
+    const imported = await runCli(["import-mcp", ".mcp.json"], { cwd: dir })
+    expect(imported.code, imported.stderr).toBe(0)
+    const config = JSON.parse(imported.stdout) as { extensions: Array<Record<string, unknown>> }
+    const extension = config.extensions[0] ?? {}
+    const args = extension["args"] as Array<string>
+    const [command, ...rest] = args.slice(args.indexOf("--") + 1)
+    expect(command).toBe("sh")
+    writeFileSync(join(dir, "probe.json"), JSON.stringify({ extensions: [{ ...extension, command, args: rest, events: ["tool_call"] }] }))
+    const r = await runCli(["run", "--config", "probe.json"], {
+      cwd: dir,
+      input: `${JSON.stringify({ event: "tool_call", tool: "mcp__probe__x", args: {} })}\n`,
+      env: { MY_KEY: "k-1", PLAIN: "p-1", OTHER: "o-1", NOTES_TOKEN: "from-the-shell" }
+    })
+    expect(r.code, r.stderr).toBe(0)
+    const [line] = r.stdout.trim().split("\n")
+    const reason = (JSON.parse(line ?? "{}") as { reasons: Array<{ reason: string }> }).reasons[0]?.reason ?? ""
+    // MY_KEY is passed because API_KEY is set from it; OTHER is not passed; the withheld literal is read from the shell.
+    expect(JSON.parse(reason)).toEqual({ API_KEY: "k-1", MODE: "fast", PLAIN: "p-1", MY_KEY: "k-1", NOTES_TOKEN: "from-the-shell" })
+  })
+
   it("reads stdin with -, tells Gemini CLI's file by its keys, and writes cwd relative to -o's folder", async () => {
     const dir = project({
       "proj/.gemini/settings.json": JSON.stringify({ mcpServers: { py: { command: "python3", args: ["-m", "srv"], cwd: "srv" } } })
