@@ -42,7 +42,7 @@ describe("Claude Code's .mcp.json", () => {
     expect(only(imported)).toEqual({
       name: "github",
       command: "abhed-ext",
-      args: ["mcp", "--name=github", "--timeout-ms=60000", "--", "npx", "-y", "@modelcontextprotocol/server-github"],
+      args: ["mcp", "--name=github", "--timeout-ms=60000", "--startup-timeout-ms=60000", "--", "npx", "-y", "@modelcontextprotocol/server-github"],
       events: ["list_tools", "invoke_tool"],
       cwd: ".",
       env: { LOG_LEVEL: "info" },
@@ -63,6 +63,7 @@ describe("Claude Code's .mcp.json", () => {
       "mcp",
       "--name=api",
       "--timeout-ms=60000",
+      "--startup-timeout-ms=60000",
       "--url=https://api.example.com/mcp",
       "--header=Authorization:Bearer ${API_TOKEN}",
       "--header=X-Org:acme"
@@ -83,6 +84,7 @@ describe("Claude Code's .mcp.json", () => {
       "mcp",
       "--name=db",
       "--timeout-ms=60000",
+      "--startup-timeout-ms=60000",
       "--",
       "sh",
       "-c",
@@ -115,6 +117,7 @@ describe("Claude Code's .mcp.json", () => {
       "mcp",
       "--name=api",
       "--timeout-ms=60000",
+      "--startup-timeout-ms=60000",
       "--url=https://api.example.com/mcp",
       "--header=Authorization:Bearer ${API_AUTHORIZATION}",
       "--header=X-Api-Key:${API_X_API_KEY}"
@@ -128,6 +131,29 @@ describe("Claude Code's .mcp.json", () => {
     ])
     expect(imported.warnings[2]?.why).toContain("export API_AUTHORIZATION (the value after \"Bearer\")")
     accepted(imported)
+  })
+
+  it("references in the url and a header's ${VAR:-default} are left for the adapter to read when it starts", () => {
+    const imported = read("claude", {
+      mcpServers: {
+        api: {
+          type: "http",
+          url: "https://${API_HOST:-api.example.com}/mcp?org=${ORG}",
+          headers: { "X-Region": "${REGION:-eu}" }
+        }
+      }
+    })
+    const extension = only(imported)
+    expect(extension["args"]).toEqual([
+      "mcp",
+      "--name=api",
+      "--timeout-ms=60000",
+      "--startup-timeout-ms=60000",
+      "--url=https://${API_HOST:-api.example.com}/mcp?org=${ORG}",
+      "--header=X-Region:${REGION:-eu}"
+    ])
+    expect(extension["env_passthrough"]).toEqual(["API_HOST", "ORG", "REGION"])
+    expect(imported.warnings).toEqual([])
   })
 
   it("a credential in args or in the url skips the server, saying where", () => {
@@ -186,11 +212,11 @@ describe("Gemini CLI's settings.json", () => {
     })
     const [py, remote, typed] = imported.extensions
     expect(py).toMatchObject({
-      args: ["mcp", "--name=py", "--timeout-ms=15000", "--", "sh", "-c", "export DATABASE_URL=\"${DB_URL}\"; exec python -m srv"],
+      args: ["mcp", "--name=py", "--timeout-ms=15000", "--startup-timeout-ms=60000", "--", "sh", "-c", "export DATABASE_URL=\"${DB_URL}\"; exec python -m srv"],
       cwd: "servers/py",
       env_passthrough: ["DB_URL", "API_KEY"],
       timeout_ms: 16000,
-      startup_timeout_ms: 60000
+      startup_timeout_ms: 65000
     })
     expect(remote?.["args"]).toContain("--header=Authorization:Bearer ${TOKEN}")
     expect(remote?.["env_passthrough"]).toEqual(["TOKEN"])
@@ -237,6 +263,13 @@ describe("names", () => {
       ["GitHub", "--name=GitHub"],
       ["github_2", "--name=github_2"]
     ])
+    accepted(imported)
+  })
+  it("at most 40 characters, the adapter's limit, suffix included", () => {
+    const long = "a".repeat(50)
+    const imported = read("claude", { mcpServers: { [long]: { command: "a" }, [`${long}.x`]: { command: "b" } } })
+    expect(imported.extensions.map((e) => e["name"])).toEqual(["a".repeat(40), `${"a".repeat(38)}_2`])
+    expect(imported.warnings[0]?.why).toContain(`mcp__${"a".repeat(40)}__TOOL`)
     accepted(imported)
   })
 })

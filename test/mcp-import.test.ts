@@ -126,7 +126,7 @@ describe("abhed-ext import-mcp", () => {
     expect(r.code, r.stderr).toBe(0)
     const extension = (JSON.parse(r.stdout) as { extensions: Array<Record<string, unknown>> }).extensions[0]
     expect(extension?.["command"]).toBe(process.execPath)
-    expect(extension?.["args"]).toEqual([bin, "mcp", "--name=s", "--timeout-ms=60000", "--", "srv"])
+    expect(extension?.["args"]).toEqual([bin, "mcp", "--name=s", "--timeout-ms=60000", "--startup-timeout-ms=60000", "--", "srv"])
   })
 
   describe("bad input is one line on stderr naming the file, exit 1, nothing on stdout", () => {
@@ -141,7 +141,7 @@ describe("abhed-ext import-mcp", () => {
       ["hooks.json", /^cannot read hooks\.json: no "mcpServers" in it: expected Claude Code's \.mcp\.json/],
       ["missing.json", /^cannot read missing\.json: /],
       [".claude/settings.json", /^cannot read \.claude\/settings\.json: not JSON: .*\(Claude Code reads its MCP files as plain JSON: no comments; for a Gemini CLI file, give --format gemini\)$/],
-      ["nul.json", /^nul\.json: the generated config would be refused: extensions\[0\]\.args\[5\]: /]
+      ["nul.json", /^nul\.json: the generated config would be refused: extensions\[0\]\.args\[6\]: /]
     ]
     for (const [file, message] of cases) {
       it(file, async () => {

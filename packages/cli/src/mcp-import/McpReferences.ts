@@ -76,9 +76,9 @@ export const shellWord = (pieces: ReadonlyArray<Piece>): string =>
         : `"\${${p.name}:-${inDoubleQuotes(p.fallback)}}"`
     ).join("")
 
-/** The pieces written back as text the adapter expands: `${NAME}` for each reference (a fallback is dropped). */
+/** The pieces written back as text the adapter expands when it starts: `${NAME}`, `${NAME:-fallback}`. */
 export const braced = (pieces: ReadonlyArray<Piece>): string =>
-  pieces.map((p) => (p._tag === "Text" ? p.text : `\${${p.name}}`)).join("")
+  pieces.map((p) => (p._tag === "Text" ? p.text : p.fallback === undefined ? `\${${p.name}}` : `\${${p.name}:-${p.fallback}}`)).join("")
 
 /**
  * Literal values shaped like credentials: provider tokens (GitHub, OpenAI and Anthropic style `sk-`, Slack, AWS

@@ -55,12 +55,14 @@ export interface ImportOptions {
 export const DefaultCallTimeoutMs = 60_000
 /** Slack between the adapter's bound on a call and the extension's `timeout_ms`: the adapter answers first. */
 const ExtensionSlackMs = 1000
-/** The first exchange starts the adapter and the server (`npx` may download it): at least this long. */
+/** The server's start (`npx` may download it first) and the listing of its tools: at least this long. */
 const StartupTimeoutMs = 60_000
 /** The longest `--timeout-ms` written: `timeout_ms` and `startup_timeout_ms` stay within what a timer can wait. */
 export const MaxCallTimeoutMs = MaxTimerMs - 5 * ExtensionSlackMs
 /** Tool names are at most 64 characters (`^[A-Za-z0-9_-]{1,64}$`), and the adapter's are `mcp__NAME__TOOL`. */
 const MaxToolName = 64
+/** The adapter's `--name`: letters, digits, `_` and `-`, at most this long (so that its tools' names fit). */
+const MaxServerName = 40
 
 const geminiOnlyKeys = ["httpUrl", "cwd", "trust", "includeTools", "excludeTools", "timeout", "oauth", "authProviderType"]
 
@@ -191,9 +193,10 @@ interface Names {
  * else `mcp-` before it. Both unique, ignoring case (tool names are compared ignoring case): `_2`, `_3` after.
  */
 const namesFor = (key: string, names: Names): { readonly mcpName: string; readonly extensionName: string } => {
-  const base = key.replace(/[^A-Za-z0-9_-]/g, "_")
+  const base = key.replace(/[^A-Za-z0-9_-]/g, "_").slice(0, MaxServerName) || "server"
   for (let n = 1;; n++) {
-    const mcpName = n === 1 ? base : `${base}_${n}`
+    const suffix = n === 1 ? "" : `_${n}`
+    const mcpName = `${base.slice(0, MaxServerName - suffix.length)}${suffix}`
     const valid = ExtensionNamePattern.test(mcpName) && !isReservedExtensionName(mcpName)
     const extensionName = valid ? mcpName : `mcp-${mcpName}`
     if (names.taken.has(mcpName.toLowerCase()) || names.taken.has(extensionName.toLowerCase())) continue
@@ -302,20 +305,22 @@ const serverOf = (
     }
   } else {
     const url = transport.url
-    if (hasRefs(piecesOf(format, url))) return skip(`its url holds a variable (${url}): write the address out`)
-    let parsed: URL
-    try {
-      parsed = new URL(url)
-    } catch {
-      return skip(`url ${JSON.stringify(url)} is not a URL`)
+    const urlPieces = piecesOf(format, url)
+    // The adapter reads the references when it starts; what is checked here is the text around them.
+    const withRefs = (stand: string) => urlPieces.map((p) => (p._tag === "Text" ? p.text : stand)).join("")
+    const placed = URL.parse(withRefs("x"))
+    if (placed === null) return skip(`url ${JSON.stringify(url)} is not a URL`)
+    if (placed.protocol !== "http:" && placed.protocol !== "https:") return skip(`url ${JSON.stringify(url)} is not http: or https:`)
+    const literal = URL.parse(withRefs(""))
+    if (looksLikeSecretValue(urlPieces) || (literal !== null && literal.password !== "")) {
+      return skip("its url holds a password: it is not copied into a config; send it in a header, from a variable")
     }
-    if (parsed.protocol !== "http:" && parsed.protocol !== "https:") return skip(`url ${JSON.stringify(url)} is not http: or https:`)
-    if (parsed.password !== "") return skip("its url holds a password: it is not copied into a config; send it in a header, from a variable")
-    const query = secretQueryParameter(url, looksLikeSecretName)
+    const query = secretQueryParameter(withRefs(""), looksLikeSecretName)
     if (query !== undefined) {
-      return skip(`its url carries a credential in "${query}": it is not copied into a config; send it in a header, from a variable`)
+      return skip(`its url carries a credential in "${query}": it is not copied into a config; write \${VAR} in its place`)
     }
-    adapterArgs.push(`--url=${url}`)
+    for (const ref of refsOf(urlPieces)) passthrough.add(ref)
+    adapterArgs.push(`--url=${braced(urlPieces)}`)
     const headers = entry["headers"] ?? {}
     if (!isJsonObject(headers)) return skip("headers: expected an object")
     const mcpNamePreview = key.replace(/[^A-Za-z0-9_-]/g, "_")
@@ -339,20 +344,20 @@ const serverOf = (
         continue
       }
       for (const ref of refsOf(pieces)) passthrough.add(ref)
-      if (pieces.some((p) => p._tag === "Ref" && p.fallback !== undefined)) {
-        warnings.push(`${at}: a default (\${VAR:-…}) is not carried over: the header is sent with the variable's value, empty when unset`)
-      }
       adapterArgs.push(`--header=${name}:${braced(pieces)}`)
     }
   }
 
   const { extensionName, mcpName } = namesFor(key, names)
   const prefix = `mcp__${mcpName}__`
-  if (prefix.length >= MaxToolName) return skip(`its name is too long: tool names (${prefix}TOOL) are at most ${MaxToolName} characters`)
-  if (mcpName !== key) warnings.push(`its tools are named ${prefix}TOOL (the name made of letters, digits, _ and -, unique)`)
+  if (mcpName !== key) {
+    warnings.push(`its tools are named ${prefix}TOOL (the name made of letters, digits, _ and -, at most ${MaxServerName} characters, unique)`)
+  }
 
   const timeout = timeoutOf(entry["timeout"])
   if (timeout.adjusted !== undefined) warnings.push(timeout.adjusted)
+  // The adapter's bound on the server's start and the listing of its tools; the host's on that first exchange is above it.
+  const startupMs = Math.max(StartupTimeoutMs, timeout.ms)
 
   const deny: Array<{ readonly tool: string; readonly reason: string }> = []
   if (format === "gemini") {
@@ -386,6 +391,7 @@ const serverOf = (
       "mcp",
       `--name=${mcpName}`,
       `--timeout-ms=${timeout.ms}`,
+      `--startup-timeout-ms=${startupMs}`,
       ...adapterArgs,
       ...(serverArgs.length > 0 ? ["--", ...serverArgs] : [])
     ],
@@ -394,7 +400,7 @@ const serverOf = (
     ...(Object.keys(env).length === 0 ? {} : { env }),
     ...(passthrough.size === 0 ? {} : { env_passthrough: [...passthrough] }),
     timeout_ms: timeout.ms + ExtensionSlackMs,
-    startup_timeout_ms: Math.max(StartupTimeoutMs, timeout.ms + 5 * ExtensionSlackMs)
+    startup_timeout_ms: startupMs + 5 * ExtensionSlackMs
   }
   return { _tag: "Server", extension, deny, warnings }
 }
