@@ -1,6 +1,6 @@
-import { type AuditContent, AuditLog } from "@abhed/host"
+import { type AuditContent, AuditLog, ExtensionHost, type ExtensionHostShape } from "@abhed/host"
 import type { Config } from "@abhed/protocol"
-import { Console, Effect, Layer, Option } from "effect"
+import { Console, Context, Effect, Layer, Option, Stream } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
 import { AuditUnwritable, StrictRunFailed } from "../CliError.ts"
 import { StdinConfig } from "../ConfigFile.ts"
@@ -8,6 +8,7 @@ import { inputLines } from "../Input.ts"
 import { runSource } from "../Layers.ts"
 import { render } from "../Output.ts"
 import * as RunSummary from "./RunSummary.ts"
+import { loadWatchable, watchRun } from "./RunWatch.ts"
 import { runSession } from "./Session.ts"
 import { failUsage } from "../Usage.ts"
 
@@ -69,6 +70,13 @@ export const run = Command.make(
       ),
       Flag.withDefault(false)
     ),
+    watch: Flag.Boolean("watch").pipe(
+      Flag.withDescription(
+        "reload when the config changes (a layer file, --config's file, a script an extension names, the trust " +
+          "store): unchanged extensions keep running, changed ones restart, removed ones stop, added ones start"
+      ),
+      Flag.withDefault(false)
+    ),
     strict: Flag.Boolean("strict").pipe(
       Flag.withDescription("exit 1 when the config has no extension, or when one died (after every line is decided)"),
       Flag.withDefault(false)
@@ -78,23 +86,40 @@ export const run = Command.make(
       Argument.optional
     )
   },
-  Effect.fn("run")(function*({ audit, auditContent, config, events, sessionId, strict, summary }) {
+  Effect.fn("run")(function*({ audit, auditContent, config, events, sessionId, strict, summary, watch }) {
     if (Option.getOrUndefined(config) === StdinConfig && Option.getOrElse(events, () => "-") === "-") {
       // One stdin cannot carry both: the config would swallow the requests.
       return yield* failUsage(["abhed-ext", "run"], "--config - reads the config from stdin, so the events must come from a file (EVENTS.jsonl)")
     }
+    if (watch && Option.getOrUndefined(config) === StdinConfig) {
+      return yield* failUsage(["abhed-ext", "run"], "--watch watches the config's file: --config - (stdin) has none")
+    }
     // No --config: the layers of where it stands (the project's only if trusted); --config FILE: that file alone.
-    const loaded = yield* runSource(config)
+    const first = watch ? yield* loadWatchable(config) : undefined
+    let loaded = first?.source ?? (yield* runSource(config))
     yield* startNotes(loaded.label, loaded.config, events)
-    const lines = yield* inputLines(events)
+    let ended = false
+    const lines = (yield* inputLines(events)).pipe(Stream.ensuring(Effect.sync(() => (ended = true))))
     const tally = summary || strict ? RunSummary.make(loaded.config) : undefined
-    yield* runSession({
+    let live: ExtensionHostShape | undefined
+    const session = runSession({
       lines,
-      host: (id) => Layer.provide(loaded.host(id), RunSummary.tee(tally)),
+      // The source as last loaded: with --watch, a change before the first request is what the session starts with.
+      host: (id) =>
+        Layer.provide(loaded.host(id), RunSummary.tee(tally)).pipe(
+          Layer.tap((context) => Effect.sync(() => (live = Context.get(context, ExtensionHost))))
+        ),
       defaultSessionId: "abhed-ext",
       sessionId: Option.getOrUndefined(sessionId),
       onLine: (r) => Effect.andThen(RunSummary.addLine(tally, r), Console.log(render(r.output)))
-    }).pipe(Effect.provide(Option.isSome(audit) ? auditLayer(audit.value, auditContent) : AuditLog.layerNone))
+    })
+    const watching = first === undefined ? session : Effect.scoped(
+      Effect.andThen(
+        watchRun({ config, first, host: () => live, ended: () => ended, loaded: (source) => (loaded = source) }),
+        session
+      )
+    )
+    yield* watching.pipe(Effect.provide(Option.isSome(audit) ? auditLayer(audit.value, auditContent) : AuditLog.layerNone))
     if (tally === undefined) return
     if (summary) yield* Console.error(RunSummary.render(tally))
     const problems = [
