@@ -1,5 +1,6 @@
-import { writeFileSync } from "node:fs"
+import { readFileSync, statSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
+import { gunzipSync } from "node:zlib"
 import { beforeAll, describe, expect, it } from "vitest"
 import { recordSession } from "./audit-session.ts"
 import { runCli } from "./cli-helpers.ts"
@@ -149,5 +150,22 @@ describe("abhed-ext audit", () => {
     expect(both.stderr).toContain("--json and --html: give one")
     const none = await runCli(["audit"])
     expect(none.code).toBe(64)
+  })
+})
+
+describe("abhed-ext audit --html", () => {
+  it("writes the matching records, and only them, into one page readable by its owner only", async () => {
+    const out = join(recorded.dir, "denied.html")
+    const r = await runCli(["audit", recorded.file, "--decision", "deny", "--html", out])
+    expect(r.code, r.stderr).toBe(0)
+    expect(r.stdout).toBe("")
+    expect(r.stderr).toContain(`${out}: 2 of ${recorded.lines.length} records`)
+    expect(statSync(out).mode & 0o777).toBe(0o600)
+    const html = readFileSync(out, "utf8")
+    const packed = /<script type="application\/gzip\+base64" id="audit-records">([^<]*)<\/script>/.exec(html)?.[1] ?? ""
+    const records = JSON.parse(gunzipSync(Buffer.from(packed, "base64")).toString("utf8")) as Array<{ call_id: string }>
+    expect(records.map((x) => x.call_id)).toEqual(["c-3", "c-5"])
+    // Nothing the page would fetch: no URL, no external script or style.
+    expect(html).not.toMatch(/\b(src|href)=|https?:\/\/|@import|url\(/i)
   })
 })

@@ -281,7 +281,9 @@ function render(records, parsed) {
   function pickable(tr, i) {
     tr.className = "pick";
     tr.setAttribute("data-record", String(i));
+    tr.tabIndex = 0;
     tr.addEventListener("click", function () { drill(i); });
+    tr.addEventListener("keydown", function (e) { if (e.key === "Enter") drill(i); });
   }
   function reasonsOf(i) {
     var o = outcomeOf(records[i]);
