@@ -65,7 +65,8 @@ const writeReport = (out: string, html: string) =>
 const runAudit = (files: ReadonlyArray<string>, filter: AuditFilter, mode: Mode) =>
   Effect.gen(function*() {
     const s = styleFor(process.stdout)
-    const kept: Array<AuditEntry> = []
+    // For the page, the lines alone: the decoded records of a large audit would only weigh on the heap.
+    const kept: Array<Pick<AuditEntry, "file" | "line" | "text">> = []
     let shown = 0
     const onEntry = (entry: AuditEntry): Effect.Effect<void> => {
       shown++
@@ -75,7 +76,7 @@ const runAudit = (files: ReadonlyArray<string>, filter: AuditFilter, mode: Mode)
         case "text":
           return Console.log(`${renderEntry(entry, s)}\n`)
         case "html":
-          return Effect.sync(() => void kept.push(entry))
+          return Effect.sync(() => void kept.push({ file: entry.file, line: entry.line, text: entry.text }))
       }
     }
     const { bad, read, unreadable } = yield* readAll(files, filter, onEntry)

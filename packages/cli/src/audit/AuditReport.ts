@@ -18,7 +18,8 @@ import { reportStyle } from "./ReportStyle.ts"
 
 export interface ReportInput {
   readonly files: ReadonlyArray<string>
-  readonly entries: ReadonlyArray<AuditEntry>
+  /** Where each record was read, and its line (the page needs no more: it reads the JSON itself). */
+  readonly entries: ReadonlyArray<Pick<AuditEntry, "file" | "line" | "text">>
   readonly bad: ReadonlyArray<BadLine>
 }
 
