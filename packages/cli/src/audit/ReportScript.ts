@@ -11,6 +11,7 @@ export const reportScript = String.raw`"use strict";
   var packed = document.getElementById("audit-records").textContent.trim();
   var raw = typeof Uint8Array.fromBase64 === "function" ? Uint8Array.fromBase64(packed) : Uint8Array.from(atob(packed), function (c) { return c.charCodeAt(0); });
   new Response(new Blob([raw]).stream().pipeThrough(new DecompressionStream("gzip"))).text().then(function (text) {
+    document.documentElement.setAttribute("data-unpack-ms", String(Math.round(performance.now() - started)));
     render(JSON.parse(text), Math.round(performance.now() - started));
   }).catch(function (e) {
     document.getElementById("summary").textContent = "The records could not be read: " + String(e);
