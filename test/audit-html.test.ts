@@ -17,15 +17,24 @@ import { within } from "./extension-helpers.ts"
 
 const ChromiumPath = "/usr/bin/chromium"
 
-let context: BrowserContext
+let browser: BrowserContext | undefined
 let recorded: Awaited<ReturnType<typeof recordSession>>
 
+const Missing = `${ChromiumPath} is missing: install the distribution's Chromium (apt-get install chromium) to run the HTML report's tests`
+
+/**
+ * The browser, or the failure of the test that needs it: without Chromium every test here fails (not skipped), each
+ * saying what to install, since a machine without it cannot vouch for the page.
+ */
+const context = (): BrowserContext => {
+  if (browser === undefined) throw new Error(Missing)
+  return browser
+}
+
 beforeAll(async () => {
-  // Not a skip: a machine without the browser cannot vouch for the page, and must say so.
-  if (!existsSync(ChromiumPath)) {
-    throw new Error(`${ChromiumPath} is missing: install the distribution's Chromium (apt-get install chromium) to run the HTML report's tests`)
-  }
-  context = await chromium.launchPersistentContext(mkdtempSync(join(tmpdir(), "abhed-chromium-")), {
+  recorded = await recordSession()
+  if (!existsSync(ChromiumPath)) return
+  browser = await chromium.launchPersistentContext(mkdtempSync(join(tmpdir(), "abhed-chromium-")), {
     executablePath: ChromiumPath,
     headless: true,
     viewport: { width: 1300, height: 900 },
@@ -39,11 +48,10 @@ beforeAll(async () => {
       "--disable-sync"
     ]
   })
-  recorded = await recordSession()
 }, 120_000)
 
 afterAll(async () => {
-  await context?.close()
+  await browser?.close()
 })
 
 interface Opened {
@@ -58,7 +66,7 @@ interface Opened {
 }
 
 const open = async (file: string, timeout = 60_000): Promise<Opened> => {
-  const page = await context.newPage()
+  const page = await context().newPage()
   const url = pathToFileURL(file).href
   const errors: Array<string> = []
   const requests: Array<string> = []
@@ -85,6 +93,7 @@ const report = async (audit: string, code = 0): Promise<string> => {
 
 describe("abhed-ext audit --html", () => {
   it("loads with no console error and no request, shows every record, and the drill-down of one", async () => {
+    context() // fails at once without the browser
     const file = await report(recorded.file)
     const { dialogs, errors, page, requests } = await open(file)
     expect(errors).toEqual([])
@@ -126,6 +135,7 @@ describe("abhed-ext audit --html", () => {
   })
 
   it("keeps a hostile record inert: no </script> breakout, no markup, shown as text", async () => {
+    context() // fails at once without the browser
     const attack = `</script><script>window.pwned=1;alert(1)</script><img src=x onerror="window.pwned=2;alert(2)"><!--\u2028`
     const record = {
       seq: 0,
@@ -175,6 +185,7 @@ describe("abhed-ext audit --html", () => {
   })
 
   it("renders a 100k-record audit within seconds, pages its list, and drills into a record", async () => {
+    context() // fails at once without the browser
     // 100k records cloned from the recorded tool calls, one second apart.
     const calls = recorded.lines.filter((line) => line.includes('"event":"tool_call"')).map((line) => JSON.parse(line) as object)
     const start = Date.parse("2026-11-01T00:00:00Z")
