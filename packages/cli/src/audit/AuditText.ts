@@ -1,6 +1,6 @@
 import { printable } from "@abhed/host/Printable"
 import { isJsonObject, jsonEquals } from "@abhed/protocol"
-import { describeReply } from "../DemoTable.ts"
+import { describeReply } from "../demo/DemoTable.ts"
 import type { Style } from "../Style.ts"
 import { type AuditEntry, type AuditEntryExchange, type AuditEntryRecord, toolCallOutcome } from "./AuditEntry.ts"
 
