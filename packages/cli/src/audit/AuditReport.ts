@@ -47,7 +47,7 @@ export const renderReport = (input: ReportInput): string => {
     `<style>${reportStyle}</style>`,
     "</head><body>",
     "<h1>abhed-ext audit</h1>",
-    `<section id="summary"></section>`,
+    `<section id="summary"><p class="dim">Reading ${input.entries.length} records…</p></section>`,
     `<section><h2>Tool calls over time, by verdict</h2><div id="decisions"></div></section>`,
     `<section><h2>Latency per extension</h2><div id="latency"></div></section>`,
     `<section><h2>Deaths, with their causes</h2><div id="deaths"></div></section>`,

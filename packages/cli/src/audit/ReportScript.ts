@@ -158,6 +158,7 @@ function render(records, parsed) {
   // ---- summary -----------------------------------------------------------------------------------------------
   (function () {
     var s = section("summary");
+    clear(s);
     var calls = counts.allow + counts.ask + counts.deny;
     add(s, el("p", "", n + " records from " + meta.files.length + " file(s): " + calls + " tool calls (" +
       counts.deny + " denied, " + counts.ask + " asked, " + counts.allow + " allowed), " + counts.other + " other events" +
