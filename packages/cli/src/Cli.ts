@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs"
 import * as NodeServices from "@effect/platform-node/NodeServices"
 import { Cause, Effect, Logger, Runtime, Stdio } from "effect"
 import { Command } from "effect/cli"
+import { audit } from "./audit/AuditCommand.ts"
 import { test } from "./casetest/TestCommand.ts"
 import { check } from "./check/CheckCommand.ts"
 import { demo, runDemo } from "./demo/DemoCommand.ts"
@@ -35,7 +36,7 @@ export const cli = Command.make("abhed-ext", {}, () => runDemo).pipe(
     { command: "abhed-ext check -- bash my-extension.sh", description: "check that an extension follows the protocol" },
     { command: "abhed-ext import-hooks .claude/settings.json > abhed.json", description: "bring your Claude Code hooks" }
   ]),
-  Command.withSubcommands([run, check, demo, hook, importHooks, importMcp, list, trust, untrust, test, replay])
+  Command.withSubcommands([run, check, demo, hook, importHooks, importMcp, list, trust, untrust, test, replay, audit])
 )
 
 /** Global flags that take a value: the word after them is not the command. */
