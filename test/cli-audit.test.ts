@@ -41,13 +41,13 @@ describe("abhed-ext audit", () => {
     expect(c1).toMatch(/→ ALLOW after 1 round; \d+(\.\d)? ms in all/)
 
     const c2 = blockOf(r.stdout, "c-2 tool_call")
-    expect(c2).toMatch(/round 1\n[^]*rewriter +\d+(\.\d)? ms +rewrite args → \{"command":"rm -rf \.\/build"\}[^]*round 2\n/)
+    expect(c2).toMatch(/round 1\n[\s\S]*rewriter +\d+(\.\d)? ms +rewrite args → \{"command":"rm -rf \.\/build"\}[\s\S]*round 2\n/)
     expect(c2).toMatch(/crasher +\d+(\.\d)? ms +DEAD: exited \(code 3\)/)
     expect(c2).toContain("note: policy: allow (rule:allow[1])")
     expect(c2).toMatch(/→ ALLOW after 2 rounds; args rewritten to \{"command":"rm -rf \.\/build"\} by rewriter; /)
 
-    expect(blockOf(r.stdout, "c-5 tool_call")).toMatch(/note: policy: deny \(rule:deny\[0\]\)[^]*→ DENY \(policy: no network\)/)
-    expect(blockOf(r.stdout, "c-6 tool_call")).toMatch(/note: policy: ask \(default\)[^]*→ ASK \(policy: default\)/)
+    expect(blockOf(r.stdout, "c-5 tool_call")).toMatch(/note: policy: deny \(rule:deny\[0\]\)[\s\S]*→ DENY \(policy: no network\)/)
+    expect(blockOf(r.stdout, "c-6 tool_call")).toMatch(/note: policy: ask \(default\)[\s\S]*→ ASK \(policy: default\)/)
     expect(blockOf(r.stdout, "session_start")).toContain("(no extension subscribes to this event)")
   })
 
@@ -130,7 +130,7 @@ describe("abhed-ext audit", () => {
       notes: [`policy: ${hostile}`],
       duration_ms: 1
     }
-    const file = join(recorded.dir, `hostile${hostile.replace(/[\u0000-\u001f\/]/g, "")}.jsonl`)
+    const file = join(recorded.dir, `hostile${hostile.replace(/[\u0000-\u001f/]/g, "")}.jsonl`)
     writeFileSync(file, `${JSON.stringify(record)}\n{"bad":"${"\\u001b"}]0;x\\u0007"}\n`)
     const r = await runCli(["audit", file])
     expect(r.code).toBe(1)

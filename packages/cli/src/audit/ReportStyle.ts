@@ -1,5 +1,5 @@
 /** The HTML report's style sheet (inline: the page loads nothing). */
-export const reportStyle = String.raw`
+export const reportStyle = `
 :root { --deny: #c62828; --ask: #d18b00; --allow: #2e7d32; --none: #9e9e9e; --fg: #1d1d1f; --dim: #6b6b70; --line: #e3e3e6; }
 * { box-sizing: border-box; }
 body { font: 14px/1.45 system-ui, sans-serif; color: var(--fg); margin: 0; padding: 16px 24px 48px; background: #fafafa; }
