@@ -7,6 +7,7 @@ import { demo, runDemo } from "./DemoCommand.ts"
 import { hook } from "./HookCommand.ts"
 import { importHooks } from "./ImportHooksCommand.ts"
 import { list } from "./ListCommand.ts"
+import { mcp } from "./mcp/McpCommand.ts"
 import { run } from "./RunCommand.ts"
 import { trust, untrust } from "./TrustCommand.ts"
 import { exitCodes, failUsage, layerPresenter, type UsageError } from "./Usage.ts"
@@ -32,7 +33,7 @@ export const cli = Command.make("abhed-ext", {}, () => runDemo).pipe(
     { command: "abhed-ext check -- bash my-extension.sh", description: "check that an extension follows the protocol" },
     { command: "abhed-ext import-hooks .claude/settings.json > abhed.json", description: "bring your Claude Code hooks" }
   ]),
-  Command.withSubcommands([run, check, demo, hook, importHooks, list, trust, untrust])
+  Command.withSubcommands([run, check, demo, hook, importHooks, list, trust, untrust, mcp])
 )
 
 /** Global flags that take a value: the word after them is not the command. */
