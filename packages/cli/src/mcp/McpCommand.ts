@@ -30,6 +30,13 @@ export const mcp = Command.make(
       Flag.withDefault(DefaultMcpTimeoutMs),
       positive
     ),
+    startupTimeoutMs: Flag.Int("startup-timeout-ms").pipe(
+      Flag.withDescription(
+        "how long the server's start and the listing of its tools may take, in ms (default: --timeout-ms; keep it below the extension's timeout_ms)"
+      ),
+      positive,
+      Flag.optional
+    ),
     url: Flag.String("url").pipe(
       Flag.withDescription("a streamable HTTP MCP server's URL (instead of a command); ${VAR} is read from the environment"),
       Flag.optional
@@ -41,7 +48,7 @@ export const mcp = Command.make(
     command: Argument.String("command").pipe(Argument.withDescription("the MCP server's command (after --)"), Argument.optional),
     args: Argument.String("args").pipe(Argument.withDescription("its arguments"), Argument.variadic())
   },
-  Effect.fn("mcp")(function*({ args, command, header, name, timeoutMs, url }) {
+  Effect.fn("mcp")(function*({ args, command, header, name, startupTimeoutMs, timeoutMs, url }) {
     const parsed = parseTarget(
       {
         name: Option.getOrUndefined(name),
@@ -54,7 +61,12 @@ export const mcp = Command.make(
     )
     if (Result.isFailure(parsed)) return yield* failUsage(["abhed-ext", "mcp"], parsed.failure)
     const connection = yield* open(parsed.success.target, { name: "abhed-ext-mcp", version: Version })
-    yield* EffectExtension.run(handlers({ name: parsed.success.name, timeoutMs, connection }))
+    yield* EffectExtension.run(handlers({
+      name: parsed.success.name,
+      timeoutMs,
+      startupTimeoutMs: Option.getOrElse(startupTimeoutMs, () => timeoutMs),
+      connection
+    }))
   }, Effect.scoped)
 ).pipe(
   Command.withShortDescription("Offer an MCP server's tools to the model as an extension, every call guarded"),
