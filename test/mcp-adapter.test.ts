@@ -59,7 +59,7 @@ describe("abhed-ext mcp: server-filesystem", () => {
 describe("abhed-ext mcp: server-everything", () => {
   it("a tool's error is a failed tool result, and a call past --timeout-ms fails saying so while the next call works", async () => {
     const config = writeConfig({
-      extensions: [adapterExtension("ev", [everythingServer, "stdio"], { timeoutMs: 1500 })]
+      extensions: [adapterExtension("ev", [everythingServer, "stdio"], { timeoutMs: 5000 })]
     })
     const r = await runCli(["run", "--config", config], {
       input: lines(
@@ -74,7 +74,7 @@ describe("abhed-ext mcp: server-everything", () => {
     expect(toolError).toMatchObject({ event: "invoke_tool", is_error: true })
     expect(String(toolError?.["result"])).not.toBe("")
     expect(long).toMatchObject({ event: "invoke_tool", is_error: true })
-    expect(String(long?.["result"])).toContain("within 1500 ms (--timeout-ms)")
+    expect(String(long?.["result"])).toContain("within 5000 ms (--timeout-ms)")
     expect(echo).toMatchObject({ event: "invoke_tool", is_error: false })
     expect(String(echo?.["result"])).toContain("still here")
     expect(structured).toMatchObject({ event: "invoke_tool", is_error: false })
