@@ -3,7 +3,7 @@ import type * as McpSchema from "effect/ai/McpSchema"
 
 /**
  * An MCP tool result as our `invoke_tool` reply, and every way a call can fail as a failed tool result that says
- * why (docs/mcp.md#faults). Pure: the adapter's shell runs the calls.
+ * why (docs/cli.md#abhed-ext-mcp). Pure: the adapter's shell runs the calls.
  */
 
 /** What the adapter answers `invoke_tool` with. */
