@@ -147,7 +147,11 @@ describe("abhed-ext mcp: the server ends with the adapter", () => {
   }, Slow)
 
   /** The adapter on its own: requests on stdin, the reply to the `pid` call read, then `end` done to it. */
-  const standalone = async (serverArgs: ReadonlyArray<string>, end: (child: ReturnType<typeof spawn>) => void) => {
+  const standalone = async (
+    serverArgs: ReadonlyArray<string>,
+    end: (child: ReturnType<typeof spawn>) => void,
+    detached = false
+  ) => {
     const child = spawn(process.execPath, [
       bin,
       "mcp",
@@ -161,8 +165,8 @@ describe("abhed-ext mcp: the server ends with the adapter", () => {
       process.execPath,
       faultyServer,
       ...serverArgs
-    ], { stdio: ["pipe", "pipe", "pipe"] })
-    const exited = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)))
+    ], { stdio: ["pipe", "pipe", "pipe"], detached })
+    const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)))
     let out = ""
     const replies = new Promise<Array<Line>>((resolve) => {
       child.stdout.setEncoding("utf8").on("data", (d: string) => {
@@ -190,6 +194,11 @@ describe("abhed-ext mcp: the server ends with the adapter", () => {
 
   it("SIGTERM to the adapter: its server is gone, even one that ignores stdin's end and SIGTERM", async () => {
     const pid = await standalone(["--ignore-eof"], (child) => child.kill("SIGTERM"))
+    expect(await gone(pid)).toBe(true)
+  }, Slow)
+
+  it("SIGKILL to the adapter's process group, as the host ends an extension: the server is in it, and gone", async () => {
+    const pid = await standalone(["--ignore-eof"], (child) => process.kill(-(child.pid ?? 0), "SIGKILL"), true)
     expect(await gone(pid)).toBe(true)
   }, Slow)
 })
