@@ -40,7 +40,7 @@ export const cli = Command.make("abhed-ext", {}, () => runDemo).pipe(
 const ValueFlags: ReadonlySet<string> = new Set(["--log-level", "--completions"])
 
 /**
- * `run` and `hook` print JSON lines on stdout and nothing else (docs/design.md#output), so the global flags that
+ * `run`, `hook` and `mcp` print JSON lines on stdout and nothing else (docs/design.md#output), so the global flags that
  * print something else there (`--wizard`'s prompts, `--completions`' script) are a usage error on them rather
  * than lines a script would try to parse. Both work on `abhed-ext` itself and on the other commands.
  */
@@ -48,7 +48,7 @@ export const dataCommandFlags = (args: ReadonlyArray<string>): Effect.Effect<voi
   const end = args.indexOf("--")
   const head = end === -1 ? args : args.slice(0, end)
   const command = head.find((arg, i) => !arg.startsWith("-") && !ValueFlags.has(head[i - 1] ?? ""))
-  if (command !== "run" && command !== "hook") return Effect.void
+  if (command !== "run" && command !== "hook" && command !== "mcp") return Effect.void
   const flag = head.find((arg) => ["--wizard", "--completions"].some((f) => arg === f || arg.startsWith(`${f}=`)))
   if (flag === undefined) return Effect.void
   const name = flag.split("=")[0] ?? flag
