@@ -41,7 +41,7 @@ const pidOf = (line: Line | undefined): number => {
 const faulty = (timeoutMs?: number, extra?: Record<string, unknown>) =>
   writeConfig({ extensions: [adapterExtension("f", [faultyServer], { ...(timeoutMs === undefined ? {} : { timeoutMs }), ...(extra === undefined ? {} : { extra }) })] })
 
-describe("abhed-ext mcp: faults are failed tool results, and the session goes on", () => {
+describe.concurrent("abhed-ext mcp: faults are failed tool results, and the session goes on", () => {
   it("names mapped and skipped; a refusal, a tool error, an oversized result: each a failed result, then a call works", async () => {
     const r = await runCli(["run", "--config", faulty()], {
       input: lines(
@@ -62,7 +62,7 @@ describe("abhed-ext mcp: faults are failed tool results, and the session goes on
     expect(refuse).toEqual({ event: "invoke_tool", is_error: true, result: "the MCP server refused the call (JSON-RPC error -32602): refused: bad arguments" })
     expect(fail).toEqual({ event: "invoke_tool", is_error: true, result: "the tool failed on purpose" })
     expect(huge).toMatchObject({ event: "invoke_tool", is_error: true })
-    expect(String(huge?.["result"])).toContain("5.0 MiB, over the adapter's limit of 4.0 MiB")
+    expect(String(huge?.["result"])).toContain("1.5 MiB, over the adapter's limit of 1.0 MiB")
     expect(echo).toEqual({ event: "invoke_tool", is_error: false, result: `{"text":"after"}` })
     expect(dotted).toEqual({ event: "invoke_tool", is_error: false, result: "called dotted.name" })
   }, Slow)
@@ -127,11 +127,10 @@ describe("abhed-ext mcp: the server's environment is the extension's", () => {
   const token = { MCP_TEST_TOKEN: "tok-7f3a" }
   it("a token reaches the server only when the config passes it", async () => {
     const request = lines(invoke("mcp__f__env", { name: "MCP_TEST_TOKEN" }))
-    const without = await runCli(["run", "--config", faulty()], { input: request, env: token })
-    const passed = await runCli(["run", "--config", faulty(undefined, { env_passthrough: ["MCP_TEST_TOKEN"] })], {
-      input: request,
-      env: token
-    })
+    const [without, passed] = await Promise.all([
+      runCli(["run", "--config", faulty()], { input: request, env: token }),
+      runCli(["run", "--config", faulty(undefined, { env_passthrough: ["MCP_TEST_TOKEN"] })], { input: request, env: token })
+    ])
     expect(without.code, without.stderr).toBe(0)
     expect(passed.code, passed.stderr).toBe(0)
     expect(jsonLines(without.stdout)).toEqual([{ event: "invoke_tool", is_error: false, result: "(unset)" }])
@@ -139,7 +138,7 @@ describe("abhed-ext mcp: the server's environment is the extension's", () => {
   }, Slow)
 })
 
-describe("abhed-ext mcp: the server ends with the adapter", () => {
+describe.concurrent("abhed-ext mcp: the server ends with the adapter", () => {
   it("through abhed-ext run: once the run ends, the server's pid is gone", async () => {
     const r = await runCli(["run", "--config", faulty()], { input: lines(invoke("mcp__f__pid")) })
     expect(r.code, r.stderr).toBe(0)

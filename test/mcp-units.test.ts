@@ -73,7 +73,7 @@ describe("mcp results", () => {
   })
   it("a result over the limit is a failed one giving its size", () => {
     const reply = toolReply(result({ content: [{ type: "text", text: "x".repeat(MaxResultBytes) }] }))
-    expect(reply).toEqual({ result: "the MCP server's result is 4.0 MiB, over the adapter's limit of 4.0 MiB; it was dropped", is_error: true })
+    expect(reply).toEqual({ result: "the MCP server's result is 1.0 MiB, over the adapter's limit of 1.0 MiB; it was dropped", is_error: true })
   })
   it("a server's error message goes to the model, only its shape to the log", () => {
     const fault = callFault(new McpClientError({ reason: new ProtocolError({ code: -32000, description: "token abc rejected" }) }), 100)

@@ -14,8 +14,12 @@ import type { McpTarget } from "./McpTarget.ts"
  * SIGTERM), the server's stdin is closed, then it gets SIGTERM, then SIGKILL.
  */
 
-/** The largest single MCP message read from the server; a larger one closes the connection (effect's default). */
-const MaxMessageBytes = 16 * 1024 * 1024
+/**
+ * The largest single MCP message read from the server; a larger one closes the connection. Half effect's default:
+ * effect's stdio transport reads a long line in time that grows with its square (5 MiB took 13 s on a loaded
+ * 2-core machine), and the adapter's own limit on a result (McpResult.ts) is far below this anyway.
+ */
+const MaxMessageBytes = 8 * 1024 * 1024
 
 /** How long the server may take to start and answer `initialize`: the client's own bound, past every wait. */
 const InitializeTimeoutMs = 60_000

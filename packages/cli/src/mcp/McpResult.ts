@@ -13,10 +13,10 @@ export interface ToolReply {
 }
 
 /**
- * The largest result the adapter passes on, in bytes of JSON. The host drops an extension whose reply line passes
- * 16 MiB (and the rest of its tools with it); a result this large is of no use to a model anyway.
+ * The largest result the adapter passes on, in bytes of JSON: a quarter of a million tokens, more than a model's
+ * context holds. (The host drops an extension whose reply line passes 16 MiB, and its tools with it.)
  */
-export const MaxResultBytes = 4 * 1024 * 1024
+export const MaxResultBytes = 1024 * 1024
 
 /** The longest server error message passed on to the model. */
 const MaxMessageChars = 2000
