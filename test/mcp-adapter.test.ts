@@ -24,7 +24,11 @@ describe("abhed-ext mcp: server-filesystem", () => {
     const outside = realpathSync(mkdtempSync(join(tmpdir(), "abhed-mcp-outside-")))
     writeFileSync(join(outside, "secret.txt"), "not for the model\n")
     const config = writeConfig({
-      extensions: [adapterExtension("fs", [filesystemServer, root]), guardExtension("^mcp__fs__write_file$")]
+      extensions: [
+        // Subscribed as import-mcp writes it: no session_start, so list_tools waits for the server's start.
+        adapterExtension("fs", [filesystemServer, root], { extra: { events: ["list_tools", "invoke_tool"] } }),
+        guardExtension("^mcp__fs__write_file$")
+      ]
     })
     const r = await runCli(["run", "--config", config], {
       input: lines(
