@@ -3,8 +3,7 @@ import { createServer, type IncomingHttpHeaders } from "node:http"
 import type { AddressInfo } from "node:net"
 import { afterAll, describe, expect, it } from "vitest"
 import { bin, jsonLines, runCli } from "./cli-helpers.ts"
-import { Patient } from "./extension-helpers.ts"
-import { everythingServer, invoke, lines, PatientAdapter, writeConfig } from "./mcp-helpers.ts"
+import { everythingServer, invoke, lines, PatientAdapter, PatientHost, writeConfig } from "./mcp-helpers.ts"
 
 /**
  * `abhed-ext mcp --url`: server-everything over streamable HTTP, and the `--header` a config writes as a
@@ -28,7 +27,7 @@ const adapter = (url: string, headers: ReadonlyArray<string>, extra: Record<stri
     `--url=${url}`,
     ...headers.map((h) => `--header=${h}`)
   ],
-  ...Patient,
+  ...PatientHost,
   ...extra
 })
 

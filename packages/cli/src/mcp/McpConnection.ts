@@ -4,7 +4,8 @@ import type { McpClientError } from "effect/ai/McpClientError"
 import * as McpProtocol from "effect/ai/McpProtocol"
 import * as FetchHttpClient from "effect/http/FetchHttpClient"
 import * as ChildProcess from "effect/process/ChildProcess"
-import type { ChildProcessSpawner } from "effect/process/ChildProcessSpawner"
+import { ChildProcessSpawner } from "effect/process/ChildProcessSpawner"
+import { lineAlignedSpawner } from "./McpLines.ts"
 import type { McpTarget } from "./McpTarget.ts"
 
 /**
@@ -16,8 +17,7 @@ import type { McpTarget } from "./McpTarget.ts"
 
 /**
  * The largest single MCP message read from the server; a larger one closes the connection. Half effect's default:
- * effect's stdio transport reads a long line in time that grows with its square (5 MiB took 13 s on a loaded
- * 2-core machine), and the adapter's own limit on a result (McpResult.ts) is far below this anyway.
+ * the adapter passes on no result over 1 MiB (McpResult.ts), so a message far past that is only work to read.
  */
 const MaxMessageBytes = 8 * 1024 * 1024
 
@@ -34,14 +34,15 @@ const client = (target: McpTarget, identity: Identity) => {
   // The transport is acquired in the caller's scope (not a layer's, which would close when `make` returns).
   const transport = target._tag === "Http"
     ? McpClient.http({ ...options, url: target.url, headers: target.headers }).pipe(Effect.provide(FetchHttpClient.layer))
-    : McpClient.stdio({
-      ...options,
-      // In the adapter's process group (not detached, as effect would): the host ends an extension by signalling
-      // its group, so the server goes with the adapter even if the adapter is killed outright. Its stderr is the
-      // adapter's, which the host logs; its environment is the adapter's, which the host built from the
-      // extension's env rules.
-      command: ChildProcess.make(target.command, [...target.args], { detached: false, stderr: "inherit" })
-    })
+    : Effect.flatMap(lineAlignedSpawner(MaxMessageBytes), (spawner) =>
+      McpClient.stdio({
+        ...options,
+        // In the adapter's process group (not detached, as effect would): the host ends an extension by signalling
+        // its group, so the server goes with the adapter even if the adapter is killed outright. Its stderr is the
+        // adapter's, which the host logs; its environment is the adapter's, which the host built from the
+        // extension's env rules.
+        command: ChildProcess.make(target.command, [...target.args], { detached: false, stderr: "inherit" })
+      }).pipe(Effect.provideService(ChildProcessSpawner, spawner)))
   return Effect.flatMap(transport, (t) => McpClient.make(options).pipe(Effect.provideService(McpClient.Transport, t)))
 }
 
