@@ -20,7 +20,7 @@ const env = (extra: Record<string, string> = {}): NodeJS.ProcessEnv => {
 describe.concurrent("usage errors: stderr, one problem line and a hint, exit 64", () => {
   for (
     const [args, problem, hint] of [
-      [["list"], "abhed-ext list: Missing required flag: --config", "`abhed-ext list --help` for more"],
+      [["check"], "abhed-ext check: Missing required argument: command", "`abhed-ext check --help` for more"],
       [["run", "--config", config, "--bogus"], "abhed-ext run: Unrecognized flag: --bogus", "`abhed-ext run --help` for more"],
       [["no-such-command"], "abhed-ext: Unknown subcommand \"no-such-command\"", "`abhed-ext --help` for more"],
       [["check", "--timeout-ms=0", "--", "cat"], "abhed-ext check: Invalid value for flag --timeout-ms", "`abhed-ext check --help` for more"]

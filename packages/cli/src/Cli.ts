@@ -2,13 +2,16 @@ import { readFileSync } from "node:fs"
 import * as NodeServices from "@effect/platform-node/NodeServices"
 import { Cause, Effect, Logger, Runtime, Stdio } from "effect"
 import { Command } from "effect/cli"
-import { check } from "./CheckCommand.ts"
-import { demo, runDemo } from "./DemoCommand.ts"
-import { hook } from "./HookCommand.ts"
-import { importHooks } from "./ImportHooksCommand.ts"
+import { test } from "./casetest/TestCommand.ts"
+import { check } from "./check/CheckCommand.ts"
+import { demo, runDemo } from "./demo/DemoCommand.ts"
+import { hook } from "./hook/HookCommand.ts"
+import { importHooks } from "./hook/ImportHooksCommand.ts"
 import { list } from "./ListCommand.ts"
 import { mcp } from "./mcp/McpCommand.ts"
-import { run } from "./RunCommand.ts"
+import { importMcp } from "./mcp-import/ImportMcpCommand.ts"
+import { replay } from "./replay/ReplayCommand.ts"
+import { run } from "./run/RunCommand.ts"
 import { trust, untrust } from "./TrustCommand.ts"
 import { exitCodes, failUsage, layerPresenter, type UsageError } from "./Usage.ts"
 
@@ -33,7 +36,7 @@ export const cli = Command.make("abhed-ext", {}, () => runDemo).pipe(
     { command: "abhed-ext check -- bash my-extension.sh", description: "check that an extension follows the protocol" },
     { command: "abhed-ext import-hooks .claude/settings.json > abhed.json", description: "bring your Claude Code hooks" }
   ]),
-  Command.withSubcommands([run, check, demo, hook, importHooks, list, trust, untrust, mcp])
+  Command.withSubcommands([run, check, demo, hook, importHooks, importMcp, list, trust, untrust, test, replay, mcp])
 )
 
 /** Global flags that take a value: the word after them is not the command. */

@@ -4,6 +4,7 @@ import {
   describeUntrusted,
   ExtensionHost,
   layerPlaces,
+  layerRoots,
   type Layers,
   loadLayers,
   Trust,
@@ -51,7 +52,12 @@ export const layersLabel = (layers: Layers): string =>
 
 /** The process-backed host over the merged layers, each layer's policy joined. */
 export const layersHost = (layers: Layers) => (sessionId: string) =>
-  ExtensionHost.layer(layers.config, { sessionId, baseDir: process.cwd(), policies: layers.policies })
+  ExtensionHost.layer(layers.config, {
+    sessionId,
+    baseDir: process.cwd(),
+    policies: layers.policies,
+    scriptRoots: layerRoots(layers)
+  })
 
 /** What `run` runs: the file `--config` names, exactly (the operator named it), or else the layers. */
 export interface RunSource {

@@ -1,11 +1,12 @@
 import { printable } from "@abhed/host/Printable"
 import { AuditLog, describeDeathCause, ExtensionHost, type ExtensionStatus } from "@abhed/host"
 import { type EventName, EventNames, type ExtensionConfig, type PolicyRule } from "@abhed/protocol"
-import { Console, Duration, Effect } from "effect"
+import { Console, Duration, Effect, Option } from "effect"
 import { Command, Flag } from "effect/cli"
 import { loadConfig } from "./ConfigFile.ts"
 import { nonNegative } from "./DurationFlags.ts"
 import { processHost } from "./HostLayer.ts"
+import { layersHost, layersLabel, loadCliLayers } from "./Layers.ts"
 
 /**
  * `abhed-ext list -c abhed.json`: what the config sets up, and how it stands once started. Every extension is
@@ -39,6 +40,16 @@ export interface Listing {
   readonly extensions: ReadonlyArray<Listed>
   /** Declarations the host rejected (a built-in's name, a duplicate, a bad name or schema), one line each. */
   readonly rejected_tools: ReadonlyArray<string>
+  /**
+   * Without `--config`: the project layer found but not trusted, whose extensions were not started (null when
+   * there is none): its file, its extensions, what changed since it was trusted, and the command that trusts it.
+   */
+  readonly untrusted_project?: {
+    readonly file: string
+    readonly extensions: ReadonlyArray<string>
+    readonly changes: ReadonlyArray<string>
+    readonly trust: string
+  } | null
 }
 
 const PollMillis = 50
@@ -84,10 +95,31 @@ const listed = (
   tools
 })
 
+/** The file `--config` names, or else the layers of where it stands (the project's only if trusted). */
+const listSource = (config: Option.Option<string>) =>
+  Option.isSome(config)
+    ? Effect.map(loadConfig(config.value), (loaded) => ({
+      label: config.value,
+      config: loaded.config,
+      host: processHost(loaded),
+      untrusted: undefined as Listing["untrusted_project"]
+    }))
+    : Effect.map(loadCliLayers("abhed-ext list"), (layers) => ({
+      label: layersLabel(layers),
+      config: layers.config,
+      host: layersHost(layers),
+      untrusted: layers.untrusted === undefined ? null : {
+        file: layers.untrusted.print.file,
+        extensions: layers.untrusted.print.extensions.map((x) => x.name),
+        changes: layers.untrusted.changes,
+        trust: `abhed-ext trust ${layers.untrusted.print.root}`
+      }
+    }))
+
 /** Start the config's extensions, probe them, close them: the listing. */
-export const probe = (file: string, watchMs: number) =>
+export const probe = (config: Option.Option<string>, watchMs: number) =>
   Effect.gen(function*() {
-    const loaded = yield* loadConfig(file)
+    const source = yield* listSource(config)
     return yield* Effect.gen(function*() {
       const host = yield* ExtensionHost
       const statuses = yield* watch(host.status, watchMs)
@@ -95,17 +127,18 @@ export const probe = (file: string, watchMs: number) =>
       const records = yield* (yield* AuditLog).entries
       const startupTools = records.find((r) => r.event === "list_tools")
       return {
-        config: file,
-        extensions: loaded.config.extensions.map((x) =>
+        config: source.label,
+        extensions: source.config.extensions.map((x) =>
           listed(
             x,
             statuses.find((s) => s.name === x.name),
             accepted.filter((t) => t.extension === x.name).map((t) => ({ name: t.tool.name, description: t.tool.description }))
           )
         ),
-        rejected_tools: startupTools?.notes.filter((note) => note.startsWith("tool ")) ?? []
+        rejected_tools: startupTools?.notes.filter((note) => note.startsWith("tool ")) ?? [],
+        ...(source.untrusted !== undefined ? { untrusted_project: source.untrusted } : {})
       } satisfies Listing
-    }).pipe(Effect.provide(processHost(loaded)("abhed-ext-list")), Effect.provide(AuditLog.layerMemory))
+    }).pipe(Effect.provide(source.host("abhed-ext-list")), Effect.provide(AuditLog.layerMemory))
   })
 
 const showRule = (rule: { readonly tool: string; readonly args: { readonly [arg: string]: string } }): string =>
@@ -136,6 +169,16 @@ export const renderText = (listing: Listing): string => {
     )
   }
   if (listing.rejected_tools.length > 0) lines.push("", "rejected tools:", ...listing.rejected_tools.map((note) => `  ${note}`))
+  const u = listing.untrusted_project
+  if (u !== undefined && u !== null) {
+    lines.push(
+      "",
+      `NOT TRUSTED: the project config ${u.file}: its extensions are not started` +
+        (u.extensions.length > 0 ? ` (${u.extensions.join(", ")})` : ""),
+      ...u.changes.map((line) => `  ${line}`),
+      `  review it and trust it with: ${u.trust}`
+    )
+  }
   // A repository's config (and what its extensions declare) is not ours: its escape sequences must not drive the
   // terminal (hide text after them, write the clipboard), so every line is shown escaped.
   return lines.map(printable).join("\n")
@@ -144,7 +187,11 @@ export const renderText = (listing: Listing): string => {
 export const list = Command.make(
   "list",
   {
-    config: Flag.String("config").pipe(Flag.withAlias("c"), Flag.withDescription("the abhed.json to load")),
+    config: Flag.String("config").pipe(
+      Flag.withAlias("c"),
+      Flag.withDescription("the abhed.json to load; default: the managed, user and (trusted) project layers"),
+      Flag.optional
+    ),
     watchMs: Flag.Int("watch-ms").pipe(
       Flag.withDescription(
         "how long an extension that takes neither session_start nor list_tools is watched for an exit at startup"
@@ -163,7 +210,9 @@ export const list = Command.make(
   Command.withDescription(
     "Start every extension of a config, probe it as an agent would (session_start, then list_tools), close it, and " +
       "print each: live or dead (with the cause), the events it receives, its match rules, on_failure, timeouts, " +
-      "and the tools it declared. Exit codes: 0 listed (dead extensions included), 2 invalid config, 64 bad usage."
+      "and the tools it declared. Without --config, the config layers of where it stands; a project layer that is " +
+      "not trusted is not started, and is reported with what to run to trust it. Exit codes: 0 listed (dead " +
+      "extensions included), 2 invalid config, 64 bad usage."
   ),
   Command.withExamples([
     { command: "abhed-ext list -c abhed.json", description: "what the config sets up, and whether it starts" },

@@ -54,6 +54,12 @@ export interface AuditRecord {
   /** Anything else worth keeping: rejected tools, out-of-range keep indices, the policy decision. */
   readonly notes: ReadonlyArray<string>
   readonly duration_ms: number
+  /**
+   * Only in a `reload` record (event `"reload"`, written when a new config takes over within the session, with no
+   * rounds, `outcome` `{kept, restarted, removed, added}`: extension names): the hex sha256 fingerprints of the set
+   * before and after (every extension's definition and script digests, and the policy and other settings).
+   */
+  readonly reload?: { readonly before: string; readonly after: string }
 }
 
 /** A content recorded without itself: the SHA-256 of its UTF-8 text (hex) and that text's length in bytes. */

@@ -184,6 +184,15 @@ export const loadLayers = (
     return { config, policies, used, untrusted, warnings }
   })
 
+/**
+ * The folders whose files count as the layers' extensions' scripts (a reload restarts an extension whose script
+ * changed): each used layer's folder, the project's root for the project layer.
+ */
+export const layerRoots = (layers: Layers): ReadonlyArray<string> =>
+  layers.used.map((l) =>
+    l.kind === "project" ? NodePath.dirname(NodePath.dirname(l.loaded.file)) : NodePath.dirname(l.loaded.file)
+  )
+
 /** The lines an untrusted project is reported with: which file, what changed, and the command that trusts it. */
 export const describeUntrusted = (u: UntrustedProject): ReadonlyArray<string> => [
   `the project config ${u.print.file} is not trusted: its extensions are not started` +
@@ -205,5 +214,10 @@ export const hostFromLayers = (
     const layers = yield* loadLayers(places)
     for (const w of layers.warnings) yield* Effect.logWarning(w)
     if (layers.untrusted !== undefined) yield* Effect.logWarning(describeUntrusted(layers.untrusted).join("\n"))
-    return ExtensionHost.layer(layers.config, { ...options, baseDir: places.cwd, policies: layers.policies })
+    return ExtensionHost.layer(layers.config, {
+      ...options,
+      baseDir: places.cwd,
+      policies: layers.policies,
+      scriptRoots: layerRoots(layers)
+    })
   }))

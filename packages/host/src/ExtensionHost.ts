@@ -1,6 +1,6 @@
 import { sortByName, type AcceptedTool, type LayerPolicy, type PolicyHook } from "@abhed/core"
-import { Defaults, type Config, type PolicyConfig } from "@abhed/protocol"
-import { Context, Effect, type FileSystem, Layer, type Path, Scope } from "effect"
+import { Defaults, type Config, type ExtensionConfig, type PolicyConfig } from "@abhed/protocol"
+import { Context, Effect, type FileSystem, Layer, type Path, type Scope } from "effect"
 import { AuditLog } from "./AuditLog.ts"
 import { makeRoundContext } from "./dispatch/Round.ts"
 import { single, type DispatchContext } from "./dispatch/Dispatch.ts"
@@ -16,6 +16,8 @@ import type { Extension, ExtensionStatus } from "./Extension.ts"
 import * as ProcessExtension from "./ProcessExtension.ts"
 import { DuplicateExtensionNames, ToolOwnerUnavailable, UnknownTool } from "./HostError.ts"
 import * as IdCounter from "./IdCounter.ts"
+import * as Reload from "./Reload.ts"
+import type { Reloading, ReloadInput, ReloadRejected, ReloadReport } from "./Reload.ts"
 import type {
   CompactOutcome,
   ContextOutcome,
@@ -42,6 +44,12 @@ export interface ExtensionHostShape {
   readonly tools: Effect.Effect<ReadonlyArray<AcceptedTool>>
   readonly invokeTool: (call: InvokeToolInput) => Effect.Effect<InvokeToolOutcome, UnknownTool | ToolOwnerUnavailable>
   readonly status: Effect.Effect<ReadonlyArray<ExtensionStatus>>
+  /**
+   * Take a new config within the session (docs/embedding.md#reload): unchanged extensions keep running, changed
+   * ones restart, removed ones get `session_end`, added ones start and get `session_start`; calls already running
+   * finish over the set they began with. Fails with `ReloadRejected` (and changes nothing) on a config it cannot run.
+   */
+  readonly reload: (next: ReloadInput) => Effect.Effect<ReloadReport, ReloadRejected>
 }
 
 export interface HostOptions {
@@ -52,6 +60,8 @@ export interface HostOptions {
   readonly policyHooks?: ReadonlyArray<PolicyHook> | undefined
   readonly maxRewriteRounds?: number | undefined
   readonly builtinTools?: ReadonlyArray<string> | undefined
+  /** How a reload starts extensions (the process host sets it); without it a reload can only keep or remove. */
+  readonly reloading?: Reloading | undefined
 }
 
 /** HostOptions from a decoded config file, for the layers that take one. */
@@ -114,32 +124,37 @@ export const make = (
   const startupTools = yield* listTools
   // Said where the operator looks, not only in the audit: a rejected tool is one the model will never see.
   yield* Effect.forEach(startupTools.rejected, (r) => Effect.logWarning(ListTools.rejectedNote(r)), { discard: true })
+  // Fixed per set: `listTools` asks again and reports, but what the agent may invoke stays what was accepted at
+  // startup (or at the last reload). Made before the finalizer below: what a reload starts closes after it.
+  const sets = yield* Reload.makeSets(ctx, extensions, startupTools.accepted, options.reloading)
   // At close, session_end is one more dispatch: in parallel, bounded by each timeout, and in the audit log.
   // It runs before the extensions' own close sequences (finalizers run in reverse), which then skip it. Not to an
   // extension still busy at close: nothing else runs then, so its request is one whose caller went away (an
   // interrupted agent, Ctrl-C), and session_end would wait for that reply, then for its own (a timeout each).
   yield* Effect.addFinalizer(() =>
-    Effect.suspend(() => {
+    sets.lock.withPermit(Effect.suspend(() => {
+      sets.closed = true
+      const { ctx, extensions } = sets.current
       const busy = extensions.filter((x) => x.idle?.() === false).map((x) => x.name)
       const note = busy.length === 0 ? [] : [`session_end not sent to ${busy.join(", ")}: still busy with a request whose caller went away`]
       return Effect.asVoid(
         single(ctx, "session_end", { event: "session_end", session_id: sessionId }, () => ({ outcome: {}, notes: note }), new Set(busy))
       )
-    })
+    }))
   )
-  // Fixed at startup: `listTools` asks again and reports, but what the agent may invoke stays what was accepted here.
-  const tools: ReadonlyArray<AcceptedTool> = startupTools.accepted
 
+  // Each call runs over the set current when it begins (Reload.ts).
   return {
-    toolCall: (call) => ToolCall.toolCall(ctx, call),
-    toolResult: (result) => ToolResult.toolResult(ctx, result),
-    context: (messages) => ContextEvent.context(ctx, messages),
-    beforeAgentStart: (system) => BeforeAgentStart.beforeAgentStart(ctx, system),
-    beforeCompact: (messages) => BeforeCompact.beforeCompact(ctx, messages),
-    listTools,
-    tools: Effect.succeed(tools),
-    invokeTool: (call) => InvokeTool.invokeTool(ctx, tools, extensions, call),
-    status: Effect.forEach(extensions, (x) => x.status)
+    toolCall: (call) => Reload.using(sets, (s) => ToolCall.toolCall(s.ctx, call)),
+    toolResult: (result) => Reload.using(sets, (s) => ToolResult.toolResult(s.ctx, result)),
+    context: (messages) => Reload.using(sets, (s) => ContextEvent.context(s.ctx, messages)),
+    beforeAgentStart: (system) => Reload.using(sets, (s) => BeforeAgentStart.beforeAgentStart(s.ctx, system)),
+    beforeCompact: (messages) => Reload.using(sets, (s) => BeforeCompact.beforeCompact(s.ctx, messages)),
+    listTools: Reload.using(sets, (s) => ListTools.listTools(s.ctx)),
+    tools: Effect.sync((): ReadonlyArray<AcceptedTool> => sets.current.tools),
+    invokeTool: (call) => Reload.using(sets, (s) => InvokeTool.invokeTool(s.ctx, s.tools, s.extensions, call)),
+    status: Effect.suspend(() => Effect.forEach(sets.current.extensions, (x) => x.status)),
+    reload: (next) => Reload.reload(sets, next)
   } satisfies ExtensionHostShape
 })
 
@@ -162,6 +177,11 @@ export interface ProcessHostOptions {
   readonly builtinTools?: ReadonlyArray<string> | undefined
   /** Longest reply line in bytes (default 16 MiB). */
   readonly maxLineBytes?: number | undefined
+  /**
+   * Folders whose files, named by an extension's command or arguments, are its scripts: a reload restarts an
+   * extension whose script changed (default: `baseDir`).
+   */
+  readonly scriptRoots?: ReadonlyArray<string> | undefined
 }
 
 /**
@@ -172,26 +192,22 @@ const layer = (
   config: Config,
   options: ProcessHostOptions
 ): Layer.Layer<ExtensionHost, never, AuditLog> =>
-  layerFromExtensions(
-    Effect.gen(function*() {
-      // Each extension in a scope of its own, under one that closes them all at once: every close may wait
-      // session_end's timeout and two graces, and eight hung extensions closed one after another would take
-      // eight times as long. Within one extension the close sequence keeps its order.
-      const all = yield* Scope.fork(yield* Effect.scope, "parallel")
-      return yield* Effect.forEach(
-        config.extensions,
-        (x) =>
-          Effect.flatMap(Scope.fork(all, "sequential"), (own) =>
-            ProcessExtension.make(x, {
-              sessionId: options.sessionId,
-              baseDir: options.baseDir,
-              ...(options.maxLineBytes !== undefined ? { maxLineBytes: options.maxLineBytes } : {})
-            }).pipe(Scope.provide(own))),
-        { concurrency: "unbounded" }
-      )
-    }),
-    optionsFromConfig(config, options)
-  )
+{
+  // Each extension in a scope of its own (Reload.startExtensions), so that a reload can close it alone.
+  const start = (x: ExtensionConfig) =>
+    ProcessExtension.make(x, {
+      sessionId: options.sessionId,
+      baseDir: options.baseDir,
+      ...(options.maxLineBytes !== undefined ? { maxLineBytes: options.maxLineBytes } : {})
+    })
+  const reloading: Reload.Reloading = {
+    start,
+    baseDir: options.baseDir,
+    roots: options.scriptRoots ?? [options.baseDir],
+    builtinTools: options.builtinTools ?? []
+  }
+  return layerFromExtensions(Reload.startExtensions(config.extensions, start), { ...optionsFromConfig(config, options), reloading })
+}
 
 /**
  * The host over real processes from a config file: reads and decodes `file` (relative to the current directory),

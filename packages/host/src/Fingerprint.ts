@@ -91,7 +91,7 @@ const candidates = (x: ExtensionConfig): ReadonlyArray<string> => {
 }
 
 /** Its scripts: the named paths inside the project (as written or once links are resolved), with their digests. */
-const scriptsOf = (root: string, cwd: string, x: ExtensionConfig): Effect.Effect<ReadonlyArray<ScriptPrint>> =>
+export const scriptsOf = (root: string, cwd: string, x: ExtensionConfig): Effect.Effect<ReadonlyArray<ScriptPrint>> =>
   Effect.gen(function*() {
     const found = new Map<string, string | null>()
     for (const word of candidates(x)) {

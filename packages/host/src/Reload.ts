@@ -1,0 +1,336 @@
+import { type AcceptedTool, type LayerPolicy, sortByName } from "@abhed/core"
+import { canonicalJson, type Config, type ExtensionConfig } from "@abhed/protocol"
+import { Clock, Effect, Exit, Schema, Scope, Semaphore } from "effect"
+import * as NodeCrypto from "node:crypto"
+import * as NodePath from "node:path"
+import { single, type DispatchContext } from "./dispatch/Dispatch.ts"
+import * as ListTools from "./dispatch/ListTools.ts"
+import { makeRoundContext } from "./dispatch/Round.ts"
+import type { Extension } from "./Extension.ts"
+import { scriptsOf } from "./Fingerprint.ts"
+
+/**
+ * A host's extension set, and a new config taken within the session (docs/embedding.md#reload). Every call the
+ * agent makes runs over the set current when it began (its dispatch context, its extensions, its policy), counted
+ * in that set while it runs; a reload builds the next set beside it, swaps it in, waits until no call runs over the
+ * old one, then ends what the new set no longer has. An extension whose definition and scripts (the bytes of the
+ * files its command line names, as in Fingerprint.ts) are unchanged is the same running extension in the new set;
+ * one that changed is started again; one removed gets `session_end` and is closed; one added is started and gets
+ * `session_start`. The policy, `builtin_tools` and `max_rewrite_rounds` switch with the set.
+ */
+
+/** How a host starts the extensions of a new config, and what tells a changed one. */
+export interface Reloading {
+  /** Starts one extension; the scope it gets closes when the extension leaves the set (or with the host). */
+  readonly start: (config: ExtensionConfig) => Effect.Effect<Extension, never, Scope.Scope>
+  /** What a relative `cwd` resolves against (the config file's folder). */
+  readonly baseDir: string
+  /** Folders whose files, when an extension's command or arguments name them, count as its scripts. */
+  readonly roots: ReadonlyArray<string>
+  /** The agent's own tools, added to every config's `builtin_tools`. */
+  readonly builtinTools: ReadonlyArray<string>
+}
+
+/** The config a reload switches to. */
+export interface ReloadInput {
+  readonly config: Config
+  /** One policy per config layer (`loadLayers`), joined; without it, the config's own `policy`. */
+  readonly policies?: ReadonlyArray<LayerPolicy> | undefined
+  /** What the config's relative `cwd`s resolve against (default: the host's). */
+  readonly baseDir?: string | undefined
+  /** Where scripts are looked for (default: the host's roots). */
+  readonly roots?: ReadonlyArray<string> | undefined
+}
+
+/** What a reload did, by extension name (each list in name order), and the set's fingerprints before and after. */
+export interface ReloadReport {
+  readonly kept: ReadonlyArray<string>
+  readonly restarted: ReadonlyArray<string>
+  readonly removed: ReadonlyArray<string>
+  readonly added: ReadonlyArray<string>
+  readonly before: string
+  readonly after: string
+}
+
+/** A reload refused before anything changed: the set running stays as it was. */
+export class ReloadRejected extends Schema.TaggedError<ReloadRejected>()("ReloadRejected", {
+  reason: Schema.String
+}) {
+  override get message(): string {
+    return `reload rejected, the extensions running are unchanged: ${this.reason}`
+  }
+}
+
+/** One set: what a call runs over. */
+export interface ExtensionSet {
+  readonly ctx: DispatchContext
+  /** In name order. */
+  readonly extensions: ReadonlyArray<Extension>
+  readonly tools: ReadonlyArray<AcceptedTool>
+  /** Per extension name: the digest of its definition (cwd made absolute) and scripts. */
+  readonly prints: ReadonlyMap<string, string>
+  readonly fingerprint: string
+  /** Calls running over this set. */
+  running: number
+  readonly whenIdle: Array<() => void>
+}
+
+/** A host's sets: the current one, the first context (whose counters every later one shares), the reload lock. */
+export interface Sets {
+  current: ExtensionSet
+  readonly root: DispatchContext
+  readonly reloading: Reloading | undefined
+  readonly lock: Semaphore.Semaphore
+  /** Where a reload starts extensions: closed after the host's own close (its session_end) has run. */
+  readonly scope: Scope.Scope
+  /** Set when the host closes: a reload then is refused. */
+  closed: boolean
+}
+
+// Each extension a reloadable host started, with the scope it alone lives in (closed when it leaves the set).
+// Extensions given to the host by its caller have none: they are closed with the caller's scope.
+const ownScopes = new WeakMap<Extension, Scope.Closeable>()
+
+/**
+ * Start each extension in a scope of its own, under one that closes them all at once: every close may wait
+ * session_end's timeout and two graces, and eight hung extensions closed one after another would take eight times
+ * as long. Within one extension the close sequence keeps its order.
+ */
+export const startExtensions = (
+  configs: ReadonlyArray<ExtensionConfig>,
+  start: Reloading["start"]
+): Effect.Effect<ReadonlyArray<Extension>, never, Scope.Scope> =>
+  Effect.gen(function*() {
+    const all = yield* Scope.fork(yield* Effect.scope, "parallel")
+    return yield* Effect.forEach(
+      configs,
+      (x) =>
+        Effect.flatMap(Scope.fork(all, "sequential"), (own) =>
+          Effect.tap(Scope.provide(start(x), own), (extension) => Effect.sync(() => ownScopes.set(extension, own)))),
+      { concurrency: "unbounded" }
+    )
+  })
+
+const sha256 = (text: string): string => NodeCrypto.createHash("sha256").update(text).digest("hex")
+
+const absolute = (baseDir: string) => (x: ExtensionConfig): ExtensionConfig => ({ ...x, cwd: NodePath.resolve(baseDir, x.cwd ?? ".") })
+
+/** An extension's digest: its definition with an absolute cwd, and the digests of its scripts under `roots`. */
+const printOf = (roots: ReadonlyArray<string>, x: ExtensionConfig): Effect.Effect<string> =>
+  Effect.map(
+    Effect.forEach(roots, (root) =>
+      Effect.map(scriptsOf(root, x.cwd ?? ".", x), (scripts) => scripts.map((s) => [NodePath.join(root, s.path), s.sha256]))),
+    (scripts) => sha256(canonicalJson({ definition: x, scripts: scripts.flat() }))
+  )
+
+interface Settings {
+  readonly policy: DispatchContext["policy"]
+  readonly policies: DispatchContext["policies"]
+  readonly maxRounds: number
+  readonly builtin: ReadonlyArray<string>
+}
+
+const settingsOf = (ctx: DispatchContext): Settings => ({
+  policy: ctx.policy,
+  policies: ctx.policies,
+  maxRounds: ctx.maxRounds,
+  builtin: ctx.builtin
+})
+
+const fingerprintOf = (settings: Settings, prints: ReadonlyMap<string, string>): string =>
+  sha256(canonicalJson({ settings, extensions: Object.fromEntries(prints) }))
+
+/**
+ * A dispatch context over `extensions` with `settings`, sharing the first context's counters (the audit's `seq`,
+ * the round ids: a kept extension never sees an id twice) and everything else it holds.
+ */
+const deriveContext = (
+  root: DispatchContext,
+  extensions: ReadonlyArray<Extension>,
+  settings: Settings,
+  reported: ReadonlySet<string>
+): DispatchContext => {
+  const ctx: DispatchContext = {
+    ...root,
+    ...makeRoundContext(extensions),
+    nextId: root.nextId,
+    reported: new Set([...reported].filter((name) => extensions.some((x) => x.name === name))),
+    ...settings
+  }
+  Object.defineProperty(ctx, "seq", {
+    get: () => root.seq,
+    set: (n: number) => {
+      root.seq = n
+    },
+    enumerable: true
+  })
+  return ctx
+}
+
+/** The first set: the host's startup context, extensions and tools. */
+export const makeSets = (
+  ctx: DispatchContext,
+  extensions: ReadonlyArray<Extension>,
+  tools: ReadonlyArray<AcceptedTool>,
+  reloading: Reloading | undefined
+): Effect.Effect<Sets, never, Scope.Scope> =>
+  Effect.gen(function*() {
+    const roots = reloading?.roots ?? []
+    const baseDir = reloading?.baseDir ?? "."
+    const prints = new Map<string, string>()
+    for (const x of extensions) prints.set(x.name, yield* printOf(roots, absolute(baseDir)(x.config)))
+    const current: ExtensionSet = {
+      ctx,
+      extensions,
+      tools,
+      prints,
+      fingerprint: fingerprintOf(settingsOf(ctx), prints),
+      running: 0,
+      whenIdle: []
+    }
+    const scope = yield* Scope.fork(yield* Effect.scope, "parallel")
+    return { current, root: ctx, reloading, lock: yield* Semaphore.make(1), scope, closed: false }
+  })
+
+const release = (set: ExtensionSet): void => {
+  if (--set.running === 0) for (const resume of set.whenIdle.splice(0)) resume()
+}
+
+/** Run `f` over the current set, counted in it until it ends: a reload ends nothing it uses before then. */
+export const using = <A, E>(sets: Sets, f: (set: ExtensionSet) => Effect.Effect<A, E>): Effect.Effect<A, E> =>
+  Effect.suspend(() => {
+    const set = sets.current
+    set.running++
+    return Effect.ensuring(f(set), Effect.sync(() => release(set)))
+  })
+
+const idle = (set: ExtensionSet): Effect.Effect<void> =>
+  Effect.callback<void>((resume) => {
+    if (set.running === 0) return resume(Effect.void)
+    const wake = () => resume(Effect.void)
+    set.whenIdle.push(wake)
+    return Effect.sync(() => {
+      const i = set.whenIdle.indexOf(wake)
+      if (i >= 0) set.whenIdle.splice(i, 1)
+    })
+  })
+
+/**
+ * session_end to the extensions leaving the set (audited like the one at close), then each one's own scope closed
+ * (stdin, grace, signals). Not to one still busy: its request is one whose caller went away.
+ */
+const retire = (ctx: DispatchContext, leaving: ReadonlyArray<Extension>): Effect.Effect<void> =>
+  Effect.gen(function*() {
+    if (leaving.length === 0) return
+    const busy = leaving.filter((x) => x.idle?.() === false).map((x) => x.name)
+    const note = busy.length === 0 ? [] : [`session_end not sent to ${busy.join(", ")}: still busy with a request whose caller went away`]
+    yield* single(ctx, "session_end", { event: "session_end", session_id: ctx.sessionId }, () => ({ outcome: {}, notes: note }), new Set(busy))
+    yield* Effect.forEach(leaving, (x) => {
+      const own = ownScopes.get(x)
+      return own === undefined ? Effect.void : Scope.close(own, Exit.void)
+    }, { concurrency: "unbounded", discard: true })
+  })
+
+const duplicatesOf = (configs: ReadonlyArray<ExtensionConfig>): ReadonlyArray<string> => {
+  const seen = new Set<string>()
+  const twice = new Set<string>()
+  for (const x of configs) (seen.has(x.name) ? twice : seen).add(x.name)
+  return [...twice].sort()
+}
+
+/** Switch `sets` to `next` (one reload at a time; see the top of this file). */
+export const reload = (sets: Sets, next: ReloadInput): Effect.Effect<ReloadReport, ReloadRejected> =>
+  sets.lock.withPermit(Effect.gen(function*() {
+    if (sets.closed) return yield* new ReloadRejected({ reason: "the session has ended" })
+    const old = sets.current
+    const reloading = sets.reloading
+    const twice = duplicatesOf(next.config.extensions)
+    if (twice.length > 0) {
+      return yield* new ReloadRejected({ reason: `extension names must be unique: ${twice.join(", ")}` })
+    }
+    const configs = next.config.extensions.map(absolute(next.baseDir ?? reloading?.baseDir ?? "."))
+    const roots = next.roots ?? reloading?.roots ?? []
+    const prints = new Map<string, string>()
+    for (const x of configs) prints.set(x.name, yield* printOf(roots, x))
+    const byName = new Map(old.extensions.map((x) => [x.name, x]))
+    const keep = configs.filter((x) => old.prints.get(x.name) === prints.get(x.name))
+    const fresh = configs.filter((x) => old.prints.get(x.name) !== prints.get(x.name))
+    if (fresh.length > 0 && reloading === undefined) {
+      return yield* new ReloadRejected({
+        reason: `this host was made over extensions given to it and cannot start any: ${fresh.map((x) => x.name).join(", ")}`
+      })
+    }
+    const kept = keep.flatMap((x) => {
+      const running = byName.get(x.name)
+      return running === undefined ? [] : [running]
+    })
+    const keptNames = new Set(kept.map((x) => x.name))
+    const leaving = old.extensions.filter((x) => !keptNames.has(x.name))
+    const settings: Settings = {
+      policy: next.config.policy,
+      policies: next.policies,
+      maxRounds: next.config.max_rewrite_rounds,
+      builtin: [...new Set([...next.config.builtin_tools, ...(reloading?.builtinTools ?? [])])].sort()
+    }
+    // Started in a scope of their own until the swap: a reload interrupted before it closes them again.
+    const staging = yield* Scope.fork(sets.scope, "parallel")
+    const started = reloading === undefined || fresh.length === 0
+      ? []
+      : yield* startExtensions(fresh, reloading.start).pipe(Scope.provide(staging))
+    const set = yield* Effect.gen(function*() {
+      const extensions = sortByName([...kept, ...started])
+      const ctx = deriveContext(sets.root, extensions, settings, old.ctx.reported)
+      if (started.length > 0) {
+        const startCtx = deriveContext(sets.root, sortByName(started), settings, new Set())
+        yield* single(startCtx, "session_start", { event: "session_start", session_id: ctx.sessionId }, () => ({ outcome: {}, notes: [] }))
+      }
+      const tools = yield* ListTools.listTools(ctx)
+      yield* Effect.forEach(tools.rejected, (r) => Effect.logWarning(ListTools.rejectedNote(r)), { discard: true })
+      const made: ExtensionSet = {
+        ctx,
+        extensions,
+        tools: tools.accepted,
+        prints,
+        fingerprint: fingerprintOf(settings, prints),
+        running: 0,
+        whenIdle: []
+      }
+      return made
+    }).pipe(Effect.onExit((exit) => Exit.isSuccess(exit) ? Effect.void : Scope.close(staging, exit)))
+    sets.current = set
+    const names = (xs: ReadonlyArray<{ readonly name: string }>) => xs.map((x) => x.name).sort()
+    const newNames = new Set(configs.map((x) => x.name))
+    const report: ReloadReport = {
+      kept: names(kept),
+      restarted: names(started.filter((x) => byName.has(x.name))),
+      removed: names(old.extensions.filter((x) => !newNames.has(x.name))),
+      added: names(started.filter((x) => !byName.has(x.name))),
+      before: old.fingerprint,
+      after: set.fingerprint
+    }
+    yield* record(set.ctx, report)
+    // Calls that began over the old set finish over it; then what it alone held ends.
+    yield* idle(old)
+    yield* retire(deriveContext(sets.root, leaving, settingsOf(old.ctx), old.ctx.reported), leaving)
+    return report
+  }))
+
+/** The audit's `reload` record: what changed, and the set's fingerprints before and after. */
+const record = (ctx: DispatchContext, report: ReloadReport): Effect.Effect<void> =>
+  Effect.suspend(() => {
+    if (!ctx.recording) return Effect.void
+    const seq = ctx.seq++
+    const { after, before, ...outcome } = report
+    return Effect.flatMap(Clock.currentTimeMillis, (now) => ctx.audit.record({
+      seq,
+      session_id: ctx.sessionId,
+      time: new Date(now).toISOString(),
+      event: "reload",
+      call_id: undefined,
+      rounds: [],
+      outcome,
+      notes: [],
+      duration_ms: 0,
+      reload: { before, after }
+    }))
+  })
