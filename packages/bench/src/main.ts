@@ -8,6 +8,7 @@ import { fanOut } from "./scenarios/FanOut.ts"
 import { hookAdapter } from "./scenarios/HookAdapter.ts"
 import { largeContext } from "./scenarios/LargeContext.ts"
 import { matchers } from "./scenarios/Matchers.ts"
+import { mcpAdapter } from "./scenarios/McpAdapter.ts"
 import { memory } from "./scenarios/Memory.ts"
 import { sdkFootprint } from "./scenarios/SdkFootprint.ts"
 import { spawnPerEventScenario } from "./scenarios/SpawnPerEvent.ts"
@@ -28,7 +29,8 @@ const scenarios: ReadonlyArray<readonly [number, Scenario]> = [
   [7, concurrent],
   [8, sdkFootprint],
   [9, hookAdapter],
-  [10, matchers]
+  [10, matchers],
+  [11, mcpAdapter]
 ]
 
 const usage = "usage: pnpm bench [--quick] [--json] [--only 1,2,...]"

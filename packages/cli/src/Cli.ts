@@ -9,6 +9,7 @@ import { demo, runDemo } from "./demo/DemoCommand.ts"
 import { hook } from "./hook/HookCommand.ts"
 import { importHooks } from "./hook/ImportHooksCommand.ts"
 import { list } from "./ListCommand.ts"
+import { mcp } from "./mcp/McpCommand.ts"
 import { importMcp } from "./mcp-import/ImportMcpCommand.ts"
 import { replay } from "./replay/ReplayCommand.ts"
 import { run } from "./run/RunCommand.ts"
@@ -36,14 +37,14 @@ export const cli = Command.make("abhed-ext", {}, () => runDemo).pipe(
     { command: "abhed-ext check -- bash my-extension.sh", description: "check that an extension follows the protocol" },
     { command: "abhed-ext import-hooks .claude/settings.json > abhed.json", description: "bring your Claude Code hooks" }
   ]),
-  Command.withSubcommands([run, check, demo, hook, importHooks, importMcp, list, trust, untrust, test, replay, audit])
+  Command.withSubcommands([run, check, demo, hook, importHooks, importMcp, list, trust, untrust, test, replay, audit, mcp])
 )
 
 /** Global flags that take a value: the word after them is not the command. */
 const ValueFlags: ReadonlySet<string> = new Set(["--log-level", "--completions"])
 
 /**
- * `run` and `hook` print JSON lines on stdout and nothing else (docs/design.md#output), so the global flags that
+ * `run`, `hook` and `mcp` print JSON lines on stdout and nothing else (docs/design.md#output), so the global flags that
  * print something else there (`--wizard`'s prompts, `--completions`' script) are a usage error on them rather
  * than lines a script would try to parse. Both work on `abhed-ext` itself and on the other commands.
  */
@@ -51,7 +52,7 @@ export const dataCommandFlags = (args: ReadonlyArray<string>): Effect.Effect<voi
   const end = args.indexOf("--")
   const head = end === -1 ? args : args.slice(0, end)
   const command = head.find((arg, i) => !arg.startsWith("-") && !ValueFlags.has(head[i - 1] ?? ""))
-  if (command !== "run" && command !== "hook") return Effect.void
+  if (command !== "run" && command !== "hook" && command !== "mcp") return Effect.void
   const flag = head.find((arg) => ["--wizard", "--completions"].some((f) => arg === f || arg.startsWith(`${f}=`)))
   if (flag === undefined) return Effect.void
   const name = flag.split("=")[0] ?? flag

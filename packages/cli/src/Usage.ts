@@ -10,7 +10,7 @@ import { colourOn } from "./Style.ts"
  */
 
 /** Commands whose stdout carries JSON lines and nothing else. */
-const DataCommands: ReadonlySet<string> = new Set(["run", "hook"])
+const DataCommands: ReadonlySet<string> = new Set(["run", "hook", "mcp"])
 
 /** The command line was wrong (already reported on stderr): exit 64. */
 export class UsageError extends Schema.TaggedError<UsageError>()("UsageError", {

@@ -1,0 +1,66 @@
+import { Deferred, Effect, type Scope } from "effect"
+import * as McpClient from "effect/ai/McpClient"
+import type { McpClientError } from "effect/ai/McpClientError"
+import * as McpProtocol from "effect/ai/McpProtocol"
+import * as FetchHttpClient from "effect/http/FetchHttpClient"
+import * as ChildProcess from "effect/process/ChildProcess"
+import { ChildProcessSpawner } from "effect/process/ChildProcessSpawner"
+import { lineAlignedSpawner } from "./McpLines.ts"
+import type { McpTarget } from "./McpTarget.ts"
+
+/**
+ * The adapter's one connection to its MCP server, with effect's MCP client (protocol 2025-11-25). It is opened in
+ * the background when the adapter starts, so a slow server's start overlaps the host's start-up; each request
+ * waits for it a bounded time. The connection lives in the adapter's scope: when the adapter ends (stdin closed,
+ * SIGTERM), the server's stdin is closed, then it gets SIGTERM, then SIGKILL.
+ */
+
+/**
+ * The largest single MCP message read from the server; a larger one closes the connection. Half effect's default:
+ * the adapter passes on no result over 1 MiB (McpResult.ts), so a message far past that is only work to read.
+ */
+const MaxMessageBytes = 8 * 1024 * 1024
+
+/** How long the server may take to start and answer `initialize`: the client's own bound, past every wait. */
+const InitializeTimeoutMs = 60_000
+
+export interface Identity {
+  readonly name: string
+  readonly version: string
+}
+
+const client = (target: McpTarget, identity: Identity) => {
+  const options = { ...identity, timeout: InitializeTimeoutMs, protocol: McpProtocol.v2025_11_25, maxMessageBytes: MaxMessageBytes }
+  // The transport is acquired in the caller's scope (not a layer's, which would close when `make` returns).
+  const transport = target._tag === "Http"
+    ? McpClient.http({ ...options, url: target.url, headers: target.headers }).pipe(Effect.provide(FetchHttpClient.layer))
+    : Effect.flatMap(lineAlignedSpawner(MaxMessageBytes), (spawner) =>
+      McpClient.stdio({
+        ...options,
+        // In the adapter's process group (not detached, as effect would): the host ends an extension by signalling
+        // its group, so the server goes with the adapter even if the adapter is killed outright. Its stderr is the
+        // adapter's, which the host logs; its environment is the adapter's, which the host built from the
+        // extension's env rules.
+        command: ChildProcess.make(target.command, [...target.args], { detached: false, stderr: "inherit" })
+      }).pipe(Effect.provideService(ChildProcessSpawner, spawner)))
+  return Effect.flatMap(transport, (t) => McpClient.make(options).pipe(Effect.provideService(McpClient.Transport, t)))
+}
+
+/** The connection, once open, or why it could not be opened. */
+export type Connection = Deferred.Deferred<McpClient.McpClient, McpClientError>
+
+/** Opens the connection in the background; its resources belong to the caller's scope. */
+export const open = (
+  target: McpTarget,
+  identity: Identity
+): Effect.Effect<Connection, never, Scope.Scope | ChildProcessSpawner> =>
+  Effect.gen(function*() {
+    const connection = yield* Deferred.make<McpClient.McpClient, McpClientError>()
+    // The forked fiber runs in the caller's scope: the client's finalizers are the adapter's.
+    yield* client(target, identity).pipe(
+      Effect.exit,
+      Effect.flatMap((exit) => Deferred.done(connection, exit)),
+      Effect.forkScoped
+    )
+    return connection
+  })
