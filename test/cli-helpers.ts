@@ -12,12 +12,21 @@ export interface CliResult {
   readonly stderr: string
 }
 
-export const runCli = (
-  args: ReadonlyArray<string>,
-  options: { readonly input?: string; readonly cwd?: string; readonly env?: NodeJS.ProcessEnv } = {}
-): Promise<CliResult> =>
+export interface RunOptions {
+  /** Written to stdin, which is then closed (empty by default). */
+  readonly input?: string
+  readonly cwd?: string
+  /** Added to this process's environment. */
+  readonly env?: NodeJS.ProcessEnv
+}
+
+export const runCli = (args: ReadonlyArray<string>, options: RunOptions = {}): Promise<CliResult> =>
+  runProcess(process.execPath, [bin, ...args], options)
+
+/** Runs any program to its end and collects what it wrote (the CLI, pnpm, an example program). */
+export const runProcess = (command: string, args: ReadonlyArray<string>, options: RunOptions = {}): Promise<CliResult> =>
   new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [bin, ...args], {
+    const child = spawn(command, args, {
       cwd: options.cwd ?? repoRoot,
       env: { ...process.env, ...options.env },
       stdio: ["pipe", "pipe", "pipe"]

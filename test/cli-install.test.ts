@@ -1,10 +1,9 @@
-import { spawn } from "node:child_process"
 import * as NodeFs from "node:fs"
 import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
 import { type Manifest, preflightProblem, satisfies } from "@abhed/cli/Preflight"
 import { describe, expect, it } from "vitest"
-import { jsonLines, repoRoot } from "./cli-helpers.ts"
+import { jsonLines, repoRoot, runProcess } from "./cli-helpers.ts"
 
 /**
  * Installing and starting `abhed-ext`: the startup check of the published bin (Preflight.ts) on package trees laid
@@ -101,19 +100,10 @@ describe("the published bin's startup check", () => {
 
 /** `pnpm [args]` in `cwd`, with this Node's folder first on PATH (as the workspace's scripts have it). */
 const pnpm = (args: ReadonlyArray<string>, cwd: string, input: string) =>
-  new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
-    const child = spawn("pnpm", args, {
-      cwd,
-      env: { ...process.env, PATH: `${NodePath.dirname(process.execPath)}${NodePath.delimiter}${process.env["PATH"] ?? ""}` },
-      stdio: ["pipe", "pipe", "pipe"]
-    })
-    let stdout = ""
-    let stderr = ""
-    child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d))
-    child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d))
-    child.on("error", reject)
-    child.on("close", (code) => resolve({ code, stdout, stderr }))
-    child.stdin.end(input)
+  runProcess("pnpm", args, {
+    cwd,
+    input,
+    env: { PATH: `${NodePath.dirname(process.execPath)}${NodePath.delimiter}${process.env["PATH"] ?? ""}` }
   })
 
 describe.concurrent("abhed-ext from anywhere in the workspace", () => {

@@ -6,7 +6,7 @@ import { decodeConfig, parseConfig } from "@abhed/protocol"
 import { readConfigText } from "@abhed/protocol/ConfigText"
 import { Result } from "effect"
 import { afterAll, describe, expect, it } from "vitest"
-import { bin, repoRoot } from "./cli-helpers.ts"
+import { bin, repoRoot, runProcess } from "./cli-helpers.ts"
 
 /**
  * The documents are tested (issue 24): an example in README.md or docs/*.md that drifts from the code fails here.
@@ -365,16 +365,7 @@ describe("docs: every TypeScript example type-checks and runs", () => {
     const extension = block.body.some((l) => l.includes("Extension.main("))
     // An extension answers a request on stdin; any other example is a module that loads without failing.
     const input = extension ? `{"event":"tool_call","session_id":"s","id":"1","call_id":"c","tool":"rm","args":{}}\n` : ""
-    const r = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
-      const child = spawn(process.execPath, [file], { cwd: repoRoot, stdio: ["pipe", "pipe", "pipe"] })
-      let stdout = ""
-      let stderr = ""
-      child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d))
-      child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d))
-      child.on("error", reject)
-      child.on("close", (code) => resolve({ code, stdout, stderr }))
-      child.stdin.end(input)
-    })
+    const r = await runProcess(process.execPath, [file], { input })
     expect(r.code, r.stderr).toBe(0)
     if (extension) expect(JSON.parse(r.stdout.trim())).toMatchObject({ id: "1", block: true, reason: "no" })
   }, 120_000)

@@ -7,9 +7,8 @@ import * as NodeFs from "node:fs"
 import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
 import { agent, AgentTools, host } from "../docs/embedding/ai-agent.ts"
-import { repoRoot, runCli } from "./cli-helpers.ts"
+import { repoRoot, runCli, runProcess } from "./cli-helpers.ts"
 import { Patient } from "./extension-helpers.ts"
-import { spawn } from "node:child_process"
 
 /**
  * The effect/ai example (docs/embedding/ai-agent.ts) over the real example extensions (docs/examples/abhed.json),
@@ -182,15 +181,7 @@ describe("docs/embedding.md's first example", () => {
   it("runs as a program: done; the secret read denied, the notes read, the push asked about and refused unattended", async () => {
     const dir = NodeFs.mkdtempSync(NodePath.join(NodeOs.tmpdir(), "abhed-ai-main-"))
     const audit = NodePath.join(dir, "audit.jsonl")
-    const run = await new Promise<{ readonly code: number | null; readonly stdout: string; readonly stderr: string }>((resolve, reject) => {
-      const child = spawn(process.execPath, [file, patientConfig, audit], { cwd: repoRoot, stdio: ["ignore", "pipe", "pipe"] })
-      let stdout = ""
-      let stderr = ""
-      child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d))
-      child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d))
-      child.on("error", reject)
-      child.on("close", (code) => resolve({ code, stdout, stderr }))
-    })
+    const run = await runProcess(process.execPath, [file, patientConfig, audit])
     assert.strictEqual(run.code, 0, run.stderr)
     assert.strictEqual(run.stdout, "Done.\n")
     const records: ReadonlyArray<{ event: string; call_id?: string; outcome?: { decision?: string; content?: string } }> =

@@ -3,11 +3,12 @@ import { takesPart } from "@abhed/core"
 import { Effect, Result } from "effect"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import { hookArgsProblem } from "../packages/cli/src/HookCommand.ts"
-import type { HookFormat } from "../packages/cli/src/HookFormat.ts"
-import { matches, parseMatcher } from "../packages/cli/src/HookMatcher.ts"
-import { readSettings, toConfig } from "../packages/cli/src/HookSettings.ts"
-import { peerToolName, toolNames } from "../packages/cli/src/HookToolNames.ts"
+import { hookArgsProblem } from "../packages/cli/src/hook/HookCommand.ts"
+import { toConfig } from "../packages/cli/src/hook/HookConfig.ts"
+import type { HookFormat } from "../packages/cli/src/hook/HookFormat.ts"
+import { matches, parseMatcher } from "../packages/cli/src/hook/HookMatcher.ts"
+import { readSettings } from "../packages/cli/src/hook/HookSettings.ts"
+import { peerToolName, toolNames } from "../packages/cli/src/hook/HookToolNames.ts"
 
 /** What import-hooks generates, checked without processes (hooks.test.ts runs the generated configs). */
 

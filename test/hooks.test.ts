@@ -4,7 +4,7 @@ import { tmpdir } from "node:os"
 import { dirname, join, resolve } from "node:path"
 import { createInterface } from "node:readline"
 import { describe, expect, it } from "vitest"
-import { killTree } from "../packages/cli/src/ProcessTree.ts"
+import { killTree } from "../packages/cli/src/hook/ProcessTree.ts"
 import { bin, jsonLines, repoRoot, runCli } from "./cli-helpers.ts"
 
 /**

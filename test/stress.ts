@@ -1,8 +1,10 @@
 /**
- * `pnpm test:stress [--rounds N] [--no-full] [FILE...]`: runs the real-process test files (test/*.test.ts,
- * packages/extension/test/*.test.ts and the host's PollBarrier test, or the FILEs given) N times in a row (default
- * 5) while CPU burners keep every core busy, and prints how many rounds each file passed. Exit code 0 only if every
- * round of every file passed.
+ * `pnpm test:stress [--rounds N] [--no-full] [--soak-events N] [FILE...]`: runs the real-process test files
+ * (test/*.test.ts, packages/extension/test/*.test.ts and the host's PollBarrier test, or the FILEs given) N times in a
+ * row (default 5) while CPU burners keep every core busy, and prints how many rounds each file passed. Then, still
+ * under the burners, the soak (test/soak.ts: 100 000 events with random faults, deaths and restarts; open fds and
+ * memory flat), unless `--soak-events 0` or FILEs are given. Exit code 0 only if every round of every file passed
+ * and the soak held.
  *
  * The first round runs at full size (`ABHED_FULL=1`, unless `--no-full`): the fault matrix's full product, and
  * thousands of model-checked sessions and fuzzed lines instead of the few dozen `pnpm test` runs
@@ -23,13 +25,15 @@ interface Options {
   readonly rounds: number
   readonly full: boolean
   readonly files: ReadonlyArray<string>
+  readonly soakEvents: number
 }
 
-const usage = "usage: pnpm test:stress [--rounds N] [--no-full] [FILE...]"
+const usage = "usage: pnpm test:stress [--rounds N] [--no-full] [--soak-events N] [FILE...]"
 
 const parseArgs = (argv: ReadonlyArray<string>): Options => {
   let rounds = 5
   let full = true
+  let soakEvents: number | undefined
   const files: Array<string> = []
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] ?? ""
@@ -37,6 +41,11 @@ const parseArgs = (argv: ReadonlyArray<string>): Options => {
     if (arg === "--rounds") {
       rounds = Number(argv[++i])
       if (!Number.isInteger(rounds) || rounds < 1) throw new Error(`--rounds: expected a whole number ≥ 1\n${usage}`)
+    } else if (arg === "--soak-events") {
+      soakEvents = Number(argv[++i])
+      if (!Number.isInteger(soakEvents) || soakEvents < 0) {
+        throw new Error(`--soak-events: expected a whole number ≥ 0\n${usage}`)
+      }
     } else if (arg === "--no-full") {
       full = false
     } else if (arg.startsWith("-")) {
@@ -45,7 +54,7 @@ const parseArgs = (argv: ReadonlyArray<string>): Options => {
       files.push(arg)
     }
   }
-  return { rounds, full, files }
+  return { rounds, full, files, soakEvents: soakEvents ?? (files.length > 0 ? 0 : 100_000) }
 }
 
 /**
@@ -112,6 +121,17 @@ const runRound = (files: ReadonlyArray<string>, round: number, full: boolean): P
     })
   })
 
+/** The soak (test/soak.ts) in its own Node process, with a GC it can force: resolves to whether it held. */
+const runSoak = (events: number): Promise<boolean> =>
+  new Promise((resolve) => {
+    const child = NodeChildProcess.spawn(
+      process.execPath,
+      ["--expose-gc", NodePath.join(root, "test", "soak.ts"), "--events", String(events)],
+      { cwd: root, stdio: ["ignore", "inherit", "inherit"] }
+    )
+    child.on("close", (code) => resolve(code === 0))
+  })
+
 const main = async () => {
   const options = parseArgs(process.argv.slice(2))
   const files = options.files.length > 0 ? options.files : defaultFiles()
@@ -124,6 +144,7 @@ const main = async () => {
     `stress: ${files.length} files × ${options.rounds} rounds${options.full ? " (the first at full size)" : ""}, ${burners.length} CPU burners`
   )
   const started = Date.now()
+  let soakHeld = true
   const tally = new Map(files.map((f) => [f, { passed: 0, failures: [] as Array<string> }]))
   try {
     for (let round = 1; round <= options.rounds; round++) {
@@ -138,6 +159,10 @@ const main = async () => {
       const failed = results.filter((r) => !r.passed).length
       console.log(`\nround ${round}/${options.rounds}: ${failed} of ${files.length} files failed (${((Date.now() - roundStarted) / 1000).toFixed(0)} s)`)
     }
+    if (options.soakEvents > 0) {
+      console.log("")
+      soakHeld = await runSoak(options.soakEvents)
+    }
   } finally {
     stop()
   }
@@ -151,7 +176,8 @@ const main = async () => {
     for (const f of t.failures) console.log(`    ${f}`)
   }
   console.log(`\n${failures === 0 ? "0 failures" : `${failures} failed file runs`} in ${((Date.now() - started) / 1000).toFixed(0)} s`)
-  process.exitCode = failures === 0 ? 0 : 1
+  if (!soakHeld) console.log("the soak failed (see its lines above)")
+  process.exitCode = failures === 0 && soakHeld ? 0 : 1
 }
 
 main().catch((error: unknown) => {

@@ -1,13 +1,18 @@
 import { formatReasons } from "@abhed/core"
-import { Approval, ExtensionHost, type ExtensionHostShape, IdCounter, type ToolCallOutcome } from "@abhed/host"
+import { type Approval, ExtensionHost, type ExtensionHostShape, IdCounter, type ToolCallOutcome } from "@abhed/host"
 import { canonicalJson } from "@abhed/protocol"
 import { Context, Effect, Exit, Result, Schema, Stream } from "effect"
 import type * as SchemaAST from "effect/SchemaAST"
-import { AiError, Prompt, Response, Tool, type Toolkit } from "effect/ai"
+import { AiError, type Tool, type Toolkit } from "effect/ai"
 import { ArgsSchema } from "./ArgsSchema.ts"
 import * as ExtensionToolkit from "./ExtensionToolkit.ts"
+import { type Guarded, registerApprover } from "./GuardedApproval.ts"
+import { afterResult, denied, narrow, serviceFree } from "./GuardedResult.ts"
 import { JudgedCall } from "./JudgedCall.ts"
-import { box, fromContent, toContent, unbox } from "./ToolArgs.ts"
+import { box, unbox } from "./ToolArgs.ts"
+
+export { type Guarded, resolveApprovals } from "./GuardedApproval.ts"
+export { executionDenied } from "./GuardedResult.ts"
 
 /**
  * A Toolkit whose every call the extensions judge (docs/design.md#wire-protocol, #combination, docs/embedding.md).
@@ -29,13 +34,9 @@ import { box, fromContent, toContent, unbox } from "./ToolArgs.ts"
  *    typed result stands; rewritten, it is decoded again through the tool's success (or failure) Schema; a rewrite
  *    that does not decode, and an `is_error` an extension raised, become a failure result whose reason is the text
  *    the extensions settled on. Preliminary results are dropped: they never went through `tool_result`.
+ *
+ * The approval flow is GuardedApproval.ts; the results (refusals, and step 4) GuardedResult.ts.
  */
-
-/** Denied and failed calls, as effect/ai's own denial: valid for every tool, in both failure modes. */
-export const executionDenied = (reason: string): typeof Tool.ExecutionFailure.Type => ({
-  type: "execution-denied",
-  reason
-})
 
 export { formatReasons }
 
@@ -47,15 +48,6 @@ interface Pending {
   /** The Approver said yes (`resolveApprovals`): only then does a requested approval let the call run. */
   readonly approved: boolean
 }
-
-/**
- * How `resolveApprovals` records the Approver's yes in the toolkit that requested the approval. Kept here, not on
- * the toolkit: nothing else may approve a call.
- */
-const approvers = new WeakMap<object, (toolCallId: string) => void>()
-
-// Tool schemas are expected to need no services (effect/ai's own tools never do); one that does dies at run time.
-const serviceFree = (schema: Schema.Top): Schema.Codec<unknown, unknown> => schema as Schema.Codec<unknown, unknown>
 
 const argsSchemaOf = (tool: Tool.Any): Schema.Top => Context.getOrUndefined(tool.annotations, ArgsSchema) ?? tool.parametersSchema
 
@@ -92,11 +84,6 @@ export const invalidReason = (tool: string, message: string): string => `args do
 export const unencodableReason = (tool: string, message: string): string =>
   `${tool}'s parameter Schema cannot encode the args back, so no extension can judge the call: refused (${message})`
 
-const denied = (reason: string, origin: Tool.FailureOrigin): Tool.HandlerResult<Tool.Any> => {
-  const result = executionDenied(reason)
-  return { result, encodedResult: result, isFailure: true, failureOrigin: origin, preliminary: false }
-}
-
 const ownApproval = (tool: Tool.Any, params: unknown, context: Tool.NeedsApprovalContext): Effect.Effect<boolean> => {
   const own = tool.needsApproval
   if (own === undefined || typeof own === "boolean") return Effect.succeed(own === true)
@@ -106,32 +93,6 @@ const ownApproval = (tool: Tool.Any, params: unknown, context: Tool.NeedsApprova
 
 /** How many call outcomes a guarded toolkit keeps for the approved turn (one conversation's pending asks). */
 export const MaxPending = 1024
-
-/** The results this module builds are valid for every tool (`execution-denied`, or what the tool's schemas decoded). */
-const narrow = <T extends Tool.Any>(result: Tool.HandlerResult<Tool.Any>): Tool.HandlerResult<T> =>
-  result as Tool.HandlerResult<T>
-
-/**
- * An unchanged result as the filters judged it. effect/ai computes `modelOutput` from the handler's own value, which
- * may hold more than the success Schema encodes (an extra field TypeScript let through); `tool_result` judged the
- * encoded result, so that is what the model's output is made from.
- */
-const judged = (tool: Tool.Any, result: Tool.HandlerResult<Tool.Any>): Tool.HandlerResult<Tool.Any> => {
-  if (result.isFailure || tool.toModelOutput === undefined) return result
-  const decoded = Schema.decodeUnknownExit(serviceFree(tool.successSchema))(result.encodedResult)
-  if (Exit.isFailure(decoded)) return denied(`${tool.name}'s result does not decode through its own result schema`, "result")
-  return { ...result, result: decoded.value, modelOutput: tool.toModelOutput(decoded.value) }
-}
-
-/** A guarded toolkit: pass it as `toolkit` to `generateText`/`streamText`, like any handled toolkit. */
-export interface Guarded<Tools extends Record<string, Tool.Any>> extends Toolkit.WithHandler<Tools> {
-  /**
-   * What a `tool-approval-request` is about: the tool, the SETTLED args that will run if approved, and the
-   * extensions' reasons (none when only the tool's own `needsApproval` asked). Undefined for a call no approval was
-   * requested for here.
-   */
-  readonly awaiting: (toolCallId: string) => Approval.ApprovalRequest | undefined
-}
 
 /** The guard over one handled toolkit. */
 const make = <Tools extends Record<string, Tool.Any>>(
@@ -198,41 +159,6 @@ const make = <Tools extends Record<string, Tool.Any>>(
     return entry.tool === name && entry.params === canonicalJson(params) ? entry : "other"
   }
 
-  const afterResult = (
-    tool: Tool.Any,
-    outcome: ToolCallOutcome,
-    callId: string | undefined,
-    result: Tool.HandlerResult<Tool.Any>
-  ) =>
-    Effect.gen(function*() {
-      const content = toContent(result.encodedResult)
-      const out = yield* host.toolResult({
-        tool: tool.name,
-        args: outcome.args,
-        content,
-        is_error: result.isFailure,
-        call_id: callId
-      })
-      if (out.content === content && out.is_error === result.isFailure) return judged(tool, result)
-      if (out.is_error && !result.isFailure) return denied(out.content, "result")
-      const parsed = fromContent(out.content, typeof result.encodedResult === "string")
-      const schema = result.isFailure ? Tool.failureResultSchema(tool) : tool.successSchema
-      const decoded = parsed._tag === "ok" ? Schema.decodeUnknownExit(serviceFree(schema))(parsed.value) : undefined
-      if (parsed._tag === "invalid" || decoded === undefined || Exit.isFailure(decoded)) {
-        return denied(`result rewritten by extensions no longer fits ${tool.name}'s result schema: ${out.content}`, "result")
-      }
-      const rewritten: Tool.HandlerResult<Tool.Any> = {
-        result: decoded.value,
-        encodedResult: parsed.value,
-        isFailure: result.isFailure,
-        preliminary: false,
-        ...(result.failureOrigin !== undefined ? { failureOrigin: result.failureOrigin } : {}),
-        // What the model reads is recomputed from the rewritten result: the original must not leak through it.
-        ...(!result.isFailure && tool.toModelOutput !== undefined ? { modelOutput: tool.toModelOutput(decoded.value) } : {})
-      }
-      return rewritten
-    })
-
   const handle = <Name extends keyof Tools>(
     name: Name,
     params: Tool.ParametersEncoded<Tools[Name]>,
@@ -294,7 +220,7 @@ const make = <Tools extends Record<string, Tool.Any>>(
       )
       return results.pipe(
         Stream.filter((result) => !result.preliminary),
-        Stream.mapEffect((result) => Effect.map(afterResult(tool, outcome, callId, result), narrow<Tools[Name]>))
+        Stream.mapEffect((result) => Effect.map(afterResult(host, tool, outcome, callId, result), narrow<Tools[Name]>))
       )
     })
 
@@ -308,7 +234,7 @@ const make = <Tools extends Record<string, Tool.Any>>(
   }
 
   const guarded_: Guarded<Tools> = { tools, handle, awaiting }
-  approvers.set(guarded_, (toolCallId) => {
+  registerApprover(guarded_, (toolCallId) => {
     const entry = pending.get(toolCallId)
     if (entry?.approvalRequested === true) pending.set(toolCallId, { ...entry, approved: true })
   })
@@ -341,93 +267,3 @@ export const withExtensionTools = <Tools extends Record<string, Tool.Any>, E = n
     return yield* guard(ExtensionToolkit.merge(own, yield* ExtensionToolkit.make))
   })
 
-/**
- * Answers the `tool-approval-request`s of a response through the host's `Approver` (a prompt, or
- * `Approver.layerDeny` unattended), showing it the settled args and the reasons, and **runs the approved calls
- * here**, with exactly the args that were approved. Returns the tool messages to append to the history before the
- * next model call (empty when nothing was asked): the approval answers and the approved calls' results (through
- * `tool_result`, like every result); refused ones reach the model as `execution-denied` with the reasons.
- *
- * Why here and not in the next `generateText`, which would run them too: effect/ai appends what it runs to the
- * prompt it was given, after `PromptHooks.applyContext` filtered that prompt, so those results would reach the
- * model without the `context` event. Appended to the history here, they are filtered like every other message; the
- * next `generateText` sees the calls answered and runs nothing again.
- */
-export const resolveApprovals = <Tools extends Record<string, Tool.Any>>(
-  toolkit: Guarded<Tools>,
-  content: ReadonlyArray<Response.AnyPart>
-): Effect.Effect<
-  Prompt.Prompt,
-  Tool.HandlerError<Tools[keyof Tools]> | AiError.AiError,
-  Approval.Approver | Tool.HandlerServices<Tools[keyof Tools]>
-> =>
-  Effect.gen(function*() {
-    const answers: Array<{ readonly answer: Prompt.ToolApprovalResponsePart; readonly callId: string }> = []
-    const results: Array<Response.ToolResultPart<string, unknown, unknown>> = []
-    for (const part of content) {
-      if (part.type !== "tool-approval-request") continue
-      const call = content.find((p): p is Response.ToolCallPart<string, unknown> => p.type === "tool-call" && p.id === part.toolCallId)
-      const request = toolkit.awaiting(part.toolCallId)
-      // Not requested here (another toolkit's response, or an outcome no longer kept): there are no settled args
-      // to show, so nobody is asked about the model's, and the call is refused.
-      const approved = request === undefined ? false : yield* Approval.Approver.use((a) => a.approve(request))
-      if (approved) approvers.get(toolkit)?.(part.toolCallId)
-      const why = request === undefined
-        ? "not approved: no approval was requested for this call by this toolkit"
-        : `not approved${request.reasons.length > 0 ? `: ${formatReasons(request.reasons)}` : ""}`
-      answers.push({
-        callId: part.toolCallId,
-        answer: Prompt.toolApprovalResponsePart({
-          approvalId: part.approvalId,
-          approved,
-          ...(approved ? {} : { reason: why })
-        })
-      })
-      if (approved && call !== undefined) results.push(yield* runApproved(toolkit, call))
-    }
-    if (answers.length === 0) return Prompt.empty
-    // Each answer in one message with its call's result: a context filter keeps or drops them together. Kept
-    // apart, a filter that dropped the result alone left the approval pending for effect/ai, which ran it again.
-    const resultParts = new Map<string, Array<Prompt.ToolMessagePart>>()
-    for (const message of Prompt.fromResponseParts(results).content) {
-      if (message.role !== "tool") continue
-      for (const part of message.content) {
-        if (part.type === "tool-result") resultParts.set(part.id, [...(resultParts.get(part.id) ?? []), part])
-      }
-    }
-    return Prompt.fromMessages(answers.map(({ answer, callId }) =>
-      Prompt.makeMessage("tool", { content: [answer, ...(resultParts.get(callId) ?? [])] })
-    ))
-  })
-
-/**
- * One approved call, run as effect/ai runs it (the guarded handler, which takes the outcome kept for this call id
- * and sends `tool_result`), as the tool-result part effect/ai would have made. The response's params are decoded:
- * encoded again for the handler, which takes them as the model sent them.
- */
-const runApproved = <Tools extends Record<string, Tool.Any>>(
-  toolkit: Guarded<Tools>,
-  call: Response.ToolCallPart<string, unknown>
-) =>
-  Effect.gen(function*() {
-    const tool: Tool.Any | undefined = Object.hasOwn(toolkit.tools, call.name) ? toolkit.tools[call.name] : undefined
-    const encoded = tool === undefined ? undefined : Schema.encodeUnknownExit(serviceFree(tool.parametersSchema))(call.params)
-    const final = encoded === undefined || Exit.isFailure(encoded)
-      ? undefined
-      : yield* toolkit.handle(call.name, encoded.value as Tool.ParametersEncoded<Tools[keyof Tools]>, call.id).pipe(
-        Effect.flatMap((stream) => Stream.runLast(Stream.filter(stream, (r) => !r.preliminary)))
-      )
-    const result: Tool.HandlerResult<Tool.Any> = final === undefined || final._tag === "None"
-      ? denied(`${call.name}: approved, but there was nothing to run`, "handler")
-      : final.value
-    return Response.makePart("tool-result", {
-      id: call.id,
-      name: call.name,
-      result: result.result,
-      encodedResult: result.encodedResult,
-      ...(result.modelOutput !== undefined ? { modelOutput: result.modelOutput } : {}),
-      isFailure: result.isFailure,
-      preliminary: false,
-      providerExecuted: false
-    })
-  })

@@ -1,17 +1,13 @@
 import {
-  decodeReply,
   type DecodedReply,
   type EventName,
   type ExtensionConfig,
   Framing,
-  MalformedReply,
-  replyIdOf,
   type ReadLine,
   type SessionEndRequest,
-  shapeJson,
   type WithId
 } from "@abhed/protocol"
-import { Cause, Clock, Deferred, Duration, Effect, Exit, Result, Scope } from "effect"
+import { Cause, Clock, Deferred, Effect, Exit, Result, Scope } from "effect"
 import { type EncodedRequest, type Extension, type ExtensionState, type StartedExchange, subscribes } from "./Extension.ts"
 import {
   type DeathCause,
@@ -21,16 +17,17 @@ import {
   type ExtensionError,
   ExtensionTimeout,
   type SpawnFailed,
-  stderrOf,
-  UnsolicitedOutput
+  stderrOf
 } from "./ExtensionError.ts"
+import * as Permit from "./Permit.ts"
+import { type DeathError, deadTransport, decode, type Due, outOfStep, type Transport, type TransportEvents } from "./Transport.ts"
+import * as Watchdog from "./Watchdog.ts"
 
 /**
- * The behaviour every extension shares, whatever carries its bytes (docs/design.md#failures): one request in flight (FIFO),
- * the startup timeout on the first exchange and `timeout_ms` after it, attribution of reply lines, reply ids,
- * decoding, death for good on any failure, and the close sequence. A `Transport` (a process's pipes, or a fake's
- * handler) only moves requests out and lines back, so process-backed and fake extensions behave alike by
- * construction.
+ * The behaviour every extension shares, whatever carries its bytes (docs/design.md#failures): one request in
+ * flight (FIFO, `Permit`), the startup timeout on the first exchange and `timeout_ms` after it (`Watchdog`),
+ * attribution of reply lines (`Transport.outOfStep`), reply ids, decoding, death for good on any failure, and the
+ * close sequence. A `Transport` (a process's pipes, or a fake's handler) only moves requests out and lines back.
  *
  * Attribution (docs/design.md#failures): a line belongs to the request in flight when its bytes were read. The transport calls
  * `read` synchronously from its read callback with the complete lines of that read, and the request becomes the
@@ -39,95 +36,14 @@ import {
  * change to it is one synchronous step, which is also what the hot path wants (no Ref, no fiber per exchange).
  */
 
-/** Every failure that kills an extension (`ExtensionDead` is what later requests get). */
-export type DeathError = Exclude<ExtensionError, ExtensionDead>
+export { type DeathError, deadTransport, type Transport, type TransportEvents } from "./Transport.ts"
 
-export interface Transport {
-  /**
-   * Write one request's bytes now, synchronously: the core calls it in the same step that makes the request the
-   * one in flight. Never fails: a broken pipe shows up as an exit or a timeout.
-   */
-  readonly write: <E extends EventName>(request: EncodedRequest<E>) => void
-  /**
-   * Call `then` once every byte the extension wrote before this call has been read and reported through `read`
-   * (a process: after the event loop's next poll, `PollBarrier`); the core writes the request in `then`. So bytes
-   * written before a request existed cannot be its reply, however late the event loop would have delivered them.
-   * A transport with nothing in between (a fake) calls `then` at once. Not called when the extension's `reply_ids`
-   * is "required": then no such line can pass for a reply anyway.
-   */
-  readonly catchUp: (then: () => void) => void
-  /** After a death: stop the extension now (a process: SIGTERM its group, SIGKILL after the grace). */
-  readonly terminate: Effect.Effect<void>
-  /** At scope close while alive: stop it gracefully (close stdin, wait a grace, then terminate). */
-  readonly close: Effect.Effect<void>
-  readonly pid: number | undefined
-  readonly stderrTail: Effect.Effect<string>
-}
-
-/** What a transport reports to the core, synchronously, from where it reads. */
-export interface TransportEvents {
-  /** The complete non-blank lines of one read, in order (possibly from a fake: one reply). */
-  readonly read: (lines: ReadonlyArray<ReadLine>) => void
-  /** A failure found by the transport (exit, a line too long, …): the extension dies. */
-  readonly fail: (error: DeathError) => void
-}
-
-/** A transport with nothing behind it: what an extension that never started has. */
-export const deadTransport: Transport = {
-  write: () => undefined,
-  catchUp: (then) => then(),
-  terminate: Effect.void,
-  close: Effect.void,
-  pid: undefined,
-  stderrTail: Effect.succeed("")
-}
-
-interface InFlight {
-  readonly event: EventName
-  readonly id: string
+interface InFlight extends Due {
   /** Called once, synchronously, with the reply line or what ended the exchange without one. */
   readonly settle: (reply: Exit.Exit<unknown, ExtensionError>) => void
   readonly timeoutMs: number
   /** When the reply is due, on the Clock (the timeout counts from the write). */
   readonly deadline: number
-}
-
-/**
- * The host's request ids are short tokens (decimal counters: IdCounter; an embedder's own, such as "c2"): an `id`
- * that looks like one is shown as it is, what could be content is not.
- */
-const isHostId = (s: string): boolean => /^[A-Za-z0-9_.:-]{1,16}$/.test(s)
-
-/**
- * A line the extension wrote where no reply was due, by its shape: its strings by their length only (protocol's
- * `shapeJson`), but for its own `id` when it looks like the host's. Such a line may echo anything the extension
- * saw, and the death cause reaches the audit, the log and the model's notes.
- */
-const describeLine = (line: ReadLine): string =>
-  line._tag === "Json"
-    ? shapeJson(line.value, 200, (key, s) => key === "id" && isHostId(s))
-    : line._tag === "Invalid"
-    ? `(${line.got}, ${line.bytes} bytes)`
-    : `more than ${line.count - 1} blank lines in a row`
-
-/** A reply's `id` for the mismatch message: as it is when it looks like the host's, else by its shape. */
-const showId = (id: unknown): string => (typeof id === "string" && isHostId(id) ? JSON.stringify(id) : shapeJson(id, 60))
-
-/**
- * Why a read with more lines than replies due is out of step, naming the stray line rather than the reply: the one
- * that carries the request's id is its reply, so the stray is another; without ids, the first (a banner, a debug
- * print, an earlier stray reply: whatever came before the reply). A stray carrying another id says so.
- */
-const describeStray = (lines: ReadonlyArray<ReadLine>, current: InFlight | undefined): string => {
-  const reply = current === undefined
-    ? -1
-    : lines.findIndex((line) => line._tag === "Json" && replyIdOf(line.value) === current.id)
-  const stray = lines[reply === 0 ? 1 : 0]
-  if (stray === undefined) return ""
-  const id = stray._tag === "Json" ? replyIdOf(stray.value) : undefined
-  return current !== undefined && id !== undefined && id !== current.id
-    ? `reply to id ${showId(id)} while ${showId(current.id)} was in flight`
-    : describeLine(stray)
 }
 
 export interface CoreOptions<R> {
@@ -139,40 +55,13 @@ export interface CoreOptions<R> {
 export const make = Effect.fnUntraced(function*<R>(options: CoreOptions<R>) {
   const { config } = options
   const name = config.name
-  const readBeforeWrite = config.reply_ids !== "required"
+  const idsRequired = config.reply_ids === "required"
   const scope = yield* Effect.scope
   const clock = yield* Clock.clockWith(Effect.succeed)
   // Exchange fibers live in a child scope made now, so it closes after every finalizer added later: the host's
   // session_end dispatch (and this extension's own close sequence) can still run exchanges while closing.
   const exchangesScope = yield* Scope.fork(scope, "sequential")
-  /*
-   * The permit: one exchange at a time, waiters served in arrival order (FIFO). Plain state rather than a
-   * Semaphore, so that a free permit can be taken in a synchronous step (`beginNow`, the fan-out's path) and a
-   * release hands it straight to the next waiter. `busy` is false only when nobody waits.
-   */
-  let busy = false
-  const waiters: Array<Deferred.Deferred<void>> = []
-  const release = (): void => {
-    const next = waiters.shift()
-    if (next === undefined) busy = false
-    else Deferred.doneUnsafe(next, Effect.void) // the permit passes to it: `busy` stays true
-  }
-  const take: Effect.Effect<void> = Effect.suspend(() => {
-    // `send` checks `busy` before it asks for this, but the fiber may yield to the scheduler in between (its
-    // operation budget), and a release meanwhile leaves the permit free with nobody to hand it on: take it here.
-    if (!busy) {
-      busy = true
-      return Effect.void
-    }
-    const turn = Deferred.makeUnsafe<void>()
-    waiters.push(turn)
-    return Effect.onInterrupt(Deferred.await(turn), () =>
-      Effect.sync(() => {
-        const at = waiters.indexOf(turn)
-        if (at >= 0) waiters.splice(at, 1)
-        else release() // handed the permit already: pass it on
-      }))
-  })
+  const permit = Permit.make()
 
   let phase: ExtensionState = { _tag: "starting" }
   let inFlight: InFlight | undefined
@@ -193,48 +82,17 @@ export const make = Effect.fnUntraced(function*<R>(options: CoreOptions<R>) {
   let sessionEnded = false
   let transport: Transport = deadTransport
   const transportReady = Deferred.makeUnsafe<void>()
-  /** Completed by a death outside the close sequence: a fiber then terminates the extension in the background. */
-  const killRequested = Deferred.makeUnsafe<void>()
 
-  /*
-   * The timeout: one watchdog fiber per extension, not `Effect.timeout` per exchange. Measured, the per-exchange
-   * race (two fibers, a timer set and cleared) was ~10 µs of a ~100 µs dispatch (docs/benchmarks.md). The watchdog
-   * sleeps until the deadline of the request in flight and fails its reply if it is still due; under steady traffic
-   * it wakes about once per `timeout_ms`, not once per request. It sleeps on the Clock, so TestClock drives it.
-   */
-  let watchdogTarget = Number.POSITIVE_INFINITY // when the watchdog will next look
-  let poke = Deferred.makeUnsafe<void>() // wakes it early: a request due before `watchdogTarget`
-  // Each look is one synchronous step (state, time, next target and poke together), so an exchange armed while
-  // the watchdog runs is either seen by this look or pokes the next wait: it can never be missed.
-  const look = Effect.suspend(() => {
-    const now = clock.currentTimeMillisUnsafe()
-    const due = inFlight
-    const late = due !== undefined && due.deadline <= now ? due : undefined
-    const wait = due !== undefined && due.deadline > now ? due.deadline - now : undefined
-    poke = Deferred.makeUnsafe<void>()
-    watchdogTarget = wait === undefined ? Number.POSITIVE_INFINITY : now + wait
-    if (late !== undefined) dieNow(new ExtensionTimeout({ extension: name, timeout_ms: late.timeoutMs }))
-    return wait === undefined
-      ? Deferred.await(poke)
-      : Effect.raceFirst(Effect.sleep(Duration.millis(wait)), Deferred.await(poke))
+  const watchdog = yield* Watchdog.make<InFlight>({
+    clock,
+    due: () => inFlight,
+    late: (due) => dieNow(new ExtensionTimeout({ extension: name, timeout_ms: due.timeoutMs })),
+    scope
   })
-  yield* Effect.forkIn(Effect.forever(look, { disableYield: true }), scope)
-
-  // Termination runs once; whoever comes later (the scope's release) waits for the same run.
-  let terminateStarted = false
-  const terminated = Deferred.makeUnsafe<void>()
-  const terminateOnce = Effect.uninterruptible(
-    Effect.suspend(() => {
-      if (terminateStarted) return Deferred.await(terminated)
-      terminateStarted = true
-      return Deferred.await(transportReady).pipe(
-        Effect.andThen(Effect.suspend(() => transport.terminate)),
-        Effect.ensuring(Deferred.succeed(terminated, undefined))
-      )
-    })
+  const terminator = yield* Watchdog.terminator(
+    Effect.andThen(Deferred.await(transportReady), Effect.suspend(() => transport.terminate)),
+    scope
   )
-  // In the background, so the failing request returns at once; the close sequence joins it.
-  yield* Effect.forkIn(Effect.andThen(Deferred.await(killRequested), terminateOnce), scope)
 
   /** Death, in one synchronous step: callable from a read callback. The request in flight fails with `error`. */
   function dieNow(error: DeathError): void {
@@ -243,7 +101,7 @@ export const make = Effect.fnUntraced(function*<R>(options: CoreOptions<R>) {
     inFlight = undefined
     if (!closing) {
       phase = { _tag: "dead", cause: deathCauseOf(error) }
-      Deferred.doneUnsafe(killRequested, Effect.void)
+      terminator.request() // in the background: a death outside the close sequence
     }
     if (current !== undefined) current.settle(Exit.fail(error))
   }
@@ -252,34 +110,10 @@ export const make = Effect.fnUntraced(function*<R>(options: CoreOptions<R>) {
   const read = (lines: ReadonlyArray<ReadLine>): void => {
     if (lines.length === 0 || phase._tag === "dead") return
     const current = inFlight
-    // Blank lines without end (the reader's bound passed): out of step whatever is in flight.
-    const blanks = lines.find((line) => line._tag === "Blanks")
-    if (blanks !== undefined) return dieNow(new UnsolicitedOutput({ extension: name, line: describeLine(blanks) }))
-    // More lines than requests in flight: the extension is out of step, and no line of this read is applied.
-    if (current === undefined || lines.length > 1) {
-      return dieNow(new UnsolicitedOutput({ extension: name, line: describeStray(lines, current) }))
-    }
+    const death = outOfStep(name, lines, current, idsRequired)
+    if (death !== undefined) return dieNow(death)
     const line = lines[0]
-    if (line === undefined || line._tag === "Blanks") return
-    if (line._tag === "Invalid") {
-      return dieNow(new MalformedReply({ event: current.event, path: "", expected: "one JSON object per line", got: line.got }))
-    }
-    const id = replyIdOf(line.value)
-    if (id !== undefined && id !== current.id) {
-      return dieNow(
-        new UnsolicitedOutput({ extension: name, line: `reply to id ${showId(id)} while ${showId(current.id)} was in flight` })
-      )
-    }
-    if (id === undefined && config.reply_ids === "required") {
-      return dieNow(
-        new MalformedReply({
-          event: current.event,
-          path: "id",
-          expected: `the request's id ${showId(current.id)} (reply_ids is "required")`,
-          got: "nothing"
-        })
-      )
-    }
+    if (current === undefined || line?._tag !== "Json") return // `outOfStep` let it through: never
     inFlight = undefined
     current.settle(Exit.succeed(line.value))
   }
@@ -287,11 +121,7 @@ export const make = Effect.fnUntraced(function*<R>(options: CoreOptions<R>) {
   const events: TransportEvents = { read, fail: dieNow }
   const deadError = (cause: DeathCause) => {
     const stderr = stderrOf(cause)
-    return new ExtensionDead(
-      stderr === undefined
-        ? { extension: name, cause: describeDeathCause(cause) }
-        : { extension: name, cause: describeDeathCause(cause), stderr }
-    )
+    return new ExtensionDead({ extension: name, cause: describeDeathCause(cause), ...(stderr === undefined ? {} : { stderr }) })
   }
 
   /**
@@ -323,7 +153,7 @@ export const make = Effect.fnUntraced(function*<R>(options: CoreOptions<R>) {
       try {
         inFlight = current
         transport.write(request)
-        if (current.deadline < watchdogTarget) Deferred.doneUnsafe(poke, Effect.void)
+        watchdog.arm(current)
       } catch (defect) {
         // Not the extension's failure: the request ends with the defect (run from the event loop, it must not throw).
         if (inFlight === current) inFlight = undefined
@@ -333,7 +163,7 @@ export const make = Effect.fnUntraced(function*<R>(options: CoreOptions<R>) {
     // Nothing is in flight until the write: any complete line read meanwhile is unsolicited and kills. With ids
     // required there is nothing to wait for: a line written before this request cannot carry its id, so it kills
     // the extension whenever it is read.
-    if (readBeforeWrite) transport.catchUp(write)
+    if (!idsRequired) transport.catchUp(write)
     else write()
     return undefined
   }
@@ -343,19 +173,15 @@ export const make = Effect.fnUntraced(function*<R>(options: CoreOptions<R>) {
    * reply that does not decode kills the extension here (every other failure came through `dieNow` already).
    */
   const accept = <E extends EventName>(event: E, json: unknown): Exit.Exit<DecodedReply<E>, ExtensionError> => {
-    let decoded: Result.Result<DecodedReply<E>, MalformedReply>
-    try {
-      decoded = decodeReply(event, json)
-    } catch (defect) {
-      return Exit.die(defect)
-    }
-    if (Result.isFailure(decoded)) {
-      dieNow(decoded.failure)
-      return Exit.fail(decoded.failure)
+    const decoded = decode(event, json)
+    if (Exit.isFailure(decoded)) {
+      const failure = Cause.findError(decoded.cause)
+      if (Result.isSuccess(failure)) dieNow(failure.success)
+      return decoded
     }
     served++
     if (phase._tag === "starting") phase = { _tag: "live" }
-    return Exit.succeed(decoded.success)
+    return decoded
   }
 
   /**
@@ -369,15 +195,11 @@ export const make = Effect.fnUntraced(function*<R>(options: CoreOptions<R>) {
       orphanedExchanges++
       return Deferred.await(reply).pipe(
         Effect.flatMap((json) => Effect.suspend(() => accept(request.event, json))),
-        Effect.onInterrupt(() =>
-          Effect.sync(() => {
-            abandoned = true
-          })
-        ),
+        Effect.onInterrupt(() => Effect.sync(() => void (abandoned = true))),
         Effect.ignore,
         Effect.ensuring(Effect.sync(() => {
           orphanedExchanges--
-          release()
+          permit.release()
         })),
         Effect.forkIn(exchangesScope, { startImmediately: true }),
         Effect.asVoid
@@ -401,80 +223,47 @@ export const make = Effect.fnUntraced(function*<R>(options: CoreOptions<R>) {
         try {
           dead = begin(request, timeoutOverride, (exit) => Deferred.doneUnsafe(reply, exit))
         } catch (defect) {
-          release()
+          permit.release()
           return Effect.die(defect)
         }
         if (dead !== undefined) {
-          release()
+          permit.release()
           return Effect.fail(dead)
         }
         return Effect.matchCauseEffect(restore(Deferred.await(reply)), {
           onSuccess: (json): Effect.Effect<DecodedReply<E>, ExtensionError> => {
             const exit = accept(request.event, json)
-            release()
+            permit.release()
             return exit
           },
           // The reply's own failures come from `dieNow` or a death before the write: the extension is dead already.
           onFailure: (cause): Effect.Effect<never, ExtensionError> => {
             if (Cause.hasInterrupts(cause)) return Effect.andThen(handOff(reply, request), Effect.failCause(cause))
-            release()
+            permit.release()
             return Effect.failCause(cause)
           }
         })
       }
       // A free permit is taken in this step; waiting for a taken one may be interrupted (nothing was written
       // yet): requests queue FIFO.
-      if (!busy) {
-        busy = true
-        return exchange()
-      }
-      return Effect.flatMap(restore(take), exchange)
+      return permit.tryTake() ? exchange() : Effect.flatMap(restore(permit.take), exchange)
     })
 
   /**
-   * `send` without a fiber, for the fan-out (Extension.beginNow): only when the permit is free, which also means
-   * nobody waits for it (FIFO holds). The same `begin`, so attribution, the timeout and death are as for `send`;
-   * the reply is decoded in the step that settles it, and the permit is released there, whether or not the caller
-   * still listens, so an abandoned exchange keeps the permit until its reply as `handOff` does.
+   * `send` without a fiber, for the fan-out (Extension.beginNow): only when the permit is free. The same `begin`,
+   * so attribution, the timeout and death are as for `send`; the reply is decoded in the step that settles it.
    */
-  const beginNow = <E extends EventName>(request: EncodedRequest<E>): StartedExchange<E> | undefined => {
-    if (busy) return undefined
-    busy = true
-    let result: Exit.Exit<DecodedReply<E>, ExtensionError> | undefined
-    let listener: ((exit: Exit.Exit<DecodedReply<E>, ExtensionError>) => void) | undefined
-    let orphaned = false
-    const end = (exit: Exit.Exit<DecodedReply<E>, ExtensionError>): void => {
-      if (result !== undefined) return // once: a defect in `begin` may leave it in flight
-      if (orphaned) orphanedExchanges--
-      release()
-      result = exit
-      const notify = listener
-      listener = undefined
-      notify?.(exit)
-    }
-    const settle = (reply: Exit.Exit<unknown, ExtensionError>): void => {
-      end(Exit.isFailure(reply) ? Exit.failCause(reply.cause) : accept(request.event, reply.value))
-    }
-    try {
-      const dead = begin(request, undefined, settle)
-      if (dead !== undefined) end(Exit.fail(dead))
-    } catch (defect) {
-      end(Exit.die(defect))
-    }
-    return {
-      onDone: (f) => {
-        if (result !== undefined) f(result)
-        else listener = f
+  const beginNow = <E extends EventName>(request: EncodedRequest<E>): StartedExchange<E> | undefined =>
+    Permit.beginHeld<DecodedReply<E>, ExtensionError>(permit, {
+      begin: (end) => {
+        const dead = begin(request, undefined, (reply) =>
+          end(Exit.isFailure(reply) ? Exit.failCause(reply.cause) : accept(request.event, reply.value)))
+        if (dead !== undefined) end(Exit.fail(dead))
       },
-      abandon: () => {
-        listener = undefined
-        if (result === undefined && !orphaned) {
-          orphaned = true
-          orphanedExchanges++
-        }
+      orphans: (delta) => {
+        orphanedExchanges += delta
       }
-    }
-  }
+    })
 
   transport = yield* options.connect(events).pipe(
     Effect.catch((error) => Effect.as(Effect.sync(() => dieNow(error)), deadTransport))
@@ -492,7 +281,7 @@ export const make = Effect.fnUntraced(function*<R>(options: CoreOptions<R>) {
       }
       const dead = phase._tag === "dead"
       closing = true
-      if (dead) yield* terminateOnce
+      if (dead) yield* terminator.terminate
       else yield* connected.close
     })
   )
@@ -502,14 +291,8 @@ export const make = Effect.fnUntraced(function*<R>(options: CoreOptions<R>) {
     config,
     send: (request) => send(request),
     beginNow,
-    idle: () => !busy,
-    status: Effect.map(connected.stderrTail, (stderr_tail) => ({
-      name,
-      state: phase,
-      served,
-      stderr_tail,
-      pid: connected.pid
-    }))
+    idle: () => !permit.busy(),
+    status: Effect.map(connected.stderrTail, (stderr_tail) => ({ name, state: phase, served, stderr_tail, pid: connected.pid }))
   }
   return extension
 })

@@ -1,13 +1,8 @@
-import { combineSystem } from "@abhed/core"
-import type { SystemOutcome } from "../Outcome.ts"
+import { BeforeAgentStartRule } from "@abhed/core"
 import { single, type DispatchContext } from "./Dispatch.ts"
 
-/**
- * before_agent_start (docs/design.md#combination): the extensions' appended texts, in name order (`combineSystem`).
- */
+/** before_agent_start: one round, its rule's (core's events/BeforeAgentStart.ts). */
 
 export const beforeAgentStart = (ctx: DispatchContext, system: string) =>
-  single(ctx, "before_agent_start", { event: "before_agent_start", session_id: ctx.sessionId, system }, (replies) => ({
-    outcome: { system: combineSystem(system, replies) } satisfies SystemOutcome,
-    notes: []
-  }))
+  single(ctx, "before_agent_start", { event: "before_agent_start", session_id: ctx.sessionId, system }, (_, exchanges) =>
+    BeforeAgentStartRule.finish(system, exchanges))

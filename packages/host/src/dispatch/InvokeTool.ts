@@ -1,4 +1,4 @@
-import type { AcceptedTool } from "@abhed/core"
+import { InvokeToolRule, type AcceptedTool } from "@abhed/core"
 import { unsendableField, type RequestBody } from "@abhed/protocol"
 import { Effect } from "effect"
 import type { Extension } from "../Extension.ts"
@@ -9,7 +9,8 @@ import { exchange } from "./Exchange.ts"
 import { auditRound, encodeRound } from "./Round.ts"
 
 /**
- * invoke_tool (docs/design.md#wire-protocol): routed to the one extension that declared the tool.
+ * invoke_tool (docs/design.md#wire-protocol): routed to the one extension that declared the tool; its answer is
+ * the rule's (core's events/InvokeTool.ts).
  */
 
 /** `tools` are the ones accepted at startup; `extensions` the host's, in name order. */
@@ -29,7 +30,7 @@ export const invokeTool = (
     const unsendable = unsendableField("args", call.args)
     if (unsendable !== undefined) {
       // Not sent to the owner: an error result the model can read, like any failed tool.
-      return yield* refuse(ctx, "invoke_tool", call_id, unsendable, { result: `[withheld: ${unsendable}]`, is_error: true } satisfies InvokeToolOutcome, call.tool)
+      return yield* refuse(ctx, "invoke_tool", call_id, unsendable, InvokeToolRule.refused(unsendable).outcome, call.tool)
     }
     const value: RequestBody<"invoke_tool"> = {
       event: "invoke_tool",
@@ -44,10 +45,8 @@ export const invokeTool = (
       "invoke_tool",
       call_id,
       Effect.map(exchange(owner, encodeRound(ctx, "invoke_tool", value), reported), (x) => {
-        const outcome = x.reply !== undefined
-          ? { _tag: "ok" as const, result: x.reply.result ?? null, is_error: x.reply.is_error === true }
-          : { _tag: "failed" as const, cause: x.error ?? x.status }
-        return { outcome, rounds: recording ? [auditRound(1, [x], [])] : [], notes: [] }
+        const { notes, outcome } = InvokeToolRule.finish(x, x.error ?? x.status)
+        return { outcome, rounds: recording ? [auditRound(1, [x], [])] : [], notes }
       }),
       { tool: call.tool, args: call.args }
     )

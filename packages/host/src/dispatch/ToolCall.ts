@@ -1,43 +1,24 @@
 import {
-  ask as askVerdict,
-  decide,
-  deny as denyVerdict,
   evaluateLayerPolicies,
   evaluatePolicy,
   evaluateRules,
-  fromToolCallReply,
-  join,
-  none,
   settleEffect,
-  unsettledReason,
-  VerdictReducer,
+  ToolCallRule,
   type PolicyDecision,
   type SettleOutcome,
-  type RoundReply,
   type Verdict
 } from "@abhed/core"
 import { unsendableField, type JsonObject } from "@abhed/protocol"
 import { Effect } from "effect"
 import type { AuditRound } from "../AuditLog.ts"
 import type { ToolCallInput, ToolCallOutcome } from "../Outcome.ts"
-import { dispatch, hostReason, refuse, type DispatchContext, type Dispatched } from "./Dispatch.ts"
-import { onFailure, type Exchange } from "./Exchange.ts"
+import { dispatch, refuse, type DispatchContext, type Dispatched } from "./Dispatch.ts"
 import { auditRound, fanOut, roundField } from "./Round.ts"
 
 /**
- * tool_call (docs/design.md#combination): settle the args over rounds of rewrites, join every round's verdicts
- * (a failed guard's is its on_failure's), then the policy on the settled args.
+ * tool_call: rounds of rewrites until the args settle, then the policy on the settled args; what they add up to
+ * is the rule's (core's events/ToolCall.ts). Here: the rounds, the policy's evaluation and the audit.
  */
-
-/** One extension's verdict in a tool_call round: its reply's, or its on_failure's when it failed. */
-const verdictOf = (x: Exchange<"tool_call">): RoundReply<JsonObject, Verdict> => {
-  const name = x.extension.name
-  if (x.reply !== undefined) return { name, proposal: x.reply.args, value: fromToolCallReply(name, x.reply) }
-  const mode = onFailure(x)
-  const failure = x.failure ?? ""
-  const verdict = mode === "deny" ? denyVerdict(name, failure) : mode === "ask" ? askVerdict(name, failure) : none
-  return { name, proposal: undefined, value: verdict }
-}
 
 // The common case (one round, nobody rewrites, no policy hook) is: the fan-out, then synchronous steps.
 export const toolCall = (ctx: DispatchContext, call: ToolCallInput): Effect.Effect<ToolCallOutcome> =>
@@ -46,51 +27,34 @@ export const toolCall = (ctx: DispatchContext, call: ToolCallInput): Effect.Effe
     const call_id = callIdOf(call.call_id)
     const unsendable = unsendableField("args", call.args)
     if (unsendable !== undefined) {
-      // Denied, and nothing of the args is kept: the call must not run, and they cannot be encoded safely.
-      const outcome: ToolCallOutcome = { decision: "deny", reasons: hostReason(unsendable), args: {}, rounds: 0 }
-      return refuse(ctx, "tool_call", call_id, unsendable, outcome, call.tool)
+      return refuse(ctx, "tool_call", call_id, unsendable, ToolCallRule.refused(unsendable).outcome, call.tool)
     }
     if (call.refused !== undefined) {
       // Refused by the agent before any extension could judge it: audited with its args, sent to nobody.
-      const outcome: ToolCallOutcome = { decision: "deny", reasons: hostReason(call.refused), args: {}, rounds: 0 }
-      const notes = recording ? [`not sent to any extension: ${call.refused}`] : []
-      return dispatch(ctx, "tool_call", call_id, Effect.succeed({ outcome, rounds: [], notes }), { tool: call.tool, args: call.args })
+      const { notes, outcome } = ToolCallRule.refused(call.refused)
+      return dispatch(ctx, "tool_call", call_id, Effect.succeed({ outcome, rounds: [], notes: recording ? notes : [] }), {
+        tool: call.tool,
+        args: call.args
+      })
     }
     const auditRounds: Array<AuditRound> = []
     const settled = settleEffect<JsonObject, Verdict, never, never>({
       initial: call.args,
-      reducer: VerdictReducer,
-      stop: (v) => v.level === "deny",
+      reducer: ToolCallRule.reducer,
+      stop: ToolCallRule.stop,
       maxRounds,
       round: (args, round) =>
         Effect.map(
           fanOut(ctx, "tool_call", { event: "tool_call", session_id: sessionId, call_id, tool: call.tool, args, ...roundField(round) }),
           ({ exchanges, skipped }) => {
             if (recording) auditRounds.push(auditRound(round, exchanges, skipped))
-            return exchanges.map(verdictOf)
+            return exchanges.map(ToolCallRule.roundReply)
           }
         )
     })
-    const finish = (outcome: SettleOutcome<JsonObject, Verdict>, policyDecision: PolicyDecision): Dispatched<ToolCallOutcome> => {
-      const verdict = outcome._tag === "Unsettled"
-        ? join(outcome.value, {
-          level: "deny",
-          // Everyone who proposed in any round: with two fighters, the last round names only one of them.
-          reasons: outcome.fighters.map((name) => ({ extension: name, reason: unsettledReason(outcome.fighters) }))
-        })
-        : outcome.value
-      const decision = decide(policyDecision, verdict)
-      return {
-        outcome: {
-          decision: decision.decision,
-          reasons: decision.reasons,
-          args: outcome.payload,
-          rounds: outcome.rounds,
-          rewrittenBy: outcome.adopted
-        },
-        rounds: auditRounds,
-        notes: recording ? [`policy: ${policyDecision.level} (${policyDecision.source})`, `settling: ${outcome._tag}`] : []
-      }
+    const finish = (outcome: SettleOutcome<JsonObject, Verdict>, decision: PolicyDecision): Dispatched<ToolCallOutcome> => {
+      const finished = ToolCallRule.finish(outcome, decision)
+      return { outcome: finished.outcome, rounds: auditRounds, notes: recording ? finished.notes : [] }
     }
     return dispatch(
       ctx,

@@ -1,0 +1,186 @@
+import { type EventName, isJsonObject } from "@abhed/protocol"
+import { readConfigText } from "@abhed/protocol/ConfigText"
+import { Result } from "effect"
+import { type HookFormat, ourEvent, peerEvents } from "./HookFormat.ts"
+import { parseMatcher } from "./HookMatcher.ts"
+import { timeoutOf } from "./HookTimeout.ts"
+
+/**
+ * `import-hooks`: a Claude Code or Gemini CLI `settings.json` read as a list of command hooks, and every entry that
+ * cannot be carried over with the reason (HookConfig.ts writes the `abhed.json` that runs them). Pure: the caller
+ * reads the file.
+ *
+ * Both peers write `{"hooks": {"<Event>": [{"matcher": "…", "hooks": [{"type": "command", "command": "…",
+ * "timeout": N}]}]}}`. Claude's `timeout` is in seconds, Gemini's in milliseconds.
+ */
+
+export interface SettingsHook {
+  /** Where it is in the file: `hooks.PreToolUse[0].hooks[1]`. */
+  readonly where: string
+  readonly peerEvent: string
+  readonly event: EventName
+  readonly matcher: string | undefined
+  /** A shell command line, as the peer runs it. */
+  readonly command: string
+  readonly timeoutMs: number | undefined
+}
+
+export interface Skipped {
+  readonly where: string
+  readonly why: string
+}
+
+export interface SettingsHooks {
+  readonly format: HookFormat
+  readonly hooks: ReadonlyArray<SettingsHook>
+  readonly skipped: ReadonlyArray<Skipped>
+  /** Carried over, but not all of it: what differs. */
+  readonly warnings: ReadonlyArray<Skipped>
+}
+
+const claudeOnly = new Set(["PreToolUse", "PostToolUse", "PostToolUseFailure", "PermissionRequest", "UserPromptSubmit", "Stop", "SubagentStop", "PreCompact", "Notification"])
+const geminiOnly = new Set(["BeforeTool", "AfterTool", "BeforeAgent", "AfterAgent", "BeforeModel", "AfterModel", "BeforeToolSelection", "PreCompress"])
+
+/** Gemini keeps switches beside the events in its `hooks` object; they are not hooks. */
+const geminiSwitches = new Set(["enabled", "disabled", "notifications"])
+
+/** Whose settings these are, from the event names in them (Claude's when nothing tells). */
+export const detectFormat = (settings: unknown): HookFormat => {
+  const hooks = isJsonObject(settings) && isJsonObject(settings["hooks"]) ? settings["hooks"] : {}
+  const events = Object.keys(hooks)
+  if (events.some((e) => geminiOnly.has(e)) && !events.some((e) => claudeOnly.has(e))) return "gemini"
+  return "claude"
+}
+
+/**
+ * The text of a settings file. Claude Code reads its settings.json as JSON; Gemini CLI strips `//` and `/* *\/`
+ * comments first (strip-json-comments, then JSON.parse: a trailing comma is still an error), so a Gemini file may
+ * have comments. The JSONC reader of abhed.json reads them, with the line and column of each problem. The format is
+ * `format`, or told by the event names.
+ */
+export const parseSettings = (
+  text: string,
+  format: HookFormat | undefined
+): Result.Result<{ readonly format: HookFormat; readonly settings: unknown }, string> => {
+  let strictError: string
+  try {
+    const settings: unknown = JSON.parse(text)
+    return Result.succeed({ format: format ?? detectFormat(settings), settings })
+  } catch (e) {
+    strictError = `not JSON: ${e instanceof Error ? e.message : String(e)}`
+  }
+  const read = readConfigText(text)
+  const chosen = format ?? (read.value === undefined ? undefined : detectFormat(read.value))
+  if (chosen !== "gemini") {
+    return Result.fail(read.value === undefined ? strictError : `${strictError} (Claude Code reads settings.json as plain JSON: no comments)`)
+  }
+  const [problem] = read.problems
+  if (problem === undefined) return Result.succeed({ format: chosen, settings: read.value })
+  const { column, line } = read.where(problem.offset)
+  // The reader words a trailing comma for abhed.json; here it is Gemini CLI that refuses it.
+  const message = problem.message.startsWith("trailing comma")
+    ? "trailing comma (Gemini CLI reads comments, not trailing commas): remove it"
+    : problem.message
+  return Result.fail(`not JSON with comments: line ${line}, column ${column}: ${message}`)
+}
+
+/** The events a matcher filters by tool (on the others it filters a source or trigger we do not have). */
+export const isToolEvent = (event: EventName): boolean => event === "tool_call" || event === "tool_result"
+
+const why = (peerEvent: string, format: HookFormat): string =>
+  `${peerEvent} has no counterpart here (supported: ${peerEvents(format).join(", ")})`
+
+/** Every command hook of the file, and every entry that cannot be carried over, with the reason. */
+export const readSettings = (format: HookFormat, settings: unknown): Result.Result<SettingsHooks, string> => {
+  if (!isJsonObject(settings)) return Result.fail("expected a JSON object (a settings.json)")
+  const all = settings["hooks"]
+  if (all === undefined) return Result.succeed({ format, hooks: [], skipped: [], warnings: [] })
+  if (!isJsonObject(all)) return Result.fail("hooks: expected an object of events")
+  const hooks: Array<SettingsHook> = []
+  const skipped: Array<Skipped> = []
+  const warnings: Array<Skipped> = []
+  for (const [peerEvent, groups] of Object.entries(all)) {
+    const at = `hooks.${peerEvent}`
+    if (format === "gemini" && geminiSwitches.has(peerEvent)) continue
+    if (!Array.isArray(groups)) {
+      skipped.push({ where: at, why: "expected an array of matcher groups" })
+      continue
+    }
+    const event = ourEvent(format, peerEvent)
+    for (const [g, group] of groups.entries()) {
+      const gAt = `${at}[${g}]`
+      if (!isJsonObject(group) || !Array.isArray(group["hooks"])) {
+        skipped.push({ where: gAt, why: "expected {\"matcher\": …, \"hooks\": [...]}" })
+        continue
+      }
+      const matcher = typeof group["matcher"] === "string" ? group["matcher"] : undefined
+      for (const [h, entry] of group["hooks"].entries()) {
+        const where = `${gAt}.hooks[${h}]`
+        if (!isJsonObject(entry)) {
+          skipped.push({ where, why: "expected a hook object" })
+          continue
+        }
+        const type = entry["type"]
+        const command = entry["command"]
+        const label = typeof command === "string" ? ` (${command})` : ""
+        if (event === undefined) {
+          skipped.push({ where: `${where}${label}`, why: why(peerEvent, format) })
+          continue
+        }
+        if (type !== "command") {
+          skipped.push({
+            where: `${where}${label}`,
+            why: `a ${typeof type === "string" ? type : "typeless"} hook is not a command: only command hooks can run as extensions`
+          })
+          continue
+        }
+        if (typeof command !== "string" || command.trim() === "") {
+          skipped.push({ where, why: "a command hook without a command" })
+          continue
+        }
+        if (entry["async"] === true) {
+          skipped.push({
+            where: `${where}${label}`,
+            why: "an async hook runs in the background and cannot block or rewrite anything in its own agent; carried over it would"
+          })
+          continue
+        }
+        if (typeof entry["shell"] === "string" && !/^(bash|sh)$/.test(entry["shell"])) {
+          skipped.push({ where: `${where}${label}`, why: `it runs in ${entry["shell"]}; carried-over hooks run with bash -c` })
+          continue
+        }
+        if (entry["if"] !== undefined) {
+          warnings.push({
+            where: `${where}${label}`,
+            why: `its "if" condition ${JSON.stringify(entry["if"])} is not carried over: the hook runs on every call its matcher matches`
+          })
+        }
+        if (isToolEvent(event) && Result.isFailure(parseMatcher(format, matcher))) {
+          skipped.push({ where: `${where}${label}`, why: `matcher ${JSON.stringify(matcher)} is not a valid regular expression` })
+          continue
+        }
+        if (!isToolEvent(event) && matcher !== undefined && matcher.trim() !== "" && matcher.trim() !== "*") {
+          // SessionStart's "resume", PreCompact's "manual": a source or trigger we do not have (ours are "startup", "auto").
+          warnings.push({
+            where: `${where}${label}`,
+            why: `its matcher ${JSON.stringify(matcher)} is not carried over (on ${peerEvent} it filters the source or ` +
+              `trigger, which has no counterpart here): the hook runs on every ${event}`
+          })
+        }
+        if (format === "gemini" && entry["env"] !== undefined) {
+          // Names only: a value may be a token.
+          const names = isJsonObject(entry["env"]) ? Object.keys(entry["env"]).join(", ") : "not an object"
+          warnings.push({
+            where: `${where}${label}`,
+            why: `its env (${names}) is not carried over: the hook runs with the extension's environment; ` +
+              `set what it needs in the extension's "env"`
+          })
+        }
+        const timeout = timeoutOf(format, entry["timeout"])
+        if (timeout.adjusted !== undefined) warnings.push({ where: `${where}${label}`, why: timeout.adjusted })
+        hooks.push({ where, peerEvent, event, matcher, command, timeoutMs: timeout.ms })
+      }
+    }
+  }
+  return Result.succeed({ format, hooks, skipped, warnings })
+}

@@ -1,0 +1,175 @@
+import {
+  type ExtensionHostShape,
+  findProjectLayer,
+  layerPlaces,
+  layerRoots,
+  type ReloadReport,
+  scriptsOf
+} from "@abhed/host"
+import type { Config } from "@abhed/protocol"
+import { Console, Duration, Effect, Exit, type FileSystem, Option, type Path, Queue, Scope, type Stdio } from "effect"
+import * as NodeFs from "node:fs"
+import * as NodeOs from "node:os"
+import * as NodePath from "node:path"
+import type { ConfigRejected } from "../CliError.ts"
+import { loadConfig } from "../ConfigFile.ts"
+import { layersHost, layersLabel, loadCliLayers, type RunSource, trustStoreFile } from "../Layers.ts"
+import { processHost } from "../HostLayer.ts"
+
+/**
+ * `abhed-ext run --watch`: the config read again whenever one of its files changes (a layer file, or where a
+ * missing one would be; a script an extension's command line names; the trust store), and the running host
+ * reloaded with it: unchanged extensions keep running, changed ones restart, removed ones end, added ones start.
+ * A project whose script changed is no longer trusted: its extensions stop, and stderr says what to run. A config
+ * that does not load is reported, and the extensions running stay as they were.
+ */
+
+/** A loaded source, with the files to watch and the reload it makes. */
+export interface Watchable {
+  readonly source: RunSource
+  readonly files: ReadonlyArray<string>
+  readonly reload: (host: ExtensionHostShape) => Effect.Effect<ReloadReport, { readonly message: string }>
+}
+
+/** The files under `roots` that the config's extensions name (their scripts), as absolute paths. */
+const scriptFiles = (config: Config, baseDir: string, roots: ReadonlyArray<string>): Effect.Effect<ReadonlyArray<string>> =>
+  Effect.map(
+    Effect.forEach(config.extensions, (x) =>
+      Effect.forEach(roots, (root) =>
+        Effect.map(scriptsOf(root, NodePath.resolve(baseDir, x.cwd ?? "."), x), (scripts) =>
+          scripts.map((s) => NodePath.join(root, s.path))))),
+    (found) => found.flat(2)
+  )
+
+/** What `run` runs, loaded again, with what to watch: the file `--config` names, or the layers. */
+export const loadWatchable = (
+  config: Option.Option<string>
+): Effect.Effect<Watchable, ConfigRejected, FileSystem.FileSystem | Path.Path | Stdio.Stdio> =>
+  Option.isSome(config)
+    ? Effect.gen(function*() {
+      const loaded = yield* loadConfig(config.value)
+      const scripts = yield* scriptFiles(loaded.config, loaded.baseDir, [loaded.baseDir])
+      return {
+        source: { label: config.value, config: loaded.config, host: processHost(loaded), untrusted: undefined },
+        files: [NodePath.resolve(config.value), loaded.file, ...scripts],
+        reload: (host) => host.reload({ config: loaded.config, baseDir: loaded.baseDir })
+      }
+    })
+    : Effect.gen(function*() {
+      const layers = yield* loadCliLayers("abhed-ext run")
+      const cwd = process.cwd()
+      const places = layerPlaces(process.env, NodeOs.homedir(), cwd)
+      const project = yield* findProjectLayer(cwd)
+      const roots = layerRoots(layers)
+      const scripts = yield* scriptFiles(layers.config, cwd, roots)
+      const untrusted = layers.untrusted
+      const untrustedScripts = untrusted === undefined
+        ? []
+        : untrusted.print.extensions.flatMap((x) => x.scripts.map((s) => NodePath.join(untrusted.print.root, s.path)))
+      return {
+        source: { label: layersLabel(layers), config: layers.config, host: layersHost(layers), untrusted },
+        files: [
+          places.managed,
+          places.user,
+          project?.file ?? NodePath.join(cwd, ".abhed", "abhed.json"),
+          trustStoreFile(),
+          ...scripts,
+          ...untrustedScripts
+        ],
+        reload: (host) => host.reload({ config: layers.config, policies: layers.policies, baseDir: cwd, roots })
+      }
+    })
+
+/** One line for stderr: what the reload did. */
+export const describeReload = (report: ReloadReport): string => {
+  const parts = (
+    [["kept", report.kept], ["restarted", report.restarted], ["stopped", report.removed], ["started", report.added]] as const
+  ).filter(([, names]) => names.length > 0).map(([what, names]) => `${what} ${names.join(", ")}`)
+  return parts.length > 0 ? parts.join("; ") : "no extensions"
+}
+
+/**
+ * Calls `onChange` once per burst of changes to `files` (debounced: an editor's save is several events). Each
+ * file is watched through its folder, so a file replaced by a rename (how editors save) or created later is seen.
+ */
+const changes = (files: ReadonlyArray<string>, wake: Queue.Queue<void>): Effect.Effect<void, never, Scope.Scope> =>
+  Effect.gen(function*() {
+    const byDir = new Map<string, Set<string>>()
+    for (const file of files) {
+      const dir = NodePath.dirname(NodePath.resolve(file))
+      const names = byDir.get(dir) ?? new Set<string>()
+      names.add(NodePath.basename(file))
+      byDir.set(dir, names)
+    }
+    for (const [dir, names] of byDir) {
+      yield* Effect.acquireRelease(
+        Effect.sync(() => {
+          try {
+            return NodeFs.watch(dir, { persistent: false }, (_event, name) => {
+              if (name === null || names.has(name.toString())) Queue.offerUnsafe(wake, undefined)
+            }).on("error", () => Queue.offerUnsafe(wake, undefined))
+          } catch {
+            return undefined // no such folder (yet): nothing to watch there
+          }
+        }),
+        (watcher) => Effect.sync(() => watcher?.close())
+      )
+    }
+  })
+
+export interface WatchOptions {
+  readonly config: Option.Option<string>
+  readonly first: Watchable
+  /** The host once the session has started. */
+  readonly host: () => ExtensionHostShape | undefined
+  /** The input has ended: the session is closing, nothing more is reloaded. */
+  readonly ended: () => boolean
+  /** Each source loaded (for a host not started yet, and for `--strict`). */
+  readonly loaded: (source: RunSource) => void
+}
+
+/**
+ * Watch and reload until the scope closes. The first files are watched before this returns (a change made once it
+ * has is seen); the loop runs in a fiber of the scope.
+ */
+export const watchRun = (
+  options: WatchOptions
+): Effect.Effect<void, never, Scope.Scope | FileSystem.FileSystem | Path.Path | Stdio.Stdio> =>
+  Effect.gen(function*() {
+    const wake = yield* Queue.sliding<void>(1)
+    let watching = yield* Scope.make()
+    yield* Effect.addFinalizer(() => Scope.close(watching, Exit.void))
+    yield* changes(options.first.files, wake).pipe(Scope.provide(watching))
+    const rewatch = (files: ReadonlyArray<string>) =>
+      Effect.gen(function*() {
+        yield* Scope.close(watching, Exit.void)
+        watching = yield* Scope.make()
+        yield* changes(files, wake).pipe(Scope.provide(watching))
+      })
+    const step = Effect.gen(function*() {
+      yield* Queue.take(wake)
+      // Let the burst settle (a save is a truncate, a write, a rename), then read once.
+      yield* Effect.sleep(Duration.millis(100))
+      yield* Queue.clear(wake)
+      if (options.ended()) return
+      const next = yield* Effect.option(loadWatchable(options.config))
+      if (Option.isNone(next)) {
+        return yield* Console.error(
+          "abhed-ext run: reload failed: the extensions running are unchanged (fix the config: it is read again when it changes)"
+        )
+      }
+      yield* rewatch(next.value.files)
+      options.loaded(next.value.source)
+      const host = options.host()
+      if (host === undefined || options.ended()) {
+        return yield* Console.error(`abhed-ext run: reloaded ${next.value.source.label} (the session has not started: it starts with it)`)
+      }
+      yield* next.value.reload(host).pipe(
+        Effect.matchEffect({
+          onSuccess: (report) => Console.error(`abhed-ext run: reloaded ${next.value.source.label}: ${describeReload(report)}`),
+          onFailure: (e) => Console.error(`abhed-ext run: reload failed: ${e.message}`)
+        })
+      )
+    })
+    yield* Effect.forkScoped(Effect.forever(step))
+  })

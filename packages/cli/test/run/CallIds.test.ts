@@ -1,0 +1,61 @@
+import { describe, expect, it } from "vitest"
+import * as CallIds from "../../src/run/CallIds.ts"
+import type { InputRequest } from "../../src/InputLine.ts"
+
+/** `abhed-ext run`'s call ids for input lines that leave them out (docs/cli.md). */
+
+const call = (tool: string, call_id?: string): InputRequest => ({
+  event: "tool_call",
+  tool,
+  args: {},
+  ...(call_id === undefined ? {} : { call_id })
+})
+const result = (tool: string, call_id?: string): InputRequest => ({
+  event: "tool_result",
+  tool,
+  args: {},
+  content: "",
+  is_error: false,
+  ...(call_id === undefined ? {} : { call_id })
+})
+const invoke = (tool: string): InputRequest => ({ event: "invoke_tool", tool, args: {} })
+
+const idsOf = (requests: ReadonlyArray<InputRequest>): Array<string | undefined> => {
+  const ids = CallIds.make()
+  return requests.map((r) => {
+    const assigned = ids.assign(r)
+    return "call_id" in assigned ? assigned.call_id : undefined
+  })
+}
+
+describe("CallIds", () => {
+  it("a result without an id is its call's: the latest call of the same tool still awaiting one", () => {
+    expect(idsOf([call("bash"), result("bash"), call("read"), call("bash"), result("bash"), result("read")])).toEqual(
+      ["c-1", "c-1", "c-2", "c-3", "c-3", "c-2"]
+    )
+  })
+
+  it("a made id never repeats one given earlier; given ids stay as they are", () => {
+    // The host's own numbering made c-1, c-2, c-3, c-3 here: two calls sharing an id, the result paired with neither.
+    expect(idsOf([call("bash"), result("bash"), call("bash", "c-3"), call("bash"), call("read", "c-5"), call("read")]))
+      .toEqual(["c-1", "c-1", "c-3", "c-2", "c-5", "c-4"])
+    expect(idsOf([call("x", "c-1"), call("x", "c-2"), call("x")])).toEqual(["c-1", "c-2", "c-3"])
+  })
+
+  it("a result with an id settles that call; one with no call awaiting gets an id of its own", () => {
+    expect(idsOf([call("bash", "a"), call("bash", "b"), result("bash", "a"), result("bash"), result("bash")])).toEqual(
+      ["a", "b", "a", "b", "c-1"]
+    )
+  })
+
+  it("an extension tool's invoke_tool belongs to its call, and its result too", () => {
+    expect(idsOf([call("wc"), invoke("wc"), result("wc")])).toEqual(["c-1", "c-1", "c-1"])
+    expect(idsOf([invoke("wc")])).toEqual(["c-1"])
+  })
+
+  it("other events are left as they are", () => {
+    const ids = CallIds.make()
+    const context: InputRequest = { event: "context", messages: [] }
+    expect(ids.assign(context)).toBe(context)
+  })
+})
