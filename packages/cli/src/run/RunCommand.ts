@@ -115,7 +115,10 @@ export const run = Command.make(
     })
     const watching = first === undefined ? session : Effect.scoped(
       Effect.andThen(
-        watchRun({ config, first, host: () => live, ended: () => ended, loaded: (source) => (loaded = source) }),
+        watchRun({ config, first, host: () => live, ended: () => ended, loaded: (source) => {
+          loaded = source
+          RunSummary.track(tally, source.config)
+        } }),
         session
       )
     )
