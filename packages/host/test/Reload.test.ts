@@ -182,6 +182,23 @@ describe("ExtensionHost.reload", () => {
     })
   })
 
+  it.effect("a call whose caller went away does not hold a reload up", () => {
+    const world = makeWorld()
+    return Effect.gen(function*() {
+      const received = yield* Deferred.make<void>()
+      world.toolCall.set("stuck", () => Effect.andThen(Deferred.succeed(received, undefined), Effect.never))
+      yield* withReloadable(world, configOf([ext("stuck")]), (h) =>
+        Effect.gen(function*() {
+          const call = yield* Effect.forkChild(h.toolCall({ tool: "bash", args: { command: "ls" } }))
+          yield* Deferred.await(received)
+          yield* Fiber.interrupt(call)
+          const report = yield* h.reload({ config: configOf([ext("other")]) })
+          assert.deepStrictEqual([report.removed, report.added], [["stuck"], ["other"]])
+          assert.deepStrictEqual(yield* names(h), ["other"])
+        }))
+    })
+  })
+
   it.effect("a config it cannot run is rejected, and the set running stays as it was", () => {
     const world = makeWorld()
     world.toolCall.set("guard", () => Effect.succeed({ block: true, reason: "guard says no" }))
