@@ -104,6 +104,22 @@ describe("abhed-ext run --watch", () => {
     for (const pid of [...pids(w, "first"), ...pids(w, "second")]) expect(alive(pid)).toBe(false)
   }, 120_000)
 
+  it("an edit before the first request is what the session starts with", async () => {
+    const w = world()
+    const file = join(w.root, "abhed.json")
+    layer(w, file, ["early"])
+    const cli = startCli(["run", "--watch", "--config", file], { env: w.env, cwd: w.root })
+    await cli.stderr((e) => e.includes("for changes"))
+    layer(w, file, ["late"])
+    await cli.stderr((e) => e.includes("the session has not started"))
+    cli.write(call)
+    expect(reasonsOf(await cli.stdout(lineCount(1)), 0)).toEqual(["late says no"])
+    cli.end()
+    expect((await cli.done).code).toBe(0)
+    expect(pids(w, "early")).toEqual([])
+    for (const pid of pids(w, "late")) expect(alive(pid)).toBe(false)
+  }, 120_000)
+
   it("layers: a trusted project's script changed by one byte stops its extension, saying what to run", async () => {
     const w = world()
     layer(w, w.user, ["mine"])

@@ -140,6 +140,9 @@ export const watchRun = (
     let watching = yield* Scope.make()
     yield* Effect.addFinalizer(() => Scope.close(watching, Exit.void))
     yield* changes(options.first.files, wake).pipe(Scope.provide(watching))
+    // Said once the watch is set: a change from here on reloads (and what is watched is no guess).
+    const present = [...new Set(options.first.files.filter((file) => NodeFs.existsSync(file)))]
+    yield* Console.error(`abhed-ext run: watching ${present.length > 0 ? present.join(", ") : "the config's places"} for changes`)
     const rewatch = (files: ReadonlyArray<string>) =>
       Effect.gen(function*() {
         yield* Scope.close(watching, Exit.void)
