@@ -2,11 +2,14 @@ import { readFileSync } from "node:fs"
 import * as NodeServices from "@effect/platform-node/NodeServices"
 import { Cause, Effect, Logger, Runtime, Stdio } from "effect"
 import { Command } from "effect/cli"
+import { test } from "./casetest/TestCommand.ts"
 import { check } from "./check/CheckCommand.ts"
 import { demo, runDemo } from "./demo/DemoCommand.ts"
 import { hook } from "./hook/HookCommand.ts"
 import { importHooks } from "./hook/ImportHooksCommand.ts"
 import { list } from "./ListCommand.ts"
+import { importMcp } from "./mcp-import/ImportMcpCommand.ts"
+import { replay } from "./replay/ReplayCommand.ts"
 import { run } from "./run/RunCommand.ts"
 import { trust, untrust } from "./TrustCommand.ts"
 import { exitCodes, failUsage, layerPresenter, type UsageError } from "./Usage.ts"
@@ -32,7 +35,7 @@ export const cli = Command.make("abhed-ext", {}, () => runDemo).pipe(
     { command: "abhed-ext check -- bash my-extension.sh", description: "check that an extension follows the protocol" },
     { command: "abhed-ext import-hooks .claude/settings.json > abhed.json", description: "bring your Claude Code hooks" }
   ]),
-  Command.withSubcommands([run, check, demo, hook, importHooks, list, trust, untrust])
+  Command.withSubcommands([run, check, demo, hook, importHooks, importMcp, list, trust, untrust, test, replay])
 )
 
 /** Global flags that take a value: the word after them is not the command. */

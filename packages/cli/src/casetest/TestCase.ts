@@ -1,0 +1,144 @@
+import { isJsonObject, type JsonObject } from "@abhed/protocol"
+import { Result, Schema } from "effect"
+
+/**
+ * One line of an `abhed-ext test` cases file (docs/cli.md#abhed-ext-test): a tool call and the decision that must come of
+ * it, or a tool result and the content / is_error that must come of it. Pure: text in, a case or a one-line reason
+ * out. Unknown keys are errors: a misspelt `"expet"` must not turn a case into one that checks nothing.
+ */
+
+const Args = Schema.Record(Schema.String, Schema.Unknown)
+const By = Schema.Union([Schema.String, Schema.Array(Schema.String)])
+
+const Decisions: ReadonlyArray<string> = ["allow", "ask", "deny"]
+
+const CallCaseSchema = Schema.Struct({
+  name: Schema.optionalKey(Schema.String),
+  call: Schema.Struct({ tool: Schema.String, args: Args, call_id: Schema.optionalKey(Schema.String) }),
+  expect: Schema.Literals(["allow", "ask", "deny"]),
+  by: Schema.optionalKey(By),
+  args: Schema.optionalKey(Args)
+})
+
+const ResultCaseSchema = Schema.Struct({
+  name: Schema.optionalKey(Schema.String),
+  tool_result: Schema.Struct({
+    tool: Schema.String,
+    args: Args,
+    content: Schema.String,
+    is_error: Schema.optionalKey(Schema.Boolean),
+    call_id: Schema.optionalKey(Schema.String)
+  }),
+  content: Schema.optionalKey(Schema.String),
+  is_error: Schema.optionalKey(Schema.Boolean),
+  by: Schema.optionalKey(By)
+})
+
+const CallCaseFields: ReadonlyArray<string> = Object.keys(CallCaseSchema.fields)
+const ResultCaseFields: ReadonlyArray<string> = Object.keys(ResultCaseSchema.fields)
+
+export interface CallCase {
+  readonly kind: "call"
+  readonly name: string | undefined
+  readonly tool: string
+  readonly args: JsonObject
+  readonly callId: string | undefined
+  readonly expect: "allow" | "ask" | "deny"
+  /** Each must be among the reasons (deny, ask) or the rewriters (allow). */
+  readonly by: ReadonlyArray<string>
+  /** The settled args that must come out, when given. */
+  readonly settled: JsonObject | undefined
+}
+
+export interface ResultCase {
+  readonly kind: "tool_result"
+  readonly name: string | undefined
+  readonly tool: string
+  readonly args: JsonObject
+  readonly content: string
+  readonly isError: boolean
+  readonly callId: string | undefined
+  readonly expectContent: string | undefined
+  readonly expectIsError: boolean | undefined
+  /** Each must have rewritten the content, raised is_error or withheld the result. */
+  readonly by: ReadonlyArray<string>
+}
+
+export type TestCase = CallCase | ResultCase
+
+const byList = (by: string | ReadonlyArray<string> | undefined): ReadonlyArray<string> =>
+  by === undefined ? [] : typeof by === "string" ? [by] : by
+
+/** Schema messages can span lines; a case's problem is printed on one, an unknown nested field named as such. */
+const oneLine = (message: string): string =>
+  message.split("\n").map((s) => s.trim()).filter((s) => s !== "").join("; ")
+    .replaceAll("Expected no excess property; at ", "unknown field at ")
+
+const strict = { errors: "all", onExcessProperty: "error" } as const
+const decodeCallCase = Schema.decodeUnknownResult(CallCaseSchema, strict)
+const decodeResultCase = Schema.decodeUnknownResult(ResultCaseSchema, strict)
+
+export const decodeCase = (text: string): Result.Result<TestCase, string> => {
+  let json: unknown
+  try {
+    json = JSON.parse(text)
+  } catch (cause) {
+    return Result.fail(`invalid JSON: ${cause instanceof Error ? cause.message : String(cause)}`)
+  }
+  if (!isJsonObject(json)) return Result.fail("expected a JSON object with \"call\" or \"tool_result\"")
+  const hasCall = json["call"] !== undefined
+  const hasResult = json["tool_result"] !== undefined
+  if (hasCall === hasResult) {
+    return Result.fail(
+      hasCall
+        ? "both \"call\" and \"tool_result\": a case is one or the other"
+        : "neither \"call\" nor \"tool_result\": a case is a tool call with \"expect\", or a tool result with the content or is_error expected"
+    )
+  }
+  const known = hasCall ? CallCaseFields : ResultCaseFields
+  const unknown = Object.keys(json).filter((key) => !known.includes(key))
+  if (unknown.length > 0) {
+    return Result.fail(
+      `unknown field${unknown.length === 1 ? "" : "s"} ${unknown.map((k) => JSON.stringify(k)).join(", ")}; ` +
+        `a ${hasCall ? "call" : "tool_result"} case has ${known.join(", ")}`
+    )
+  }
+  if (hasCall) {
+    const expect = json["expect"]
+    if (expect === undefined) return Result.fail("missing \"expect\": the decision the call must get (allow, ask or deny)")
+    if (typeof expect === "string" && !Decisions.includes(expect)) {
+      return Result.fail(`"expect": ${JSON.stringify(expect)} is not a decision; expected one of ${Decisions.join(", ")}`)
+    }
+    const decoded = decodeCallCase(json)
+    if (Result.isFailure(decoded)) return Result.fail(oneLine(decoded.failure.message))
+    const c = decoded.success
+    return Result.succeed({
+      kind: "call",
+      name: c.name,
+      tool: c.call.tool,
+      args: c.call.args,
+      callId: c.call.call_id,
+      expect: c.expect,
+      by: byList(c.by),
+      settled: c.args
+    })
+  }
+  const decoded = decodeResultCase(json)
+  if (Result.isFailure(decoded)) return Result.fail(oneLine(decoded.failure.message))
+  const c = decoded.success
+  if (c.content === undefined && c.is_error === undefined && c.by === undefined) {
+    return Result.fail("a tool_result case expects nothing: give the \"content\", \"is_error\" or \"by\" that must come of it")
+  }
+  return Result.succeed({
+    kind: "tool_result",
+    name: c.name,
+    tool: c.tool_result.tool,
+    args: c.tool_result.args,
+    content: c.tool_result.content,
+    isError: c.tool_result.is_error ?? false,
+    callId: c.tool_result.call_id,
+    expectContent: c.content,
+    expectIsError: c.is_error,
+    by: byList(c.by)
+  })
+}

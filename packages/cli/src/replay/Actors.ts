@@ -1,0 +1,58 @@
+import type { AuditExchange, AuditRecord } from "@abhed/host"
+import { isJsonObject } from "@abhed/protocol"
+
+/**
+ * Who did something to a tool result or a context, read from the dispatch's audit record (a tool call's outcome
+ * names them itself: its reasons and `rewrittenBy`). Pure.
+ */
+
+/**
+ * A tool result the host withheld: `[withheld: why]`, with is_error. (A tool may return such text itself: a
+ * replay then lists it as not replayable rather than guess.)
+ */
+export const isWithheld = (outcome: { readonly content: unknown; readonly is_error: unknown }): boolean =>
+  outcome.is_error === true && typeof outcome.content === "string" && outcome.content.startsWith("[withheld: ")
+
+/** An exchange that ended without a reply the host could use. */
+export const failedStatus = (x: AuditExchange): boolean =>
+  x.status !== "replied" && x.status !== "not_subscribed" && x.status !== "not_matched"
+
+const replyField = (x: AuditExchange, field: string): unknown => (isJsonObject(x.reply) ? x.reply[field] : undefined)
+
+/**
+ * A tool result's actors: whoever proposed a content other than the one its round was sent (the settling rule:
+ * a proposal equal to the current content is none), whoever raised is_error, and, when the content was withheld,
+ * whoever failed. The rounds are replayed from `input`, the content the first round was sent; each next round's
+ * content is the lowest-named differing proposal, as the host adopts it. Sorted, unique.
+ */
+export const resultActors = (record: Pick<AuditRecord, "rounds">, input: string, withheld: boolean): ReadonlyArray<string> => {
+  const names = new Set<string>()
+  let current = input
+  for (const round of record.rounds) {
+    let adopted: string | undefined
+    for (const x of round.exchanges) {
+      const content = replyField(x, "content")
+      if (typeof content === "string" && content !== current) {
+        names.add(x.extension)
+        adopted ??= content
+      }
+      if (replyField(x, "is_error") === true) names.add(x.extension)
+      if (withheld && failedStatus(x)) names.add(x.extension)
+    }
+    if (adopted !== undefined) current = adopted
+  }
+  return [...names].sort()
+}
+
+/** A context's actors: whoever sent a `keep`, and, when the context was withheld, whoever failed. Sorted, unique. */
+export const contextActors = (record: Pick<AuditRecord, "rounds">, withheld: boolean): ReadonlyArray<string> => {
+  const names = new Set<string>()
+  for (const round of record.rounds) {
+    for (const x of round.exchanges) {
+      const keep = replyField(x, "keep")
+      if (keep !== undefined && keep !== null) names.add(x.extension)
+      if (withheld && failedStatus(x)) names.add(x.extension)
+    }
+  }
+  return [...names].sort()
+}

@@ -1,0 +1,152 @@
+import { canonicalJson, isJsonObject } from "@abhed/protocol"
+import type { Style } from "../Style.ts"
+import type { Malformed } from "./AuditInput.ts"
+import type { ChangeKind, Comparison } from "./ReplayCompare.ts"
+
+/** What `replay` found, and how it is printed (docs/cli.md#abhed-ext-replay): text for people, one JSON document with --json. Pure. */
+
+export interface Replayed {
+  readonly where: string
+  readonly session_id: string
+  readonly seq: number
+  readonly event: string
+  readonly call_id: string | undefined
+  readonly tool: string | undefined
+  readonly comparison: Comparison
+}
+
+export interface Skipped {
+  readonly where: string
+  readonly event: string
+  readonly call_id: string | undefined
+  readonly reason: string
+}
+
+export interface ReplayResult {
+  readonly config: string
+  readonly replayed: ReadonlyArray<Replayed>
+  readonly notReplayable: ReadonlyArray<Skipped>
+  readonly malformed: ReadonlyArray<Malformed>
+}
+
+export interface Summary {
+  readonly replayed: number
+  readonly stricter: number
+  readonly looser: number
+  readonly changed: number
+  readonly unchanged: number
+  readonly not_replayable: number
+  readonly malformed: number
+  /** Per extension, the changes it is named in. */
+  readonly by: { readonly [extension: string]: { stricter: number; looser: number; changed: number } }
+}
+
+export const summarize = (r: ReplayResult): Summary => {
+  const count = (kind: ChangeKind) => r.replayed.filter((x) => x.comparison.kind === kind).length
+  const by: Record<string, { stricter: number; looser: number; changed: number }> = {}
+  for (const x of r.replayed) {
+    const kind = x.comparison.kind
+    if (kind === "unchanged") continue
+    for (const name of x.comparison.by) (by[name] ??= { stricter: 0, looser: 0, changed: 0 })[kind]++
+  }
+  return {
+    replayed: r.replayed.length,
+    stricter: count("stricter"),
+    looser: count("looser"),
+    changed: count("changed"),
+    unchanged: count("unchanged"),
+    not_replayable: r.notReplayable.length,
+    malformed: r.malformed.length,
+    by: Object.fromEntries(Object.entries(by).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+  }
+}
+
+export const renderJson = (r: ReplayResult): string =>
+  JSON.stringify({
+    config: r.config,
+    summary: summarize(r),
+    changes: r.replayed.filter((x) => x.comparison.kind !== "unchanged").map((x) => ({
+      where: x.where,
+      session_id: x.session_id,
+      seq: x.seq,
+      event: x.event,
+      ...(x.call_id === undefined ? {} : { call_id: x.call_id }),
+      ...(x.tool === undefined ? {} : { tool: x.tool }),
+      change: x.comparison.kind,
+      by: x.comparison.by,
+      before: x.comparison.before,
+      after: x.comparison.after
+    })),
+    not_replayable: r.notReplayable.map((s) => ({
+      where: s.where,
+      event: s.event,
+      ...(s.call_id === undefined ? {} : { call_id: s.call_id }),
+      reason: s.reason
+    })),
+    malformed: r.malformed
+  })
+
+const short = (text: string, max = 300): string => (text.length <= max ? text : `${text.slice(0, max)}… (${text.length} chars)`)
+const json = (value: unknown): string => short(canonicalJson(value))
+
+/** One side of a change, on one line: the decision and its reasons, then the args (or content, or keep). */
+const side = (event: string, s: { readonly [key: string]: unknown }): string => {
+  const by = Array.isArray(s["by"]) && s["by"].length > 0 ? ` by ${s["by"].join(", ")}` : ""
+  switch (event) {
+    case "tool_call": {
+      const reasons = Array.isArray(s["reasons"])
+        ? s["reasons"].map((r) => (isJsonObject(r) ? `${String(r["extension"])}: ${short(String(r["reason"]), 200)}` : json(r))).join("; ")
+        : ""
+      const rewriters = Array.isArray(s["rewritten_by"]) && s["rewritten_by"].length > 0
+        ? `, rewritten by ${s["rewritten_by"].join(", ")}`
+        : ""
+      return `${String(s["decision"])}${reasons === "" ? "" : ` (${reasons})`}, args ${json(s["args"])}${rewriters}`
+    }
+    case "tool_result":
+      return `content ${short(JSON.stringify(s["content"]))}, is_error ${String(s["is_error"])}${by}`
+    default: {
+      const withheld = Array.isArray(s["withheld"]) && s["withheld"].length > 0 ? `, withheld (${json(s["withheld"])})` : ""
+      return `keep ${json(s["keep"])}${withheld}${by}`
+    }
+  }
+}
+
+/** At most this many not-replayable or malformed lines in the text report; --json lists them all. */
+export const TextListLimit = 50
+
+export const renderText = (r: ReplayResult, style: Style): string => {
+  const lines: Array<string> = []
+  const paint = { stricter: style.red, looser: style.yellow, changed: style.cyan, unchanged: style.dim }
+  for (const x of r.replayed) {
+    const c = x.comparison
+    if (c.kind === "unchanged") continue
+    const what = [x.event, x.call_id, x.tool].filter((s) => s !== undefined).join(" ")
+    lines.push(
+      `${paint[c.kind](c.kind)} ${x.where} ${what} (session ${x.session_id})${c.by.length > 0 ? ` by ${c.by.join(", ")}` : ""}`,
+      `  before: ${side(x.event, c.before)}`,
+      `  after:  ${side(x.event, c.after)}`
+    )
+  }
+  const list = (title: string, items: ReadonlyArray<string>) => {
+    if (items.length === 0) return
+    lines.push(`${title}:`, ...items.slice(0, TextListLimit).map((s) => `  ${s}`))
+    if (items.length > TextListLimit) lines.push(`  … and ${items.length - TextListLimit} more (--json lists them all)`)
+  }
+  list(
+    "not replayable",
+    r.notReplayable.map((s) => `${s.where} ${[s.event, s.call_id].filter((p) => p !== undefined).join(" ")}: ${s.reason}`)
+  )
+  list("malformed", r.malformed.map((m) => `${m.where}: ${m.problem}`))
+  const s = summarize(r)
+  const byText = (kind: "stricter" | "looser" | "changed") => {
+    const names = Object.entries(s.by).filter(([, n]) => n[kind] > 0).map(([name, n]) => `${name}: ${n[kind]}`)
+    return names.length > 0 ? ` (${names.join(", ")})` : ""
+  }
+  lines.push(
+    `replayed ${s.replayed} event${s.replayed === 1 ? "" : "s"} under ${r.config}: ` +
+      `${s.stricter} stricter${byText("stricter")}, ${s.looser} looser${byText("looser")}, ` +
+      `${s.changed} changed${byText("changed")}, ${s.unchanged} unchanged; ${s.not_replayable} not replayable` +
+      (s.malformed > 0 ? `; ${s.malformed} malformed` : "")
+  )
+  return lines.join("\n")
+}

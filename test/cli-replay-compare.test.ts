@@ -1,0 +1,122 @@
+import { escapeXml } from "@abhed/cli/casetest/JUnit"
+import { type ReadRecord, sessionsOf } from "@abhed/cli/replay/AuditInput"
+import { compareCall, compareContext, compareResult } from "@abhed/cli/replay/ReplayCompare"
+import { planOf } from "@abhed/cli/replay/ReplayPlan"
+import type { AuditRecord, AuditRound } from "@abhed/host"
+import { describe, expect, it } from "vitest"
+
+/**
+ * The pure parts of `replay` (and `test`'s XML escaping): what a record allows to be sent again, how a change is
+ * named (a rewrite that appears is stricter, one that goes is looser), and how records fall into sessions.
+ */
+
+const replied = (extension: string, reply: unknown) => ({ extension, status: "replied" as const, latency_ms: 1, reply })
+
+const rec = (over: Partial<ReadRecord> & Pick<ReadRecord, "event" | "outcome">): ReadRecord => ({
+  where: "a.jsonl:1",
+  seq: 0,
+  session_id: "s",
+  call_id: undefined,
+  tool: undefined,
+  args: undefined,
+  rounds: [],
+  notes: [],
+  ...over
+})
+
+const after = (rounds: ReadonlyArray<AuditRound>): AuditRecord => ({
+  seq: 0,
+  session_id: "s",
+  time: "",
+  event: "tool_result",
+  call_id: "c",
+  rounds,
+  outcome: {},
+  notes: [],
+  duration_ms: 0
+})
+
+const allowed = { decision: "allow", reasons: [], args: { command: "cat .env" }, rounds: 1, rewrittenBy: [] }
+const call = rec({ event: "tool_call", call_id: "c", tool: "bash", args: { command: "cat .env" }, outcome: allowed })
+
+describe("replay: comparing outcomes", () => {
+  it("a call: up the order is stricter, down looser; the same level with a rewrite that appears is stricter", () => {
+    const deny = { decision: "deny" as const, reasons: [{ extension: "guard", reason: "no" }], args: { command: "cat .env" }, rounds: 1 }
+    expect(compareCall(call, deny)).toMatchObject({ kind: "stricter", by: ["guard"] })
+    const rewritten = { decision: "allow" as const, reasons: [], args: { command: "cat .env.example" }, rounds: 2, rewrittenBy: ["redactor"] }
+    expect(compareCall(call, rewritten)).toMatchObject({ kind: "stricter", by: ["redactor"] })
+    const wasRewritten = rec({ ...call, outcome: { ...rewritten } })
+    expect(compareCall(wasRewritten, { ...allowed, decision: "allow" })).toMatchObject({ kind: "looser", by: ["redactor"] })
+    const wasDenied = rec({ ...call, outcome: { ...deny } })
+    expect(compareCall(wasDenied, { ...deny, reasons: [{ extension: "guard", reason: "never" }] })).toMatchObject({ kind: "changed", by: ["guard"] })
+    expect(compareCall(wasDenied, deny)).toMatchObject({ kind: "unchanged", by: [] })
+    expect(compareCall(rec({ ...call, outcome: { decision: "maybe" } }), deny)).toBeUndefined()
+  })
+
+  it("a result: is_error raised and a redaction are stricter; a context keeping fewer messages is stricter", () => {
+    const result = rec({ event: "tool_result", tool: "bash", args: {}, outcome: { content: "KEY=AKIA", is_error: false, rounds: 1 } })
+    expect(compareResult(result, "KEY=AKIA", { content: "KEY=AKIA", is_error: true, rounds: 1 }, after([{ round: 1, exchanges: [replied("guard", { is_error: true })] }])))
+      .toMatchObject({ kind: "stricter", by: ["guard"] })
+    const redacted = after([
+      { round: 1, exchanges: [replied("a-same", { content: "KEY=AKIA" }), replied("redactor", { content: "KEY=[redacted]" })] },
+      { round: 2, exchanges: [replied("a-same", {}), replied("redactor", {})] }
+    ])
+    // A proposal equal to the content its round was sent is none: a-same did nothing.
+    expect(compareResult(result, "KEY=AKIA", { content: "KEY=[redacted]", is_error: false, rounds: 2 }, redacted))
+      .toMatchObject({ kind: "stricter", by: ["redactor"] })
+    const context = rec({ event: "context", outcome: { keep: [0, 1], messages: ["a", "b"], withheld: [] } })
+    expect(compareContext(context, 2, { keep: [0], messages: ["a"], withheld: [] }, after([{ round: 1, exchanges: [replied("filter", { keep: [0] })] }])))
+      .toMatchObject({ kind: "stricter", by: ["filter"] })
+    expect(compareContext(context, 2, { keep: [0, 1], messages: ["a", "b"], withheld: [] }, after([]))).toMatchObject({ kind: "unchanged" })
+  })
+})
+
+describe("replay: what a record allows to send again", () => {
+  it("a call, with its args; not one the host never sent, nor one without args", () => {
+    expect(planOf(call)).toEqual({ _tag: "ToolCall", tool: "bash", args: { command: "cat .env" }, callId: "c" })
+    expect(planOf(rec({ ...call, notes: ["not sent to any extension: args fail the tool's schema"] }))).toEqual({
+      _tag: "NotReplayable",
+      reason: "never sent to an extension (args fail the tool's schema): nothing to re-decide"
+    })
+    expect(planOf(rec({ ...call, args: undefined }))).toMatchObject({ _tag: "NotReplayable" })
+  })
+
+  it("a result only when its recorded content and is_error are the tool's own", () => {
+    const base = { event: "tool_result", call_id: "c", tool: "bash", args: {} }
+    expect(planOf(rec({ ...base, outcome: { content: "ok", is_error: true, rounds: 1 } }))).toEqual({
+      _tag: "ToolResult", tool: "bash", args: {}, content: "ok", isError: true, callId: "c"
+    })
+    const raised = rec({ ...base, outcome: { content: "ok", is_error: true, rounds: 1 }, rounds: [{ round: 1, exchanges: [replied("guard", { is_error: true })] }] })
+    expect(planOf(raised)).toEqual({ _tag: "NotReplayable", reason: "is_error was raised by guard: the tool's own is not recorded" })
+    expect(planOf(rec({ ...base, outcome: { content: "[withheld: guard died]", is_error: true, rounds: 1 } })))
+      .toMatchObject({ _tag: "NotReplayable", reason: "the content was withheld: what the tool returned is not recorded" })
+    expect(planOf(rec({ ...base, outcome: { content: { sha256: "ab", bytes: 2 }, is_error: false, rounds: 1 } })))
+      .toMatchObject({ _tag: "NotReplayable", reason: expect.stringContaining("digest") })
+  })
+
+  it("a context only when nothing was dropped from it; other events are not re-decided; the host's own are skipped", () => {
+    const kept = rec({ event: "context", outcome: { keep: [0], messages: ["a"], withheld: [] } })
+    expect(planOf(kept)).toEqual({ _tag: "Context", messages: ["a"] })
+    expect(planOf(rec({ ...kept, rounds: [{ round: 1, exchanges: [replied("filter", { keep: [0] })] }] }))).toEqual({
+      _tag: "NotReplayable",
+      reason: "filter sent a keep: the messages it dropped are not recorded"
+    })
+    expect(planOf(rec({ event: "before_agent_start", outcome: { system: "x" } }))).toMatchObject({ _tag: "NotReplayable" })
+    expect(planOf(rec({ event: "session_start", outcome: {} }))).toEqual({ _tag: "HostOwn" })
+  })
+
+  it("records fall into sessions: a session_start begins one, even under an id seen before; seq orders each", () => {
+    const r = (seq: number, session_id: string, event = "tool_call") => rec({ seq, session_id, event, outcome: {}, where: `${session_id}:${seq}` })
+    const sessions = sessionsOf([r(0, "a", "session_start"), r(2, "a"), r(1, "a"), r(0, "b"), r(0, "a", "session_start"), r(1, "a")])
+    expect(sessions.map((s) => [s.sessionId, s.records.map((x) => x.seq)])).toEqual([["a", [0, 1, 2]], ["b", [0]], ["a", [0, 1]]])
+  })
+})
+
+describe("test: JUnit escaping", () => {
+  it("escapes markup everywhere, line breaks in attributes, and writes out what XML cannot hold", () => {
+    expect(escapeXml(`<a href="x">&'`)).toBe("&lt;a href=&quot;x&quot;&gt;&amp;&apos;")
+    expect(escapeXml("a\nb")).toBe("a&#10;b")
+    expect(escapeXml("a\nb", false)).toBe("a\nb")
+    expect(escapeXml("\u0000\u001b\ud800 \uffff é 😀")).toBe("\\u{0}\\u{1b}\\u{d800} \\u{ffff} é 😀")
+  })
+})
