@@ -103,6 +103,8 @@ describe("replay: what a record allows to send again", () => {
     })
     expect(planOf(rec({ event: "before_agent_start", outcome: { system: "x" } }))).toMatchObject({ _tag: "NotReplayable" })
     expect(planOf(rec({ event: "session_start", outcome: {} }))).toEqual({ _tag: "HostOwn" })
+    // A reload within the recorded session (run --watch) is the host's own record too, not a call to re-decide.
+    expect(planOf(rec({ event: "reload", outcome: { kept: [], restarted: [], removed: [], added: ["x"] } }))).toEqual({ _tag: "HostOwn" })
   })
 
   it("records fall into sessions: a session_start begins one, even under an id seen before; seq orders each", () => {

@@ -77,7 +77,7 @@ describe("abhed-ext run --watch", () => {
     const w = world()
     const file = join(w.root, "abhed.json")
     layer(w, file, ["first"])
-    const cli = startCli(["run", "--watch", "--config", file], { env: w.env, cwd: w.root })
+    const cli = startCli(["run", "--watch", "--summary", "--config", file], { env: w.env, cwd: w.root })
     cli.write(call)
     expect(reasonsOf(await cli.stdout(lineCount(1)), 0)).toEqual(["first says no"])
 
@@ -98,8 +98,26 @@ describe("abhed-ext run --watch", () => {
     expect(result.code).toBe(0)
     expect(result.stderr).toContain("reloaded")
     expect(result.stderr).toContain("kept first; started second")
+    // The summary counts the extension the reload started.
+    expect(result.stderr).toMatch(/^ {2}second +live; 2 replies/m)
     expect(result.stderr).toContain(`${file}:`) // the bad config's problem, with its file
     for (const pid of [...pids(w, "first"), ...pids(w, "second")]) expect(alive(pid)).toBe(false)
+  }, 120_000)
+
+  it("an edit before the first request is what the session starts with", async () => {
+    const w = world()
+    const file = join(w.root, "abhed.json")
+    layer(w, file, ["early"])
+    const cli = startCli(["run", "--watch", "--config", file], { env: w.env, cwd: w.root })
+    await cli.stderr((e) => e.includes("for changes"))
+    layer(w, file, ["late"])
+    await cli.stderr((e) => e.includes("the session has not started"))
+    cli.write(call)
+    expect(reasonsOf(await cli.stdout(lineCount(1)), 0)).toEqual(["late says no"])
+    cli.end()
+    expect((await cli.done).code).toBe(0)
+    expect(pids(w, "early")).toEqual([])
+    for (const pid of pids(w, "late")) expect(alive(pid)).toBe(false)
   }, 120_000)
 
   it("layers: a trusted project's script changed by one byte stops its extension, saying what to run", async () => {

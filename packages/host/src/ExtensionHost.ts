@@ -191,8 +191,7 @@ export interface ProcessHostOptions {
 const layer = (
   config: Config,
   options: ProcessHostOptions
-): Layer.Layer<ExtensionHost, never, AuditLog> =>
-{
+): Layer.Layer<ExtensionHost, never, AuditLog> => {
   // Each extension in a scope of its own (Reload.startExtensions), so that a reload can close it alone.
   const start = (x: ExtensionConfig) =>
     ProcessExtension.make(x, {
@@ -200,7 +199,7 @@ const layer = (
       baseDir: options.baseDir,
       ...(options.maxLineBytes !== undefined ? { maxLineBytes: options.maxLineBytes } : {})
     })
-  const reloading: Reload.Reloading = {
+  const reloading: Reloading = {
     start,
     baseDir: options.baseDir,
     roots: options.scriptRoots ?? [options.baseDir],

@@ -21,7 +21,7 @@ interface World {
   readonly log: Array<string>
   readonly starts: Map<string, number>
   /** Per extension name: how it answers a tool_call. */
-  readonly toolCall: Map<string, (request: Request) => Effect.Effect<unknown>>
+  readonly toolCall: Map<string, (request: Request) => Effect.Effect<unknown, FakeExtension.FakeExit>>
 }
 
 const makeWorld = (): World => ({ log: [], starts: new Map(), toolCall: new Map() })
@@ -178,6 +178,39 @@ describe("ExtensionHost.reload", () => {
           assert.deepStrictEqual(ends.map((r) => [r.notes, r.rounds[0]?.exchanges.map((x) => [x.extension, x.status])]), [
             [[], [["slow", "replied"]]]
           ])
+        }))
+    })
+  })
+
+  it.effect("a dead extension, unchanged, is started again", () => {
+    const world = makeWorld()
+    world.toolCall.set("fragile", (request) =>
+      Effect.suspend(() => world.starts.get("fragile") === 1 ? Effect.fail(FakeExtension.FakeExit.code(3)) : Effect.succeed({ block: true, reason: `${request.event} refused` })))
+    return withReloadable(world, configOf([ext("fragile")]), (h) =>
+      Effect.gen(function*() {
+        yield* h.toolCall({ tool: "bash", args: { command: "ls" } })
+        assert.strictEqual((yield* h.status)[0]?.state._tag, "dead")
+        const report = yield* h.reload({ config: configOf([ext("fragile")]) })
+        assert.deepStrictEqual([report.kept, report.restarted], [[], ["fragile"]])
+        assert.strictEqual((yield* h.status)[0]?.state._tag, "live")
+        const outcome = yield* h.toolCall({ tool: "bash", args: { command: "ls" } })
+        assert.deepStrictEqual(outcome.reasons, [{ extension: "fragile", reason: "tool_call refused" }])
+      }))
+  })
+
+  it.effect("a call whose caller went away does not hold a reload up", () => {
+    const world = makeWorld()
+    return Effect.gen(function*() {
+      const received = yield* Deferred.make<void>()
+      world.toolCall.set("stuck", () => Effect.andThen(Deferred.succeed(received, undefined), Effect.never))
+      yield* withReloadable(world, configOf([ext("stuck")]), (h) =>
+        Effect.gen(function*() {
+          const call = yield* Effect.forkChild(h.toolCall({ tool: "bash", args: { command: "ls" } }))
+          yield* Deferred.await(received)
+          yield* Fiber.interrupt(call)
+          const report = yield* h.reload({ config: configOf([ext("other")]) })
+          assert.deepStrictEqual([report.removed, report.added], [["stuck"], ["other"]])
+          assert.deepStrictEqual(yield* names(h), ["other"])
         }))
     })
   })

@@ -26,7 +26,7 @@ export type ReplayPlan =
 
 const notReplayable = (reason: string): ReplayPlan => ({ _tag: "NotReplayable", reason })
 
-const HostOwn: ReadonlySet<string> = new Set(["session_start", "session_end", "list_tools"])
+const HostOwn: ReadonlySet<string> = new Set(["session_start", "session_end", "list_tools", "reload"])
 
 const NotSent = "not sent to any extension: "
 /** Why the host sent the dispatch to nobody (the agent refused it, or the host could not send it), if it did. */

@@ -5,7 +5,7 @@ import { Argument, Command, Flag } from "effect/cli"
 import { AuditUnwritable, StrictRunFailed } from "../CliError.ts"
 import { StdinConfig } from "../ConfigFile.ts"
 import { inputLines } from "../Input.ts"
-import { runSource } from "../Layers.ts"
+import { type RunSource, runSource } from "../Layers.ts"
 import { render } from "../Output.ts"
 import * as RunSummary from "./RunSummary.ts"
 import { loadWatchable, watchRun } from "./RunWatch.ts"
@@ -113,12 +113,14 @@ export const run = Command.make(
       sessionId: Option.getOrUndefined(sessionId),
       onLine: (r) => Effect.andThen(RunSummary.addLine(tally, r), Console.log(render(r.output)))
     })
-    const watching = first === undefined ? session : Effect.scoped(
-      Effect.andThen(
-        watchRun({ config, first, host: () => live, ended: () => ended, loaded: (source) => (loaded = source) }),
-        session
-      )
-    )
+    // With --watch, the watcher lives as long as the session, and reloads the host once it has started.
+    const reloaded = (source: RunSource) => {
+      loaded = source
+      RunSummary.track(tally, source.config)
+    }
+    const watching = first === undefined
+      ? session
+      : Effect.scoped(Effect.andThen(watchRun({ config, first, host: () => live, ended: () => ended, loaded: reloaded }), session))
     yield* watching.pipe(Effect.provide(Option.isSome(audit) ? auditLayer(audit.value, auditContent) : AuditLog.layerNone))
     if (tally === undefined) return
     if (summary) yield* Console.error(RunSummary.render(tally))

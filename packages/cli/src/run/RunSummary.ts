@@ -25,7 +25,8 @@ interface PerExtension {
 }
 
 export interface RunTally {
-  readonly extensions: ReadonlyArray<string>
+  /** Every extension configured during the run (with `--watch`, those a reload added too). */
+  readonly extensions: Array<string>
   readonly verdicts: { allow: number; ask: number; deny: number }
   otherEvents: number
   badLines: number
@@ -40,6 +41,16 @@ export const make = (config: Config): RunTally => {
     otherEvents: 0,
     badLines: 0,
     per: new Map(names.map((name) => [name, { latencies: [], death: undefined, ignoredAllows: [] }]))
+  }
+}
+
+/** A reloaded config's extensions are tallied too; one already known keeps its tally (a restart is the same name). */
+export const track = (tally: RunTally | undefined, config: Config): void => {
+  if (tally === undefined) return
+  for (const { name } of config.extensions) {
+    if (tally.per.has(name)) continue
+    tally.extensions.push(name)
+    tally.per.set(name, { latencies: [], death: undefined, ignoredAllows: [] })
   }
 }
 

@@ -124,7 +124,7 @@ export interface WatchOptions {
   readonly host: () => ExtensionHostShape | undefined
   /** The input has ended: the session is closing, nothing more is reloaded. */
   readonly ended: () => boolean
-  /** Each source loaded (for a host not started yet, and for `--strict`). */
+  /** Each source loaded and in use (for a host not started yet, `--summary` and `--strict`). */
   readonly loaded: (source: RunSource) => void
 }
 
@@ -140,6 +140,9 @@ export const watchRun = (
     let watching = yield* Scope.make()
     yield* Effect.addFinalizer(() => Scope.close(watching, Exit.void))
     yield* changes(options.first.files, wake).pipe(Scope.provide(watching))
+    // Said once the watch is set: a change from here on reloads (and what is watched is no guess).
+    const present = [...new Set(options.first.files.filter((file) => NodeFs.existsSync(file)))]
+    yield* Console.error(`abhed-ext run: watching ${present.length > 0 ? present.join(", ") : "the config's places"} for changes`)
     const rewatch = (files: ReadonlyArray<string>) =>
       Effect.gen(function*() {
         yield* Scope.close(watching, Exit.void)
@@ -159,14 +162,18 @@ export const watchRun = (
         )
       }
       yield* rewatch(next.value.files)
-      options.loaded(next.value.source)
       const host = options.host()
       if (host === undefined || options.ended()) {
+        options.loaded(next.value.source)
         return yield* Console.error(`abhed-ext run: reloaded ${next.value.source.label} (the session has not started: it starts with it)`)
       }
       yield* next.value.reload(host).pipe(
         Effect.matchEffect({
-          onSuccess: (report) => Console.error(`abhed-ext run: reloaded ${next.value.source.label}: ${describeReload(report)}`),
+          onSuccess: (report) =>
+            Effect.andThen(
+              Effect.sync(() => options.loaded(next.value.source)),
+              Console.error(`abhed-ext run: reloaded ${next.value.source.label}: ${describeReload(report)}`)
+            ),
           onFailure: (e) => Console.error(`abhed-ext run: reload failed: ${e.message}`)
         })
       )
