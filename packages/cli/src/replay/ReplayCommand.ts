@@ -92,7 +92,7 @@ export const replay = Command.make(
                 is_error: plan.isError,
                 call_id: plan.callId
               })
-              done(compareResult(record, plan.content, outcome, yield* last))
+              done(compareResult(record, { content: plan.content, isError: plan.isError }, outcome, yield* last))
               break
             }
             case "Context": {
