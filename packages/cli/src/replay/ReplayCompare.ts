@@ -9,8 +9,8 @@ import type { ReadRecord } from "./AuditInput.ts"
  * Stricter and looser follow the host's own order: deny > ask > allow for a call, withheld > is_error > as
  * returned for a result, and at the same level a rewrite (of args or content) is stricter than none: it is a
  * restriction too, and losing it must not pass a gate that only fails on looser. A context is stricter when it
- * keeps a subset of what it kept. Anything else that differs (other reasons, another rewrite, another set kept)
- * is "changed".
+ * keeps a subset of what it kept, or is withheld. Anything else that differs (other reasons, another rewrite,
+ * another set kept) is "changed".
  */
 export type ChangeKind = "stricter" | "looser" | "changed" | "unchanged"
 
