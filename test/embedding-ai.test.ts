@@ -7,7 +7,7 @@ import * as NodeFs from "node:fs"
 import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
 import { agent, AgentTools, host } from "../docs/embedding/ai-agent.ts"
-import { repoRoot, runCli, runProcess } from "./cli-helpers.ts"
+import { runCli, runProcess } from "./cli-helpers.ts"
 import { Patient } from "./extension-helpers.ts"
 
 /**

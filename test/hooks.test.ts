@@ -371,6 +371,39 @@ describe("Gemini CLI hooks through abhed-ext hook", () => {
   })
 })
 
+describe("MCP tools through abhed-ext hook: their names pass unchanged", () => {
+  // The hook denies every call it sees, naming the tool and the input it was shown.
+  const seen = [
+    "python3",
+    "-c",
+    "import json,sys; d=json.load(sys.stdin); print(json.dumps({'hookSpecificOutput': {'hookEventName': 'PreToolUse', " +
+    "'permissionDecision': 'deny', 'permissionDecisionReason': 'saw ' + d['tool_name'] + ' ' + json.dumps(d['tool_input'], sort_keys=True)}}))"
+  ]
+
+  it("a Claude hook with matcher mcp__.* sees mcp__fs__write_file and its args as they are; other tools pass it by", async () => {
+    const cfg = writeConfig({
+      extensions: [
+        adapter("mcp-guard", ["--format", "claude", "--matcher", "mcp__.*"], seen, { events: ["tool_call"] }),
+        adapter("exact-guard", ["--format", "claude", "--matcher", "mcp__github__create_issue"], seen, { events: ["tool_call"] })
+      ]
+    })
+    const write = { event: "tool_call", tool: "mcp__fs__write_file", args: { path: "/srv/x.txt", content: "hi" } }
+    const issue = { event: "tool_call", tool: "mcp__github__create_issue", args: { title: "t" } }
+    const r = await runCli(["run", "--config", cfg], { input: lines(JSON.stringify(write), JSON.stringify(issue), call("ls")) })
+    expect(r.code, r.stderr).toBe(0)
+    const out = jsonLines(r.stdout) as Array<Line>
+    expect(out[0]).toMatchObject({
+      decision: "deny",
+      reasons: [{ extension: "mcp-guard", reason: 'saw mcp__fs__write_file {"content": "hi", "path": "/srv/x.txt"}' }]
+    })
+    expect(out[1]?.["reasons"]).toEqual([
+      { extension: "exact-guard", reason: 'saw mcp__github__create_issue {"title": "t"}' },
+      { extension: "mcp-guard", reason: 'saw mcp__github__create_issue {"title": "t"}' }
+    ])
+    expect(out[2]).toMatchObject({ decision: "allow", reasons: [] })
+  })
+})
+
 describe("abhed-ext hook usage errors: the problem and a hint on stderr, exit 64", () => {
   for (
     const [flags, problem] of [

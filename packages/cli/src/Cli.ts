@@ -2,12 +2,14 @@ import { readFileSync } from "node:fs"
 import * as NodeServices from "@effect/platform-node/NodeServices"
 import { Cause, Effect, Logger, Runtime, Stdio } from "effect"
 import { Command } from "effect/cli"
+import { audit } from "./audit/AuditCommand.ts"
 import { test } from "./casetest/TestCommand.ts"
 import { check } from "./check/CheckCommand.ts"
 import { demo, runDemo } from "./demo/DemoCommand.ts"
 import { hook } from "./hook/HookCommand.ts"
 import { importHooks } from "./hook/ImportHooksCommand.ts"
 import { list } from "./ListCommand.ts"
+import { importMcp } from "./mcp-import/ImportMcpCommand.ts"
 import { replay } from "./replay/ReplayCommand.ts"
 import { run } from "./run/RunCommand.ts"
 import { trust, untrust } from "./TrustCommand.ts"
@@ -24,9 +26,10 @@ export const Version: string = ((): string => {
 /** `abhed-ext`: run, check, test, replay, demo, hook, import-hooks. With no subcommand it runs the demo. */
 export const cli = Command.make("abhed-ext", {}, () => runDemo).pipe(
   Command.withDescription(
-    "Run, check, test and demo Abhed extensions, and replay recorded sessions under another config; run Claude Code and Gemini CLI command hooks as extensions (hook, " +
-      "import-hooks). With no command, runs the demo. Exit codes: 0 success, 1 failure " +
-      "(a failed check or test case, a changed replay decision, unreadable input), 2 invalid config, 64 bad usage."
+    "Run, check, test and demo Abhed extensions, and replay recorded sessions under another config; run Claude " +
+      "Code and Gemini CLI command hooks as extensions (hook, import-hooks). With no command, runs the demo. Exit " +
+      "codes: 0 success, 1 failure (a failed check or test case, a changed replay decision, unreadable input), 2 " +
+      "invalid config, 64 bad usage."
   ),
   Command.withExamples([
     { command: "abhed-ext", description: "run the demo" },
@@ -34,7 +37,7 @@ export const cli = Command.make("abhed-ext", {}, () => runDemo).pipe(
     { command: "abhed-ext check -- bash my-extension.sh", description: "check that an extension follows the protocol" },
     { command: "abhed-ext import-hooks .claude/settings.json > abhed.json", description: "bring your Claude Code hooks" }
   ]),
-  Command.withSubcommands([run, check, demo, hook, importHooks, list, trust, untrust, test, replay])
+  Command.withSubcommands([run, check, demo, hook, importHooks, importMcp, list, trust, untrust, test, replay, audit])
 )
 
 /** Global flags that take a value: the word after them is not the command. */

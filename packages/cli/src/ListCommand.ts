@@ -1,6 +1,6 @@
 import { printable } from "@abhed/host/Printable"
 import { AuditLog, describeDeathCause, ExtensionHost, type ExtensionStatus } from "@abhed/host"
-import { type EventName, EventNames, type ExtensionConfig, type PolicyRule } from "@abhed/protocol"
+import { type EventName, EventNames, type ExtensionConfig } from "@abhed/protocol"
 import { Console, Duration, Effect, Option } from "effect"
 import { Command, Flag } from "effect/cli"
 import { loadConfig } from "./ConfigFile.ts"

@@ -133,7 +133,7 @@ describe("Extension.respond (in-process, handlers with or without Effect)", () =
       expect.stringMatching(/^Error: tool_call: handler failed \(sent \{\}\): Error: thrown on purpose/),
       expect.stringMatching(/^Error: tool_call: handler failed \(sent \{\}\): Error: rejected on purpose/),
       expect.stringMatching(/^Error: tool_call: handler failed \(sent \{\}\): Error: failed on purpose/),
-      expect.stringMatching(/^Error: tool_result: handler returned a malformed reply \(sent \{\}\ instead\): is_error/)
+      expect.stringMatching(/^Error: tool_result: handler returned a malformed reply \(sent \{\} instead\): is_error/)
     ])
   })
 

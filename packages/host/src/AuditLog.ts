@@ -1,4 +1,4 @@
-import { Context, Effect, FileSystem, Layer, Ref, Schema, Semaphore } from "effect"
+import { Context, Effect, Layer, Ref, Schema, Semaphore } from "effect"
 import { type AuditContent, auditView } from "./AuditContent.ts"
 import type { AuditRecord } from "./AuditRecord.ts"
 import { openForAppend } from "./RegularFile.ts"

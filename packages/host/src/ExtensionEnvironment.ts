@@ -86,6 +86,9 @@ export const KnownSecrets: ReadonlyArray<string> = [
 /** A variable name that looks like it holds a credential (the host's own variables are checked against it). */
 const secretShape = /SECRET|TOKEN|PASSWORD|PASSWD|PASSPHRASE|CREDENTIAL|PRIVATE|API_?KEY|ACCESS_KEY|(^|_)(KEY|AUTH|SESSION|COOKIE)(_|$)/i
 
+/** A known credential, or a name shaped like one (`import-mcp` withholds such a variable's literal value). */
+export const looksLikeSecretName = (name: string): boolean => KnownSecrets.includes(name) || secretShape.test(name)
+
 const shown = 3
 
 /**

@@ -13,9 +13,6 @@ import {
 import * as FakeExtension from "../src/FakeExtension.ts"
 import * as FakeHost from "./FakeHost.ts"
 
-type Fake = FakeHost.Fake
-
-const host = FakeHost.host
 const withHost = FakeHost.withHost
 
 const str = (u: unknown): string => (typeof u === "string" ? u : "")

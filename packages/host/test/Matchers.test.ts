@@ -15,8 +15,6 @@ import * as FakeHost from "./FakeHost.ts"
 
 type Fake = FakeHost.Fake
 
-const host = FakeHost.host
-
 const withHost = <A, E>(
   fakes: ReadonlyArray<Fake>,
   body: (h: ExtensionHost["Service"]) => Effect.Effect<A, E, AuditLog>,

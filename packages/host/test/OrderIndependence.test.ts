@@ -3,7 +3,7 @@ import type { Request } from "@abhed/protocol"
 import { Duration, Effect, Fiber, Layer, References, type Scope } from "effect"
 import { TestClock } from "effect/testing"
 import * as fc from "fast-check"
-import { AuditLog, type AuditRecord, type Extension, ExtensionHost, withoutTimings } from "../src/index.ts"
+import { AuditLog, type Extension, ExtensionHost, withoutTimings } from "../src/index.ts"
 import * as FakeExtension from "../src/FakeExtension.ts"
 
 /**

@@ -7,7 +7,6 @@ import {
   isJsonObject,
   jsonProblem,
   jsonProblemButNumbers,
-  type JsonObject,
   type JsonProblem,
   MaxJsonDepth,
   shapeJson

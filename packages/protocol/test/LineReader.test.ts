@@ -49,7 +49,7 @@ const line = fc.oneof(
 const terminator = fc.constantFrom("\n", "\r\n", "\r").map((t) => enc.encode(t))
 
 const input = fc.tuple(fc.boolean(), fc.array(fc.tuple(line, terminator), { maxLength: 12 })).map(([bom, lines]) => {
-  const parts = [bom ? Uint8Array.of(0xef, 0xbb, 0xbf) : new Uint8Array(0), ...lines.flatMap(([l, t]) => [l, t])]
+  const parts = [bom ? Uint8Array.of(0xef, 0xbb, 0xbf) : new Uint8Array(0), ...lines.flat()]
   const all = new Uint8Array(parts.reduce((n, p) => n + p.length, 0))
   let offset = 0
   for (const p of parts) {

@@ -11,19 +11,19 @@ import { HookFormats } from "./HookFormat.ts"
 import { parseSettings, readSettings } from "./HookSettings.ts"
 
 /** What the generated config runs as each adapter, unless told otherwise: `abhed-ext`, from PATH. */
-const onPath: AdapterLaunch = { command: "abhed-ext", args: [] }
+export const onPath: AdapterLaunch = { command: "abhed-ext", args: [] }
 
 /**
  * This CLI, started by the same Node (`--this-cli`): `bin` in the folder above this one, with this file's extension
  * (`bin.ts` in the workspace, `bin.js` in a build). Absolute paths: for this machine, not for a commit.
  */
-const thisCliLaunch: AdapterLaunch = {
+export const thisCliLaunch: AdapterLaunch = {
   command: process.execPath,
   args: [fileURLToPath(new URL(`../bin${extname(fileURLToPath(import.meta.url))}`, import.meta.url))]
 }
 
 /** `dir` relative to `from`, as a config's `cwd` (`.` for the same folder, `/` separators). */
-const relativeCwd = (from: string, dir: string): string => {
+export const relativeCwd = (from: string, dir: string): string => {
   const rel = relative(from, dir)
   return rel === "" ? "." : rel.split(sep).join("/")
 }
@@ -32,7 +32,7 @@ const relativeCwd = (from: string, dir: string): string => {
  * The settings' text: `-` is stdin, as everywhere a file is read. A path must be a regular file: a FIFO is refused at
  * once (its open would block, and hold the CLI past SIGTERM).
  */
-const readInput = (settings: string): Effect.Effect<string, InputUnreadable, Stdio.Stdio> =>
+export const readInput = (settings: string): Effect.Effect<string, InputUnreadable, Stdio.Stdio> =>
   settings === "-"
     ? Effect.gen(function*() {
       return yield* (yield* Stdio.Stdio).stdin.pipe(
@@ -46,7 +46,7 @@ const readInput = (settings: string): Effect.Effect<string, InputUnreadable, Std
     )
 
 /** The project folder of a settings file: the parent of `.claude/` or `.gemini/`, else the file's own folder. */
-const projectDir = (file: string): string => {
+export const projectDir = (file: string): string => {
   const dir = dirname(resolve(file))
   return basename(dir) === ".claude" || basename(dir) === ".gemini" ? dirname(dir) : dir
 }

@@ -2,18 +2,18 @@ import {
   evaluateLayerPolicies,
   evaluatePolicy,
   evaluateRules,
-  settleEffect,
   ToolCallRule,
   type PolicyDecision,
   type SettleOutcome,
   type Verdict
 } from "@abhed/core"
-import { unsendableField, type JsonObject } from "@abhed/protocol"
+import { type JsonObject, type RequestBody, unsendableField } from "@abhed/protocol"
 import { Effect } from "effect"
 import type { AuditRound } from "../AuditLog.ts"
 import type { ToolCallInput, ToolCallOutcome } from "../Outcome.ts"
 import { dispatch, refuse, type DispatchContext, type Dispatched } from "./Dispatch.ts"
-import { auditRound, fanOut, roundField } from "./Round.ts"
+import { roundField } from "./Round.ts"
+import { settleRounds } from "./Settle.ts"
 
 /**
  * tool_call: rounds of rewrites until the args settle, then the policy on the settled args; what they add up to
@@ -23,7 +23,7 @@ import { auditRound, fanOut, roundField } from "./Round.ts"
 // The common case (one round, nobody rewrites, no policy hook) is: the fan-out, then synchronous steps.
 export const toolCall = (ctx: DispatchContext, call: ToolCallInput): Effect.Effect<ToolCallOutcome> =>
   Effect.suspend(() => {
-    const { callIdOf, hooks, maxRounds, policies, policy, recording, sessionId } = ctx
+    const { callIdOf, hooks, policies, policy, recording, sessionId } = ctx
     const call_id = callIdOf(call.call_id)
     const unsendable = unsendableField("args", call.args)
     if (unsendable !== undefined) {
@@ -38,20 +38,14 @@ export const toolCall = (ctx: DispatchContext, call: ToolCallInput): Effect.Effe
       })
     }
     const auditRounds: Array<AuditRound> = []
-    const settled = settleEffect<JsonObject, Verdict, never, never>({
-      initial: call.args,
-      reducer: ToolCallRule.reducer,
-      stop: ToolCallRule.stop,
-      maxRounds,
-      round: (args, round) =>
-        Effect.map(
-          fanOut(ctx, "tool_call", { event: "tool_call", session_id: sessionId, call_id, tool: call.tool, args, ...roundField(round) }),
-          ({ exchanges, skipped }) => {
-            if (recording) auditRounds.push(auditRound(round, exchanges, skipped))
-            return exchanges.map(ToolCallRule.roundReply)
-          }
-        )
-    })
+    const settled = settleRounds(ctx, "tool_call", ToolCallRule, call.args, (args, round): RequestBody<"tool_call"> => ({
+      event: "tool_call",
+      session_id: sessionId,
+      call_id,
+      tool: call.tool,
+      args,
+      ...roundField(round)
+    }), auditRounds)
     const finish = (outcome: SettleOutcome<JsonObject, Verdict>, decision: PolicyDecision): Dispatched<ToolCallOutcome> => {
       const finished = ToolCallRule.finish(outcome, decision)
       return { outcome: finished.outcome, rounds: auditRounds, notes: recording ? finished.notes : [] }

@@ -1,10 +1,11 @@
-import { settleEffect, ToolResultRule } from "@abhed/core"
-import { unsendableField } from "@abhed/protocol"
+import { ToolResultRule } from "@abhed/core"
+import { type RequestBody, unsendableField } from "@abhed/protocol"
 import { Effect } from "effect"
 import type { AuditRound } from "../AuditLog.ts"
 import type { ToolResultInput, ToolResultOutcome } from "../Outcome.ts"
 import { dispatch, refuse, type DispatchContext, type Dispatched } from "./Dispatch.ts"
-import { auditRound, fanOut, roundField } from "./Round.ts"
+import { roundField } from "./Round.ts"
+import { settleRounds } from "./Settle.ts"
 
 /**
  * tool_result: rounds of rewrites until the content settles; what they add up to is the rule's (core's
@@ -13,36 +14,23 @@ import { auditRound, fanOut, roundField } from "./Round.ts"
 
 export const toolResult = (ctx: DispatchContext, input: ToolResultInput): Effect.Effect<ToolResultOutcome> =>
   Effect.suspend(() => {
-    const { callIdOf, maxRounds, recording, sessionId } = ctx
+    const { callIdOf, recording, sessionId } = ctx
     const call_id = callIdOf(input.call_id)
     const unsendable = unsendableField("args", input.args)
     if (unsendable !== undefined) {
       return refuse(ctx, "tool_result", call_id, unsendable, ToolResultRule.refused(unsendable).outcome, input.tool)
     }
     const auditRounds: Array<AuditRound> = []
-    const settled = settleEffect<string, ToolResultRule.Value, never, never>({
-      initial: input.content,
-      reducer: ToolResultRule.reducer,
-      stop: ToolResultRule.stop,
-      maxRounds,
-      round: (content, round) =>
-        Effect.map(
-          fanOut(ctx, "tool_result", {
-            event: "tool_result",
-            session_id: sessionId,
-            call_id,
-            tool: input.tool,
-            args: input.args,
-            content,
-            is_error: input.is_error,
-            ...roundField(round)
-          }),
-          ({ exchanges, skipped }) => {
-            if (recording) auditRounds.push(auditRound(round, exchanges, skipped))
-            return exchanges.map(ToolResultRule.roundReply)
-          }
-        )
-    })
+    const settled = settleRounds(ctx, "tool_result", ToolResultRule, input.content, (content, round): RequestBody<"tool_result"> => ({
+      event: "tool_result",
+      session_id: sessionId,
+      call_id,
+      tool: input.tool,
+      args: input.args,
+      content,
+      is_error: input.is_error,
+      ...roundField(round)
+    }), auditRounds)
     return dispatch(
       ctx,
       "tool_result",

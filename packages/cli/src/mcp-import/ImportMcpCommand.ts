@@ -1,0 +1,105 @@
+import { dirname, resolve } from "node:path"
+import { printable } from "@abhed/host/Printable"
+import { decodeConfig } from "@abhed/protocol"
+import { Console, Effect, FileSystem, Option, Result } from "effect"
+import { Argument, Command, Flag } from "effect/cli"
+import { AdapterWouldNotStart, InputUnreadable, OutputUnwritable } from "../CliError.ts"
+import { HookFormats } from "../hook/HookFormat.ts"
+import { ConfigSchemaUrl } from "../hook/HookConfig.ts"
+import { onPath, projectDir, readInput, relativeCwd, thisCliLaunch } from "../hook/ImportHooksCommand.ts"
+import { DefaultCallTimeoutMs, type McpImport, parseMcpFile, readMcpServers } from "./McpServers.ts"
+
+/** What every imported server gets that differs from the peer, whatever the file says: said on stderr. */
+const importNotes = (imported: McpImport): ReadonlyArray<string> =>
+  imported.extensions.length === 0 ? [] : [
+    "environment: each server runs with its extension's environment, not your shell's: a baseline (PATH, HOME, " +
+    "USER, LANG, TMPDIR, …), the extension's env, and the variables its env_passthrough names; a token reaches a " +
+    "server only when its extension passes it",
+    `timeouts: each tool call is bounded by the adapter's --timeout-ms (${DefaultCallTimeoutMs} ms where the file set ` +
+    "no timeout) and fails past it; the extension's timeout_ms is 1 s above it",
+    ...(imported.deny.length === 0 ? [] : [`policy: ${imported.deny.length} deny rule(s) written for excludeTools`])
+  ]
+
+/**
+ * `abhed-ext import-mcp FILE`: prints an abhed.json with one `abhed-ext mcp` extension per MCP server of a Claude
+ * Code `.mcp.json` or settings, or a Gemini CLI settings.json; on stderr, each server it could not carry over, what
+ * it changed, and why.
+ */
+export const importMcp = Command.make(
+  "import-mcp",
+  {
+    format: Flag.Literals("format", HookFormats).pipe(
+      Flag.withDescription("whose file this is (default: told by where it is and the keys in it)"),
+      Flag.optional
+    ),
+    adapterCommand: Flag.String("adapter-command").pipe(
+      Flag.withDescription("the program each extension runs as the adapter (default: abhed-ext, from PATH)"),
+      Flag.optional
+    ),
+    thisCli: Flag.Boolean("this-cli").pipe(
+      Flag.withDescription("run the adapter as this Node and this CLI, by absolute paths (for this machine, not for a commit)"),
+      Flag.withDefault(false)
+    ),
+    output: Flag.String("output").pipe(
+      Flag.withAlias("o"),
+      Flag.withDescription("write the config to this file instead of stdout; cwd is then relative to its folder"),
+      Flag.optional
+    ),
+    file: Argument.String("file").pipe(
+      Argument.withDescription("a Claude Code .mcp.json or settings.json, or a Gemini CLI settings.json (- for stdin)")
+    )
+  },
+  Effect.fn("import-mcp")(function*({ adapterCommand, file, format, output, thisCli }) {
+    const text = yield* readInput(file)
+    const parsed = parseMcpFile(file === "-" ? undefined : file, text, Option.getOrUndefined(format))
+    if (Result.isFailure(parsed)) return yield* new InputUnreadable({ file, detail: parsed.failure })
+    const launch = thisCli ? thisCliLaunch : Option.isSome(adapterCommand) ? { command: adapterCommand.value, args: [] } : onPath
+    // The host resolves a relative cwd against the config file's folder: the output's, or where `> abhed.json` lands.
+    const configDir = Option.isSome(output) ? dirname(resolve(output.value)) : process.cwd()
+    const read = readMcpServers(parsed.success.format, parsed.success.settings, { launch, cwd: relativeCwd(configDir, projectDir(file)) })
+    if (Result.isFailure(read)) return yield* new InputUnreadable({ file, detail: read.failure })
+    const imported = read.success
+    // The file's own text (names, commands) is shown escaped: a hostile file must not drive the terminal.
+    for (const s of imported.skipped) yield* Console.error(printable(`${file}: ${s.where}: not carried over: ${s.why}`))
+    for (const w of imported.warnings) yield* Console.error(printable(`${file}: ${w.where}: carried over, but ${w.why}`))
+    yield* Console.error(
+      `${file}: ${imported.extensions.length} ${imported.format === "claude" ? "Claude Code" : "Gemini CLI"} MCP server(s) carried over` +
+        (imported.skipped.length > 0 ? `, ${imported.skipped.length} not (above)` : "")
+    )
+    const config = {
+      $schema: ConfigSchemaUrl,
+      extensions: imported.extensions,
+      ...(imported.deny.length === 0 ? {} : { policy: { deny: imported.deny } })
+    }
+    // What is written must be a config `run` accepts (a NUL in an argument, say, is not): else nothing is written.
+    const valid = decodeConfig(config)
+    if (Result.isFailure(valid)) {
+      return yield* new AdapterWouldNotStart({
+        problems: valid.failure.issues.map((issue) => printable(`${file}: the generated config would be refused: ${issue.path}: ${issue.message}`))
+      })
+    }
+    for (const note of importNotes(imported)) yield* Console.error(`${file}: ${note}`)
+    const json = JSON.stringify(config, null, 2)
+    if (Option.isSome(output)) {
+      const fs = yield* FileSystem.FileSystem
+      yield* fs.writeFileString(output.value, `${json}\n`).pipe(
+        Effect.mapError((e) => new OutputUnwritable({ file: output.value, detail: e.message }))
+      )
+      yield* Console.error(`${file}: written to ${output.value}`)
+    } else {
+      yield* Console.log(json)
+    }
+  }, Effect.tapError((e) => Console.error(printable(e.message))))
+).pipe(
+  Command.withShortDescription("Turn a Claude Code or Gemini CLI file's MCP servers into an abhed.json"),
+  Command.withDescription(
+    "Prints an abhed.json with one `abhed-ext mcp` extension per MCP server of a Claude Code .mcp.json or " +
+      "settings.json, or a Gemini CLI settings.json. Variables the servers read are passed by name " +
+      "(env_passthrough), never copied; literal credentials are not copied either. Names on stderr every server " +
+      "it could not carry over (SSE, disabled), and why. See docs/mcp.md."
+  ),
+  Command.withExamples([
+    { command: "abhed-ext import-mcp .mcp.json > abhed.json", description: "bring a project's Claude Code MCP servers" },
+    { command: "abhed-ext import-mcp -o abhed.json .gemini/settings.json", description: "bring Gemini CLI's" }
+  ])
+)
