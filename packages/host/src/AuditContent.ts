@@ -23,7 +23,7 @@ export const contentDigest = (value: unknown): ContentDigest => {
 
 /**
  * The content fields, per event: in the replies (proposals), in the outcome and in the input (what came in, when
- * the extensions changed it). `tool_result` content; an `invoke_tool` result (a tool's output, like a
+ * an extension acted on it). `tool_result` content; an `invoke_tool` result (a tool's output, like a
  * tool_result's); the messages a `context` dispatch was sent and kept; a `before_compact` summary (a digest of
  * the conversation).
  */

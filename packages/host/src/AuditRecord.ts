@@ -52,10 +52,10 @@ export interface AuditRecord {
   readonly rounds: ReadonlyArray<AuditRound>
   readonly outcome: unknown
   /**
-   * For tool_result and context: what came in, when the extensions changed it (the outcome holds what came out):
+   * For tool_result and context: what came in, when an extension acted on it (the outcome holds what came out):
    * a tool_result's `{content, is_error}` as the agent passed them, a context's `{messages}` as the agent sent
-   * them. Absent when nothing changed it: a tool_result whose content and is_error came out as they went in, in
-   * one round; a context that kept every message, in order, and withheld nothing. Then the outcome is the input.
+   * them. Absent when none did: a tool_result that came out as it went in, in one round, with no is_error raised;
+   * a context that no filter sent a `keep` for and that was not withheld. Then the outcome is the input.
    * Content like the outcome's: verbatim with `--audit-content full`, else `{sha256, bytes}`. Input the host
    * could not send is not recorded at all (`notes`).
    */

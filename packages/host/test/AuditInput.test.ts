@@ -58,6 +58,18 @@ describe("the audit record's input", () => {
       assert.deepStrictEqual(record?.input, { content: "ok", is_error: false })
     }))
 
+  it.effect("an extension that acted without changing the outcome: the input is recorded all the same", () =>
+    Effect.gen(function*() {
+      // The agent's own is_error was true: raising it changes nothing, and is still an act.
+      const raised = yield* result([flagger], "failed", true)
+      assert.deepStrictEqual(raised.record?.outcome, { content: "failed", is_error: true, rounds: 1 })
+      assert.deepStrictEqual(raised.record?.input, { content: "failed", is_error: true })
+      const everything = FakeExtension.fromReplies("filter", { context: () => ({ keep: [0, 1] }) })
+      const kept = yield* context([everything], ["m0", "m1"])
+      assert.deepStrictEqual(kept.outcome.messages, ["m0", "m1"])
+      assert.deepStrictEqual(kept.record?.input, { messages: ["m0", "m1"] })
+    }))
+
   it.effect("a withheld tool_result keeps the content the agent passed", () =>
     Effect.gen(function*() {
       const { outcome, record } = yield* result([dead], "the tool's output", true)
@@ -65,7 +77,7 @@ describe("the audit record's input", () => {
       assert.deepStrictEqual(record?.input, { content: "the tool's output", is_error: true })
     }))
 
-  it.effect("a context that kept everything has none; a keep or a withheld context keeps the messages sent", () =>
+  it.effect("a context no filter touched has none; a keep or a withheld context keeps the messages sent", () =>
     Effect.gen(function*() {
       const all = yield* context([silent], ["m0", "m1"])
       assert.deepStrictEqual(all.record?.outcome, { keep: [0, 1], messages: ["m0", "m1"], withheld: [] })

@@ -47,7 +47,7 @@ export interface ReadRecord {
   readonly args: { readonly [key: string]: unknown } | undefined
   readonly rounds: ReadonlyArray<AuditRound>
   readonly outcome: unknown
-  /** What came in to a tool_result or context, when extensions changed it (the host's `AuditRecord.input`). */
+  /** What came in to a tool_result or context, when an extension acted on it (the host's `AuditRecord.input`). */
   readonly input?: unknown
   readonly notes: ReadonlyArray<string>
 }

@@ -10,10 +10,10 @@ export const context = (ctx: DispatchContext, messages: ReadonlyArray<unknown>) 
   // The exchanges are in name order: the rule's reduced form as they are.
   return single(ctx, "context", { event: "context", session_id: ctx.sessionId, messages }, (_, exchanges) => {
     const finished = ContextRule.finish(messages, exchanges)
-    return ctx.recording && !keptAll(messages, finished.outcome) ? { ...finished, input: { messages } } : finished
+    // The messages as sent, when a filter sent a keep (even one that kept everything) or the context was withheld:
+    // without either, every message is kept in order, so a record without them is one nothing touched.
+    const kept = exchanges.some((x) => x.reply?.keep !== undefined && x.reply.keep !== null)
+    const changed = kept || finished.outcome.withheld.length > 0
+    return ctx.recording && changed ? { ...finished, input: { messages } } : finished
   })
 }
-
-/** Every message kept, in order, nothing withheld: the outcome's messages are the input. */
-const keptAll = (messages: ReadonlyArray<unknown>, outcome: ContextRule.Outcome): boolean =>
-  outcome.withheld.length === 0 && outcome.keep.length === messages.length && outcome.keep.every((k, i) => k === i)

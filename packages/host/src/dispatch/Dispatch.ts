@@ -42,7 +42,7 @@ export interface Dispatched<A> {
   readonly rounds: ReadonlyArray<AuditRound>
   /** Empty when not recording. */
   readonly notes: ReadonlyArray<string>
-  /** What came in, for the record, when extensions changed it (AuditRecord's `input`); absent when not recording. */
+  /** What came in, for the record, when an extension acted on it (AuditRecord's `input`); absent when not recording. */
   readonly input?: RecordedInput
 }
 
