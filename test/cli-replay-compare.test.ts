@@ -55,19 +55,49 @@ describe("replay: comparing outcomes", () => {
 
   it("a result: is_error raised and a redaction are stricter; a context keeping fewer messages is stricter", () => {
     const result = rec({ event: "tool_result", tool: "bash", args: {}, outcome: { content: "KEY=AKIA", is_error: false, rounds: 1 } })
-    expect(compareResult(result, "KEY=AKIA", { content: "KEY=AKIA", is_error: true, rounds: 1 }, after([{ round: 1, exchanges: [replied("guard", { is_error: true })] }])))
+    expect(compareResult(result, { content: "KEY=AKIA", isError: false }, { content: "KEY=AKIA", is_error: true, rounds: 1 }, after([{ round: 1, exchanges: [replied("guard", { is_error: true })] }])))
       .toMatchObject({ kind: "stricter", by: ["guard"] })
     const redacted = after([
       { round: 1, exchanges: [replied("a-same", { content: "KEY=AKIA" }), replied("redactor", { content: "KEY=[redacted]" })] },
       { round: 2, exchanges: [replied("a-same", {}), replied("redactor", {})] }
     ])
     // A proposal equal to the content its round was sent is none: a-same did nothing.
-    expect(compareResult(result, "KEY=AKIA", { content: "KEY=[redacted]", is_error: false, rounds: 2 }, redacted))
+    expect(compareResult(result, { content: "KEY=AKIA", isError: false }, { content: "KEY=[redacted]", is_error: false, rounds: 2 }, redacted))
       .toMatchObject({ kind: "stricter", by: ["redactor"] })
     const context = rec({ event: "context", outcome: { keep: [0, 1], messages: ["a", "b"], withheld: [] } })
     expect(compareContext(context, 2, { keep: [0], messages: ["a"], withheld: [] }, after([{ round: 1, exchanges: [replied("filter", { keep: [0] })] }])))
       .toMatchObject({ kind: "stricter", by: ["filter"] })
     expect(compareContext(context, 2, { keep: [0, 1], messages: ["a", "b"], withheld: [] }, after([]))).toMatchObject({ kind: "unchanged" })
+  })
+
+  it("a result or a context that extensions changed is compared from what came in: losing a withhold or a keep is looser", () => {
+    const input = { content: "the tool's output", isError: false }
+    const withheld = rec({
+      event: "tool_result",
+      tool: "bash",
+      args: {},
+      outcome: { content: "[withheld: extension gate unavailable: exited]", is_error: true, rounds: 1 },
+      input: { content: input.content, is_error: false },
+      rounds: [{ round: 1, exchanges: [{ extension: "gate", status: "exited", latency_ms: 1 }] }]
+    })
+    expect(compareResult(withheld, input, { content: input.content, is_error: false, rounds: 1 }, after([])))
+      .toMatchObject({ kind: "looser", by: ["gate"], before: { content: "[withheld: extension gate unavailable: exited]", is_error: true } })
+    expect(compareResult(withheld, input, { content: "[withheld: extension gate unavailable: exited]", is_error: true, rounds: 1 }, after([])))
+      .toMatchObject({ kind: "unchanged" })
+    // A tool that returns `[withheld: …]` itself withheld nothing.
+    const own = { content: "[withheld: by the tool]", isError: true }
+    const ownRecord = rec({ event: "tool_result", tool: "bash", args: {}, outcome: { content: own.content, is_error: true, rounds: 1 } })
+    expect(compareResult(ownRecord, own, { content: own.content, is_error: true, rounds: 1 }, after([]))).toMatchObject({ kind: "unchanged" })
+    const dropped = rec({
+      event: "context",
+      outcome: { keep: [0], messages: ["a"], withheld: [] },
+      input: { messages: ["a", "b"] },
+      rounds: [{ round: 1, exchanges: [replied("filter", { keep: [0] })] }]
+    })
+    expect(compareContext(dropped, 2, { keep: [0, 1], messages: ["a", "b"], withheld: [] }, after([])))
+      .toMatchObject({ kind: "looser", by: ["filter"], before: { keep: [0] }, after: { keep: [0, 1] } })
+    expect(compareContext(dropped, 2, { keep: [], messages: [], withheld: [{ extension: "gate", reason: "dead" }] }, after([])))
+      .toMatchObject({ kind: "stricter" })
   })
 })
 
@@ -81,25 +111,43 @@ describe("replay: what a record allows to send again", () => {
     expect(planOf(rec({ ...call, args: undefined }))).toMatchObject({ _tag: "NotReplayable" })
   })
 
-  it("a result only when its recorded content and is_error are the tool's own", () => {
+  it("without an input (an older audit), a result only when its recorded content and is_error are the tool's own", () => {
     const base = { event: "tool_result", call_id: "c", tool: "bash", args: {} }
     expect(planOf(rec({ ...base, outcome: { content: "ok", is_error: true, rounds: 1 } }))).toEqual({
       _tag: "ToolResult", tool: "bash", args: {}, content: "ok", isError: true, callId: "c"
     })
     const raised = rec({ ...base, outcome: { content: "ok", is_error: true, rounds: 1 }, rounds: [{ round: 1, exchanges: [replied("guard", { is_error: true })] }] })
-    expect(planOf(raised)).toEqual({ _tag: "NotReplayable", reason: "is_error was raised by guard: the tool's own is not recorded" })
+    expect(planOf(raised)).toMatchObject({ _tag: "NotReplayable", reason: expect.stringMatching(/^is_error was raised by guard and the record holds no input/) })
     expect(planOf(rec({ ...base, outcome: { content: "[withheld: guard died]", is_error: true, rounds: 1 } })))
-      .toMatchObject({ _tag: "NotReplayable", reason: "the content was withheld: what the tool returned is not recorded" })
+      .toMatchObject({ _tag: "NotReplayable", reason: expect.stringMatching(/^the content was withheld and the record holds no input/) })
     expect(planOf(rec({ ...base, outcome: { content: { sha256: "ab", bytes: 2 }, is_error: false, rounds: 1 } })))
       .toMatchObject({ _tag: "NotReplayable", reason: expect.stringContaining("digest") })
   })
 
-  it("a context only when nothing was dropped from it; other events are not re-decided; the host's own are skipped", () => {
+  it("a result or a context with its input: what came in is sent again, whatever the extensions made of it", () => {
+    const base = { event: "tool_result", call_id: "c", tool: "bash", args: {} }
+    const redacted = { content: "KEY=[redacted]", is_error: true, rounds: 2 }
+    expect(planOf(rec({ ...base, outcome: redacted, input: { content: "KEY=AKIA", is_error: false } }))).toEqual({
+      _tag: "ToolResult", tool: "bash", args: {}, content: "KEY=AKIA", isError: false, callId: "c"
+    })
+    const withheld = { content: "[withheld: guard died]", is_error: true, rounds: 1 }
+    expect(planOf(rec({ ...base, outcome: withheld, input: { content: "out", is_error: false } })))
+      .toMatchObject({ _tag: "ToolResult", content: "out", isError: false })
+    // Digest mode: the input is a digest too.
+    expect(planOf(rec({ ...base, outcome: withheld, input: { content: { sha256: "ab", bytes: 3 }, is_error: false } })))
+      .toEqual({ _tag: "NotReplayable", reason: "the content is recorded as a digest (record with --audit-content full to replay it)" })
+    const kept = { keep: [0], messages: ["a"], withheld: [] }
+    expect(planOf(rec({ event: "context", outcome: kept, input: { messages: ["a", "b"] } }))).toEqual({ _tag: "Context", messages: ["a", "b"] })
+    expect(planOf(rec({ event: "context", outcome: kept, input: { messages: { sha256: "ab", bytes: 9 } } })))
+      .toMatchObject({ _tag: "NotReplayable", reason: expect.stringContaining("digest") })
+  })
+
+  it("without an input, a context only when nothing was dropped from it; other events are not re-decided; the host's own are skipped", () => {
     const kept = rec({ event: "context", outcome: { keep: [0], messages: ["a"], withheld: [] } })
     expect(planOf(kept)).toEqual({ _tag: "Context", messages: ["a"] })
     expect(planOf(rec({ ...kept, rounds: [{ round: 1, exchanges: [replied("filter", { keep: [0] })] }] }))).toEqual({
       _tag: "NotReplayable",
-      reason: "filter sent a keep: the messages it dropped are not recorded"
+      reason: "filter sent a keep and the record holds no input (an audit from an older abhed-ext): what came in is not recorded"
     })
     expect(planOf(rec({ event: "before_agent_start", outcome: { system: "x" } }))).toMatchObject({ _tag: "NotReplayable" })
     expect(planOf(rec({ event: "session_start", outcome: {} }))).toEqual({ _tag: "HostOwn" })

@@ -126,20 +126,16 @@ describe.concurrent("abhed-ext replay", () => {
         ["tool_result", "c-4", "stricter", ["guard"], { content: "FATAL: no rule", is_error: true, by: ["guard"] }],
         ["context", undefined, "stricter", ["guard"], { keep: [0], withheld: [], by: ["guard"] }]
       ])
-    // c-3's result was rewritten by the redactor before it was recorded: what the tool returned is not in the audit.
-    expect(report.not_replayable).toEqual([{
-      where: lineOf(audit, "tool_result", "c-3"),
-      event: "tool_result",
-      call_id: "c-3",
-      reason: "the content was rewritten before it was recorded: what the tool returned is not recorded"
-    }])
+    // c-3's result, rewritten by the redactor before it was recorded, is replayed from what the tool returned (the
+    // record's input): the redactor rewrites it again, unchanged.
+    expect(report.not_replayable).toEqual([])
     expect(report.summary).toEqual({
-      replayed: 7,
+      replayed: 8,
       stricter: 4,
       looser: 0,
       changed: 0,
-      unchanged: 3,
-      not_replayable: 1,
+      unchanged: 4,
+      not_replayable: 0,
       malformed: 0,
       by: { guard: { stricter: 4, looser: 0, changed: 0 } }
     })
@@ -150,9 +146,10 @@ describe.concurrent("abhed-ext replay", () => {
   it("replayed under the config it was recorded with: nothing changed, exit 0 (text report)", async () => {
     const config = withGuard()
     const r = await runCli(["replay", "-c", config, await recordedWith()])
-    // Not replayable: c-3's result (rewritten), c-4's (is_error raised by the guard), the context (the guard's keep).
+    // c-3's result (rewritten), c-4's (is_error raised by the guard) and the context (the guard's keep) replay from
+    // what came in, which their records hold.
     expect(r.stdout.trimEnd().split("\n").at(-1)).toBe(
-      `replayed 5 events under ${config}: 0 stricter, 0 looser, 0 changed, 5 unchanged; 3 not replayable`
+      `replayed 8 events under ${config}: 0 stricter, 0 looser, 0 changed, 8 unchanged; 0 not replayable`
     )
     expect(r.code).toBe(0)
   }, Slow)
@@ -161,10 +158,12 @@ describe.concurrent("abhed-ext replay", () => {
     const removed = await replay(["-c", withoutGuard(), "--fail-on", "looser", await recordedWith()])
     expect(removed.report.changes.filter((c) => c.change === "looser").map((c) => [c.event, c.call_id, c.by])).toEqual([
       ["tool_call", "c-2", ["guard"]],
+      ["tool_result", "c-4", ["guard"]],
+      ["context", undefined, ["guard"]],
       ["tool_call", "c-5", ["guard"]]
     ])
-    expect(removed.report.summary.looser).toBe(2)
-    expect(removed.stderr).toContain("abhed-ext replay: 2 decisions became looser")
+    expect(removed.report.summary.looser).toBe(4)
+    expect(removed.stderr).toContain("abhed-ext replay: 4 decisions became looser")
     expect(removed.code).toBe(1)
     // Tightening is what the gate allows: reported, exit 0.
     const added = await replay(["-c", withGuard(), "--fail-on", "looser", await recordedWithout()])
@@ -194,6 +193,31 @@ describe.concurrent("abhed-ext replay", () => {
     expect(code).toBe(1)
   }, Slow)
 
+  it("a withheld result replays from what the tool returned: without the extension that withheld it, looser", async () => {
+    const withholder = { ...node("withholder", "withholder.mjs", ["tool_result"]), on_failure: "deny" }
+    const events = join(tempDir(), "events.jsonl")
+    writeFileSync(events, [
+      `{"event":"tool_result","call_id":"c-1","tool":"bash","args":{"command":"cat key"},"content":"KEY=AKIAABCDEFGHIJKLMNOP","is_error":false}`,
+      `{"event":"tool_result","call_id":"c-2","tool":"bash","args":{"command":"make"},"content":"CRASH","is_error":false}`
+    ].join("\n") + "\n")
+    const audit = join(tempDir(), "audit.jsonl")
+    const recorded = await runCli(["run", "-c", configFile([redactor, withholder]), "--audit", audit, "--audit-content", "full", events])
+    expect(recorded.code).toBe(0)
+    const { code, report } = await replay(["-c", withoutGuard(), audit])
+    // c-1 was rewritten by the redactor (which rewrites it again); c-2 was withheld, and now comes through.
+    expect(report.not_replayable).toEqual([])
+    expect(report.changes).toEqual([expect.objectContaining({
+      where: lineOf(audit, "tool_result", "c-2"),
+      call_id: "c-2",
+      change: "looser",
+      by: ["withholder"],
+      before: { content: expect.stringMatching(/^\[withheld: extension withholder unavailable/), is_error: true, by: ["withholder"] },
+      after: { content: "CRASH", is_error: false, by: [] }
+    })])
+    expect([report.summary.replayed, report.summary.unchanged]).toEqual([2, 1])
+    expect(code).toBe(1)
+  }, Slow)
+
   it("two runs appended to one audit are two sessions; a line that is not a record is named and fails the replay", async () => {
     const config = withoutGuard()
     const audit = await record(config, "full")
@@ -202,7 +226,7 @@ describe.concurrent("abhed-ext replay", () => {
     appendFileSync(audit, "{\"seq\":\"x\"}\n")
     const lines = readFileSync(audit, "utf8").trimEnd().split("\n").length
     const { code, report } = await replay(["-c", config, audit])
-    expect([report.summary.replayed, report.summary.unchanged]).toEqual([14, 14])
+    expect([report.summary.replayed, report.summary.unchanged]).toEqual([16, 16])
     expect(report.malformed).toEqual([{ where: `${audit}:${lines}`, problem: expect.stringMatching(/^not an audit record: /) }])
     expect(code).toBe(1)
   }, Slow)

@@ -54,7 +54,12 @@ describe("a malformed reply's value never leaves the host", () => {
         return record.rounds.flatMap((round) => round.exchanges)
       })
       expect(exchanges.map((x) => x["error"]).filter((e) => e !== undefined)).toEqual([`malformed_reply: ${shape}`])
-      for (const text of [r.stdout, r.stderr, records]) expect(text).not.toContain("wJalr")
+      for (const text of [r.stdout, r.stderr]) expect(text).not.toContain("wJalr")
+      // The reply's value (the lines as an array) is nowhere. With full, the record keeps the tool's own content,
+      // which came in and was withheld (the record's `input`): verbatim, as the operator opted in to.
+      expect(records).not.toContain(JSON.stringify(`aws_secret_access_key = ${Secret}`))
+      if (mode === "digest") expect(records).not.toContain("wJalr")
+      else expect(records).toContain(JSON.stringify(event.content))
     }
   )
 })

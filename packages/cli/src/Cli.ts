@@ -24,12 +24,13 @@ export const Version: string = ((): string => {
     : "unknown"
 })()
 
-/** `abhed-ext`: run, check, demo, hook, import-hooks. With no subcommand it runs the demo. */
+/** `abhed-ext`: run, check, test, replay, demo, hook, import-hooks. With no subcommand it runs the demo. */
 export const cli = Command.make("abhed-ext", {}, () => runDemo).pipe(
   Command.withDescription(
-    "Run, check and demo Abhed extensions; run Claude Code and Gemini CLI command hooks as extensions (hook, " +
-      "import-hooks). With no command, runs the demo. Exit codes: 0 success, 1 failure " +
-      "(a failed check, unreadable input), 2 invalid config, 64 bad usage."
+    "Run, check, test and demo Abhed extensions, and replay recorded sessions under another config; run Claude " +
+      "Code and Gemini CLI command hooks as extensions (hook, import-hooks). With no command, runs the demo. Exit " +
+      "codes: 0 success, 1 failure (a failed check or test case, a changed replay decision, unreadable input), 2 " +
+      "invalid config, 64 bad usage."
   ),
   Command.withExamples([
     { command: "abhed-ext", description: "run the demo" },

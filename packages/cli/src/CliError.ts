@@ -50,6 +50,41 @@ export class StrictRunFailed extends Schema.TaggedError<StrictRunFailed>()("Stri
   }
 }
 
+/** `abhed-ext test`: a case failed, or the file held none: exit 1 (the report is already printed). */
+export class CasesFailed extends Schema.TaggedError<CasesFailed>()("CasesFailed", {
+  file: Schema.String,
+  failed: Schema.Number,
+  total: Schema.Number
+}) {
+  override get [Runtime.errorExitCode](): number {
+    return 1
+  }
+  override get [Runtime.errorReported](): boolean {
+    return false
+  }
+  override get message(): string {
+    return this.total === 0
+      ? `${this.file} holds no case`
+      : `${this.failed} of ${this.total} cases in ${this.file} failed`
+  }
+}
+
+/**
+ * `abhed-ext replay`: a decision changed (`--fail-on any`) or became looser (`--fail-on looser`), or an audit line
+ * could not be read as a record: exit 1 (the report is already printed).
+ */
+export class ReplayFailed extends Schema.TaggedError<ReplayFailed>()("ReplayFailed", { problem: Schema.String }) {
+  override get [Runtime.errorExitCode](): number {
+    return 1
+  }
+  override get [Runtime.errorReported](): boolean {
+    return false
+  }
+  override get message(): string {
+    return `abhed-ext replay: ${this.problem}`
+  }
+}
+
 /** An input file (events, examples) could not be read: exit 1. Reported as one line on stderr, not a trace. */
 export class InputUnreadable extends Schema.TaggedError<InputUnreadable>()("InputUnreadable", {
   file: Schema.String,

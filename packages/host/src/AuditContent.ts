@@ -1,8 +1,8 @@
 import { createHash } from "node:crypto"
 import { isJsonObject } from "@abhed/protocol"
-import type { AuditExchange, AuditRecord, AuditRound, ContentDigest } from "./AuditRecord.ts"
+import type { AuditExchange, AuditRecord, AuditRound, ContentDigest, RecordedInput } from "./AuditRecord.ts"
 
-export type { ContentDigest } from "./AuditRecord.ts"
+export type { ContentDigest, RecordedInput } from "./AuditRecord.ts"
 
 /**
  * What an audit record keeps of the content that flows through the host (docs/design.md#failures). A redactor's proposal holds
@@ -22,9 +22,10 @@ export const contentDigest = (value: unknown): ContentDigest => {
 }
 
 /**
- * The content fields, per event: in the replies (proposals) and in the outcome. `tool_result` content; an
- * `invoke_tool` result (a tool's output, like a tool_result's); the messages a `context` dispatch kept; a
- * `before_compact` summary (a digest of the conversation).
+ * The content fields, per event: in the replies (proposals), in the outcome and in the input (what came in, when
+ * an extension acted on it). `tool_result` content; an `invoke_tool` result (a tool's output, like a
+ * tool_result's); the messages a `context` dispatch was sent and kept; a `before_compact` summary (a digest of
+ * the conversation).
  */
 const replyFields: { readonly [event: string]: ReadonlyArray<string> } = {
   tool_result: ["content"],
@@ -37,6 +38,11 @@ const outcomeFields: { readonly [event: string]: ReadonlyArray<string> } = {
   context: ["messages"],
   before_compact: ["summary"]
 }
+/** An input's content: a tool_result's content (its is_error stays), a context's messages. */
+const digestInput = (input: RecordedInput): RecordedInput =>
+  "content" in input
+    ? { content: contentDigest(input.content), is_error: input.is_error }
+    : { messages: contentDigest(input.messages) }
 
 /** A copy of `value` with each named field that is present (and not null) replaced by its digest. */
 const digestFields = (value: unknown, fields: ReadonlyArray<string>): unknown => {
@@ -56,7 +62,7 @@ export const auditView = (record: AuditRecord, content: AuditContent): AuditReco
   const inOutcome = outcomeFields[record.event] ?? []
   // A dead extension's stderr line, in any event's record.
   const stderr = record.rounds.some((round) => round.exchanges.some((x) => typeof x.stderr === "string"))
-  if (inReplies.length === 0 && inOutcome.length === 0 && !stderr) return record
+  if (inReplies.length === 0 && inOutcome.length === 0 && record.input === undefined && !stderr) return record
   const rounds = inReplies.length === 0 && !stderr ? record.rounds : record.rounds.map((round): AuditRound => ({
     ...round,
     exchanges: round.exchanges.map((x): AuditExchange => {
@@ -64,5 +70,8 @@ export const auditView = (record: AuditRecord, content: AuditContent): AuditReco
       return y.reply === undefined ? y : { ...y, reply: digestFields(y.reply, inReplies) }
     })
   }))
-  return { ...record, rounds, outcome: digestFields(record.outcome, inOutcome) }
+  const outcome = digestFields(record.outcome, inOutcome)
+  return record.input === undefined
+    ? { ...record, rounds, outcome }
+    : { ...record, rounds, outcome, input: digestInput(record.input) }
 }

@@ -51,6 +51,15 @@ export interface AuditRecord {
   readonly args?: { readonly [key: string]: unknown }
   readonly rounds: ReadonlyArray<AuditRound>
   readonly outcome: unknown
+  /**
+   * For tool_result and context: what came in, when an extension acted on it (the outcome holds what came out):
+   * a tool_result's `{content, is_error}` as the agent passed them, a context's `{messages}` as the agent sent
+   * them. Absent when none did: a tool_result that came out as it went in, in one round, with no is_error raised;
+   * a context that no filter sent a `keep` for and that was not withheld. Then the outcome is the input.
+   * Content like the outcome's: verbatim with `--audit-content full`, else `{sha256, bytes}`. Input the host
+   * could not send is not recorded at all (`notes`).
+   */
+  readonly input?: RecordedInput
   /** Anything else worth keeping: rejected tools, out-of-range keep indices, the policy decision. */
   readonly notes: ReadonlyArray<string>
   readonly duration_ms: number
@@ -61,6 +70,11 @@ export interface AuditRecord {
    */
   readonly reload?: { readonly before: string; readonly after: string }
 }
+
+/** What came in to a tool_result or a context dispatch (`AuditRecord.input`). */
+export type RecordedInput =
+  | { readonly content: string | ContentDigest; readonly is_error: boolean }
+  | { readonly messages: ReadonlyArray<unknown> | ContentDigest }
 
 /** A content recorded without itself: the SHA-256 of its UTF-8 text (hex) and that text's length in bytes. */
 export interface ContentDigest {

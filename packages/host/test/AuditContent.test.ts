@@ -84,6 +84,24 @@ describe("auditView", () => {
     assert.deepStrictEqual(none.outcome, { cancel: true, summary: null })
   })
 
+  it("the input (what came in, when extensions changed it) is content too: digested, is_error stays; verbatim with full", () => {
+    const r: AuditRecord = {
+      ...record("tool_result", [{ content: "[redacted]" }], { content: "[redacted]", is_error: false, rounds: 2 }),
+      input: { content: secret, is_error: false }
+    }
+    const view = auditView(r, "digest")
+    assert.notInclude(JSON.stringify(view), "wJalrXUtnFEMI")
+    assert.deepStrictEqual(view.input, { content: contentDigest(secret), is_error: false })
+    assert.strictEqual(auditView(r, "full"), r)
+    const c: AuditRecord = {
+      ...record("context", [{ keep: [] }], { keep: [], messages: [], withheld: [] }),
+      input: { messages: [secret] }
+    }
+    const contextView = auditView(c, "digest")
+    assert.notInclude(JSON.stringify(contextView), "wJalrXUtnFEMI")
+    assert.deepStrictEqual(contextView.input, { messages: contentDigest([secret]) })
+  })
+
   it("tool_call args stay verbatim, in proposals and in the outcome", () => {
     const r = record("tool_call", [{ args: { command: "echo hi" } }], { decision: "allow", args: { command: "echo hi" } })
     assert.strictEqual(auditView(r, "digest"), r)
@@ -118,13 +136,19 @@ describe("AuditLog.layerJsonl", () => {
       assert.notInclude(text, "wJalrXUtnFEMI")
       assert.include(text, "~/.aws/credentials")
       assert.include(text, contentDigest(`${secret} [seen]`).sha256)
+      // The marker changed the content: the record keeps what came in, as a digest.
+      const result = text.trim().split("\n").map((l) => JSON.parse(l)).find((r) => r.event === "tool_result")
+      assert.deepStrictEqual(result?.input, { content: contentDigest(secret), is_error: false })
     }))
 
   it.effect("content: full keeps content verbatim (the operator opted in)", () =>
     Effect.gen(function*() {
       const file = join(dir(), "audit.jsonl")
       yield* session(file, { content: "full" })
-      assert.include(readFileSync(file, "utf8"), "wJalrXUtnFEMI")
+      const text = readFileSync(file, "utf8")
+      assert.include(text, "wJalrXUtnFEMI")
+      const result = text.trim().split("\n").map((l) => JSON.parse(l)).find((r) => r.event === "tool_result")
+      assert.deepStrictEqual(result?.input, { content: secret, is_error: false })
     }))
 
   it.effect("an existing file keeps its mode (and is appended to)", () =>

@@ -7,8 +7,9 @@ import { isJsonObject } from "@abhed/protocol"
  */
 
 /**
- * A tool result the host withheld: `[withheld: why]`, with is_error. (A tool may return such text itself: a
- * replay then lists it as not replayable rather than guess.)
+ * A tool result that reads as withheld: `[withheld: why]`, with is_error. A tool may return such text itself, so
+ * it is the host's only when it is not what came in (ReplayCompare.ts); a record without its input that reads so
+ * is not replayable (ReplayPlan.ts).
  */
 export const isWithheld = (outcome: { readonly content: unknown; readonly is_error: unknown }): boolean =>
   outcome.is_error === true && typeof outcome.content === "string" && outcome.content.startsWith("[withheld: ")

@@ -32,6 +32,7 @@ const Record = Schema.Struct({
   args: Schema.optionalKey(Schema.Record(Schema.String, Schema.Unknown)),
   rounds: Schema.Array(Schema.Struct({ round: Schema.Number, exchanges: Schema.Array(Exchange) })),
   outcome: Schema.Unknown,
+  input: Schema.optionalKey(Schema.Unknown),
   notes: Schema.Array(Schema.String)
 })
 
@@ -46,6 +47,8 @@ export interface ReadRecord {
   readonly args: { readonly [key: string]: unknown } | undefined
   readonly rounds: ReadonlyArray<AuditRound>
   readonly outcome: unknown
+  /** What came in to a tool_result or context, when an extension acted on it (the host's `AuditRecord.input`). */
+  readonly input?: unknown
   readonly notes: ReadonlyArray<string>
 }
 
@@ -79,6 +82,7 @@ export const readRecord = (where: string, text: string): Result.Result<ReadRecor
     args: r.args,
     rounds: r.rounds,
     outcome: r.outcome,
+    input: r.input,
     notes: r.notes
   })
 }

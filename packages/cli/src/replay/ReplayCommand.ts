@@ -1,12 +1,12 @@
 import { Console, Effect, Option, Result, Stream } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
+import { ReplayFailed } from "../CliError.ts"
 import { loadConfig, StdinConfig } from "../ConfigFile.ts"
 import { inputLines } from "../Input.ts"
 import { styleFor } from "../Style.ts"
 import { failUsage } from "../Usage.ts"
 import { type Malformed, type ReadRecord, readRecord, sessionsOf } from "./AuditInput.ts"
 import { compareCall, compareContext, compareResult } from "./ReplayCompare.ts"
-import { ReplayFailed } from "./ReplayFailed.ts"
 import { startHost } from "./ReplayHost.ts"
 import { planOf } from "./ReplayPlan.ts"
 import { renderJson, renderText, type Replayed, type Skipped, summarize } from "./ReplayReport.ts"
@@ -92,7 +92,7 @@ export const replay = Command.make(
                 is_error: plan.isError,
                 call_id: plan.callId
               })
-              done(compareResult(record, plan.content, outcome, yield* last))
+              done(compareResult(record, { content: plan.content, isError: plan.isError }, outcome, yield* last))
               break
             }
             case "Context": {

@@ -9,8 +9,8 @@ import type { ReadRecord } from "./AuditInput.ts"
  * Stricter and looser follow the host's own order: deny > ask > allow for a call, withheld > is_error > as
  * returned for a result, and at the same level a rewrite (of args or content) is stricter than none: it is a
  * restriction too, and losing it must not pass a gate that only fails on looser. A context is stricter when it
- * keeps a subset of what it kept. Anything else that differs (other reasons, another rewrite, another set kept)
- * is "changed".
+ * keeps a subset of what it kept, or is withheld. Anything else that differs (other reasons, another rewrite,
+ * another set kept) is "changed".
  */
 export type ChangeKind = "stricter" | "looser" | "changed" | "unchanged"
 
@@ -75,22 +75,29 @@ export const compareCall = (record: ReadRecord, after: ToolCallOutcome): Compari
   }
 }
 
+/** The recorded outcome of a result or a context, as far as a comparison reads it. */
+const field = (outcome: unknown, name: string): unknown => (isJsonObject(outcome) ? outcome[name] : undefined)
+
 export const compareResult = (
   record: ReadRecord,
-  input: string,
+  input: { readonly content: string; readonly isError: boolean },
   after: ToolResultOutcome,
   afterRecord: AuditRecord | undefined
 ): Comparison => {
-  // A replayable record is one nobody rewrote, raised or withheld (ReplayPlan.ts): its content is the input.
-  const before = { content: input, is_error: isJsonObject(record.outcome) && record.outcome["is_error"] === true }
-  const withheld = isWithheld(after)
-  const actorsBefore = resultActors(record, input, false)
-  const actorsAfter = afterRecord === undefined ? [] : resultActors(afterRecord, input, withheld)
+  // The recorded outcome is full content (a replayable record is one recorded in full: ReplayPlan.ts).
+  const recorded = field(record.outcome, "content")
+  const before = { content: typeof recorded === "string" ? recorded : input.content, is_error: field(record.outcome, "is_error") === true }
+  // A tool may return `[withheld: …]` itself: withheld is the host's only when the content is not what came in.
+  const withheldOf = (o: { readonly content: string; readonly is_error: boolean }) => isWithheld(o) && o.content !== input.content
+  const withheldBefore = withheldOf(before)
+  const withheldAfter = withheldOf(after)
+  const actorsBefore = resultActors(record, input.content, withheldBefore)
+  const actorsAfter = afterRecord === undefined ? [] : resultActors(afterRecord, input.content, withheldAfter)
   const rank = (o: { content: string; is_error: boolean }, withheld: boolean) =>
-    (withheld ? 2 : o.is_error ? 1 : 0) * 2 + (o.content !== input ? 1 : 0)
+    (withheld ? 2 : o.is_error ? 1 : 0) * 2 + (o.content !== input.content ? 1 : 0)
   const { by, kind } = classify(
-    rank(before, false),
-    rank(after, withheld),
+    rank(before, withheldBefore),
+    rank(after, withheldAfter),
     before.content === after.content && before.is_error === after.is_error,
     actorsBefore,
     actorsAfter
@@ -103,26 +110,42 @@ export const compareResult = (
   }
 }
 
+const indices = (value: unknown): ReadonlyArray<number> =>
+  Array.isArray(value) ? value.filter((i): i is number => typeof i === "number") : []
+
 export const compareContext = (
   record: ReadRecord,
   messages: number,
   after: ContextOutcome,
   afterRecord: AuditRecord | undefined
 ): Comparison => {
-  // A replayable context is one nothing was dropped from (ReplayPlan.ts): every message was kept.
-  const keptBefore = Array.from({ length: messages }, (_, i) => i)
-  const keptAfter = after.withheld.length > 0 ? [] : after.keep
-  const withheld = after.withheld.length > 0
-  const actorsBefore = contextActors(record, false)
-  const actorsAfter = afterRecord === undefined ? [] : contextActors(afterRecord, withheld)
+  const withheldList = field(record.outcome, "withheld")
+  const recordedWithheld: ReadonlyArray<unknown> = Array.isArray(withheldList) ? withheldList : []
+  const withheldBefore = recordedWithheld.length > 0
+  const withheldAfter = after.withheld.length > 0
+  // A record without a keep (an older one) kept every message.
+  const recordedKeep = field(record.outcome, "keep")
+  const keptBefore = withheldBefore ? [] : Array.isArray(recordedKeep) ? indices(recordedKeep) : Array.from({ length: messages }, (_, i) => i)
+  const keptAfter = withheldAfter ? [] : after.keep
+  const actorsBefore = contextActors(record, withheldBefore)
+  const actorsAfter = afterRecord === undefined ? [] : contextActors(afterRecord, withheldAfter)
   const subset = (a: ReadonlyArray<number>, b: ReadonlyArray<number>) => a.every((i) => b.includes(i))
-  const same = jsonEquals(keptBefore, keptAfter) && !withheld
-  // Kept before is everything: anything else keeps a subset of it, so it is stricter or the same.
-  const { by, kind } = classify(0, same ? 0 : subset(keptAfter, keptBefore) ? 1 : 0, same, actorsBefore, actorsAfter)
+  const same = jsonEquals(keptBefore, keptAfter) && withheldBefore === withheldAfter
+  // Withheld is above any keep; otherwise keeping a subset of what was kept is stricter, a superset looser.
+  const [rankBefore, rankAfter] = withheldBefore !== withheldAfter
+    ? [withheldBefore ? 1 : 0, withheldAfter ? 1 : 0]
+    : same || withheldBefore
+    ? [0, 0]
+    : subset(keptAfter, keptBefore)
+    ? [0, 1]
+    : subset(keptBefore, keptAfter)
+    ? [1, 0]
+    : [0, 0]
+  const { by, kind } = classify(rankBefore, rankAfter, same, actorsBefore, actorsAfter)
   return {
     kind,
     by,
-    before: { keep: keptBefore, withheld: [], by: actorsBefore },
+    before: { keep: keptBefore, withheld: recordedWithheld, by: actorsBefore },
     after: { keep: keptAfter, withheld: after.withheld, by: actorsAfter }
   }
 }

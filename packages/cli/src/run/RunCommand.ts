@@ -54,8 +54,8 @@ export const run = Command.make(
     ),
     auditContent: Flag.Literals("audit-content", ["digest", "full"]).pipe(
       Flag.withDescription(
-        "what the audit keeps of tool_result content, invoke_tool results, kept context messages and compaction " +
-          "summaries, in replies and outcomes: digest = {sha256, bytes} (default); full = verbatim, secrets included"
+        "what the audit keeps of tool_result content, invoke_tool results, context messages and compaction " +
+          "summaries, in replies, outcomes and inputs: digest = {sha256, bytes} (default); full = verbatim, secrets included"
       ),
       Flag.withDefault("digest" as const)
     ),

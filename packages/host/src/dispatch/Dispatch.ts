@@ -5,6 +5,7 @@ import type { AuditLog, AuditRound } from "../AuditLog.ts"
 import { metricsByEvent } from "../HostMetrics.ts"
 import type { Exchange } from "./Exchange.ts"
 import { auditRound, fanOut, type RoundContext } from "./Round.ts"
+import type { RecordedInput } from "../AuditRecord.ts"
 
 /**
  * What every dispatch of one host shares, made once at startup and passed to each event's function: the audit
@@ -41,6 +42,8 @@ export interface Dispatched<A> {
   readonly rounds: ReadonlyArray<AuditRound>
   /** Empty when not recording. */
   readonly notes: ReadonlyArray<string>
+  /** What came in, for the record, when an extension acted on it (AuditRecord's `input`); absent when not recording. */
+  readonly input?: RecordedInput
 }
 
 /**
@@ -66,7 +69,7 @@ export const dispatch = <A>(
         metrics.count.updateUnsafe(1, fiber.context)
         return Effect.succeed(outcome)
       })
-    return Effect.flatMap(body, ({ notes, outcome, rounds }) =>
+    return Effect.flatMap(body, ({ input, notes, outcome, rounds }) =>
       ctx.recording
         ? Effect.andThen(
           Effect.suspend(() =>
@@ -79,6 +82,7 @@ export const dispatch = <A>(
               ...subject,
               rounds,
               outcome,
+              ...(input === undefined ? {} : { input }),
               notes,
               duration_ms: clock.currentTimeMillisUnsafe() - start
             })
@@ -135,7 +139,7 @@ export const single = <E extends EventName, A>(
   combine: (
     replies: ReadonlyArray<Named<ReplyOf<E>>>,
     exchanges: ReadonlyArray<Exchange<E>>
-  ) => { readonly outcome: A; readonly notes: ReadonlyArray<string> },
+  ) => { readonly outcome: A; readonly notes: ReadonlyArray<string>; readonly input?: RecordedInput },
   except?: ReadonlySet<string>
 ) =>
   dispatch(
@@ -145,7 +149,9 @@ export const single = <E extends EventName, A>(
     Effect.map(fanOut(ctx, event, value, except), ({ exchanges, skipped }): Dispatched<A> => {
       const replies: Array<Named<ReplyOf<E>>> = []
       for (const x of exchanges) if (x.reply !== undefined) replies.push({ name: x.extension.name, value: x.reply })
-      const { notes, outcome } = combine(replies, exchanges)
-      return ctx.recording ? { outcome, rounds: [auditRound(1, exchanges, skipped)], notes } : { outcome, rounds: [], notes: [] }
+      const { input, notes, outcome } = combine(replies, exchanges)
+      if (!ctx.recording) return { outcome, rounds: [], notes: [] }
+      const rounds = [auditRound(1, exchanges, skipped)]
+      return input === undefined ? { outcome, rounds, notes } : { outcome, rounds, notes, input }
     })
   )
