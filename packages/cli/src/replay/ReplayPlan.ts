@@ -3,11 +3,11 @@ import { isWithheld } from "./Actors.ts"
 import type { ReadRecord } from "./AuditInput.ts"
 
 /**
- * What of a recorded dispatch can be sent again, exactly as it was first sent (docs/audit.md#replaying-under-a-new-config).
- * Pure. A tool call's args are always in its record. A tool result's content and a context's messages are in it
- * only with `--audit-content full`, and even then the record keeps what came out, not what went in: the input is
- * known only when nothing changed it (no rewrite, nothing dropped, nothing withheld). Anything else is not
- * replayable, with the reason: never guessed.
+ * What of a recorded dispatch can be sent again, exactly as it was first sent
+ * (docs/audit.md#replaying-under-a-new-config). Pure. A tool call's args are always in its record. A tool result's
+ * content and a context's messages are in it only with `--audit-content full`, and even then the record keeps what came
+ * out, not what went in: the input is known only when nothing changed it (no rewrite, nothing dropped, nothing
+ * withheld). Anything else is not replayable, with the reason: never guessed.
  */
 export type ReplayPlan =
   | { readonly _tag: "ToolCall"; readonly tool: string; readonly args: JsonObject; readonly callId: string | undefined }
