@@ -4,8 +4,9 @@ import { Prompt } from "effect/ai"
 import { ContextWithheld } from "./ContextWithheld.ts"
 
 /**
- * The prompt-side events (docs/design.md#wire-protocol) applied to effect/ai `Prompt`s. Extensions see each message encoded as JSON,
- * the way effect/ai serializes it (`{"role":"user","content":"…","options":{}}`; parts as `{"type":"text","text":"…"}`).
+ * The prompt-side events (docs/design.md#wire-protocol) applied to effect/ai `Prompt`s. Extensions see each message
+ * encoded as JSON, the way effect/ai serializes it (`{"role":"user","content":"…","options":{}}`; parts as
+ * `{"type":"text","text":"…"}`).
  */
 
 const encodePrompt = Schema.encodeSync(Prompt.Prompt)

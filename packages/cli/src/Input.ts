@@ -20,7 +20,8 @@ const eventsFile = (file: string): Stream.Stream<Uint8Array, InputUnreadable> =>
         const stats = NodeFs.fstatSync(fd)
         if (stats.isFIFO() || stats.isSocket()) return new NodeNet.Socket({ fd, readable: true, writable: false })
         if (stats.isFile() || stats.isDirectory()) return NodeFs.createReadStream("", { fd }) // a folder: EISDIR, said
-        // A device (a terminal): its reads must block, so it is opened again without O_NONBLOCK (its open did not wait).
+        // A device (a terminal): its reads must block, so it is opened again without O_NONBLOCK (its open did not
+        // wait).
         NodeFs.closeSync(fd)
         return NodeFs.createReadStream(file)
       } catch (e) {

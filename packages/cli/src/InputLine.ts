@@ -15,11 +15,13 @@ import {
 import { Result, Schema } from "effect"
 
 /**
- * One input line of `abhed-ext run` (docs/design.md#output): a request as on the wire, except that `session_id` and `call_id`
- * may be left out (the host fills them in; `id` is always the host's). Pure: text in, a typed request or a one-line reason out.
+ * One input line of `abhed-ext run` (docs/design.md#output): a request as on the wire, except that `session_id` and
+ * `call_id` may be left out (the host fills them in; `id` is always the host's). Pure: text in, a typed request or a
+ * one-line reason out.
  */
 
-// `id` names a round of the host's (docs/design.md#wire-protocol): the host gives every round its own, so one given here is ignored.
+// `id` names a round of the host's (docs/design.md#wire-protocol): the host gives every round its own, so one given
+// here is ignored.
 const optionalIds = {
   session_id: Schema.optionalKey(Schema.String),
   id: Schema.optionalKey(Schema.String),

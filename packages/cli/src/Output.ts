@@ -2,8 +2,8 @@ import type { FinalDecision, Reason } from "@abhed/core"
 import type { JsonObject, ToolDeclaration } from "@abhed/protocol"
 
 /**
- * The output lines of `abhed-ext run`: a contract that users' scripts parse (docs/design.md#output). Field names and shapes
- * must not change. `session_start` / `session_end` input lines are acknowledged with `{"event": …}` alone.
+ * The output lines of `abhed-ext run`: a contract that users' scripts parse (docs/design.md#output). Field names and
+ * shapes must not change. `session_start` / `session_end` input lines are acknowledged with `{"event": …}` alone.
  */
 export type OutputLine =
   | {

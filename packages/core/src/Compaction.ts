@@ -11,8 +11,9 @@ export interface CompactOutcome {
 }
 
 /**
- * `before_compact` (docs/design.md#combination): any `cancel` wins (keeping history is the conservative choice); otherwise the
- * supplied summaries joined in name order with a blank line; no (non-empty) summary → null, the agent's own.
+ * `before_compact` (docs/design.md#combination): any `cancel` wins (keeping history is the conservative choice);
+ * otherwise the supplied summaries joined in name order with a blank line; no (non-empty) summary → null, the agent's
+ * own.
  */
 export const combineCompact = (replies: ReadonlyArray<Named<BeforeCompactReply>>): CompactOutcome => {
   const sorted = sortByName(replies)

@@ -17,8 +17,8 @@ export interface KeepOutcome {
 }
 
 /**
- * `context` keep (docs/design.md#combination): the intersection of the kept index sets, so a message goes upstream only if no
- * extension dropped it. A reply without `keep` keeps everything. Elements that name no message are ignored (they
+ * `context` keep (docs/design.md#combination): the intersection of the kept index sets, so a message goes upstream only
+ * if no extension dropped it. A reply without `keep` keeps everything. Elements that name no message are ignored (they
  * cannot keep anything else, and the rest of the list counts) and reported for the audit log.
  */
 export const combineKeep = (messageCount: number, replies: ReadonlyArray<Named<ContextReply>>): KeepOutcome => {

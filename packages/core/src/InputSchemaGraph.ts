@@ -19,7 +19,9 @@ type Part =
   | { readonly _tag: "Keys" }
   /** `properties.<name>`. */
   | { readonly _tag: "Property"; readonly name: string }
-  /** `patternProperties` (patterns are not run, so any key may match), `additionalProperties`, `unevaluatedProperties`. */
+  /**
+   * `patternProperties` (patterns are not run, so any key may match), `additionalProperties`, `unevaluatedProperties`.
+   */
   | { readonly _tag: "AnyProperty" }
   /** `prefixItems[i]`, and `items[i]` of older drafts. */
   | { readonly _tag: "Element"; readonly index: number }

@@ -3,8 +3,8 @@ import { Boolean as Bool, type Reducer } from "effect"
 import type { Named } from "./Named.ts"
 
 /**
- * `tool_result` is_error is OR (docs/design.md#combination): an extension may raise it, never lower it. `is_error: false` in a
- * reply therefore changes nothing; it cannot hide a failure from the model.
+ * `tool_result` is_error is OR (docs/design.md#combination): an extension may raise it, never lower it.
+ * `is_error: false` in a reply therefore changes nothing; it cannot hide a failure from the model.
  */
 export const IsErrorReducer: Reducer.Reducer<boolean> = Bool.ReducerOr
 

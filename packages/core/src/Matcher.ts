@@ -2,8 +2,8 @@ import type { PolicyRule } from "@abhed/protocol"
 import { matchesRule, type ToolCall } from "./Policy.ts"
 
 /**
- * Per-extension matchers (docs/design.md#combination): an extension's `match` rules, in the policy's rule shape and matched by the
- * policy's own code, decide whether it takes part in a `tool_call` or `tool_result`.
+ * Per-extension matchers (docs/design.md#combination): an extension's `match` rules, in the policy's rule shape and
+ * matched by the policy's own code, decide whether it takes part in a `tool_call` or `tool_result`.
  */
 
 /** Whether an extension with these `match` rules takes part in this call: no rules configured = every call;

@@ -3,8 +3,9 @@ import { Effect } from "effect"
 import { globMatch } from "./Glob.ts"
 
 /**
- * The operator's policy (docs/design.md#combination): compiled-in hooks first, then deny rules, ask rules, allow rules, then the
- * default. It runs on the settled args. Hooks are the operator's own code, so unlike extensions they may allow.
+ * The operator's policy (docs/design.md#combination): compiled-in hooks first, then deny rules, ask rules, allow rules,
+ * then the default. It runs on the settled args. Hooks are the operator's own code, so unlike extensions they may
+ * allow.
  */
 export type HookDecision = "allow" | "ask" | "deny" | "abstain"
 

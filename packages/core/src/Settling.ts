@@ -4,9 +4,9 @@ import type { Named } from "./Named.ts"
 import { NameOrder, sortByName } from "./Named.ts"
 
 /**
- * Settling rewrites (docs/design.md#combination). A rewrite (`tool_call` args, `tool_result` content) is a proposal. Each round
- * fans the current payload out to every subscriber; when nobody proposes anything different, every subscriber
- * has seen exactly what will run. Otherwise the lowest-named proposer's value is adopted and another round
+ * Settling rewrites (docs/design.md#combination). A rewrite (`tool_call` args, `tool_result` content) is a proposal.
+ * Each round fans the current payload out to every subscriber; when nobody proposes anything different, every
+ * subscriber has seen exactly what will run. Otherwise the lowest-named proposer's value is adopted and another round
  * starts. Picking by name (not by arrival) keeps the outcome independent of load order and timing; requiring a
  * quiet round means no extension judged a payload other than the one that runs.
  */

@@ -6,8 +6,8 @@ import { sortByName } from "./Named.ts"
 export const SystemSeparator = "\n\n"
 
 /**
- * `before_agent_start` (docs/design.md#combination): appended texts in extension-name order, each after a blank line. Returns
- * the full resulting system text. Empty appended texts are skipped; with an empty system text there is no
+ * `before_agent_start` (docs/design.md#combination): appended texts in extension-name order, each after a blank line.
+ * Returns the full resulting system text. Empty appended texts are skipped; with an empty system text there is no
  * leading separator. An extension can only append: it cannot remove or reorder what the agent wrote.
  */
 export const combineSystem = (system: string, replies: ReadonlyArray<Named<BeforeAgentStartReply>>): string => {

@@ -39,11 +39,11 @@ const fold = (name: string): string => name.toLowerCase()
 const distinctSorted = (names: Iterable<string>): Array<string> => [...new Set(names)].sort(NameOrder)
 
 /**
- * `list_tools` (docs/design.md#combination): the union of the declared tools. A declaration whose name is not a valid tool name is
- * rejected (a look-alike such as `bash\u200b` or `b\u0430sh` would escape the policy's rules for `bash`). A name
- * declared more than once (by two extensions, or twice by one) or equal to a built-in tool, both compared ignoring
- * case, is rejected for every declarer: picking a winner would make the outcome depend on load order, and shadowing
- * a built-in would let an extension impersonate it.
+ * `list_tools` (docs/design.md#combination): the union of the declared tools. A declaration whose name is not a valid
+ * tool name is rejected (a look-alike such as `bash\u200b` or `b\u0430sh` would escape the policy's rules for `bash`).
+ * A name declared more than once (by two extensions, or twice by one) or equal to a built-in tool, both compared
+ * ignoring case, is rejected for every declarer: picking a winner would make the outcome depend on load order, and
+ * shadowing a built-in would let an extension impersonate it.
  */
 export const combineTools = (builtin: ReadonlyArray<string>, replies: ReadonlyArray<Named<ListToolsReply>>): ToolsOutcome => {
   const builtins = new Set(builtin.map(fold))

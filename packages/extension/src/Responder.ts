@@ -4,9 +4,9 @@ import { describe } from "./Describe.ts"
 import type { Handler, Handlers } from "./Handler.ts"
 
 /**
- * One request line in, one reply line out (docs/design.md#wire-protocol): the part of the SDK that `main` and the Effect `run` share.
- * It loads nothing from `effect` by itself: the protocol checks (Checks.ts) are imported the first time a
- * request reaches a handler, and an Effect a handler returns is run by the caller (`runEffect`), so an extension
+ * One request line in, one reply line out (docs/design.md#wire-protocol): the part of the SDK that `main` and the
+ * Effect `run` share. It loads nothing from `effect` by itself: the protocol checks (Checks.ts) are imported the first
+ * time a request reaches a handler, and an Effect a handler returns is run by the caller (`runEffect`), so an extension
  * of plain handlers or none pays for no more than it uses. Whatever goes wrong with one request (a bad line, an
  * unknown event, a failing handler, a reply of the wrong shape), the reply is `{}`, no opinion, and the cause
  * goes to `log`: the host never marks the extension dead for it.

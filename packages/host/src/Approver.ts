@@ -4,9 +4,9 @@ import { Context, Effect, Layer } from "effect"
 import type { ToolCallOutcome } from "./Outcome.ts"
 
 /**
- * Who answers an "ask" (docs/design.md#architecture). The host never resolves an ask itself: it is the operator's (or the user's)
- * call. The agent provides an `Approver` — a prompt in an interactive session, `layerDeny` in an unattended one —
- * and turns every decision into run / do not run with `resolve`.
+ * Who answers an "ask" (docs/design.md#architecture). The host never resolves an ask itself: it is the operator's (or
+ * the user's) call. The agent provides an `Approver` — a prompt in an interactive session, `layerDeny` in an unattended
+ * one — and turns every decision into run / do not run with `resolve`.
  */
 export interface ApprovalRequest {
   readonly tool: string

@@ -4,8 +4,8 @@ import type { AuditExchange } from "./AuditLog.ts"
 import { subscribes, type Extension } from "./Extension.ts"
 
 /**
- * Who gets one round of an event (docs/design.md#combination): the subscribers that take part, in name order, and the others as
- * audit entries (`not_subscribed`, or `not_matched` for a subscriber whose `match` rules miss this call).
+ * Who gets one round of an event (docs/design.md#combination): the subscribers that take part, in name order, and the
+ * others as audit entries (`not_subscribed`, or `not_matched` for a subscriber whose `match` rules miss this call).
  */
 export interface Audience {
   readonly subscribers: ReadonlyArray<Extension>

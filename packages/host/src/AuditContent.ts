@@ -5,10 +5,10 @@ import type { AuditExchange, AuditRecord, AuditRound, ContentDigest, RecordedInp
 export type { ContentDigest, RecordedInput } from "./AuditRecord.ts"
 
 /**
- * What an audit record keeps of the content that flows through the host (docs/design.md#failures). A redactor's proposal holds
- * the very secret it removes, so by default content is recorded as `{sha256, bytes}`: enough to tell two contents
- * apart, or to match one you hold, and nothing to read. `"full"` keeps it verbatim, for an operator who opts in.
- * Args are always verbatim: the policy and the guards judge them, and the audit must show what they judged. A dead
+ * What an audit record keeps of the content that flows through the host (docs/design.md#failures). A redactor's
+ * proposal holds the very secret it removes, so by default content is recorded as `{sha256, bytes}`: enough to tell two
+ * contents apart, or to match one you hold, and nothing to read. `"full"` keeps it verbatim, for an operator who opts
+ * in. Args are always verbatim: the policy and the guards judge them, and the audit must show what they judged. A dead
  * extension's stderr line (an exchange's `stderr`) is content too: it can hold whatever the extension saw.
  */
 export type AuditContent = "digest" | "full"

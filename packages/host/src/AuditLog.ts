@@ -8,8 +8,8 @@ import { openForAppend } from "./RegularFile.ts"
 export type { AuditExchange, AuditRecord, AuditRound, ExchangeStatus } from "./AuditRecord.ts"
 
 /**
- * The record with its timing fields zeroed (`time`, `duration_ms`, every `latency_ms`): what docs/design.md#combination promises is
- * the same whatever the load order and the schedule. For comparing records, in tests and in replays.
+ * The record with its timing fields zeroed (`time`, `duration_ms`, every `latency_ms`): what docs/design.md#combination
+ * promises is the same whatever the load order and the schedule. For comparing records, in tests and in replays.
  */
 export const withoutTimings = (record: AuditRecord): AuditRecord => ({
   ...record,
@@ -59,8 +59,9 @@ export class AuditLog extends Context.Service<AuditLog, {
    * mode 0600 (owner only): records hold args verbatim. An existing file keeps its mode (the operator chose it), with
    * a warning when others may read it. The file is refused (`AuditWriteError`, before anything runs) when it is a
    * symbolic link (it is opened without following one), not a regular file (a FIFO would hang the open), or owned by
-   * another user. Content is recorded as `{sha256, bytes}` unless `content: "full"` (docs/design.md#audit, `AuditContent`). A write that
-   * fails is logged and does not fail the dispatch: the audit trail must never take the agent down.
+   * another user. Content is recorded as `{sha256, bytes}` unless `content: "full"` (docs/design.md#audit,
+   * `AuditContent`). A write that fails is logged and does not fail the dispatch: the audit trail must never take the
+   * agent down.
    */
   static readonly layerJsonl = (path: string, options?: AuditJsonlOptions) =>
     Layer.effect(

@@ -1,6 +1,6 @@
 /**
- * One record per dispatch (docs/design.md#architecture). Extension entries are sorted by name, so identical inputs give identical
- * records except for the timing fields (`latency_ms`, `duration_ms`).
+ * One record per dispatch (docs/design.md#architecture). Extension entries are sorted by name, so identical inputs give
+ * identical records except for the timing fields (`latency_ms`, `duration_ms`).
  */
 export type ExchangeStatus =
   | "replied"
@@ -45,7 +45,8 @@ export interface AuditRecord {
   readonly call_id: string | undefined
   /**
    * For tool_call, tool_result and invoke_tool: the tool, and the args as the agent passed them, which the first
-   * round judged (verbatim, like the outcome's: docs/design.md#failures). Absent args: the host could not send them (`notes`).
+   * round judged (verbatim, like the outcome's: docs/design.md#failures). Absent args: the host could not send them
+   * (`notes`).
    */
   readonly tool?: string
   readonly args?: { readonly [key: string]: unknown }

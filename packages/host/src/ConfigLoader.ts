@@ -4,9 +4,9 @@ import * as NodeFs from "node:fs"
 import { describeOpenError, readRegularFile } from "./RegularFile.ts"
 
 /**
- * Loading `abhed.json` from a path (docs/design.md#configuration): read the file, parse and decode it, and note its folder, against
- * which relative `cwd`s (and so the commands' relative arguments) resolve. Two typed failures: the file could not
- * be read, or it was read and is not a valid config.
+ * Loading `abhed.json` from a path (docs/design.md#configuration): read the file, parse and decode it, and note its
+ * folder, against which relative `cwd`s (and so the commands' relative arguments) resolve. Two typed failures: the file
+ * could not be read, or it was read and is not a valid config.
  */
 
 export interface LoadedConfig {
@@ -39,9 +39,9 @@ export class ConfigInvalid extends Schema.TaggedError<ConfigInvalid>()("ConfigIn
 }
 
 /**
- * Decode a config's text (docs/design.md#configuration). `file` names it in the problems (`abhed.json:3:17: …`), `absolute` is kept as
- * the loaded config's `file`; `baseDir` is where its relative `cwd`s resolve (a config read from stdin has no folder:
- * the caller says which).
+ * Decode a config's text (docs/design.md#configuration). `file` names it in the problems (`abhed.json:3:17: …`),
+ * `absolute` is kept as the loaded config's `file`; `baseDir` is where its relative `cwd`s resolve (a config read from
+ * stdin has no folder: the caller says which).
  */
 export const decodeConfig = (
   text: string,

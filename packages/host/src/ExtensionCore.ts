@@ -29,10 +29,10 @@ import * as Watchdog from "./Watchdog.ts"
  * attribution of reply lines (`Transport.outOfStep`), reply ids, decoding, death for good on any failure, and the
  * close sequence. A `Transport` (a process's pipes, or a fake's handler) only moves requests out and lines back.
  *
- * Attribution (docs/design.md#failures): a line belongs to the request in flight when its bytes were read. The transport calls
- * `read` synchronously from its read callback with the complete lines of that read, and the request becomes the
- * one in flight in the same synchronous step that writes its bytes; so no line read before a request was written
- * can be taken as its reply, whatever the scheduler does next. State is plain variables for that reason: every
+ * Attribution (docs/design.md#failures): a line belongs to the request in flight when its bytes were read. The
+ * transport calls `read` synchronously from its read callback with the complete lines of that read, and the request
+ * becomes the one in flight in the same synchronous step that writes its bytes; so no line read before a request was
+ * written can be taken as its reply, whatever the scheduler does next. State is plain variables for that reason: every
  * change to it is one synchronous step, which is also what the hot path wants (no Ref, no fiber per exchange).
  */
 
@@ -106,7 +106,7 @@ export const make = Effect.fnUntraced(function*<R>(options: CoreOptions<R>) {
     if (current !== undefined) current.settle(Exit.fail(error))
   }
 
-  /** The lines of one read, attributed to the request in flight now (docs/design.md#failures), in one synchronous step. */
+  /** One read's lines, attributed to the request in flight now (docs/design.md#failures), in one synchronous step. */
   const read = (lines: ReadonlyArray<ReadLine>): void => {
     if (lines.length === 0 || phase._tag === "dead") return
     const current = inFlight
@@ -126,9 +126,9 @@ export const make = Effect.fnUntraced(function*<R>(options: CoreOptions<R>) {
 
   /**
    * Commit to a request: it is written once whatever the extension wrote before it has been read (`catchUp`,
-   * docs/design.md#failures), and from then on its reply belongs to it whatever the caller does. The write is one synchronous
-   * step: checking for death, making the request the one in flight, writing its bytes and arming the watchdog
-   * happen together, so no line can be read in between (attribution), and a death in between cannot leave the
+   * docs/design.md#failures), and from then on its reply belongs to it whatever the caller does. The write is one
+   * synchronous step: checking for death, making the request the one in flight, writing its bytes and arming the
+   * watchdog happen together, so no line can be read in between (attribution), and a death in between cannot leave the
    * request waiting for a reply that cannot come. Returns the death that stops it from being begun at all.
    */
   const begin = <E extends EventName>(

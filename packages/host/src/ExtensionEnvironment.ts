@@ -3,10 +3,10 @@ import type { ExtensionConfig } from "@abhed/protocol"
 import { Effect } from "effect"
 
 /**
- * The environment an extension starts with (docs/design.md#environment): a baseline of the host's variables that programs need to run at
- * all, what its `env_passthrough` names (names or `*` globs), and its own `env` (which wins). Nothing else of
- * the host's environment: API keys and cloud credentials stay with the agent, since an extension is a file
- * dropped into a folder, and nothing vouches for it.
+ * The environment an extension starts with (docs/design.md#environment): a baseline of the host's variables that
+ * programs need to run at all, what its `env_passthrough` names (names or `*` globs), and its own `env` (which wins).
+ * Nothing else of the host's environment: API keys and cloud credentials stay with the agent, since an extension is a
+ * file dropped into a folder, and nothing vouches for it.
  */
 
 /**

@@ -2,8 +2,8 @@ import { MalformedReply } from "@abhed/protocol"
 import { Schema } from "effect"
 
 /**
- * Why an exchange with an extension failed (docs/design.md#failures). Every one of these marks the extension dead for good.
- * `MalformedReply` is the protocol's own error (it names the field and what was expected).
+ * Why an exchange with an extension failed (docs/design.md#failures). Every one of these marks the extension dead for
+ * good. `MalformedReply` is the protocol's own error (it names the field and what was expected).
  */
 export class ExtensionTimeout extends Schema.TaggedError<ExtensionTimeout>()("ExtensionTimeout", {
   extension: Schema.String,
@@ -32,8 +32,8 @@ export class ExtensionExited extends Schema.TaggedError<ExtensionExited>()("Exte
 export class UnsolicitedOutput extends Schema.TaggedError<UnsolicitedOutput>()("UnsolicitedOutput", {
   extension: Schema.String,
   /**
-   * What was out of step (docs/design.md#failures): the start of a line that no request in flight can own (none in flight, or
-   * more lines in one read than requests in flight), or "reply to id X while Y was in flight".
+   * What was out of step (docs/design.md#failures): the start of a line that no request in flight can own (none in
+   * flight, or more lines in one read than requests in flight), or "reply to id X while Y was in flight".
    */
   line: Schema.String
 }) {

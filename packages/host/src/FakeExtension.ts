@@ -5,10 +5,10 @@ import * as ExtensionCore from "./ExtensionCore.ts"
 import { ExtensionExited } from "./ExtensionError.ts"
 
 /**
- * In-process extensions for tests (docs/design.md#architecture). A fake's handler plays the extension's side of one exchange and
- * returns the RAW reply JSON, so a fake can be slow (`Effect.never` → timeout on the Clock), wrong (malformed
- * replies) or die (`FakeExit` → `ExtensionExited`). It runs on the same core as the process-backed extension, so
- * serialization, timeouts, death and status behave exactly alike.
+ * In-process extensions for tests (docs/design.md#architecture). A fake's handler plays the extension's side of one
+ * exchange and returns the RAW reply JSON, so a fake can be slow (`Effect.never` → timeout on the Clock), wrong
+ * (malformed replies) or die (`FakeExit` → `ExtensionExited`). It runs on the same core as the process-backed
+ * extension, so serialization, timeouts, death and status behave exactly alike.
  */
 
 /** The fake's process "exited" while handling the request. */

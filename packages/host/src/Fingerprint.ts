@@ -79,7 +79,10 @@ const onPath = (x: ExtensionConfig): ReadonlyArray<string> =>
     ? [x.command]
     : (x.env["PATH"] ?? process.env["PATH"] ?? "").split(":").map((entry) => NodePath.join(entry === "" ? "." : entry, x.command))
 
-/** Paths an extension's command line names: the command (as a path, or on PATH), each argument but options, the value of `--x=v`. */
+/**
+ * Paths an extension's command line names: the command (as a path, or on PATH), each argument but options, the value of
+ * `--x=v`.
+ */
 const candidates = (x: ExtensionConfig): ReadonlyArray<string> => {
   const words = [...onPath(x), ...x.args]
   return words.flatMap((w) => {

@@ -14,7 +14,8 @@ import * as ProcessGroup from "./ProcessGroup.ts"
 import * as StderrTail from "./StderrTail.ts"
 
 /**
- * An extension backed by a child process (docs/design.md#failures, #architecture): the shared core over the process's pipes.
+ * An extension backed by a child process (docs/design.md#failures, #architecture): the shared core over the process's
+ * pipes.
  *
  * Spawned with `node:child_process` inside a scoped resource, for the raw pipes the hot path and attribution need:
  * a request's bytes are written straight to stdin, and stdout is cut into lines in its `data` callback, where each

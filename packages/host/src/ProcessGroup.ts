@@ -4,8 +4,9 @@ import type * as NodeChildProcess from "node:child_process"
 
 /**
  * A child process that leads its own process group (spawned `detached`), and how to end the whole group
- * (docs/design.md#failures): SIGTERM to the group, a grace, SIGKILL, and a wait until the group is gone, so that children the
- * extension started are ended with it. A helper that left the group (`setsid`) is out of reach: docs/failures.md.
+ * (docs/design.md#failures): SIGTERM to the group, a grace, SIGKILL, and a wait until the group is gone, so that
+ * children the extension started are ended with it. A helper that left the group (`setsid`) is out of reach:
+ * docs/failures.md.
  */
 
 const PollMillis = 10

@@ -1,13 +1,24 @@
-import { type AcceptedTool, type LayerPolicy, sortByName } from "@abhed/core"
-import { canonicalJson, type Config, type ExtensionConfig } from "@abhed/protocol"
-import { Clock, Effect, Exit, Schema, Scope, Semaphore } from "effect"
-import * as NodeCrypto from "node:crypto"
-import * as NodePath from "node:path"
+import { type AcceptedTool, sortByName } from "@abhed/core"
+import type { ExtensionConfig } from "@abhed/protocol"
+import { Clock, Effect, Exit, Scope, Semaphore } from "effect"
 import { single, type DispatchContext } from "./dispatch/Dispatch.ts"
 import * as ListTools from "./dispatch/ListTools.ts"
 import { makeRoundContext } from "./dispatch/Round.ts"
 import type { Extension } from "./Extension.ts"
-import { scriptsOf } from "./Fingerprint.ts"
+import {
+  absolute,
+  fingerprintOf,
+  planReload,
+  printOf,
+  type ReloadInput,
+  ReloadRejected,
+  type ReloadReport,
+  reportOf,
+  type Settings,
+  settingsOf
+} from "./ReloadPlan.ts"
+
+export { type ReloadInput, ReloadRejected, type ReloadReport } from "./ReloadPlan.ts"
 
 /**
  * A host's extension set, and a new config taken within the session (docs/embedding.md#reload). Every call the
@@ -16,7 +27,8 @@ import { scriptsOf } from "./Fingerprint.ts"
  * old one, then ends what the new set no longer has. An extension whose definition and scripts (the bytes of the
  * files its command line names, as in Fingerprint.ts) are unchanged is the same running extension in the new set;
  * one that changed is started again; one removed gets `session_end` and is closed; one added is started and gets
- * `session_start`. The policy, `builtin_tools` and `max_rewrite_rounds` switch with the set.
+ * `session_start`. The policy, `builtin_tools` and `max_rewrite_rounds` switch with the set. What changes is
+ * planned first (ReloadPlan.ts); this file runs the swap.
  */
 
 /** How a host starts the extensions of a new config, and what tells a changed one. */
@@ -29,36 +41,6 @@ export interface Reloading {
   readonly roots: ReadonlyArray<string>
   /** The agent's own tools, added to every config's `builtin_tools`. */
   readonly builtinTools: ReadonlyArray<string>
-}
-
-/** The config a reload switches to. */
-export interface ReloadInput {
-  readonly config: Config
-  /** One policy per config layer (`loadLayers`), joined; without it, the config's own `policy`. */
-  readonly policies?: ReadonlyArray<LayerPolicy> | undefined
-  /** What the config's relative `cwd`s resolve against (default: the host's). */
-  readonly baseDir?: string | undefined
-  /** Where scripts are looked for (default: the host's roots). */
-  readonly roots?: ReadonlyArray<string> | undefined
-}
-
-/** What a reload did, by extension name (each list in name order), and the set's fingerprints before and after. */
-export interface ReloadReport {
-  readonly kept: ReadonlyArray<string>
-  readonly restarted: ReadonlyArray<string>
-  readonly removed: ReadonlyArray<string>
-  readonly added: ReadonlyArray<string>
-  readonly before: string
-  readonly after: string
-}
-
-/** A reload refused before anything changed: the set running stays as it was. */
-export class ReloadRejected extends Schema.TaggedError<ReloadRejected>()("ReloadRejected", {
-  reason: Schema.String
-}) {
-  override get message(): string {
-    return `reload rejected, the extensions running are unchanged: ${this.reason}`
-  }
 }
 
 /** One set: what a call runs over. */
@@ -110,35 +92,6 @@ export const startExtensions = (
       { concurrency: "unbounded" }
     )
   })
-
-const sha256 = (text: string): string => NodeCrypto.createHash("sha256").update(text).digest("hex")
-
-const absolute = (baseDir: string) => (x: ExtensionConfig): ExtensionConfig => ({ ...x, cwd: NodePath.resolve(baseDir, x.cwd ?? ".") })
-
-/** An extension's digest: its definition with an absolute cwd, and the digests of its scripts under `roots`. */
-const printOf = (roots: ReadonlyArray<string>, x: ExtensionConfig): Effect.Effect<string> =>
-  Effect.map(
-    Effect.forEach(roots, (root) =>
-      Effect.map(scriptsOf(root, x.cwd ?? ".", x), (scripts) => scripts.map((s) => [NodePath.join(root, s.path), s.sha256]))),
-    (scripts) => sha256(canonicalJson({ definition: x, scripts: scripts.flat() }))
-  )
-
-interface Settings {
-  readonly policy: DispatchContext["policy"]
-  readonly policies: DispatchContext["policies"]
-  readonly maxRounds: number
-  readonly builtin: ReadonlyArray<string>
-}
-
-const settingsOf = (ctx: DispatchContext): Settings => ({
-  policy: ctx.policy,
-  policies: ctx.policies,
-  maxRounds: ctx.maxRounds,
-  builtin: ctx.builtin
-})
-
-const fingerprintOf = (settings: Settings, prints: ReadonlyMap<string, string>): string =>
-  sha256(canonicalJson({ settings, extensions: Object.fromEntries(prints) }))
 
 /**
  * A dispatch context over `extensions` with `settings`, sharing the first context's counters (the audit's `seq`,
@@ -235,56 +188,19 @@ const retire = (ctx: DispatchContext, leaving: ReadonlyArray<Extension>): Effect
     }, { concurrency: "unbounded", discard: true })
   })
 
-const duplicatesOf = (configs: ReadonlyArray<ExtensionConfig>): ReadonlyArray<string> => {
-  const seen = new Set<string>()
-  const twice = new Set<string>()
-  for (const x of configs) (seen.has(x.name) ? twice : seen).add(x.name)
-  return [...twice].sort()
-}
-
 /** Switch `sets` to `next` (one reload at a time; see the top of this file). */
 export const reload = (sets: Sets, next: ReloadInput): Effect.Effect<ReloadReport, ReloadRejected> =>
   sets.lock.withPermit(Effect.gen(function*() {
     if (sets.closed) return yield* new ReloadRejected({ reason: "the session has ended" })
     const old = sets.current
     const reloading = sets.reloading
-    const twice = duplicatesOf(next.config.extensions)
-    if (twice.length > 0) {
-      return yield* new ReloadRejected({ reason: `extension names must be unique: ${twice.join(", ")}` })
-    }
-    const configs = next.config.extensions.map(absolute(next.baseDir ?? reloading?.baseDir ?? "."))
-    const roots = next.roots ?? reloading?.roots ?? []
-    const prints = new Map<string, string>()
-    for (const x of configs) prints.set(x.name, yield* printOf(roots, x))
-    const byName = new Map(old.extensions.map((x) => [x.name, x]))
-    // A dead extension has no process to keep: unchanged or not, a reload starts it again.
-    const dead = new Set<string>()
-    for (const x of old.extensions) if ((yield* x.status).state._tag === "dead") dead.add(x.name)
-    const same = (x: ExtensionConfig) => old.prints.get(x.name) === prints.get(x.name) && !dead.has(x.name)
-    const keep = configs.filter(same)
-    const fresh = configs.filter((x) => !same(x))
-    if (fresh.length > 0 && reloading === undefined) {
-      return yield* new ReloadRejected({
-        reason: `this host was made over extensions given to it and cannot start any: ${fresh.map((x) => x.name).join(", ")}`
-      })
-    }
-    const kept = keep.flatMap((x) => {
-      const running = byName.get(x.name)
-      return running === undefined ? [] : [running]
-    })
-    const keptNames = new Set(kept.map((x) => x.name))
-    const leaving = old.extensions.filter((x) => !keptNames.has(x.name))
-    const settings: Settings = {
-      policy: next.config.policy,
-      policies: next.policies,
-      maxRounds: next.config.max_rewrite_rounds,
-      builtin: [...new Set([...next.config.builtin_tools, ...(reloading?.builtinTools ?? [])])].sort()
-    }
+    const plan = yield* planReload(old, next, reloading)
+    const { kept, settings } = plan
     // Started in a scope of their own until the swap: a reload interrupted before it closes them again.
     const staging = yield* Scope.fork(sets.scope, "parallel")
-    const started = reloading === undefined || fresh.length === 0
+    const started = reloading === undefined || plan.fresh.length === 0
       ? []
-      : yield* startExtensions(fresh, reloading.start).pipe(Scope.provide(staging))
+      : yield* startExtensions(plan.fresh, reloading.start).pipe(Scope.provide(staging))
     const set = yield* Effect.gen(function*() {
       const extensions = sortByName([...kept, ...started])
       const ctx = deriveContext(sets.root, extensions, settings, old.ctx.reported)
@@ -298,28 +214,19 @@ export const reload = (sets: Sets, next: ReloadInput): Effect.Effect<ReloadRepor
         ctx,
         extensions,
         tools: tools.accepted,
-        prints,
-        fingerprint: fingerprintOf(settings, prints),
+        prints: plan.prints,
+        fingerprint: fingerprintOf(settings, plan.prints),
         running: 0,
         whenIdle: []
       }
       return made
     }).pipe(Effect.onExit((exit) => Exit.isSuccess(exit) ? Effect.void : Scope.close(staging, exit)))
     sets.current = set
-    const names = (xs: ReadonlyArray<{ readonly name: string }>) => xs.map((x) => x.name).sort()
-    const newNames = new Set(configs.map((x) => x.name))
-    const report: ReloadReport = {
-      kept: names(kept),
-      restarted: names(started.filter((x) => byName.has(x.name))),
-      removed: names(old.extensions.filter((x) => !newNames.has(x.name))),
-      added: names(started.filter((x) => !byName.has(x.name))),
-      before: old.fingerprint,
-      after: set.fingerprint
-    }
+    const report = reportOf(old, plan, started, set.fingerprint)
     yield* record(set.ctx, report)
     // Calls that began over the old set finish over it; then what it alone held ends.
     yield* idle(old)
-    yield* retire(deriveContext(sets.root, leaving, settingsOf(old.ctx), old.ctx.reported), leaving)
+    yield* retire(deriveContext(sets.root, plan.leaving, settingsOf(old.ctx), old.ctx.reported), plan.leaving)
     return report
   }))
 

@@ -1,6 +1,6 @@
 /**
- * What the host keeps of an extension's stderr (docs/design.md#failures): the last 64 KiB for status and diagnostics, and the
- * lines to forward to the logger. Memory is bounded whatever the extension writes: the tail is a fixed ring and
+ * What the host keeps of an extension's stderr (docs/design.md#failures): the last 64 KiB for status and diagnostics,
+ * and the lines to forward to the logger. Memory is bounded whatever the extension writes: the tail is a fixed ring and
  * a line longer than `maxLineBytes` is cut into pieces. (`Stream.splitLines` would buffer an endless line whole,
  * which is why stderr is split here rather than with it.)
  */

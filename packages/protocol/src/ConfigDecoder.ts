@@ -7,9 +7,10 @@ import { MaxDepth, pathKey, readConfigText, type Span } from "./ConfigText.ts"
 import { isJsonObject } from "./Json.ts"
 
 /**
- * Decoding `abhed.json` (docs/design.md#configuration) into the defaulted `Config`: the `ConfigFile` Schema decides what is valid and fills in the defaults,
- * ConfigIssues.ts words its issues (path and fix), and every problem is reported at once, in document order.
- * Relations between items (unique names, unique events) are checked once the items themselves are valid.
+ * Decoding `abhed.json` (docs/design.md#configuration) into the defaulted `Config`: the `ConfigFile` Schema decides
+ * what is valid and fills in the defaults, ConfigIssues.ts words its issues (path and fix), and every problem is
+ * reported at once, in document order. Relations between items (unique names, unique events) are checked once the items
+ * themselves are valid.
  */
 
 const decodeFile = Schema.decodeUnknownResult(ConfigFile)

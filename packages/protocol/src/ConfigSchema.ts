@@ -28,12 +28,13 @@ export {
 } from "./ConfigSchemaChecks.ts"
 
 /**
- * The `abhed.json` file format as an effect Schema (docs/design.md#configuration): the one statement of the config. It describes the
- * file as written (every key optional but `name` and `command`) on its encoded side. `decodeConfig` decodes with it and words its issues for people
- * (ConfigIssues.ts); editors validate against the JSON Schema generated from it (`docs/abhed.schema.json`).
+ * The `abhed.json` file format as an effect Schema (docs/design.md#configuration): the one statement of the config. It
+ * describes the file as written (every key optional but `name` and `command`) on its encoded side. `decodeConfig`
+ * decodes with it and words its issues for people (ConfigIssues.ts); editors validate against the JSON Schema generated
+ * from it (`docs/abhed.schema.json`).
  *
- * A key that may be left out carries its default (`withDefault`): the decoded type is the defaulted `Config` (Config.ts),
- * and the same value is the JSON Schema's `default`.
+ * A key that may be left out carries its default (`withDefault`): the decoded type is the defaulted `Config`
+ * (Config.ts), and the same value is the JSON Schema's `default`.
  *
  * The annotations the messages are made of: `expected` (what a value must be: "must be {expected}, got …"),
  * `noun` (what a list of literals holds: `unknown event "x"; expected one of …`), `messageMissingKey`, and the

@@ -132,7 +132,10 @@ export const Env = Schema.Record(Schema.String.check(envName), Schema.String.che
 export const Globs = Schema.Record(Schema.String, Schema.String)
 export const oneOf = (values: ReadonlyArray<string>) => `one of ${values.join(", ")}`
 
-/** A key that may be left out and then takes `value`: one statement of the default, for decoding and for the JSON Schema. */
+/**
+ * A key that may be left out and then takes `value`: one statement of the default, for decoding and for the JSON
+ * Schema.
+ */
 export const withDefault = <S extends Schema.Top>(value: S["Type"], schema: S) => {
   const annotated = schema.annotate({ default: value })
   return Schema.withDecodingDefaultTypeKey<typeof annotated>(Effect.succeed(value))(annotated)

@@ -1,8 +1,8 @@
 import { createScanner, type Node, parseTree, printParseErrorCode, type ParseError } from "jsonc-parser"
 
 /**
- * The text of `abhed.json` (docs/design.md#configuration): JSON with comments (JSONC), read with a real tokenizer (`jsonc-parser`,
- * VS Code's) instead of `JSON.parse`, so that
+ * The text of `abhed.json` (docs/design.md#configuration): JSON with comments (JSONC), read with a real tokenizer
+ * (`jsonc-parser`, VS Code's) instead of `JSON.parse`, so that
  * - a key repeated in one object is a problem naming both lines, not a silent replacement of the first (a
  *   second `"extensions": []` lower in the file must not remove every guard);
  * - every problem has a line and column;

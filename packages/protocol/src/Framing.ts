@@ -29,7 +29,9 @@ export const decodeChannel = <IE = never, Done = unknown>(options?: DecodeOption
     maxLineBytes: options?.maxLineBytes ?? DefaultMaxLineBytes
   })
 
-/** A byte stream as a stream of JSON values. Fails with `NdjsonError` (`LineTooLarge`, `InvalidUtf8`, `InvalidJson`). */
+/**
+ * A byte stream as a stream of JSON values. Fails with `NdjsonError` (`LineTooLarge`, `InvalidUtf8`, `InvalidJson`).
+ */
 export const decodeStream = <E, R>(
   bytes: Stream.Stream<Uint8Array, E, R>,
   options?: DecodeOptions

@@ -79,11 +79,11 @@ export const jsonProblemButNumbers = (value: unknown, limit: number): JsonProble
 export const nestedDeeperThan = (value: unknown, limit: number): boolean => findProblem(value, limit, NoLeaves) === "deep"
 
 /**
- * Why the host cannot send a request field to an extension (docs/design.md#input-from-the-agent, input from the agent), or undefined when it
- * can. The whole request may nest at most `MaxJsonDepth` levels, like a reply, so a field that sits one level down
- * (`args`, `messages`) may nest `MaxJsonDepth - 1`: then an extension that echoes `args` back in its reply stays
- * within the reply limit. A cycle is infinitely deep. A BigInt is not JSON. Iterative: it never overflows the
- * stack on the input it is there to catch.
+ * Why the host cannot send a request field to an extension (docs/design.md#input-from-the-agent, input from the agent),
+ * or undefined when it can. The whole request may nest at most `MaxJsonDepth` levels, like a reply, so a field that
+ * sits one level down (`args`, `messages`) may nest `MaxJsonDepth - 1`: then an extension that echoes `args` back in
+ * its reply stays within the reply limit. A cycle is infinitely deep. A BigInt is not JSON. Iterative: it never
+ * overflows the stack on the input it is there to catch.
  */
 export const unsendableField = (field: string, value: unknown): string | undefined => {
   const problem = findProblem(value, MaxJsonDepth - 1, AllLeaves)
@@ -131,7 +131,9 @@ const ProtocolKeys: ReadonlySet<string> = new Set([
   "block", "ask", "reason", "keep", "cancel", "summary", "tools", "name", "description", "input_schema", "result"
 ])
 
-/** An object's keys as shown: the protocol's own as they are, any other by its length, numbered where two read alike. */
+/**
+ * An object's keys as shown: the protocol's own as they are, any other by its length, numbered where two read alike.
+ */
 const hideKeys = (o: { readonly [key: string]: unknown }): Record<string, unknown> => {
   const out: Record<string, unknown> = Object.create(null)
   for (const [key, v] of Object.entries(o)) {

@@ -124,7 +124,8 @@ const indices: Field = {
   check: (u) => (Array.isArray(u) ? undefined : "")
 }
 const toolFields = {
-  // Any string: a name that is not a valid tool name rejects that one declaration, not the whole reply (docs/design.md#combination).
+  // Any string: a name that is not a valid tool name rejects that one declaration, not the whole reply
+  // (docs/design.md#combination).
   name: str,
   description: str,
   input_schema: obj
@@ -193,7 +194,8 @@ const at = (u: unknown, sub: string): unknown => {
  * `array ["<31 chars>"]`), never a string's, a number's or a key's value. A reply in the wrong shape can hold
  * exactly what its extension was there to hide (a redactor's `content` as an array of the lines it kept, or as a map
  * from the secrets it found to their replacements), and this text becomes the death cause, which reaches the audit
- * (whatever its content mode), the log and the notes the model reads. A boolean, `null` and nothing are shown as they are: they carry no content.
+ * (whatever its content mode), the log and the notes the model reads. A boolean, `null` and nothing are shown as they
+ * are: they carry no content.
  */
 export const shapeOf = (u: unknown): string =>
   u === undefined

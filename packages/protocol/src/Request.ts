@@ -5,15 +5,17 @@ import type { EventName } from "./Event.ts"
 
 const Args = Schema.Record(Schema.String, Schema.Unknown)
 /**
- * Every request the host writes carries `session_id` and `id` (docs/design.md#wire-protocol). `id` names one round of one dispatch:
- * every subscriber of the round gets the same one, the next round or dispatch a new one. A reply may echo it; a
- * reply that carries another id is never applied (the extension is dead, `unsolicited_output`). The host's ids
+ * Every request the host writes carries `session_id` and `id` (docs/design.md#wire-protocol). `id` names one round of
+ * one dispatch: every subscriber of the round gets the same one, the next round or dispatch a new one. A reply may echo
+ * it; a reply that carries another id is never applied (the extension is dead, `unsolicited_output`). The host's ids
  * are strings and it always sends one (`WithId`); the schema lets a reader of requests (the SDK, a test) accept a
  * request without one, or with any JSON value, which it echoes unchanged.
  */
 const base = { session_id: Schema.String, id: Schema.optionalKey(Schema.Unknown) }
 
-/** Requests, one schema per event (docs/design.md#wire-protocol). `round` is present on settling rounds after the first. */
+/**
+ * Requests, one schema per event (docs/design.md#wire-protocol). `round` is present on settling rounds after the first.
+ */
 export const ToolCallRequest = Schema.Struct({
   event: Schema.Literal("tool_call"),
   ...base,

@@ -3,10 +3,10 @@
 import * as Schema from "effect/Schema"
 
 /**
- * What a declared tool name must look like (docs/design.md#combination): the rule model providers impose on function names, letters, digits,
- * `_` and `-`, 1 to 64 characters. Not `.`: one declared `a.b` would make every model request that carries the
- * extension tools fail. ASCII only, so no look-alike (`b\u0430sh`, `bash\u200b`, `bash `) can pass for a built-in,
- * and a case-insensitive comparison is exact.
+ * What a declared tool name must look like (docs/design.md#combination): the rule model providers impose on function
+ * names, letters, digits, `_` and `-`, 1 to 64 characters. Not `.`: one declared `a.b` would make every model request
+ * that carries the extension tools fail. ASCII only, so no look-alike (`b\u0430sh`, `bash\u200b`, `bash `) can pass for
+ * a built-in, and a case-insensitive comparison is exact.
  */
 export const ToolNamePattern = /^[A-Za-z0-9_-]{1,64}$/
 

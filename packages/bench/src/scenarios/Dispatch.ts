@@ -10,8 +10,9 @@ import { summarize } from "../Stats.ts"
 import { hostToolCall, rawToolCall, sessionId } from "./ToolCall.ts"
 
 /**
- * 1. Sequential tool_call dispatches to 1 and to 8 no-op extensions (budget: p50 ratio ≤ 1.3, docs/design.md#performance-budget), against
- * the raw client running the same processes the same way (each in a session of its own, as the host must).
+ * 1. Sequential tool_call dispatches to 1 and to 8 no-op extensions (budget: p50 ratio ≤ 1.3,
+ * docs/design.md#performance-budget), against the raw client running the same processes the same way (each in a session
+ * of its own, as the host must).
  *
  * Where the processes run decides the floor on a small VM (Placement.ts): the budget rows are measured twice, with
  * every extension process pinned to another core than the agent's main thread and pinned to the agent's core, the
@@ -72,11 +73,11 @@ const measureSdk = (command: (base: ExtensionCommand) => ExtensionCommand, plan:
   )
 
 /**
- * The p50 budget of a dispatch row (docs/design.md#performance-budget leaves the placement open; docs/benchmarks.md, "Which placement the
- * budget means"). With the extensions on another core, or wherever the kernel puts them where nothing can be
- * pinned: ≤ 1.3, docs/design.md#performance-budget's figure, over a real cross-process round trip. On the agent's own core nothing
- * overlaps and the ratio is (floor + the host's CPU) over (floor + a minimal client's): ≤ 2, the host's CPU per
- * dispatch at most one same-core round trip.
+ * The p50 budget of a dispatch row (docs/design.md#performance-budget leaves the placement open; docs/benchmarks.md,
+ * "Which placement the budget means"). With the extensions on another core, or wherever the kernel puts them where
+ * nothing can be pinned: ≤ 1.3, docs/design.md#performance-budget's figure, over a real cross-process round trip. On
+ * the agent's own core nothing overlaps and the ratio is (floor + the host's CPU) over (floor + a minimal client's):
+ * ≤ 2, the host's CPU per dispatch at most one same-core round trip.
  */
 export const dispatchBudget = (placement: Placement | undefined): number =>
   placement !== undefined && placement.extensionCpu === placement.agentCpu ? 2 : 1.3

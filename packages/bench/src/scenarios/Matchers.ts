@@ -8,10 +8,10 @@ import { summarize } from "../Stats.ts"
 import { hostToolCall, sessionId } from "./ToolCall.ts"
 
 /**
- * 10. Matchers (docs/design.md#performance-budget): 8 no-op extensions of which 7 have a `match` that misses the call (a `git push*` guard;
- * the call is `git status --short`), against the host's own dispatch to 1 no-op extension, interleaved in the
- * same run. Both columns are the host: the "raw" column is the 1-extension host. Budget: p50 ≤ 1.1×, i.e. an
- * extension whose rules do not match costs (nearly) nothing: no write, no fiber, one glob test per round.
+ * 10. Matchers (docs/design.md#performance-budget): 8 no-op extensions of which 7 have a `match` that misses the call
+ * (a `git push*` guard; the call is `git status --short`), against the host's own dispatch to 1 no-op extension,
+ * interleaved in the same run. Both columns are the host: the "raw" column is the 1-extension host. Budget: p50 ≤ 1.1×,
+ * i.e. an extension whose rules do not match costs (nearly) nothing: no write, no fiber, one glob test per round.
  */
 
 // The bench call is `git status --short` (ToolCall.ts): it misses this rule.

@@ -24,7 +24,9 @@ export const isIgnoredAllow = (event: string, reply: unknown): boolean =>
 /** The field a reply proposes a rewrite in, for the events that settle. */
 const proposalField = (event: string): "args" | undefined => (event === "tool_call" ? "args" : undefined)
 
-/** What the next round sends: the lowest-named extension's proposal that differs from this round's (the settling rule). */
+/**
+ * What the next round sends: the lowest-named extension's proposal that differs from this round's (the settling rule).
+ */
 const nextPayload = (event: string, exchanges: ReadonlyArray<AuditEntryExchange>, current: unknown): unknown => {
   const field = proposalField(event)
   if (field === undefined || current === undefined) return current

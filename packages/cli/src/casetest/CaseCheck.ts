@@ -4,8 +4,8 @@ import { isWithheld, resultActors } from "../replay/Actors.ts"
 import type { CallCase, ResultCase } from "./TestCase.ts"
 
 /**
- * Whether what came of a case is what it expects (docs/cli.md#abhed-ext-test). Pure: the case, the host's outcome and the
- * dispatch's audit record in; what was expected, what came, and each mismatch out.
+ * Whether what came of a case is what it expects (docs/cli.md#abhed-ext-test). Pure: the case, the host's outcome and
+ * the dispatch's audit record in; what was expected, what came, and each mismatch out.
  */
 export interface CaseVerdict {
   readonly passed: boolean

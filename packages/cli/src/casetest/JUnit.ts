@@ -1,7 +1,7 @@
 /**
- * The JUnit XML report of `abhed-ext test --junit` (docs/cli.md#abhed-ext-test): the format CI systems read (GitLab, GitHub
- * Actions' reporters, Jenkins): one `<testsuite>` per cases file, one `<testcase>` per case, a `<failure>` in each
- * that failed. Pure: results in, the document out.
+ * The JUnit XML report of `abhed-ext test --junit` (docs/cli.md#abhed-ext-test): the format CI systems read (GitLab,
+ * GitHub Actions' reporters, Jenkins): one `<testsuite>` per cases file, one `<testcase>` per case, a `<failure>` in
+ * each that failed. Pure: results in, the document out.
  */
 export interface JUnitCase {
   readonly name: string

@@ -2,8 +2,8 @@ import { isJsonObject, type JsonObject } from "@abhed/protocol"
 import { Result, Schema } from "effect"
 
 /**
- * One line of an `abhed-ext test` cases file (docs/cli.md#abhed-ext-test): a tool call and the decision that must come of
- * it, or a tool result and the content / is_error that must come of it. Pure: text in, a case or a one-line reason
+ * One line of an `abhed-ext test` cases file (docs/cli.md#abhed-ext-test): a tool call and the decision that must come
+ * of it, or a tool result and the content / is_error that must come of it. Pure: text in, a case or a one-line reason
  * out. Unknown keys are errors: a misspelt `"expet"` must not turn a case into one that checks nothing.
  */
 

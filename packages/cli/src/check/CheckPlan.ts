@@ -145,7 +145,7 @@ export const burst = (n: number): ReadonlyArray<PlannedRequest> =>
 export const BurstSize = 100
 
 /**
- * The `id` the check gives a request (docs/design.md#wire-protocol: a host gives every round its own), written with it and looked
- * for in the reply.
+ * The `id` the check gives a request (docs/design.md#wire-protocol: a host gives every round its own), written with it
+ * and looked for in the reply.
  */
 export const requestId = (planned: PlannedRequest): string => `check-${planned.label.replace(/\s+/g, "-")}`

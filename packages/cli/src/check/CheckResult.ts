@@ -99,7 +99,8 @@ export const replyProblem = (planned: PlannedRequest, text: string): string | un
   }
   const decoded = decodeReply(planned.event, json)
   if (Result.isFailure(decoded)) return `${decoded.failure.message} (reply ${preview(text)})`
-  // A tool name the host would reject (docs/design.md#combination): the reply is valid, but that tool would never be offered.
+  // A tool name the host would reject (docs/design.md#combination): the reply is valid, but that tool would never be
+  // offered.
   const tools = planned.event === "list_tools" && isJsonObject(json) && Array.isArray(json["tools"]) ? json["tools"] : []
   const bad = tools.findIndex((t) => isJsonObject(t) && typeof t["name"] === "string" && !isToolName(t["name"]))
   if (bad === -1) return undefined
@@ -146,9 +147,9 @@ const exchangeProblems = (x: Exchange, timeoutName: string): ReadonlyArray<strin
 }
 
 /**
- * Do replies echo `id` (docs/design.md#wire-protocol)? A reply with another request's id fails (the host would mark the extension
- * dead). Not echoing passes, with a note: the host accepts it unless `reply_ids` is "required", but then a stray
- * line that arrives in a later read cannot be told from a reply. With no JSON reply at all there is nothing to
+ * Do replies echo `id` (docs/design.md#wire-protocol)? A reply with another request's id fails (the host would mark the
+ * extension dead). Not echoing passes, with a note: the host accepts it unless `reply_ids` is "required", but then a
+ * stray line that arrives in a later read cannot be told from a reply. With no JSON reply at all there is nothing to
  * judge: skipped, never passed.
  */
 const idsResult = (answered: ReadonlyArray<Exchange>): CheckResult => {

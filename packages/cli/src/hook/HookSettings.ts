@@ -160,7 +160,8 @@ export const readSettings = (format: HookFormat, settings: unknown): Result.Resu
           continue
         }
         if (!isToolEvent(event) && matcher !== undefined && matcher.trim() !== "" && matcher.trim() !== "*") {
-          // SessionStart's "resume", PreCompact's "manual": a source or trigger we do not have (ours are "startup", "auto").
+          // SessionStart's "resume", PreCompact's "manual": a source or trigger we do not have (ours are "startup",
+          // "auto").
           warnings.push({
             where: `${where}${label}`,
             why: `its matcher ${JSON.stringify(matcher)} is not carried over (on ${peerEvent} it filters the source or ` +

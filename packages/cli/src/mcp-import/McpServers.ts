@@ -52,7 +52,9 @@ export interface ImportOptions {
   readonly cwd: string
 }
 
-/** How long one tool call may take when the file sets no `timeout` (Gemini's default is 10 minutes, Claude's longer). */
+/**
+ * How long one tool call may take when the file sets no `timeout` (Gemini's default is 10 minutes, Claude's longer).
+ */
 export const DefaultCallTimeoutMs = 60_000
 /** Slack between the adapter's bound on a call and the extension's `timeout_ms`: the adapter answers first. */
 const ExtensionSlackMs = 1000
@@ -253,7 +255,8 @@ const serverOf = (
           "config; put it in an environment variable and write ${VAR} in its place"
       )
     }
-    // Assignments the shell makes before starting the server: a variable set from others, or from a mix of text and them.
+    // Assignments the shell makes before starting the server: a variable set from others, or from a mix of text and
+    // them.
     const exports: Array<readonly [string, ReadonlyArray<Piece>]> = []
     const given = entry["env"] ?? {}
     if (!isJsonObject(given)) return skip("env: expected an object of variables")
@@ -357,7 +360,8 @@ const serverOf = (
 
   const timeout = timeoutOf(entry["timeout"])
   if (timeout.adjusted !== undefined) warnings.push(timeout.adjusted)
-  // The adapter's bound on the server's start and the listing of its tools; the host's on that first exchange is above it.
+  // The adapter's bound on the server's start and the listing of its tools; the host's on that first exchange is above
+  // it.
   const startupMs = Math.max(StartupTimeoutMs, timeout.ms)
 
   const deny: Array<{ readonly tool: string; readonly reason: string }> = []

@@ -8,7 +8,10 @@ import { open } from "./McpConnection.ts"
 import { handlers } from "./McpSession.ts"
 import { parseTarget } from "./McpTarget.ts"
 
-/** Below the extension's own default `timeout_ms` (5000), so a hanging call is ours to cancel, not the host's to kill us for. */
+/**
+ * Below the extension's own default `timeout_ms` (5000), so a hanging call is ours to cancel, not the host's to kill us
+ * for.
+ */
 export const DefaultMcpTimeoutMs = 4000
 
 /**

@@ -3,12 +3,12 @@ import { isWithheld } from "./Actors.ts"
 import type { ReadRecord } from "./AuditInput.ts"
 
 /**
- * What of a recorded dispatch can be sent again, exactly as it was first sent (docs/audit.md#replaying-under-a-new-config).
- * Pure. A tool call's args are always in its record. A tool result's content and a context's messages are in it
- * only with `--audit-content full`: as they came in (the record's `input`) when an extension acted on them,
- * else the outcome is what came in. A record without `input` from an older host keeps only what came out: its
- * input is known only when nothing shows an act (no rewrite, no is_error raised, no keep, nothing withheld).
- * Anything else is not replayable, with the reason: never guessed.
+ * What of a recorded dispatch can be sent again, exactly as it was first sent
+ * (docs/audit.md#replaying-under-a-new-config). Pure. A tool call's args are always in its record. A tool result's
+ * content and a context's messages are in it only with `--audit-content full`: as they came in (the record's
+ * `input`) when an extension acted on them, else the outcome is what came in. A record without `input` from an
+ * older host keeps only what came out: its input is known only when nothing shows an act (no rewrite, no is_error
+ * raised, no keep, nothing withheld). Anything else is not replayable, with the reason: never guessed.
  */
 export type ReplayPlan =
   | { readonly _tag: "ToolCall"; readonly tool: string; readonly args: JsonObject; readonly callId: string | undefined }

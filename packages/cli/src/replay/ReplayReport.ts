@@ -3,7 +3,10 @@ import type { Style } from "../Style.ts"
 import type { Malformed } from "./AuditInput.ts"
 import type { ChangeKind, Comparison } from "./ReplayCompare.ts"
 
-/** What `replay` found, and how it is printed (docs/cli.md#abhed-ext-replay): text for people, one JSON document with --json. Pure. */
+/**
+ * What `replay` found, and how it is printed (docs/cli.md#abhed-ext-replay): text for people, one JSON document with
+ * --json. Pure.
+ */
 
 export interface Replayed {
   readonly where: string

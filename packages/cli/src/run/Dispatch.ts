@@ -4,8 +4,8 @@ import type { InputRequest } from "../InputLine.ts"
 import type { OutputLine } from "../Output.ts"
 
 /**
- * One decoded input line through the host: the method its event maps to, the outcome in the docs/design.md#output shape.
- * Only `invoke_tool` can fail (no such tool, or its owner is dead); every other event always has an answer.
+ * One decoded input line through the host: the method its event maps to, the outcome in the docs/design.md#output
+ * shape. Only `invoke_tool` can fail (no such tool, or its owner is dead); every other event always has an answer.
  */
 export const dispatch = (
   host: ExtensionHostShape,

@@ -36,7 +36,9 @@ const startNotes = (file: string, config: Config, events: Option.Option<string>)
     }
   })
 
-/** `abhed-ext run --config FILE [--audit FILE] [EVENTS.jsonl]`: docs/design.md#output, one output line per input line. */
+/**
+ * `abhed-ext run --config FILE [--audit FILE] [EVENTS.jsonl]`: docs/design.md#output, one output line per input line.
+ */
 export const run = Command.make(
   "run",
   {

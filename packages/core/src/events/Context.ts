@@ -13,8 +13,8 @@ export interface Outcome {
   readonly keep: ReadonlyArray<number>
   readonly messages: ReadonlyArray<unknown>
   /**
-   * Why nothing is kept, when a failure withheld the whole context (docs/design.md#failures): a failed or dead filter with
-   * `on_failure` "deny" or "ask", or messages the host could not send. Empty otherwise. When non-empty, `keep`
+   * Why nothing is kept, when a failure withheld the whole context (docs/design.md#failures): a failed or dead filter
+   * with `on_failure` "deny" or "ask", or messages the host could not send. Empty otherwise. When non-empty, `keep`
    * and `messages` are empty: the agent should stop the turn rather than send what a filter was there to hold back.
    */
   readonly withheld: ReadonlyArray<Reason>

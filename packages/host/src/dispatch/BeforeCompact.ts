@@ -7,7 +7,7 @@ import { refuse, single, type DispatchContext } from "./Dispatch.ts"
 export const beforeCompact = (ctx: DispatchContext, messages: ReadonlyArray<unknown>) => {
   const unsendable = unsendableField("messages", messages)
   if (unsendable !== undefined) {
-    return refuse(ctx, "before_compact", undefined, unsendable, BeforeCompactRule.refused(unsendable).outcome)
+    return refuse(ctx, "before_compact", undefined, BeforeCompactRule.refused(unsendable))
   }
   return single(ctx, "before_compact", { event: "before_compact", session_id: ctx.sessionId, messages }, (_, exchanges) =>
     BeforeCompactRule.finish(exchanges))

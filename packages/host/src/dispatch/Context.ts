@@ -6,7 +6,7 @@ import { refuse, single, type DispatchContext } from "./Dispatch.ts"
 
 export const context = (ctx: DispatchContext, messages: ReadonlyArray<unknown>) => {
   const unsendable = unsendableField("messages", messages)
-  if (unsendable !== undefined) return refuse(ctx, "context", undefined, unsendable, ContextRule.refused(unsendable).outcome)
+  if (unsendable !== undefined) return refuse(ctx, "context", undefined, ContextRule.refused(unsendable))
   // The exchanges are in name order: the rule's reduced form as they are.
   return single(ctx, "context", { event: "context", session_id: ctx.sessionId, messages }, (_, exchanges) => {
     const finished = ContextRule.finish(messages, exchanges)

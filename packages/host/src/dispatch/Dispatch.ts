@@ -1,4 +1,4 @@
-import { HostReasonName, type LayerPolicy, type Named, type PolicyHook, type Reason } from "@abhed/core"
+import type { Finished, LayerPolicy, Named, PolicyHook } from "@abhed/core"
 import type { EventName, JsonObject, PolicyConfig, ReplyOf, RequestBody } from "@abhed/protocol"
 import { Clock, Duration, Effect, Tracer } from "effect"
 import type { AuditLog, AuditRound } from "../AuditLog.ts"
@@ -109,27 +109,24 @@ export const dispatch = <A>(
 }
 
 /**
- * Input the host cannot send (docs/design.md#failures): recorded as a dispatch that reached no extension, with the reason in
- * the notes, and answered with the event's fail-closed outcome. The agent's value goes nowhere, the audit included.
+ * Input the host cannot send (docs/design.md#failures): recorded as a dispatch that reached no extension, answered
+ * with the event's fail-closed outcome and notes (`refused`, from the event's rule in core). The agent's value goes
+ * nowhere, the audit included.
  */
 export const refuse = <A>(
   ctx: DispatchContext,
   event: EventName,
   callId: string | undefined,
-  reason: string,
-  outcome: A,
+  refused: Finished<A>,
   tool?: string
 ): Effect.Effect<A> =>
   dispatch(
     ctx,
     event,
     callId,
-    Effect.succeed({ outcome, rounds: [], notes: ctx.recording ? [`not sent to any extension: ${reason}`] : [] }),
+    Effect.succeed({ outcome: refused.outcome, rounds: [], notes: ctx.recording ? refused.notes : [] }),
     tool === undefined ? undefined : { tool }
   )
-
-/** The host's own reason, for input it refused or withheld. */
-export const hostReason = (reason: string): ReadonlyArray<Reason> => [{ extension: HostReasonName, reason }]
 
 /** A single-round event: fan out once, combine the replies in name order (the failed exchanges too, if wanted). */
 export const single = <E extends EventName, A>(

@@ -116,6 +116,3 @@ export const exchange = <E extends EventName>(extension: Extension, request: Enc
       onFailure: (error): Effect.Effect<Exchange<E>> => failed(extension, error, clock.currentTimeMillisUnsafe() - start, reported)
     })
   })
-
-/** The exchange's on_failure when it failed, else "ignore" (docs/design.md#failure-policy). */
-export const onFailure = (x: Exchange<EventName>) => (x.failure !== undefined ? x.extension.config.on_failure : "ignore")

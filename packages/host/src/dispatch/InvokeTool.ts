@@ -30,7 +30,7 @@ export const invokeTool = (
     const unsendable = unsendableField("args", call.args)
     if (unsendable !== undefined) {
       // Not sent to the owner: an error result the model can read, like any failed tool.
-      return yield* refuse(ctx, "invoke_tool", call_id, unsendable, InvokeToolRule.refused(unsendable).outcome, call.tool)
+      return yield* refuse(ctx, "invoke_tool", call_id, InvokeToolRule.refused(unsendable), call.tool)
     }
     const value: RequestBody<"invoke_tool"> = {
       event: "invoke_tool",

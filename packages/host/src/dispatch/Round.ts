@@ -32,7 +32,8 @@ export const makeRoundContext = (extensions: ReadonlyArray<Extension>): RoundCon
   audience: Object.fromEntries(
     EventNames.map((event): [EventName, RoundAudience] => [event, roundAudience(extensions, event)])
   ) as Record<EventName, RoundAudience>, // fromEntries over every EventName: the record is total
-  // Round ids (docs/design.md#wire-protocol): one per round of every dispatch, the same for all of the round's subscribers.
+  // Round ids (docs/design.md#wire-protocol): one per round of every dispatch, the same for all of the round's
+  // subscribers.
   nextId: IdCounter.make()
 })
 

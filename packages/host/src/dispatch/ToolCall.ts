@@ -27,7 +27,7 @@ export const toolCall = (ctx: DispatchContext, call: ToolCallInput): Effect.Effe
     const call_id = callIdOf(call.call_id)
     const unsendable = unsendableField("args", call.args)
     if (unsendable !== undefined) {
-      return refuse(ctx, "tool_call", call_id, unsendable, ToolCallRule.refused(unsendable).outcome, call.tool)
+      return refuse(ctx, "tool_call", call_id, ToolCallRule.refused(unsendable), call.tool)
     }
     if (call.refused !== undefined) {
       // Refused by the agent before any extension could judge it: audited with its args, sent to nobody.

@@ -18,7 +18,7 @@ export const toolResult = (ctx: DispatchContext, input: ToolResultInput): Effect
     const call_id = callIdOf(input.call_id)
     const unsendable = unsendableField("args", input.args)
     if (unsendable !== undefined) {
-      return refuse(ctx, "tool_result", call_id, unsendable, ToolResultRule.refused(unsendable).outcome, input.tool)
+      return refuse(ctx, "tool_result", call_id, ToolResultRule.refused(unsendable), input.tool)
     }
     const auditRounds: Array<AuditRound> = []
     const settled = settleRounds(ctx, "tool_result", ToolResultRule, input.content, (content, round): RequestBody<"tool_result"> => ({
