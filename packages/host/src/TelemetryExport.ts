@@ -1,0 +1,107 @@
+import { Duration, Effect, Layer, Metric } from "effect"
+import type { HttpBody } from "effect/http/HttpBody"
+import * as FetchHttpClient from "effect/http/FetchHttpClient"
+import * as HttpClient from "effect/http/HttpClient"
+import * as HttpClientResponse from "effect/http/HttpClientResponse"
+import { OtlpSerialization } from "effect/observability"
+import { HostMetrics } from "./HostMetrics.ts"
+import type { OtlpProtocol, Signal } from "./TelemetryConfig.ts"
+
+/**
+ * The transport under effect's OTLP exporters, made so that a collector can never get in the way of a decision:
+ * one request in flight per signal (a batch that finds one in flight is dropped, not queued: memory stays bounded
+ * by two batches a signal), each request bounded by the timeout, and a collector that is down, slow or refusing
+ * (any non-2xx) costs the batch, never a retry, a wait or an error. What is dropped is counted, item by item, in
+ * `abhed_telemetry_dropped_total` and in `ExportStats`.
+ */
+export interface ExportStats {
+  readonly sent: Record<Signal, number>
+  readonly dropped: Record<Signal, number>
+  /** The first failure, for one warning: `traces: HTTP 500`. */
+  firstFailure: string | undefined
+  /** Set once the session's end has flushed: anything later is dropped at once. */
+  closed: boolean
+}
+
+export const makeStats = (): ExportStats => ({
+  sent: { traces: 0, metrics: 0, logs: 0 },
+  dropped: { traces: 0, metrics: 0, logs: 0 },
+  firstFailure: undefined,
+  closed: false
+})
+
+interface Batch {
+  readonly signal: Signal
+  readonly items: number
+}
+
+/** Which body is which signal's batch of how many items: filled by the serialization, read by the transport. */
+export type Batches = WeakMap<HttpBody, Batch>
+
+const serviceOf = (layer: Layer.Layer<OtlpSerialization.OtlpSerialization>) =>
+  Effect.provide(Effect.gen(function*() { return yield* OtlpSerialization.OtlpSerialization }), layer)
+
+/** effect's own serialization for each signal's protocol, noting each body's signal and item count. */
+export const serialization = (protocol: { readonly [S in Signal]: OtlpProtocol }, batches: Batches) =>
+  Effect.gen(function*() {
+    const byProtocol = {
+      "http/json": yield* serviceOf(OtlpSerialization.layerJson),
+      "http/protobuf": yield* serviceOf(OtlpSerialization.layerProtobuf)
+    }
+    const pick = (signal: Signal) => byProtocol[protocol[signal]]
+    const noted = (signal: Signal, body: HttpBody, items: number) => {
+      batches.set(body, { signal, items })
+      return body
+    }
+    return OtlpSerialization.OtlpSerialization.of({
+      traces: (data) =>
+        noted("traces", pick("traces").traces(data), data.resourceSpans.reduce((n, r) => n + r.scopeSpans.reduce((m, s) => m + s.spans.length, 0), 0)),
+      metrics: (data) => noted("metrics", pick("metrics").metrics(data), 1),
+      logs: (data) =>
+        noted("logs", pick("logs").logs(data), data.resourceLogs.reduce((n, r) => n + r.scopeLogs.reduce((m, s) => m + (s.logRecords?.length ?? 0), 0), 0))
+    })
+  })
+
+const ok = (request: Parameters<typeof HttpClientResponse.fromWeb>[0]) =>
+  HttpClientResponse.fromWeb(request, new Response(null, { status: 200 }))
+
+/** The bounded, never-failing transport (see above), over `fetch`. */
+export const transport = (timeout: Duration.Input, batches: Batches, stats: ExportStats) =>
+  Effect.map(Effect.provide(Effect.gen(function*() { return yield* HttpClient.HttpClient }), FetchHttpClient.layer), (client) => {
+    const inFlight = new Set<Signal>()
+    const dropped = (batch: Batch | undefined, why: string) =>
+      Effect.withFiber((fiber) => {
+        if (batch === undefined) return Effect.void
+        stats.dropped[batch.signal] += batch.items
+        stats.firstFailure ??= `${batch.signal}: ${why}`
+        Metric.withAttributes(HostMetrics.telemetryDropped, { signal: batch.signal }).updateUnsafe(batch.items, fiber.context)
+        return Effect.void
+      })
+    return HttpClient.transform(client, (response, request) => {
+      const batch = request.body._tag === "Empty" ? undefined : batches.get(request.body)
+      if (stats.closed) return Effect.as(dropped(batch, "after the session's end"), ok(request))
+      if (batch !== undefined && inFlight.has(batch.signal)) {
+        return Effect.as(dropped(batch, "a batch was still in flight"), ok(request))
+      }
+      if (batch !== undefined) inFlight.add(batch.signal)
+      return response.pipe(
+        Effect.flatMap((r) =>
+          Effect.flatMap(Effect.ignore(r.arrayBuffer), () =>
+            r.status >= 200 && r.status < 300
+              ? Effect.sync(() => {
+                if (batch !== undefined) stats.sent[batch.signal] += batch.items
+              })
+              : dropped(batch, `HTTP ${r.status}`))
+        ),
+        Effect.timeoutOrElse({
+          duration: timeout,
+          orElse: () => dropped(batch, `no answer within ${Duration.format(Duration.fromInputUnsafe(timeout))}`)
+        }),
+        Effect.catchCause((cause) => dropped(batch, `unreachable (${String(cause).split("\n")[0]})`)),
+        Effect.ensuring(Effect.sync(() => {
+          if (batch !== undefined) inFlight.delete(batch.signal)
+        })),
+        Effect.as(ok(request))
+      )
+    })
+  })
