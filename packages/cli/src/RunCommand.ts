@@ -1,4 +1,4 @@
-import { type AuditContent, AuditLog } from "@abhed/host"
+import { type AuditContent, AuditLog, Telemetry } from "@abhed/host"
 import type { Config } from "@abhed/protocol"
 import { Console, Effect, Layer, Option } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
@@ -17,6 +17,15 @@ const auditLayer = (file: string, content: AuditContent) =>
     Layer.catchTag("AuditWriteError", (e) => Layer.effect(AuditLog, Effect.fail(new AuditUnwritable({ file, detail: e.detail })))),
     Layer.tapError((e) => Console.error(e.message))
   )
+
+/**
+ * OpenTelemetry export when the standard variables name a collector (docs/observability.md); each bad value is a
+ * warning that names the variable, and the run goes on.
+ */
+const telemetryLayer = Effect.map(Effect.sync(() => Telemetry.fromEnv(process.env)), ({ settings, warnings }) => ({
+  warnings,
+  layer: settings === undefined ? Layer.empty : Telemetry.layer(settings)
+}))
 
 /**
  * A word where silence would mislead: a config without extensions lets every call through unvetted; a terminal on
@@ -88,13 +97,18 @@ export const run = Command.make(
     yield* startNotes(loaded.label, loaded.config, events)
     const lines = yield* inputLines(events)
     const tally = summary || strict ? RunSummary.make(loaded.config) : undefined
+    const telemetry = yield* telemetryLayer
+    for (const w of telemetry.warnings) yield* Console.error(`abhed-ext run: warning: ${w}`)
     yield* runSession({
       lines,
       host: (id) => Layer.provide(loaded.host(id), RunSummary.tee(tally)),
       defaultSessionId: "abhed-ext",
       sessionId: Option.getOrUndefined(sessionId),
       onLine: (r) => Effect.andThen(RunSummary.addLine(tally, r), Console.log(render(r.output)))
-    }).pipe(Effect.provide(Option.isSome(audit) ? auditLayer(audit.value, auditContent) : AuditLog.layerNone))
+    }).pipe(
+      Effect.provide(Option.isSome(audit) ? auditLayer(audit.value, auditContent) : AuditLog.layerNone),
+      Effect.provide(telemetry.layer)
+    )
     if (tally === undefined) return
     if (summary) yield* Console.error(RunSummary.render(tally))
     const problems = [

@@ -167,7 +167,7 @@ export const layer = (settings: TelemetryConfig.TelemetrySettings): Layer.Layer<
     const stats = TelemetryExport.makeStats()
     const batches: TelemetryExport.Batches = new WeakMap()
     const serialization = yield* TelemetryExport.serialization(settings.protocol, batches)
-    const client = yield* TelemetryExport.transport(Duration.millis(settings.timeoutMillis), batches, stats)
+    const { client, whenIdle } = yield* TelemetryExport.transport(Duration.millis(settings.timeoutMillis), batches, stats)
     const resource = { serviceName: settings.serviceName, attributes: settings.resourceAttributes }
     const common = {
       headers: settings.headers,
@@ -194,7 +194,8 @@ export const layer = (settings: TelemetryConfig.TelemetrySettings): Layer.Layer<
     const flushAtEnd = Layer.effectDiscard(Effect.gen(function*() {
       const flusher = yield* OtlpExporter.Flusher
       yield* Effect.addFinalizer(() =>
-        flusher.flush.pipe(
+        // The requests in flight first: the last flush must not find one and drop its batch (the final metrics).
+        Effect.andThen(whenIdle, flusher.flush).pipe(
           Effect.timeoutOption(Duration.millis(settings.timeoutMillis)),
           Effect.andThen(Effect.sync(() => {
             stats.closed = true
@@ -204,7 +205,7 @@ export const layer = (settings: TelemetryConfig.TelemetrySettings): Layer.Layer<
             const total = dropped.traces + dropped.metrics + dropped.logs
             return total === 0 ? Effect.void : Effect.logWarning(
               `telemetry: not exported: ${plural(dropped.traces, "span", "spans")}, ${plural(dropped.logs, "log record", "log records")}, ` +
-                `${plural(dropped.metrics, "metrics export", "metrics exports")} (first: ${stats.firstFailure ?? "unknown"})`
+                `${plural(dropped.metrics, "metrics export", "metrics exports")} (${stats.firstFailure ?? "a batch was still in flight"})`
             )
           }))
         )

@@ -1,4 +1,4 @@
-import { Duration, Effect, Layer, Metric } from "effect"
+import { Deferred, Duration, Effect, type Layer, Metric } from "effect"
 import type { HttpBody } from "effect/http/HttpBody"
 import * as FetchHttpClient from "effect/http/FetchHttpClient"
 import * as HttpClient from "effect/http/HttpClient"
@@ -19,6 +19,8 @@ export interface ExportStats {
   readonly dropped: Record<Signal, number>
   /** The first failure, for one warning: `traces: HTTP 500`. */
   firstFailure: string | undefined
+  /** Some batch was dropped because the signal's previous one was still in flight. */
+  inFlightDrops: boolean
   /** Set once the session's end has flushed: anything later is dropped at once. */
   closed: boolean
 }
@@ -27,6 +29,7 @@ export const makeStats = (): ExportStats => ({
   sent: { traces: 0, metrics: 0, logs: 0 },
   dropped: { traces: 0, metrics: 0, logs: 0 },
   firstFailure: undefined,
+  inFlightDrops: false,
   closed: false
 })
 
@@ -65,25 +68,31 @@ export const serialization = (protocol: { readonly [S in Signal]: OtlpProtocol }
 const ok = (request: Parameters<typeof HttpClientResponse.fromWeb>[0]) =>
   HttpClientResponse.fromWeb(request, new Response(null, { status: 200 }))
 
-/** The bounded, never-failing transport (see above), over `fetch`. */
+/**
+ * The bounded, never-failing transport (see above), over `fetch`; `whenIdle` waits for the requests in flight
+ * (the session's end waits for them before its last flush, within the same bound).
+ */
 export const transport = (timeout: Duration.Input, batches: Batches, stats: ExportStats) =>
-  Effect.map(Effect.provide(Effect.gen(function*() { return yield* HttpClient.HttpClient }), FetchHttpClient.layer), (client) => {
-    const inFlight = new Set<Signal>()
-    const dropped = (batch: Batch | undefined, why: string) =>
+  Effect.map(Effect.provide(Effect.gen(function*() { return yield* HttpClient.HttpClient }), FetchHttpClient.layer), (base) => {
+    const inFlight = new Map<Signal, Deferred.Deferred<void>>()
+    const dropped = (batch: Batch | undefined, why: string, collector = true) =>
       Effect.withFiber((fiber) => {
         if (batch === undefined) return Effect.void
         stats.dropped[batch.signal] += batch.items
-        stats.firstFailure ??= `${batch.signal}: ${why}`
+        // The collector's own failure is what the warning names: a batch dropped for one in flight follows from it.
+        if (collector) stats.firstFailure ??= `${batch.signal}: ${why}`
+        else stats.inFlightDrops = true
         Metric.withAttributes(HostMetrics.telemetryDropped, { signal: batch.signal }).updateUnsafe(batch.items, fiber.context)
         return Effect.void
       })
-    return HttpClient.transform(client, (response, request) => {
+    const client = HttpClient.transform(base, (response, request) => {
       const batch = request.body._tag === "Empty" ? undefined : batches.get(request.body)
       if (stats.closed) return Effect.as(dropped(batch, "after the session's end"), ok(request))
       if (batch !== undefined && inFlight.has(batch.signal)) {
-        return Effect.as(dropped(batch, "a batch was still in flight"), ok(request))
+        return Effect.as(dropped(batch, "a batch was still in flight", false), ok(request))
       }
-      if (batch !== undefined) inFlight.add(batch.signal)
+      const done = Deferred.makeUnsafe<void>()
+      if (batch !== undefined) inFlight.set(batch.signal, done)
       return response.pipe(
         Effect.flatMap((r) =>
           Effect.flatMap(Effect.ignore(r.arrayBuffer), () =>
@@ -98,10 +107,13 @@ export const transport = (timeout: Duration.Input, batches: Batches, stats: Expo
           orElse: () => dropped(batch, `no answer within ${Duration.format(Duration.fromInputUnsafe(timeout))}`)
         }),
         Effect.catchCause((cause) => dropped(batch, `unreachable (${String(cause).split("\n")[0]})`)),
-        Effect.ensuring(Effect.sync(() => {
+        Effect.ensuring(Effect.suspend(() => {
           if (batch !== undefined) inFlight.delete(batch.signal)
+          return Deferred.succeed(done, undefined)
         })),
         Effect.as(ok(request))
       )
     })
+    const whenIdle = Effect.suspend(() => Effect.forEach([...inFlight.values()], Deferred.await, { discard: true }))
+    return { client, whenIdle }
   })
