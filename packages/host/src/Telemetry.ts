@@ -102,14 +102,43 @@ export const observeRound = <A extends { readonly exchanges: ReadonlyArray<Excha
     })
   })
 
-const severityInfo = 9
+const severityInfo = 9 as const
+
+/** A record waiting for the log exporter: made into an OTLP log record only when its batch is sent. */
+interface PendingLog {
+  readonly record: AuditRecord
+  readonly observed: bigint
+  readonly traceId: string | undefined
+  readonly spanId: string | undefined
+}
+
+const logRecordOf = ({ observed, record, spanId, traceId }: PendingLog, args: "digest" | "full") => {
+  const attributes: Record<string, unknown> = {
+    "event.name": "abhed.audit",
+    "abhed.event": record.event,
+    "gen_ai.conversation.id": record.session_id,
+    ...recordAttributes(record, args)
+  }
+  if (record.call_id !== undefined) attributes["gen_ai.tool.call.id"] = record.call_id
+  if (record.tool !== undefined) attributes["gen_ai.tool.name"] = record.tool
+  return {
+    timeUnixNano: String(BigInt(Date.parse(record.time)) * MillisToNanos),
+    observedTimeUnixNano: String(observed),
+    severityNumber: severityInfo,
+    severityText: "INFO",
+    body: { stringValue: JSON.stringify(logBody(record, args)) },
+    attributes: OtlpResource.entriesToAttributes(Object.entries(attributes)),
+    droppedAttributesCount: 0,
+    ...(traceId !== undefined && spanId !== undefined ? { traceId: traceId.padStart(32, "0"), spanId } : {})
+  }
+}
 
 /** The sink: span attributes from the record, and the record as a log record when logs are exported. */
 const makeSink = (settings: TelemetryConfig.TelemetrySettings) =>
   Effect.gen(function*() {
     const logsUrl = settings.endpoints.logs
     const clock = yield* Clock.Clock
-    let push: ((record: unknown) => void) | undefined
+    let push: ((pending: PendingLog) => void) | undefined
     if (logsUrl !== undefined) {
       const serialization = yield* OtlpSerialization.OtlpSerialization
       const resource = yield* OtlpResource.fromConfig({ serviceName: settings.serviceName, attributes: settings.resourceAttributes })
@@ -119,8 +148,11 @@ const makeSink = (settings: TelemetryConfig.TelemetrySettings) =>
         headers: settings.headers,
         exportInterval: Duration.millis(settings.intervalMillis),
         maxBatchSize: settings.maxBatchSize,
-        body: (data) => [
-          serialization.logs({ resourceLogs: [{ resource, scopeLogs: [{ scope: { name: "abhed" }, logRecords: data }] }] }),
+        // The log records are built here, on the exporter's fiber, not on the dispatch's.
+        body: (data: ReadonlyArray<PendingLog>) => [
+          serialization.logs({
+            resourceLogs: [{ resource, scopeLogs: [{ scope: { name: "abhed" }, logRecords: data.map((p) => logRecordOf(p, settings.args)) }] }]
+          }),
           Effect.void
         ],
         shutdownTimeout: Duration.millis(settings.timeoutMillis)
@@ -129,26 +161,17 @@ const makeSink = (settings: TelemetryConfig.TelemetrySettings) =>
     }
     return {
       record: (record, span) => {
-        const attributes = recordAttributes(record, settings.args)
-        if (span !== undefined) for (const key in attributes) span.attribute(key, attributes[key])
-        if (push === undefined) return
-        const logAttributes: Record<string, unknown> = {
-          "event.name": "abhed.audit",
-          "abhed.event": record.event,
-          "gen_ai.conversation.id": record.session_id,
-          ...attributes
+        if (span !== undefined) {
+          const attributes = recordAttributes(record, settings.args)
+          for (const key in attributes) span.attribute(key, attributes[key])
         }
-        if (record.call_id !== undefined) logAttributes["gen_ai.tool.call.id"] = record.call_id
-        if (record.tool !== undefined) logAttributes["gen_ai.tool.name"] = record.tool
+        if (push === undefined) return
+        const traced = span !== undefined && span.sampled
         push({
-          timeUnixNano: String(BigInt(Date.parse(record.time)) * MillisToNanos),
-          observedTimeUnixNano: String(clock.currentTimeNanosUnsafe()),
-          severityNumber: severityInfo,
-          severityText: "INFO",
-          body: { stringValue: JSON.stringify(logBody(record, settings.args)) },
-          attributes: OtlpResource.entriesToAttributes(Object.entries(logAttributes)),
-          droppedAttributesCount: 0,
-          ...(span !== undefined && span.sampled ? { traceId: span.traceId.padStart(32, "0"), spanId: span.spanId } : {})
+          record,
+          observed: clock.currentTimeNanosUnsafe(),
+          traceId: traced ? span.traceId : undefined,
+          spanId: traced ? span.spanId : undefined
         })
       }
     } satisfies TelemetrySinkShape

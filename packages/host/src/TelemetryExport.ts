@@ -1,9 +1,10 @@
 import { Deferred, Duration, Effect, type Layer, Metric } from "effect"
-import type { HttpBody } from "effect/http/HttpBody"
 import * as FetchHttpClient from "effect/http/FetchHttpClient"
 import * as HttpClient from "effect/http/HttpClient"
 import * as HttpClientResponse from "effect/http/HttpClientResponse"
+import * as HttpBody from "effect/http/HttpBody"
 import { OtlpSerialization } from "effect/observability"
+import { encodeLogs, encodeTraces } from "./TelemetryProtobuf.ts"
 import { HostMetrics } from "./HostMetrics.ts"
 import type { OtlpProtocol, Signal } from "./TelemetryConfig.ts"
 
@@ -39,7 +40,7 @@ interface Batch {
 }
 
 /** Which body is which signal's batch of how many items: filled by the serialization, read by the transport. */
-export type Batches = WeakMap<HttpBody, Batch>
+export type Batches = WeakMap<HttpBody.HttpBody, Batch>
 
 const serviceOf = (layer: Layer.Layer<OtlpSerialization.OtlpSerialization>) =>
   Effect.provide(Effect.gen(function*() { return yield* OtlpSerialization.OtlpSerialization }), layer)
@@ -47,12 +48,19 @@ const serviceOf = (layer: Layer.Layer<OtlpSerialization.OtlpSerialization>) =>
 /** effect's own serialization for each signal's protocol, noting each body's signal and item count. */
 export const serialization = (protocol: { readonly [S in Signal]: OtlpProtocol }, batches: Batches) =>
   Effect.gen(function*() {
+    const effectProtobuf = yield* serviceOf(OtlpSerialization.layerProtobuf)
     const byProtocol = {
       "http/json": yield* serviceOf(OtlpSerialization.layerJson),
-      "http/protobuf": yield* serviceOf(OtlpSerialization.layerProtobuf)
+      // Traces and logs, one batch a second or more: our encoder (TelemetryProtobuf.ts); the metrics, once per
+      // interval whatever the load: effect's.
+      "http/protobuf": OtlpSerialization.OtlpSerialization.of({
+        traces: (data) => HttpBody.uint8Array(encodeTraces(data), "application/x-protobuf"),
+        metrics: effectProtobuf.metrics,
+        logs: (data) => HttpBody.uint8Array(encodeLogs(data), "application/x-protobuf")
+      })
     }
     const pick = (signal: Signal) => byProtocol[protocol[signal]]
-    const noted = (signal: Signal, body: HttpBody, items: number) => {
+    const noted = (signal: Signal, body: HttpBody.HttpBody, items: number) => {
       batches.set(body, { signal, items })
       return body
     }
