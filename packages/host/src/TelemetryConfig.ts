@@ -55,25 +55,28 @@ const url = (text: string): URL | undefined => {
   }
 }
 
-/** A `key=value,key=value` list (W3C baggage style, values percent-encoded); a bad entry is skipped with a warning. */
-const keyValues = (env: Env, name: string, warnings: Array<string>): Record<string, string> => {
+/**
+ * A `key=value,key=value` list (W3C baggage style, values percent-encoded); a bad entry is skipped with a warning.
+ * `secret`: the entries may hold credentials (headers), so a warning names an entry by its position, not its text.
+ */
+const keyValues = (env: Env, name: string, warnings: Array<string>, secret: boolean): Record<string, string> => {
   const out: Record<string, string> = {}
   const text = set(env, name)
   if (text === undefined) return out
-  for (const entry of text.split(",")) {
-    if (entry.trim() === "") continue
+  text.split(",").forEach((entry, i) => {
+    if (entry.trim() === "") return
     const eq = entry.indexOf("=")
     const key = eq < 0 ? "" : entry.slice(0, eq).trim()
     if (key === "") {
-      warnings.push(`${name}: entry "${entry.trim()}" is not key=value: skipped`)
-      continue
+      warnings.push(`${name}: entry ${secret ? i + 1 : `"${entry.trim()}"`} is not key=value: skipped`)
+      return
     }
     try {
       out[decodeURIComponent(key)] = decodeURIComponent(entry.slice(eq + 1).trim())
     } catch {
       warnings.push(`${name}: entry "${key}" is not validly percent-encoded: skipped`)
     }
-  }
+  })
   return out
 }
 
@@ -127,8 +130,8 @@ export const fromEnv = (env: Env): TelemetryFromEnv => {
     metrics: protocolOf(env, "OTEL_EXPORTER_OTLP_METRICS_PROTOCOL", baseProtocol, warnings),
     logs: protocolOf(env, "OTEL_EXPORTER_OTLP_LOGS_PROTOCOL", baseProtocol, warnings)
   }
-  const headers = keyValues(env, "OTEL_EXPORTER_OTLP_HEADERS", warnings)
-  const resourceAttributes = keyValues(env, "OTEL_RESOURCE_ATTRIBUTES", warnings)
+  const headers = keyValues(env, "OTEL_EXPORTER_OTLP_HEADERS", warnings, true)
+  const resourceAttributes = keyValues(env, "OTEL_RESOURCE_ATTRIBUTES", warnings, false)
   const serviceName = set(env, "OTEL_SERVICE_NAME") ?? resourceAttributes["service.name"] ?? DefaultServiceName
   const argsText = set(env, "ABHED_OTEL_ARGS")
   if (argsText !== undefined && argsText !== "digest" && argsText !== "full") {
