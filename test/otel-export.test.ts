@@ -3,7 +3,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect, Metric } from "effect"
 import { createHash } from "node:crypto"
 import { within } from "./extension-helpers.ts"
-import { logsOf, metricsOf, type Mode, type Receiver, spansOf, startReceiver } from "./otel-receiver.ts"
+import { logsOf, metricsOf, type Mode, type Receiver, resourceOf, spansOf, startReceiver } from "./otel-receiver.ts"
 
 /**
  * Decisions exported over OTLP/HTTP to a local receiver, in both protocols: a session with a deny, an ask, a
@@ -68,6 +68,7 @@ for (const protocol of ["http/protobuf", "http/json"] as const) {
             assert.strictEqual(r.headers["x-team"], "guards")
             const text = r.raw.toString("latin1")
             for (const marker of Markers) assert.notInclude(text, marker, `${marker} sent to ${r.path}`)
+            assert.strictEqual(resourceOf(r)["service.name"], "abhed-test")
           }
 
           const spans = spansOf(receiver.received)

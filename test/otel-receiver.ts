@@ -83,31 +83,55 @@ export const startReceiver = (mode: Mode): Promise<Receiver> =>
 
 const hex = (base64: string) => Buffer.from(base64, "base64").toString("hex")
 
+/** Plain JSON, walked without trusting its shape: a missing field reads as undefined or an empty list. */
+type Json = unknown
+const get = (value: Json, key: string): Json =>
+  typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, Json>)[key] : undefined
+const list = (value: Json, key: string): ReadonlyArray<Json> => {
+  const v = get(value, key)
+  return Array.isArray(v) ? v : []
+}
+const text = (value: Json, key: string): string | undefined => {
+  const v = get(value, key)
+  return typeof v === "string" ? v : undefined
+}
+
 /** A request's payload as plain JSON in OTLP/JSON's shape (ids as hex), whichever protocol carried it. */
-export const decode = (r: Received): any => {
+export const decode = (r: Received): Json => {
   if (r.contentType.startsWith("application/json")) return JSON.parse(r.raw.toString("utf8"))
   const type = types[r.path]
   if (type === undefined) throw new Error(`no OTLP type for ${r.path}`)
   const object = type.toObject(type.decode(r.raw), { longs: String, bytes: String, defaults: false })
   // protobuf bytes fields (ids) come as base64: OTLP/JSON writes them as hex.
-  return JSON.parse(JSON.stringify(object), (key, value) =>
+  return JSON.parse(JSON.stringify(object), (key, value: Json) =>
     (key === "traceId" || key === "spanId" || key === "parentSpanId") && typeof value === "string" ? hex(value) : value)
 }
 
 /** An OTLP AnyValue as a plain value. */
-export const anyValue = (v: any): unknown => {
-  if (v === undefined || v === null) return undefined
-  if ("stringValue" in v) return v.stringValue
-  if ("boolValue" in v) return v.boolValue
-  if ("intValue" in v) return Number(v.intValue)
-  if ("doubleValue" in v) return Number(v.doubleValue)
-  if ("arrayValue" in v) return (v.arrayValue.values ?? []).map(anyValue)
-  if ("kvlistValue" in v) return attributes(v.kvlistValue.values)
+export const anyValue = (v: Json): unknown => {
+  if (get(v, "stringValue") !== undefined) return get(v, "stringValue")
+  if (get(v, "boolValue") !== undefined) return get(v, "boolValue")
+  if (get(v, "intValue") !== undefined) return Number(get(v, "intValue"))
+  if (get(v, "doubleValue") !== undefined) return Number(get(v, "doubleValue"))
+  if (get(v, "arrayValue") !== undefined) return list(get(v, "arrayValue"), "values").map(anyValue)
+  if (get(v, "kvlistValue") !== undefined) return attributes(list(get(v, "kvlistValue"), "values"))
   return undefined
 }
 
-export const attributes = (kvs: ReadonlyArray<any> | undefined): Record<string, unknown> =>
-  Object.fromEntries((kvs ?? []).map((kv) => [kv.key, anyValue(kv.value)]))
+export const attributes = (kvs: ReadonlyArray<Json>): Record<string, unknown> =>
+  Object.fromEntries(kvs.map((kv) => [text(kv, "key") ?? "", anyValue(get(kv, "value"))]))
+
+/** The items of every request to `path`: resource → scope → item, as the three signals nest them. */
+const items = (all: ReadonlyArray<Received>, path: string, resources: string, scopes: string, item: string) =>
+  all.filter((r) => r.path === path).flatMap((r) =>
+    list(decode(r), resources).flatMap((rs) => list(rs, scopes).flatMap((ss) => list(ss, item)))
+  )
+
+/** The attributes of a request's first resource. */
+export const resourceOf = (r: Received): Record<string, unknown> => {
+  const first = [...list(decode(r), "resourceSpans"), ...list(decode(r), "resourceLogs"), ...list(decode(r), "resourceMetrics")][0]
+  return attributes(list(get(first, "resource"), "attributes"))
+}
 
 export interface SpanView {
   readonly name: string
@@ -120,21 +144,18 @@ export interface SpanView {
 }
 
 export const spansOf = (all: ReadonlyArray<Received>): Array<SpanView> =>
-  all.filter((r) => r.path === "/v1/traces").flatMap((r) =>
-    (decode(r).resourceSpans ?? []).flatMap((rs: any) =>
-      (rs.scopeSpans ?? []).flatMap((ss: any) =>
-        (ss.spans ?? []).map((s: any): SpanView => ({
-          name: s.name,
-          traceId: s.traceId,
-          spanId: s.spanId,
-          parentSpanId: s.parentSpanId === "" ? undefined : s.parentSpanId,
-          attributes: attributes(s.attributes),
-          start: BigInt(s.startTimeUnixNano),
-          end: BigInt(s.endTimeUnixNano)
-        }))
-      )
-    )
-  )
+  items(all, "/v1/traces", "resourceSpans", "scopeSpans", "spans").map((s): SpanView => {
+    const parent = text(s, "parentSpanId")
+    return {
+      name: text(s, "name") ?? "",
+      traceId: text(s, "traceId") ?? "",
+      spanId: text(s, "spanId") ?? "",
+      parentSpanId: parent === "" ? undefined : parent,
+      attributes: attributes(list(s, "attributes")),
+      start: BigInt(text(s, "startTimeUnixNano") ?? "0"),
+      end: BigInt(text(s, "endTimeUnixNano") ?? "0")
+    }
+  })
 
 export interface LogView {
   readonly body: unknown
@@ -144,18 +165,12 @@ export interface LogView {
 }
 
 export const logsOf = (all: ReadonlyArray<Received>): Array<LogView> =>
-  all.filter((r) => r.path === "/v1/logs").flatMap((r) =>
-    (decode(r).resourceLogs ?? []).flatMap((rl: any) =>
-      (rl.scopeLogs ?? []).flatMap((sl: any) =>
-        (sl.logRecords ?? []).map((l: any): LogView => ({
-          body: anyValue(l.body),
-          attributes: attributes(l.attributes),
-          traceId: l.traceId,
-          spanId: l.spanId
-        }))
-      )
-    )
-  )
+  items(all, "/v1/logs", "resourceLogs", "scopeLogs", "logRecords").map((l): LogView => ({
+    body: anyValue(get(l, "body")),
+    attributes: attributes(list(l, "attributes")),
+    traceId: text(l, "traceId"),
+    spanId: text(l, "spanId")
+  }))
 
 export interface MetricPoint {
   readonly name: string
@@ -165,17 +180,11 @@ export interface MetricPoint {
 
 /** Every data point of every metric (sums: their value; histograms: their count), across all requests. */
 export const metricsOf = (all: ReadonlyArray<Received>): Array<MetricPoint> =>
-  all.filter((r) => r.path === "/v1/metrics").flatMap((r) =>
-    (decode(r).resourceMetrics ?? []).flatMap((rm: any) =>
-      (rm.scopeMetrics ?? []).flatMap((sm: any) =>
-        (sm.metrics ?? []).flatMap((m: any) => {
-          const points = m.sum?.dataPoints ?? m.gauge?.dataPoints ?? m.histogram?.dataPoints ?? []
-          return points.map((p: any): MetricPoint => ({
-            name: m.name,
-            attributes: attributes(p.attributes),
-            value: Number(p.asInt ?? p.asDouble ?? p.count ?? 0)
-          }))
-        })
-      )
-    )
-  )
+  items(all, "/v1/metrics", "resourceMetrics", "scopeMetrics", "metrics").flatMap((m) => {
+    const data = get(m, "sum") ?? get(m, "gauge") ?? get(m, "histogram")
+    return list(data, "dataPoints").map((p): MetricPoint => ({
+      name: text(m, "name") ?? "",
+      attributes: attributes(list(p, "attributes")),
+      value: Number(get(p, "asInt") ?? get(p, "asDouble") ?? get(p, "count") ?? 0)
+    }))
+  })
