@@ -14,8 +14,8 @@ import { bounded, decidingOf, logBody, outcomeSummary, reasonOf, recordAttribute
  * OTLP/HTTP (docs/observability.md). Per dispatch a span `abhed.<event>` with a child span per extension exchange,
  * the host's metrics (`HostMetrics`), and each audit record as a log record, all without content.
  *
- * Exporting never gets in a decision's way: spans and records are buffered and sent by background fibers, at most
- * one request in flight per signal, each bounded by the timeout; what cannot be sent is dropped and counted; the
+ * Exporting never gets in a decision's way: spans and records are buffered and sent by background fibers, a few
+ * requests in flight per signal at most, each bounded by the timeout; what cannot be sent is dropped and counted; the
  * session's end sends what is left within the same bound.
  */
 export { fromEnv, forEndpoint, type TelemetrySettings } from "./TelemetryConfig.ts"
@@ -228,7 +228,7 @@ export const layer = (settings: TelemetryConfig.TelemetrySettings): Layer.Layer<
             const total = dropped.traces + dropped.metrics + dropped.logs
             return total === 0 ? Effect.void : Effect.logWarning(
               `telemetry: not exported: ${plural(dropped.traces, "span", "spans")}, ${plural(dropped.logs, "log record", "log records")}, ` +
-                `${plural(dropped.metrics, "metrics export", "metrics exports")} (${stats.firstFailure ?? "a batch was still in flight"})`
+                `${plural(dropped.metrics, "metrics export", "metrics exports")} (${stats.firstFailure ?? "too many batches in flight"})`
             )
           }))
         )

@@ -21,7 +21,7 @@ export interface TelemetrySettings {
   readonly args: "digest" | "full"
   /** The most one export request may take, and so what the session's end waits for the last batch. */
   readonly timeoutMillis: number
-  /** Items per export request; with one request in flight per signal, at most twice this many wait in memory. */
+  /** Items per export request; a signal holds at most `MaxInFlight` + 1 batches of them in memory. */
   readonly maxBatchSize: number
   /** How often buffered items are sent. */
   readonly intervalMillis: number

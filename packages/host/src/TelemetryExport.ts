@@ -10,8 +10,8 @@ import type { OtlpProtocol, Signal } from "./TelemetryConfig.ts"
 
 /**
  * The transport under effect's OTLP exporters, made so that a collector can never get in the way of a decision:
- * one request in flight per signal (a batch that finds one in flight is dropped, not queued: memory stays bounded
- * by two batches a signal), each request bounded by the timeout, and a collector that is down, slow or refusing
+ * at most `MaxInFlight` requests in flight per signal (a batch that finds that many is dropped, not queued: memory
+ * stays bounded by `MaxInFlight` + 1 batches a signal), each request bounded by the timeout, and a collector that is down, slow or refusing
  * (any non-2xx) costs the batch, never a retry, a wait or an error. What is dropped is counted, item by item, in
  * `abhed_telemetry_dropped_total` and in `ExportStats`.
  */
@@ -76,13 +76,16 @@ export const serialization = (protocol: { readonly [S in Signal]: OtlpProtocol }
 const ok = (request: Parameters<typeof HttpClientResponse.fromWeb>[0]) =>
   HttpClientResponse.fromWeb(request, new Response(null, { status: 200 }))
 
+/** Requests in flight per signal: a batch that finds this many is dropped, so a signal holds at most one more. */
+export const MaxInFlight = 4
+
 /**
  * The bounded, never-failing transport (see above), over `fetch`; `whenIdle` waits for the requests in flight
  * (the session's end waits for them before its last flush, within the same bound).
  */
 export const transport = (timeout: Duration.Input, batches: Batches, stats: ExportStats) =>
   Effect.map(Effect.provide(Effect.gen(function*() { return yield* HttpClient.HttpClient }), FetchHttpClient.layer), (base) => {
-    const inFlight = new Map<Signal, Deferred.Deferred<void>>()
+    const inFlight: Record<Signal, Set<Deferred.Deferred<void>>> = { traces: new Set(), metrics: new Set(), logs: new Set() }
     const dropped = (batch: Batch | undefined, why: string, collector = true) =>
       Effect.withFiber((fiber) => {
         if (batch === undefined) return Effect.void
@@ -96,11 +99,11 @@ export const transport = (timeout: Duration.Input, batches: Batches, stats: Expo
     const client = HttpClient.transform(base, (response, request) => {
       const batch = request.body._tag === "Empty" ? undefined : batches.get(request.body)
       if (stats.closed) return Effect.as(dropped(batch, "after the session's end"), ok(request))
-      if (batch !== undefined && inFlight.has(batch.signal)) {
-        return Effect.as(dropped(batch, "a batch was still in flight", false), ok(request))
+      if (batch !== undefined && inFlight[batch.signal].size >= MaxInFlight) {
+        return Effect.as(dropped(batch, `${MaxInFlight} batches were still in flight`, false), ok(request))
       }
       const done = Deferred.makeUnsafe<void>()
-      if (batch !== undefined) inFlight.set(batch.signal, done)
+      if (batch !== undefined) inFlight[batch.signal].add(done)
       return response.pipe(
         Effect.flatMap((r) =>
           Effect.flatMap(Effect.ignore(r.arrayBuffer), () =>
@@ -116,12 +119,14 @@ export const transport = (timeout: Duration.Input, batches: Batches, stats: Expo
         }),
         Effect.catchCause((cause) => dropped(batch, `unreachable (${String(cause).split("\n")[0]})`)),
         Effect.ensuring(Effect.suspend(() => {
-          if (batch !== undefined) inFlight.delete(batch.signal)
+          if (batch !== undefined) inFlight[batch.signal].delete(done)
           return Deferred.succeed(done, undefined)
         })),
         Effect.as(ok(request))
       )
     })
-    const whenIdle = Effect.suspend(() => Effect.forEach([...inFlight.values()], Deferred.await, { discard: true }))
+    const whenIdle = Effect.suspend(() =>
+      Effect.forEach([...inFlight.traces, ...inFlight.metrics, ...inFlight.logs], Deferred.await, { discard: true })
+    )
     return { client, whenIdle }
   })

@@ -1,5 +1,6 @@
 import { isJsonObject } from "@abhed/protocol"
-import { contentDigest } from "./AuditContent.ts"
+import { hash } from "node:crypto"
+import type { ContentDigest } from "./AuditContent.ts"
 import type { AuditExchange, AuditRecord } from "./AuditRecord.ts"
 
 /**
@@ -8,6 +9,15 @@ import type { AuditExchange, AuditRecord } from "./AuditRecord.ts"
  * unless the operator opted in (`args: "full"`). Reasons are the extensions' own words, kept to `ReasonMax` chars.
  */
 export const ReasonMax = 256
+
+/**
+ * The args' digest, as the audit writes content (`contentDigest`: SHA-256 of the JSON text, and its UTF-8 bytes),
+ * by Node's one-shot `hash`: on the dispatch's path, about a quarter of the time of a `createHash` object.
+ */
+export const argsDigest = (args: unknown): ContentDigest => {
+  const text = JSON.stringify(args) ?? "null"
+  return { sha256: hash("sha256", text, "hex"), bytes: Buffer.byteLength(text, "utf8") }
+}
 
 export const bounded = (text: string): string => (text.length <= ReasonMax ? text : `${text.slice(0, ReasonMax - 1)}…`)
 
@@ -71,7 +81,7 @@ export const recordAttributes = (record: AuditRecord, args: "digest" | "full"): 
   if (record.args !== undefined) {
     if (args === "full") out["gen_ai.tool.call.arguments"] = JSON.stringify(record.args)
     else {
-      const digest = contentDigest(record.args)
+      const digest = argsDigest(record.args)
       out["abhed.args.sha256"] = digest.sha256
       out["abhed.args.bytes"] = digest.bytes
     }
@@ -102,7 +112,7 @@ export const logBody = (record: AuditRecord, args: "digest" | "full") => {
     event: record.event,
     ...(record.call_id !== undefined ? { call_id: record.call_id } : {}),
     ...(record.tool !== undefined ? { tool: record.tool } : {}),
-    ...(record.args !== undefined ? { args: args === "full" ? record.args : contentDigest(record.args) } : {}),
+    ...(record.args !== undefined ? { args: args === "full" ? record.args : argsDigest(record.args) } : {}),
     ...(summary.decision !== undefined ? { decision: summary.decision } : {}),
     reasons: summary.reasons,
     ...(summary.rounds !== undefined ? { rounds: summary.rounds } : {}),
