@@ -1,12 +1,13 @@
 import type { EventName } from "@abhed/protocol"
 import { Clock, ConfigProvider, Context, Duration, Effect, Exit, Layer, Option, Tracer } from "effect"
 import * as HttpClient from "effect/http/HttpClient"
-import { OtlpExporter, OtlpMetrics, OtlpResource, OtlpSerialization, OtlpTracer } from "effect/observability"
+import { OtlpExporter, OtlpMetrics, OtlpResource, OtlpSerialization } from "effect/observability"
 import type { AuditRecord } from "./AuditRecord.ts"
 import type { Exchange } from "./dispatch/Exchange.ts"
 import { recordDecision, recordExtensionLatency } from "./HostMetrics.ts"
 import * as TelemetryConfig from "./TelemetryConfig.ts"
 import * as TelemetryExport from "./TelemetryExport.ts"
+import * as TelemetryTracer from "./TelemetryTracer.ts"
 import { bounded, decidingOf, logBody, outcomeSummary, reasonOf, recordAttributes, verdictOf } from "./TelemetryRecord.ts"
 
 /**
@@ -197,7 +198,7 @@ export const layer = (settings: TelemetryConfig.TelemetrySettings): Layer.Layer<
       shutdownTimeout: Duration.millis(settings.timeoutMillis)
     }
     const { logs, metrics, traces } = settings.endpoints
-    const tracer = traces === undefined ? Layer.empty : Layer.effect(Tracer.Tracer, OtlpTracer.make({
+    const tracer = traces === undefined ? Layer.empty : Layer.effect(Tracer.Tracer, TelemetryTracer.make({
       ...common,
       url: traces,
       resource,
