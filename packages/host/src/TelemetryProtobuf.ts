@@ -9,14 +9,14 @@ import type { OtlpLogger, OtlpResource, OtlpTracer } from "effect/observability"
 
 /** A field's length prefix is written after its content: one byte reserved, the content moved if it needs more. */
 class Writer {
-  buf = new Uint8Array(64 * 1024)
+  buf: Buffer = Buffer.allocUnsafe(64 * 1024)
   pos = 0
 
   private ensure(n: number) {
     if (this.pos + n <= this.buf.length) return
     let size = this.buf.length * 2
     while (size < this.pos + n) size *= 2
-    const next = new Uint8Array(size)
+    const next = Buffer.allocUnsafe(size)
     next.set(this.buf.subarray(0, this.pos))
     this.buf = next
   }
@@ -66,7 +66,7 @@ class Writer {
     const max = value.length * 3
     this.ensure(max + 5)
     const start = this.pos + 1
-    const written = Buffer.from(this.buf.buffer, this.buf.byteOffset).write(value, start, "utf8")
+    const written = this.buf.write(value, start, "utf8")
     this.pos = start + written
     this.finish(start, written)
   }
@@ -109,7 +109,7 @@ class Writer {
   }
 
   result(): Uint8Array {
-    return this.buf.slice(0, this.pos)
+    return new Uint8Array(this.buf.subarray(0, this.pos))
   }
 }
 
