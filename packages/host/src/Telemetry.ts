@@ -162,10 +162,7 @@ const makeSink = (settings: TelemetryConfig.TelemetrySettings) =>
     }
     return {
       record: (record, span) => {
-        if (span !== undefined) {
-          const attributes = recordAttributes(record, settings.args)
-          for (const key in attributes) span.attribute(key, attributes[key])
-        }
+        if (span !== undefined) TelemetryTracer.deferAttributes(span, () => recordAttributes(record, settings.args))
         if (push === undefined) return
         const traced = span !== undefined && span.sampled
         push({

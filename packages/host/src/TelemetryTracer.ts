@@ -11,6 +11,8 @@ import type { Scope } from "effect/Scope"
  */
 class ExportedSpan extends Tracer.NativeSpan {
   private readonly push: (span: ExportedSpan) => void
+  /** Attributes worked out only when the span is sent (`deferAttributes`). */
+  deferred: (() => Record<string, unknown>) | undefined = undefined
   constructor(options: ConstructorParameters<typeof Tracer.NativeSpan>[0], push: (span: ExportedSpan) => void) {
     super(options)
     this.push = push
@@ -33,11 +35,24 @@ const StatusError = 2
 const parentOf = (parent: Option.Option<Tracer.AnySpan>): string | undefined =>
   parent._tag === "Some" ? parent.value.spanId : undefined
 
+/**
+ * Attributes `span` gets when it is sent rather than now, when it is one of this tracer's (else: now). For what is
+ * worked out from a dispatch's record (the args' digest among them): none of it on the dispatch's path.
+ */
+export const deferAttributes = (span: Tracer.Span, attributes: () => Record<string, unknown>): void => {
+  if (span instanceof ExportedSpan && span.status._tag === "Started") span.deferred = attributes
+  else {
+    const now = attributes()
+    for (const key in now) span.attribute(key, now[key])
+  }
+}
+
 /** As effect's OTLP tracer writes a span: the same ids, kinds, status and exception events. */
 const toOtlp = (span: ExportedSpan): OtlpSpan => {
   const status = span.status
   const endTime = status._tag === "Ended" ? status.endTime : status.startTime
   const attributes = OtlpResource.entriesToAttributes(span.attributes)
+  if (span.deferred !== undefined) attributes.push(...OtlpResource.entriesToAttributes(Object.entries(span.deferred())))
   const events: Array<OtlpSpan["events"][number]> = []
   let code: 0 | 1 | 2 = StatusOk
   let message: string | undefined
