@@ -54,6 +54,26 @@ export const countDecision = (event: EventName, outcome: unknown, context: Conte
 
 const MillisToNanos = BigInt(1_000_000)
 
+/** An exchange's child span's attributes: worked out when the span is sent. */
+const exchangeAttributes = (x: Exchange<EventName>, round: number): Record<string, unknown> => {
+  const out: Record<string, unknown> = {
+    "abhed.extension.name": x.extension.name,
+    "abhed.round": round,
+    "abhed.extension.status": x.status,
+    "abhed.extension.latency_ms": x.latency_ms
+  }
+  if (x.reply !== undefined) {
+    out["abhed.extension.verdict"] = verdictOf(x.reply)
+    const reason = reasonOf(x.reply)
+    if (reason !== undefined) out["abhed.extension.reason"] = reason
+  }
+  if (x.error !== undefined) {
+    out["abhed.extension.error"] = bounded(x.error)
+    out["abhed.extension.on_failure"] = x.extension.config.on_failure
+  }
+  return out
+}
+
 /**
  * A round's exchanges, observed once they are all back: each extension's latency in `abhed_extension_latency`, and,
  * when a tracer exports, a child span of the dispatch's per exchange (started with the round, ended after its
@@ -83,19 +103,7 @@ export const observeRound = <A extends { readonly exchanges: ReadonlyArray<Excha
           root: false,
           sampled: parent.sampled
         })
-        span.attribute("abhed.extension.name", x.extension.name)
-        span.attribute("abhed.round", round)
-        span.attribute("abhed.extension.status", x.status)
-        span.attribute("abhed.extension.latency_ms", x.latency_ms)
-        if (x.reply !== undefined) {
-          span.attribute("abhed.extension.verdict", verdictOf(x.reply))
-          const reason = reasonOf(x.reply)
-          if (reason !== undefined) span.attribute("abhed.extension.reason", reason)
-        }
-        if (x.error !== undefined) {
-          span.attribute("abhed.extension.error", bounded(x.error))
-          span.attribute("abhed.extension.on_failure", x.extension.config.on_failure)
-        }
+        TelemetryTracer.deferAttributes(span, () => exchangeAttributes(x, round))
         const after = start + BigInt(x.latency_ms) * MillisToNanos
         span.end(after < end ? after : end, Exit.void)
       }
