@@ -143,11 +143,12 @@ const logRecordOf = ({ observed, record, spanId, traceId }: PendingLog, args: "d
 }
 
 /** The sink: span attributes from the record, and the record as a log record when logs are exported. */
-const makeSink = (settings: TelemetryConfig.TelemetrySettings) =>
+const makeSink = (settings: TelemetryConfig.TelemetrySettings, stats: TelemetryExport.ExportStats) =>
   Effect.gen(function*() {
     const logsUrl = settings.endpoints.logs
     const clock = yield* Clock.Clock
     let push: ((pending: PendingLog) => void) | undefined
+    const buffer = TelemetryExport.boundedBuffer<PendingLog>("logs", bufferCap(settings), stats)
     if (logsUrl !== undefined) {
       const serialization = yield* OtlpSerialization.OtlpSerialization
       const resource = yield* OtlpResource.fromConfig({ serviceName: settings.serviceName, attributes: settings.resourceAttributes })
@@ -158,15 +159,19 @@ const makeSink = (settings: TelemetryConfig.TelemetrySettings) =>
         exportInterval: Duration.millis(settings.intervalMillis),
         maxBatchSize: settings.maxBatchSize,
         // The log records are built here, on the exporter's fiber, not on the dispatch's.
-        body: (data: ReadonlyArray<PendingLog>) => [
+        body: (data: ReadonlyArray<PendingLog>) => {
+          buffer.taken(data.length)
+          return [
           serialization.logs({
             resourceLogs: [{ resource, scopeLogs: [{ scope: { name: "abhed" }, logRecords: data.map((p) => logRecordOf(p, settings.args)) }] }]
           }),
           Effect.void
-        ],
+        ]
+        },
         shutdownTimeout: Duration.millis(settings.timeoutMillis)
       })
-      push = exporter.push
+      buffer.connect(exporter.push)
+      push = buffer.push
     }
     return {
       record: (record, span) => {
@@ -182,6 +187,12 @@ const makeSink = (settings: TelemetryConfig.TelemetrySettings) =>
       }
     } satisfies TelemetrySinkShape
   })
+
+/** What one signal may hold between two exports. */
+const bufferCap = (settings: TelemetryConfig.TelemetrySettings) => settings.maxBatchSize * TelemetryExport.MaxInFlight
+
+/** Once the event loop has run what was scheduled before: the buffers' hand-overs (`boundedBuffer`). */
+const afterHandOver = Effect.promise(() => new Promise<void>((resolve) => setImmediate(resolve)))
 
 const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`
 
@@ -203,11 +214,13 @@ export const layer = (settings: TelemetryConfig.TelemetrySettings): Layer.Layer<
       shutdownTimeout: Duration.millis(settings.timeoutMillis)
     }
     const { logs, metrics, traces } = settings.endpoints
+    const spansBuffer = TelemetryExport.boundedBuffer<unknown>("traces", bufferCap(settings), stats)
     const tracer = traces === undefined ? Layer.empty : Layer.effect(Tracer.Tracer, TelemetryTracer.make({
       ...common,
       url: traces,
       resource,
       exportInterval: Duration.millis(settings.intervalMillis),
+      buffer: spansBuffer,
       maxBatchSize: settings.maxBatchSize
     }))
     const metricsLayer = metrics === undefined ? Layer.empty : Layer.effectDiscard(OtlpMetrics.make({
@@ -216,15 +229,16 @@ export const layer = (settings: TelemetryConfig.TelemetrySettings): Layer.Layer<
       resource,
       exportInterval: Duration.millis(settings.intervalMillis)
     }))
-    const sink = Layer.effect(TelemetrySink, makeSink(settings))
+    const sink = Layer.effect(TelemetrySink, makeSink(settings, stats))
     const exporters = Layer.mergeAll(tracer, metricsLayer, logs === undefined && traces === undefined ? Layer.empty : sink)
     // Built after the exporters, so closed before them: one concurrent flush of every signal within the timeout,
     // then the transport drops whatever else comes (the exporters' own final exports), so the end takes one bound.
     const flushAtEnd = Layer.effectDiscard(Effect.gen(function*() {
       const flusher = yield* OtlpExporter.Flusher
       yield* Effect.addFinalizer(() =>
-        // The requests in flight first: the last flush must not find one and drop its batch (the final metrics).
-        Effect.andThen(whenIdle, flusher.flush).pipe(
+        // The buffers' hand-over to the exporters first (one turn of the event loop), then the requests in flight:
+        // the last flush must not find one and drop its batch (the final metrics).
+        Effect.andThen(afterHandOver, Effect.andThen(whenIdle, flusher.flush)).pipe(
           Effect.timeoutOption(Duration.millis(settings.timeoutMillis)),
           Effect.andThen(Effect.sync(() => {
             stats.closed = true

@@ -21,7 +21,7 @@ export interface TelemetrySettings {
   readonly args: "digest" | "full"
   /** The most one export request may take, and so what the session's end waits for the last batch. */
   readonly timeoutMillis: number
-  /** Items per export request; a signal holds at most `MaxInFlight` + 1 batches of them in memory. */
+  /** Items per export request; at most four batches of them wait per signal (more are dropped, and counted). */
   readonly maxBatchSize: number
   /** How often buffered items are sent. */
   readonly intervalMillis: number

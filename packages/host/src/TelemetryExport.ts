@@ -1,4 +1,4 @@
-import { Deferred, Duration, Effect, type Layer, Metric } from "effect"
+import { Context, Deferred, Duration, Effect, type Layer, Metric } from "effect"
 import * as FetchHttpClient from "effect/http/FetchHttpClient"
 import * as HttpClient from "effect/http/HttpClient"
 import * as HttpClientResponse from "effect/http/HttpClientResponse"
@@ -75,6 +75,44 @@ export const serialization = (protocol: { readonly [S in Signal]: OtlpProtocol }
 
 const ok = (request: Parameters<typeof HttpClientResponse.fromWeb>[0]) =>
   HttpClientResponse.fromWeb(request, new Response(null, { status: 200 }))
+
+/**
+ * A signal's buffer, bounded: at most `cap` items wait to be sent, and an item that finds it full is dropped and
+ * counted. Items reach effect's exporter in a turn of the event loop of their own: the exporter serializes and
+ * sends the batch that fills up in the fiber that pushes, which must not be a dispatch.
+ */
+export const boundedBuffer = <A>(signal: Signal, cap: number, stats: ExportStats) => {
+  let waiting = 0
+  let pending: Array<A> = []
+  let push: (item: A) => void = () => {}
+  const drain = () => {
+    const items = pending
+    pending = []
+    for (const item of items) push(item)
+  }
+  return {
+    /** Set once the exporter exists. */
+    connect: (exporterPush: (item: unknown) => void) => {
+      push = exporterPush
+    },
+    push: (item: A): void => {
+      if (waiting >= cap) {
+        stats.dropped[signal] += 1
+        stats.inFlightDrops = true
+        Metric.withAttributes(HostMetrics.telemetryDropped, { signal }).updateUnsafe(1, Context.empty())
+        return
+      }
+      waiting++
+      if (pending.push(item) === 1) setImmediate(drain)
+    },
+    /** Hands over what waits now (before a flush). */
+    drain,
+    /** The exporter took `n` items for a request. */
+    taken: (n: number): void => {
+      waiting = Math.max(0, waiting - n)
+    }
+  }
+}
 
 /** Requests in flight per signal: a batch that finds this many is dropped, so a signal holds at most one more. */
 export const MaxInFlight = 4

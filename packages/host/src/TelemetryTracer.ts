@@ -2,6 +2,7 @@ import { Cause, type Duration, Effect, type Exit, type Option, Tracer } from "ef
 import type * as HttpClient from "effect/http/HttpClient"
 import { OtlpExporter, OtlpResource, OtlpSerialization, type OtlpTracer } from "effect/observability"
 import type { Scope } from "effect/Scope"
+import type { boundedBuffer } from "./TelemetryExport.ts"
 
 /**
  * A tracer whose spans are turned into their OTLP form when their batch is sent, not when they end: the dispatch
@@ -106,6 +107,7 @@ export const make = (options: {
   readonly resource: { readonly serviceName: string; readonly attributes: Record<string, unknown> }
   readonly headers: Record<string, string>
   readonly exportInterval: Duration.Duration
+  readonly buffer: ReturnType<typeof boundedBuffer<ExportedSpan>>
   readonly maxBatchSize: number
   readonly shutdownTimeout: Duration.Duration
 }): Effect.Effect<
@@ -122,12 +124,16 @@ export const make = (options: {
       headers: options.headers,
       exportInterval: options.exportInterval,
       maxBatchSize: options.maxBatchSize,
-      body: (spans: ReadonlyArray<ExportedSpan>) => [
+      body: (spans: ReadonlyArray<ExportedSpan>) => {
+        options.buffer.taken(spans.length)
+        return [
         serialization.traces({ resourceSpans: [{ resource, scopeSpans: [{ scope: { name: "abhed" }, spans: spans.map(toOtlp) }] }] }),
         Effect.void
-      ],
+      ]
+      },
       shutdownTimeout: options.shutdownTimeout
     })
-    const push = (span: ExportedSpan) => exporter.push(span)
+    options.buffer.connect(exporter.push)
+    const push = options.buffer.push
     return Tracer.make({ span: (spanOptions) => new ExportedSpan(spanOptions, push) })
   })
