@@ -1,4 +1,5 @@
 import { Telemetry } from "@abhed/host"
+import * as TelemetryExport from "@abhed/host/TelemetryExport"
 import { assert, describe, it } from "@effect/vitest"
 
 /** The standard OpenTelemetry variables, read as the OTLP exporter specification says; bad values are warnings. */
@@ -73,5 +74,23 @@ describe("Telemetry.fromEnv", () => {
     ])
     assert.deepStrictEqual(settings?.endpoints, { metrics: "http://c:4318/v1/metrics", logs: "http://c:4318/v1/logs" })
     assert.deepStrictEqual(settings?.headers, {})
+  })
+})
+
+describe("the export buffer", () => {
+  it("holds at most its cap; the next item is dropped and counted; what the exporter takes frees room", async () => {
+    const stats = TelemetryExport.makeStats()
+    const buffer = TelemetryExport.boundedBuffer<number>("traces", 4, stats)
+    const handed: Array<unknown> = []
+    buffer.connect((item) => handed.push(item))
+    for (let i = 1; i <= 5; i++) buffer.push(i)
+    assert.strictEqual(stats.dropped.traces, 1)
+    // Handed over in a turn of the event loop of their own, never inside the push.
+    assert.deepStrictEqual(handed, [])
+    await new Promise<void>((resolve) => setImmediate(resolve))
+    assert.deepStrictEqual(handed, [1, 2, 3, 4])
+    buffer.taken(4)
+    buffer.push(6)
+    assert.strictEqual(stats.dropped.traces, 1)
   })
 })

@@ -242,20 +242,24 @@ export const layer = (settings: TelemetryConfig.TelemetrySettings): Layer.Layer<
           Effect.timeoutOption(Duration.millis(settings.timeoutMillis)),
           Effect.andThen(Effect.sync(() => {
             stats.closed = true
-          })),
-          Effect.andThen(Effect.suspend(() => {
-            const { dropped } = stats
-            const total = dropped.traces + dropped.metrics + dropped.logs
-            return total === 0 ? Effect.void : Effect.logWarning(
-              `telemetry: not exported: ${plural(dropped.traces, "span", "spans")}, ${plural(dropped.logs, "log record", "log records")}, ` +
-                `${plural(dropped.metrics, "metrics export", "metrics exports")} (${stats.firstFailure ?? "too many batches in flight"})`
-            )
           }))
         )
       )
     }))
+    // Built before the exporters, so closed after them: the warning counts what their own ends dropped too.
+    const warnAtEnd = Layer.effectDiscard(Effect.addFinalizer(() =>
+      Effect.suspend(() => {
+        const { dropped } = stats
+        const total = dropped.traces + dropped.metrics + dropped.logs
+        return total === 0 ? Effect.void : Effect.logWarning(
+          `telemetry: not exported: ${plural(dropped.traces, "span", "spans")}, ${plural(dropped.logs, "log record", "log records")}, ` +
+            `${plural(dropped.metrics, "metrics export", "metrics exports")} (${stats.firstFailure ?? "too many batches in flight"})`
+        )
+      })
+    ))
     return flushAtEnd.pipe(
       Layer.provideMerge(exporters),
+      Layer.provideMerge(warnAtEnd),
       Layer.provide(Layer.mergeAll(
         OtlpExporter.layerFlusher,
         Layer.succeed(OtlpSerialization.OtlpSerialization, serialization),

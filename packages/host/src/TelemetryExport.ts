@@ -156,6 +156,8 @@ export const transport = (timeout: Duration.Input, batches: Batches, stats: Expo
           orElse: () => dropped(batch, `no answer within ${Duration.format(Duration.fromInputUnsafe(timeout))}`)
         }),
         Effect.catchCause((cause) => dropped(batch, `unreachable (${String(cause).split("\n")[0]})`)),
+        // Still in flight when the session's end gave up on it.
+        Effect.onInterrupt(() => dropped(batch, "cut off at the session's end")),
         Effect.ensuring(Effect.suspend(() => {
           if (batch !== undefined) inFlight[batch.signal].delete(done)
           return Deferred.succeed(done, undefined)
