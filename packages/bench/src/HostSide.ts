@@ -37,10 +37,14 @@ const quiet = Layer.mergeAll(
   Layer.succeed(References.MinimumLogLevel, "Warn")
 )
 
-/** Start the host: spawn every extension, session_start, list_tools. Resolves when the host is ready. */
-export const startHost = async (config: Config, sessionId: string): Promise<HostHandle> => {
+/**
+ * Start the host: spawn every extension, session_start, list_tools. Resolves when the host is ready. `around`: a
+ * layer the host and its dispatches run in (e.g. `Telemetry.layer`).
+ */
+export const startHost = async (config: Config, sessionId: string, around: Layer.Layer<never> = Layer.empty): Promise<HostHandle> => {
   const layer = ExtensionHost.layer(config, { sessionId, baseDir: extensionsDir }).pipe(
     Layer.provide(AuditLog.layerNone),
+    Layer.provideMerge(around),
     Layer.provideMerge(quiet)
   )
   const runtime = ManagedRuntime.make(layer)

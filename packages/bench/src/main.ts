@@ -13,6 +13,7 @@ import { memory } from "./scenarios/Memory.ts"
 import { sdkFootprint } from "./scenarios/SdkFootprint.ts"
 import { spawnPerEventScenario } from "./scenarios/SpawnPerEvent.ts"
 import { startup } from "./scenarios/Startup.ts"
+import { telemetry } from "./scenarios/Telemetry.ts"
 
 /**
  * `pnpm bench [--quick] [--json] [--only N,M]`: every scenario, host and raw interleaved in this one process.
@@ -30,7 +31,8 @@ const scenarios: ReadonlyArray<readonly [number, Scenario]> = [
   [8, sdkFootprint],
   [9, hookAdapter],
   [10, matchers],
-  [11, mcpAdapter]
+  [11, mcpAdapter],
+  [12, telemetry]
 ]
 
 const usage = "usage: pnpm bench [--quick] [--json] [--only 1,2,...]"

@@ -2,6 +2,7 @@ import { sortByName, type AcceptedTool, type LayerPolicy, type PolicyHook } from
 import { Defaults, type Config, type ExtensionConfig, type PolicyConfig } from "@abhed/protocol"
 import { Context, Effect, type FileSystem, Layer, type Path, type Scope } from "effect"
 import { AuditLog } from "./AuditLog.ts"
+import { TelemetrySink } from "./Telemetry.ts"
 import { makeRoundContext } from "./dispatch/Round.ts"
 import { single, type DispatchContext } from "./dispatch/Dispatch.ts"
 import * as BeforeAgentStart from "./dispatch/BeforeAgentStart.ts"
@@ -92,6 +93,7 @@ export const make = (
   options: HostOptions
 ): Effect.Effect<ExtensionHostShape, never, AuditLog | Scope.Scope> => Effect.gen(function*() {
   const audit = yield* AuditLog
+  const telemetry = yield* TelemetrySink
   // Canonical order is name order (docs/design.md#combination): config order never reaches any outcome or record.
   const extensions = sortByName(extensionsInput)
   const duplicates = extensions.filter((x, i) => i > 0 && extensions[i - 1]?.name === x.name).map((x) => x.name)
@@ -107,7 +109,8 @@ export const make = (
   const ctx: DispatchContext = {
     ...makeRoundContext(extensions),
     audit,
-    recording: audit.enabled !== false,
+    telemetry,
+    recording: audit.enabled !== false || telemetry !== undefined,
     sessionId,
     policy: options.policy ?? Defaults.policy,
     policies: options.policies,

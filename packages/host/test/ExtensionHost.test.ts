@@ -684,15 +684,15 @@ describe("observability", () => {
       assert.strictEqual((yield* Metric.value(timed)).count, timedBefore + 2)
       assert.strictEqual((yield* Metric.value(malformed)).count, deathsBefore + 1)
       const names = spans.map((s) => s.name)
-      assert.deepStrictEqual(names.filter((n) => n.startsWith("ExtensionHost.")), [
-        "ExtensionHost.session_start",
-        "ExtensionHost.list_tools",
-        "ExtensionHost.tool_call",
-        "ExtensionHost.tool_call",
-        "ExtensionHost.session_end"
+      assert.deepStrictEqual(names.filter((n) => n.startsWith("abhed.") && n !== "abhed.extension"), [
+        "abhed.session_start",
+        "abhed.list_tools",
+        "abhed.tool_call",
+        "abhed.tool_call",
+        "abhed.session_end"
       ])
-      const call = spans.find((s) => s.name === "ExtensionHost.tool_call")
-      assert.strictEqual(call?.attributes.get("call_id"), "c-9")
+      const call = spans.find((s) => s.name === "abhed.tool_call")
+      assert.strictEqual(call?.attributes.get("gen_ai.tool.call.id"), "c-9")
     }))
 
   it.effect("a policy hook runs inside the dispatch's span with a tracer; under effect's nativeTracer no span is made", () =>
@@ -712,7 +712,7 @@ describe("observability", () => {
       yield* withHost([silent], twoCalls, { policyHooks: [hook] }).pipe(Effect.withTracer(recording))
       // Without a backend: the caller's own span is what the hook sees (here one made by the default tracer).
       yield* withHost([silent], twoCalls, { policyHooks: [hook] }).pipe(Effect.withSpan("caller"))
-      assert.deepStrictEqual(seen, ["ExtensionHost.tool_call", "ExtensionHost.tool_call", "caller", "caller"])
+      assert.deepStrictEqual(seen, ["abhed.tool_call", "abhed.tool_call", "caller", "caller"])
     }))
 
   it.effect("a death is counted once, however many later requests find the extension dead", () =>

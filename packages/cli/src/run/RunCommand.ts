@@ -1,4 +1,4 @@
-import { type AuditContent, AuditLog, ExtensionHost, type ExtensionHostShape } from "@abhed/host"
+import { type AuditContent, AuditLog, ExtensionHost, type ExtensionHostShape, Telemetry } from "@abhed/host"
 import type { Config } from "@abhed/protocol"
 import { Console, Context, Effect, Layer, Option, Stream } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
@@ -18,6 +18,15 @@ const auditLayer = (file: string, content: AuditContent) =>
     Layer.catchTag("AuditWriteError", (e) => Layer.effect(AuditLog, Effect.fail(new AuditUnwritable({ file, detail: e.detail })))),
     Layer.tapError((e) => Console.error(e.message))
   )
+
+/**
+ * OpenTelemetry export when the standard variables name a collector (docs/observability.md); each bad value is a
+ * warning that names the variable, and the run goes on.
+ */
+const telemetryLayer = Effect.map(Effect.sync(() => Telemetry.fromEnv(process.env)), ({ settings, warnings }) => ({
+  warnings,
+  layer: settings === undefined ? Layer.empty : Telemetry.layer(settings)
+}))
 
 /**
  * A word where silence would mislead: a config without extensions lets every call through unvetted; a terminal on
@@ -103,6 +112,8 @@ export const run = Command.make(
     let ended = false
     const lines = (yield* inputLines(events)).pipe(Stream.ensuring(Effect.sync(() => (ended = true))))
     const tally = summary || strict ? RunSummary.make(loaded.config) : undefined
+    const telemetry = yield* telemetryLayer
+    for (const w of telemetry.warnings) yield* Console.error(`abhed-ext run: warning: ${w}`)
     let live: ExtensionHostShape | undefined
     const session = runSession({
       lines,
@@ -123,7 +134,10 @@ export const run = Command.make(
     const watching = first === undefined
       ? session
       : Effect.scoped(Effect.andThen(watchRun({ config, first, host: () => live, ended: () => ended, loaded: reloaded }), session))
-    yield* watching.pipe(Effect.provide(Option.isSome(audit) ? auditLayer(audit.value, auditContent) : AuditLog.layerNone))
+    yield* watching.pipe(
+      Effect.provide(Option.isSome(audit) ? auditLayer(audit.value, auditContent) : AuditLog.layerNone),
+      Effect.provide(telemetry.layer)
+    )
     if (tally === undefined) return
     if (summary) yield* Console.error(RunSummary.render(tally))
     const problems = [

@@ -2,7 +2,9 @@ import type { Finished, LayerPolicy, Named, PolicyHook } from "@abhed/core"
 import type { EventName, JsonObject, PolicyConfig, ReplyOf, RequestBody } from "@abhed/protocol"
 import { Clock, Duration, Effect, Tracer } from "effect"
 import type { AuditLog, AuditRound } from "../AuditLog.ts"
+import type { AuditRecord } from "../AuditRecord.ts"
 import { metricsByEvent } from "../HostMetrics.ts"
+import { countDecision, dispatchSpanOptions, type TelemetrySinkShape } from "../Telemetry.ts"
 import type { Exchange } from "./Exchange.ts"
 import { auditRound, fanOut, type RoundContext } from "./Round.ts"
 import type { RecordedInput } from "../AuditRecord.ts"
@@ -19,6 +21,8 @@ export interface DispatchContext extends RoundContext {
    * `record` is never called (the outcome is all a dispatch makes).
    */
   readonly recording: boolean
+  /** Telemetry's sink (`Telemetry.layer`), when on: it gets every record too, so the host records then. */
+  readonly telemetry?: TelemetrySinkShape | undefined
   readonly sessionId: string
   readonly policy: PolicyConfig
   /** One policy per config layer, joined; when given, used instead of `policy`. */
@@ -59,7 +63,7 @@ export const dispatch = <A>(
   subject?: AuditSubject
 ): Effect.Effect<A> => {
   const metrics = metricsByEvent[event]
-  const timed = Clock.clockWith((clock) => {
+  const timed = (span: Tracer.Span | undefined) => Clock.clockWith((clock) => {
     const n = ctx.seq++
     const start = clock.currentTimeMillisUnsafe()
     const startNanos = clock.monotonicTimeNanosUnsafe()
@@ -67,13 +71,14 @@ export const dispatch = <A>(
       Effect.withFiber((fiber) => {
         metrics.latency.updateUnsafe(Duration.nanos(clock.monotonicTimeNanosUnsafe() - startNanos), fiber.context)
         metrics.count.updateUnsafe(1, fiber.context)
+        countDecision(event, outcome, fiber.context)
         return Effect.succeed(outcome)
       })
     return Effect.flatMap(body, ({ input, notes, outcome, rounds }) =>
       ctx.recording
         ? Effect.andThen(
-          Effect.suspend(() =>
-            ctx.audit.record({
+          Effect.suspend(() => {
+            const record: AuditRecord = {
               seq: n,
               session_id: ctx.sessionId,
               time: new Date(start).toISOString(),
@@ -85,8 +90,16 @@ export const dispatch = <A>(
               ...(input === undefined ? {} : { input }),
               notes,
               duration_ms: clock.currentTimeMillisUnsafe() - start
-            })
-          ),
+            }
+            if (ctx.telemetry !== undefined) {
+              try {
+                ctx.telemetry.record(record, span)
+              } catch {
+                // A record telemetry cannot take (an embedder's value JSON cannot hold) is lost to it alone.
+              }
+            }
+            return ctx.audit.record(record)
+          }),
           done(outcome)
         )
         : done(outcome))
@@ -99,11 +112,11 @@ export const dispatch = <A>(
   // changes of the parent span were ~2.5 of ~12 us per dispatch over one fake, on the path to the write and back.
   return Effect.withFiber((fiber) =>
     fiber.getRef(Tracer.Tracer) === Tracer.nativeTracer
-      ? timed
+      ? timed(undefined)
       : Effect.useSpan(
         metrics.span,
-        callId !== undefined ? { attributes: { event, call_id: callId } } : metrics.spanOptions,
-        (span) => Effect.provideService(timed, Tracer.ParentSpan, span)
+        dispatchSpanOptions(event, ctx.sessionId, callId, subject?.tool),
+        (span) => Effect.provideService(timed(span), Tracer.ParentSpan, span)
       )
   )
 }

@@ -13,6 +13,7 @@ import type { AuditExchange, AuditRound } from "../AuditLog.ts"
 import type { EncodedRequest, Extension, StartedExchange } from "../Extension.ts"
 import type { ExtensionError } from "../ExtensionError.ts"
 import * as IdCounter from "../IdCounter.ts"
+import { observeRound } from "../Telemetry.ts"
 import { auditOf, exchange, failed, replied, type Exchange } from "./Exchange.ts"
 
 /**
@@ -117,12 +118,13 @@ export const fanOut = <E extends EventName>(
     const subscribers = except === undefined ? heard.subscribers : heard.subscribers.filter((x) => !except.has(x.name))
     // forEach keeps the input order, and subscribers are in name order: so are the exchanges.
     const only = subscribers.length === 1 ? subscribers[0] : undefined
-    if (only !== undefined) return Effect.map(exchange(only, request, reported), (x) => ({ exchanges: [x], skipped }))
+    const round = "round" in body && typeof body.round === "number" ? body.round : 1
+    if (only !== undefined) return observeRound(round, Effect.map(exchange(only, request, reported), (x) => ({ exchanges: [x], skipped })))
     const now = subscribers.length > 1 ? fanOutNow(subscribers, request, reported) : undefined
-    return Effect.map(
+    return observeRound(round, Effect.map(
       now ?? Effect.forEach(subscribers, (x) => exchange(x, request, reported), { concurrency: "unbounded" }),
       (exchanges) => ({ exchanges, skipped })
-    )
+    ))
   })
 
 /** A round's audit entry (only when recording). */

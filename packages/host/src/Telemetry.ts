@@ -1,0 +1,282 @@
+import type { EventName } from "@abhed/protocol"
+import { Clock, ConfigProvider, Context, Duration, Effect, Exit, Layer, Option, Tracer } from "effect"
+import * as HttpClient from "effect/http/HttpClient"
+import { OtlpExporter, OtlpMetrics, OtlpResource, OtlpSerialization } from "effect/observability"
+import type { AuditRecord } from "./AuditRecord.ts"
+import type { Exchange } from "./dispatch/Exchange.ts"
+import { recordDecision, recordExtensionLatency } from "./HostMetrics.ts"
+import * as TelemetryConfig from "./TelemetryConfig.ts"
+import * as TelemetryExport from "./TelemetryExport.ts"
+import * as TelemetryTracer from "./TelemetryTracer.ts"
+import { bounded, decidingOf, logBody, outcomeSummary, reasonOf, recordAttributes, verdictOf } from "./TelemetryRecord.ts"
+
+/**
+ * Decisions into the observability stack a fleet already runs: OpenTelemetry traces, metrics and logs over
+ * OTLP/HTTP (docs/observability.md). Per dispatch a span `abhed.<event>` with a child span per extension exchange,
+ * the host's metrics (`HostMetrics`), and each audit record as a log record, all without content.
+ *
+ * Exporting never gets in a decision's way: spans and records are buffered and sent by background fibers, a few
+ * requests in flight per signal at most, each bounded by the timeout; what cannot be sent is dropped and counted; the
+ * session's end sends what is left within the same bound.
+ */
+export { fromEnv, forEndpoint, type TelemetrySettings } from "./TelemetryConfig.ts"
+
+/** What the host hands each dispatch's record to, when telemetry is on (read once, when the host is made). */
+export interface TelemetrySinkShape {
+  /** The record of a dispatch, inside its span (undefined when no tracer is exporting). */
+  readonly record: (record: AuditRecord, span: Tracer.Span | undefined) => void
+}
+export const TelemetrySink = Context.Reference<TelemetrySinkShape | undefined>("@abhed/host/TelemetrySink", {
+  defaultValue: () => undefined
+})
+
+/** The span options of a dispatch: its event, session, tool and call id (the GenAI conventions' names where they have one). */
+export const dispatchSpanOptions = (
+  event: EventName,
+  sessionId: string,
+  callId: string | undefined,
+  tool: string | undefined
+): Tracer.SpanOptionsNoTrace => {
+  const attributes: Record<string, unknown> = { "abhed.event": event, "gen_ai.conversation.id": sessionId }
+  if (callId !== undefined) attributes["gen_ai.tool.call.id"] = callId
+  if (tool !== undefined) {
+    attributes["gen_ai.tool.name"] = tool
+    attributes["gen_ai.operation.name"] = "execute_tool"
+  }
+  return { attributes, kind: "internal" }
+}
+
+/** A decided outcome's count in `abhed_decisions_total` (outcomes without a `decision` are not counted). */
+export const countDecision = (event: EventName, outcome: unknown, context: Context.Context<never>): void => {
+  const summary = outcomeSummary(outcome)
+  if (summary.decision !== undefined) recordDecision(event, summary.decision, decidingOf(summary), context)
+}
+
+const MillisToNanos = BigInt(1_000_000)
+
+/** An exchange's child span's attributes: worked out when the span is sent. */
+const exchangeAttributes = (x: Exchange<EventName>, round: number): Record<string, unknown> => {
+  const out: Record<string, unknown> = {
+    "abhed.extension.name": x.extension.name,
+    "abhed.round": round,
+    "abhed.extension.status": x.status,
+    "abhed.extension.latency_ms": x.latency_ms
+  }
+  if (x.reply !== undefined) {
+    out["abhed.extension.verdict"] = verdictOf(x.reply)
+    const reason = reasonOf(x.reply)
+    if (reason !== undefined) out["abhed.extension.reason"] = reason
+  }
+  if (x.error !== undefined) {
+    out["abhed.extension.error"] = bounded(x.error)
+    out["abhed.extension.on_failure"] = x.extension.config.on_failure
+  }
+  return out
+}
+
+/**
+ * A round's exchanges, observed once they are all back: each extension's latency in `abhed_extension_latency`, and,
+ * when a tracer exports, a child span of the dispatch's per exchange (started with the round, ended after its
+ * latency) with the extension's name, round, status, verdict, bounded reason, and failure by its shape.
+ */
+export const observeRound = <A extends { readonly exchanges: ReadonlyArray<Exchange<EventName>> }>(
+  round: number,
+  effect: Effect.Effect<A>
+): Effect.Effect<A> =>
+  Effect.withFiber((fiber) => {
+    const clock = fiber.getRef(Clock.Clock)
+    const tracer = fiber.getRef(Tracer.Tracer)
+    const parent = tracer === Tracer.nativeTracer ? undefined : fiber.cache.span
+    const start = parent === undefined ? BigInt(0) : clock.currentTimeNanosUnsafe()
+    return Effect.map(effect, (result) => {
+      const end = parent === undefined ? BigInt(0) : clock.currentTimeNanosUnsafe()
+      for (const x of result.exchanges) {
+        recordExtensionLatency(x.extension.name, x.latency_ms, fiber.context)
+        if (parent === undefined) continue
+        const span = tracer.span({
+          name: "abhed.extension",
+          parent: Option.some(parent),
+          annotations: Context.empty(),
+          links: [],
+          startTime: start,
+          kind: "internal",
+          root: false,
+          sampled: parent.sampled
+        })
+        TelemetryTracer.deferAttributes(span, () => exchangeAttributes(x, round))
+        const after = start + BigInt(x.latency_ms) * MillisToNanos
+        span.end(after < end ? after : end, Exit.void)
+      }
+      return result
+    })
+  })
+
+const severityInfo = 9 as const
+
+/** A record waiting for the log exporter: made into an OTLP log record only when its batch is sent. */
+interface PendingLog {
+  readonly record: AuditRecord
+  readonly observed: bigint
+  readonly traceId: string | undefined
+  readonly spanId: string | undefined
+}
+
+const logRecordOf = ({ observed, record, spanId, traceId }: PendingLog, args: "digest" | "full") => {
+  const attributes: Record<string, unknown> = {
+    "event.name": "abhed.audit",
+    "abhed.event": record.event,
+    "gen_ai.conversation.id": record.session_id,
+    ...recordAttributes(record, args)
+  }
+  if (record.call_id !== undefined) attributes["gen_ai.tool.call.id"] = record.call_id
+  if (record.tool !== undefined) attributes["gen_ai.tool.name"] = record.tool
+  return {
+    timeUnixNano: String(BigInt(Date.parse(record.time)) * MillisToNanos),
+    observedTimeUnixNano: String(observed),
+    severityNumber: severityInfo,
+    severityText: "INFO",
+    body: { stringValue: JSON.stringify(logBody(record, args)) },
+    attributes: OtlpResource.entriesToAttributes(Object.entries(attributes)),
+    droppedAttributesCount: 0,
+    ...(traceId !== undefined && spanId !== undefined ? { traceId: traceId.padStart(32, "0"), spanId } : {})
+  }
+}
+
+/** The sink: span attributes from the record, and the record as a log record when logs are exported. */
+const makeSink = (settings: TelemetryConfig.TelemetrySettings, stats: TelemetryExport.ExportStats) =>
+  Effect.gen(function*() {
+    const logsUrl = settings.endpoints.logs
+    const clock = yield* Clock.Clock
+    let push: ((pending: PendingLog) => void) | undefined
+    const buffer = TelemetryExport.boundedBuffer<PendingLog>("logs", bufferCap(settings), stats)
+    if (logsUrl !== undefined) {
+      const serialization = yield* OtlpSerialization.OtlpSerialization
+      const resource = yield* OtlpResource.fromConfig({ serviceName: settings.serviceName, attributes: settings.resourceAttributes })
+      const exporter = yield* OtlpExporter.make({
+        label: "OtlpLogger",
+        url: logsUrl,
+        headers: settings.headers,
+        exportInterval: Duration.millis(settings.intervalMillis),
+        maxBatchSize: settings.maxBatchSize,
+        // The log records are built here, on the exporter's fiber, not on the dispatch's.
+        body: (data: ReadonlyArray<PendingLog>) => {
+          buffer.taken(data.length)
+          return [
+          serialization.logs({
+            resourceLogs: [{ resource, scopeLogs: [{ scope: { name: "abhed" }, logRecords: data.map((p) => logRecordOf(p, settings.args)) }] }]
+          }),
+          Effect.void
+        ]
+        },
+        shutdownTimeout: Duration.millis(settings.timeoutMillis)
+      })
+      buffer.connect(exporter.push)
+      push = buffer.push
+    }
+    return {
+      record: (record, span) => {
+        if (span !== undefined) TelemetryTracer.deferAttributes(span, () => recordAttributes(record, settings.args))
+        if (push === undefined) return
+        const traced = span !== undefined && span.sampled
+        push({
+          record,
+          observed: clock.currentTimeNanosUnsafe(),
+          traceId: traced ? span.traceId : undefined,
+          spanId: traced ? span.spanId : undefined
+        })
+      }
+    } satisfies TelemetrySinkShape
+  })
+
+/** What one signal may hold between two exports. */
+const bufferCap = (settings: TelemetryConfig.TelemetrySettings) => settings.maxBatchSize * TelemetryExport.MaxInFlight
+
+/** Once the event loop has run what was scheduled before: the buffers' hand-overs (`boundedBuffer`). */
+const afterHandOver = Effect.promise(() => new Promise<void>((resolve) => setImmediate(resolve)))
+
+const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`
+
+/**
+ * Exports to the collector `settings` name (`fromEnv`, `forEndpoint`): the tracer, the metrics and the record sink
+ * for the host, for as long as the layer lives. Provide it around the code that runs the host (the dispatches read
+ * the tracer, the host reads the sink when it is made). At its end, what is buffered is sent within the timeout,
+ * and what could not be sent is one warning.
+ */
+export const layer = (settings: TelemetryConfig.TelemetrySettings): Layer.Layer<never> =>
+  Layer.unwrap(Effect.gen(function*() {
+    const stats = TelemetryExport.makeStats()
+    const batches: TelemetryExport.Batches = new WeakMap()
+    const serialization = yield* TelemetryExport.serialization(settings.protocol, batches)
+    const { client, whenIdle } = yield* TelemetryExport.transport(Duration.millis(settings.timeoutMillis), batches, stats)
+    const resource = { serviceName: settings.serviceName, attributes: settings.resourceAttributes }
+    const common = {
+      headers: settings.headers,
+      shutdownTimeout: Duration.millis(settings.timeoutMillis)
+    }
+    const { logs, metrics, traces } = settings.endpoints
+    const spansBuffer = TelemetryExport.boundedBuffer<unknown>("traces", bufferCap(settings), stats)
+    const tracer = traces === undefined ? Layer.empty : Layer.effect(Tracer.Tracer, TelemetryTracer.make({
+      ...common,
+      url: traces,
+      resource,
+      exportInterval: Duration.millis(settings.intervalMillis),
+      buffer: spansBuffer,
+      maxBatchSize: settings.maxBatchSize
+    }))
+    const metricsLayer = metrics === undefined ? Layer.empty : Layer.effectDiscard(OtlpMetrics.make({
+      ...common,
+      url: metrics,
+      resource,
+      exportInterval: Duration.millis(settings.intervalMillis)
+    }))
+    const sink = Layer.effect(TelemetrySink, makeSink(settings, stats))
+    const exporters = Layer.mergeAll(tracer, metricsLayer, logs === undefined && traces === undefined ? Layer.empty : sink)
+    // Built after the exporters, so closed before them: one concurrent flush of every signal within the timeout,
+    // then the transport drops whatever else comes (the exporters' own final exports), so the end takes one bound.
+    const flushAtEnd = Layer.effectDiscard(Effect.gen(function*() {
+      const flusher = yield* OtlpExporter.Flusher
+      yield* Effect.addFinalizer(() =>
+        // The buffers' hand-over to the exporters first (one turn of the event loop), then the requests in flight:
+        // the last flush must not find one and drop its batch (the final metrics).
+        Effect.andThen(afterHandOver, Effect.andThen(whenIdle, flusher.flush)).pipe(
+          Effect.timeoutOption(Duration.millis(settings.timeoutMillis)),
+          Effect.andThen(Effect.sync(() => {
+            stats.closed = true
+          }))
+        )
+      )
+    }))
+    // Built before the exporters, so closed after them: the warning counts what their own ends dropped too.
+    const warnAtEnd = Layer.effectDiscard(Effect.addFinalizer(() =>
+      Effect.suspend(() => {
+        const { dropped } = stats
+        const total = dropped.traces + dropped.metrics + dropped.logs
+        return total === 0 ? Effect.void : Effect.logWarning(
+          `telemetry: not exported: ${plural(dropped.traces, "span", "spans")}, ${plural(dropped.logs, "log record", "log records")}, ` +
+            `${plural(dropped.metrics, "metrics export", "metrics exports")} (${stats.firstFailure ?? "too many batches in flight"})`
+        )
+      })
+    ))
+    return flushAtEnd.pipe(
+      Layer.provideMerge(exporters),
+      Layer.provideMerge(warnAtEnd),
+      Layer.provide(Layer.mergeAll(
+        OtlpExporter.layerFlusher,
+        Layer.succeed(OtlpSerialization.OtlpSerialization, serialization),
+        Layer.succeed(HttpClient.HttpClient, client)
+      )),
+      // Every setting is explicit: effect's resource reader must not read (and die on) the environment itself.
+      Layer.provide(Layer.succeed(ConfigProvider.ConfigProvider, ConfigProvider.fromUnknown({})))
+    )
+  }))
+
+/**
+ * From the standard environment variables (`process.env` by default): `layer` when an endpoint is set and
+ * `OTEL_SDK_DISABLED` is not true, else nothing. Each bad value is a warning on the log that names the variable.
+ */
+export const layerFromEnv = (env: Readonly<Record<string, string | undefined>> = process.env): Layer.Layer<never> =>
+  Layer.unwrap(Effect.gen(function*() {
+    const { settings, warnings } = TelemetryConfig.fromEnv(env)
+    for (const w of warnings) yield* Effect.logWarning(`telemetry: ${w}`)
+    return settings === undefined ? Layer.empty : layer(settings)
+  }))

@@ -1,0 +1,174 @@
+/**
+ * Where and how the host exports its telemetry, read from the standard OpenTelemetry environment variables. Pure:
+ * a bad value is a warning that names the variable and says what was done instead, never a failure (telemetry must
+ * never keep a session from starting).
+ */
+export type OtlpProtocol = "http/protobuf" | "http/json"
+export type Signal = "traces" | "metrics" | "logs"
+export const Signals: ReadonlyArray<Signal> = ["traces", "metrics", "logs"]
+
+export interface TelemetrySettings {
+  /** The full URL per signal (`…/v1/traces`); a signal without one is not exported. */
+  readonly endpoints: { readonly [S in Signal]?: string | undefined }
+  readonly protocol: { readonly [S in Signal]: OtlpProtocol }
+  readonly headers: Readonly<Record<string, string>>
+  readonly serviceName: string
+  readonly resourceAttributes: Readonly<Record<string, string>>
+  /**
+   * `"digest"` (default): a tool call's args leave the host only as `{sha256, bytes}`; `"full"`: verbatim, as
+   * `gen_ai.tool.call.arguments` (the operator opted in: args can hold secrets).
+   */
+  readonly args: "digest" | "full"
+  /** The most one export request may take, and so what the session's end waits for the last batch. */
+  readonly timeoutMillis: number
+  /** Items per export request; at most four batches of them wait per signal (more are dropped, and counted). */
+  readonly maxBatchSize: number
+  /** How often buffered items are sent. */
+  readonly intervalMillis: number
+}
+
+export interface TelemetryFromEnv {
+  /** Undefined: nothing to export (no endpoint, or `OTEL_SDK_DISABLED=true`). */
+  readonly settings: TelemetrySettings | undefined
+  readonly warnings: ReadonlyArray<string>
+}
+
+export const DefaultServiceName = "abhed"
+/** Lower than the OpenTelemetry default (10 s): a session's end (a CLI's exit) waits at most this long. */
+export const DefaultTimeoutMillis = 2000
+export const DefaultMaxBatchSize = 512
+export const DefaultIntervalMillis = 1000
+
+type Env = Readonly<Record<string, string | undefined>>
+
+const set = (env: Env, name: string): string | undefined => {
+  const value = env[name]?.trim()
+  return value === undefined || value === "" ? undefined : value
+}
+
+const url = (text: string): URL | undefined => {
+  try {
+    const parsed = new URL(text)
+    return parsed.protocol === "http:" || parsed.protocol === "https:" ? parsed : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * A `key=value,key=value` list (W3C baggage style, values percent-encoded); a bad entry is skipped with a warning.
+ * `secret`: the entries may hold credentials (headers), so a warning names an entry by its position, not its text.
+ */
+const keyValues = (env: Env, name: string, warnings: Array<string>, secret: boolean): Record<string, string> => {
+  const out: Record<string, string> = {}
+  const text = set(env, name)
+  if (text === undefined) return out
+  text.split(",").forEach((entry, i) => {
+    if (entry.trim() === "") return
+    const eq = entry.indexOf("=")
+    const key = eq < 0 ? "" : entry.slice(0, eq).trim()
+    if (key === "") {
+      warnings.push(`${name}: entry ${secret ? i + 1 : `"${entry.trim()}"`} is not key=value: skipped`)
+      return
+    }
+    try {
+      out[decodeURIComponent(key)] = decodeURIComponent(entry.slice(eq + 1).trim())
+    } catch {
+      warnings.push(`${name}: entry "${key}" is not validly percent-encoded: skipped`)
+    }
+  })
+  return out
+}
+
+const positiveInt = (env: Env, name: string, fallback: number, warnings: Array<string>): number => {
+  const text = set(env, name)
+  if (text === undefined) return fallback
+  const n = Number(text)
+  if (Number.isInteger(n) && n > 0) return n
+  warnings.push(`${name}: "${text}" is not a positive integer: using ${fallback}`)
+  return fallback
+}
+
+const protocolOf = (env: Env, name: string, fallback: OtlpProtocol, warnings: Array<string>): OtlpProtocol => {
+  const text = set(env, name)
+  if (text === undefined) return fallback
+  if (text === "http/protobuf" || text === "http/json") return text
+  warnings.push(`${name}: "${text}" is not supported (http/protobuf, http/json): using ${fallback}`)
+  return fallback
+}
+
+/** The settings the variables of `env` describe (`process.env` for the CLI). */
+export const fromEnv = (env: Env): TelemetryFromEnv => {
+  const warnings: Array<string> = []
+  const disabledText = set(env, "OTEL_SDK_DISABLED")
+  const disabled = disabledText?.toLowerCase() === "true"
+  if (disabledText !== undefined && !disabled && disabledText.toLowerCase() !== "false") {
+    warnings.push(`OTEL_SDK_DISABLED: "${disabledText}" is neither true nor false: telemetry stays on`)
+  }
+  const endpoints: { [S in Signal]?: string } = {}
+  const baseText = set(env, "OTEL_EXPORTER_OTLP_ENDPOINT")
+  const base = baseText === undefined ? undefined : url(baseText)
+  if (baseText !== undefined && base === undefined) {
+    warnings.push(`OTEL_EXPORTER_OTLP_ENDPOINT: "${baseText}" is not an http(s) URL: ignored`)
+  }
+  for (const signal of Signals) {
+    const name = `OTEL_EXPORTER_OTLP_${signal.toUpperCase()}_ENDPOINT`
+    const own = set(env, name)
+    if (own !== undefined) {
+      // A signal's own endpoint is used as it is; the base one gets the signal's path appended.
+      if (url(own) !== undefined) endpoints[signal] = own
+      else warnings.push(`${name}: "${own}" is not an http(s) URL: ${signal} not exported`)
+    } else if (base !== undefined) {
+      const u = new URL(base.href)
+      u.pathname = `${u.pathname.replace(/\/$/, "")}/v1/${signal}`
+      endpoints[signal] = u.href
+    }
+  }
+  const baseProtocol = protocolOf(env, "OTEL_EXPORTER_OTLP_PROTOCOL", "http/protobuf", warnings)
+  const protocol = {
+    traces: protocolOf(env, "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", baseProtocol, warnings),
+    metrics: protocolOf(env, "OTEL_EXPORTER_OTLP_METRICS_PROTOCOL", baseProtocol, warnings),
+    logs: protocolOf(env, "OTEL_EXPORTER_OTLP_LOGS_PROTOCOL", baseProtocol, warnings)
+  }
+  const headers = keyValues(env, "OTEL_EXPORTER_OTLP_HEADERS", warnings, true)
+  const resourceAttributes = keyValues(env, "OTEL_RESOURCE_ATTRIBUTES", warnings, false)
+  const serviceName = set(env, "OTEL_SERVICE_NAME") ?? resourceAttributes["service.name"] ?? DefaultServiceName
+  const argsText = set(env, "ABHED_OTEL_ARGS")
+  if (argsText !== undefined && argsText !== "digest" && argsText !== "full") {
+    warnings.push(`ABHED_OTEL_ARGS: "${argsText}" is neither digest nor full: using digest`)
+  }
+  const settings: TelemetrySettings = {
+    endpoints,
+    protocol,
+    headers,
+    serviceName,
+    resourceAttributes,
+    args: argsText === "full" ? "full" : "digest",
+    timeoutMillis: positiveInt(env, "OTEL_EXPORTER_OTLP_TIMEOUT", DefaultTimeoutMillis, warnings),
+    maxBatchSize: positiveInt(env, "OTEL_BSP_MAX_EXPORT_BATCH_SIZE", DefaultMaxBatchSize, warnings),
+    intervalMillis: positiveInt(env, "OTEL_BSP_SCHEDULE_DELAY", DefaultIntervalMillis, warnings)
+  }
+  const any = Signals.some((s) => endpoints[s] !== undefined)
+  return { settings: disabled || !any ? undefined : settings, warnings }
+}
+
+/** Settings for one collector at `baseUrl` (`http://host:4318`), the rest defaulted: for embedders and tests. */
+export const forEndpoint = (
+  baseUrl: string,
+  options?: Partial<Omit<TelemetrySettings, "endpoints" | "protocol">> & { readonly protocol?: OtlpProtocol }
+): TelemetrySettings => {
+  const root = baseUrl.replace(/\/$/, "")
+  const protocol = options?.protocol ?? "http/protobuf"
+  return {
+    headers: {},
+    serviceName: DefaultServiceName,
+    resourceAttributes: {},
+    args: "digest",
+    timeoutMillis: DefaultTimeoutMillis,
+    maxBatchSize: DefaultMaxBatchSize,
+    intervalMillis: DefaultIntervalMillis,
+    ...options,
+    endpoints: { traces: `${root}/v1/traces`, metrics: `${root}/v1/metrics`, logs: `${root}/v1/logs` },
+    protocol: { traces: protocol, metrics: protocol, logs: protocol }
+  }
+}

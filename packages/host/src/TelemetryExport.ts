@@ -1,0 +1,172 @@
+import { Context, Deferred, Duration, Effect, type Layer, Metric } from "effect"
+import * as FetchHttpClient from "effect/http/FetchHttpClient"
+import * as HttpClient from "effect/http/HttpClient"
+import * as HttpClientResponse from "effect/http/HttpClientResponse"
+import * as HttpBody from "effect/http/HttpBody"
+import { OtlpSerialization } from "effect/observability"
+import { encodeLogs, encodeTraces } from "./TelemetryProtobuf.ts"
+import { HostMetrics } from "./HostMetrics.ts"
+import type { OtlpProtocol, Signal } from "./TelemetryConfig.ts"
+
+/**
+ * The transport under effect's OTLP exporters, made so that a collector can never get in the way of a decision:
+ * at most `MaxInFlight` requests in flight per signal (a batch that finds that many is dropped, not queued: memory
+ * stays bounded by `MaxInFlight` + 1 batches a signal), each request bounded by the timeout, and a collector that is down, slow or refusing
+ * (any non-2xx) costs the batch, never a retry, a wait or an error. What is dropped is counted, item by item, in
+ * `abhed_telemetry_dropped_total` and in `ExportStats`.
+ */
+export interface ExportStats {
+  readonly sent: Record<Signal, number>
+  readonly dropped: Record<Signal, number>
+  /** The first failure, for one warning: `traces: HTTP 500`. */
+  firstFailure: string | undefined
+  /** Some batch was dropped because the signal's previous one was still in flight. */
+  inFlightDrops: boolean
+  /** Set once the session's end has flushed: anything later is dropped at once. */
+  closed: boolean
+}
+
+export const makeStats = (): ExportStats => ({
+  sent: { traces: 0, metrics: 0, logs: 0 },
+  dropped: { traces: 0, metrics: 0, logs: 0 },
+  firstFailure: undefined,
+  inFlightDrops: false,
+  closed: false
+})
+
+interface Batch {
+  readonly signal: Signal
+  readonly items: number
+}
+
+/** Which body is which signal's batch of how many items: filled by the serialization, read by the transport. */
+export type Batches = WeakMap<HttpBody.HttpBody, Batch>
+
+const serviceOf = (layer: Layer.Layer<OtlpSerialization.OtlpSerialization>) =>
+  Effect.provide(Effect.gen(function*() { return yield* OtlpSerialization.OtlpSerialization }), layer)
+
+/** effect's own serialization for each signal's protocol, noting each body's signal and item count. */
+export const serialization = (protocol: { readonly [S in Signal]: OtlpProtocol }, batches: Batches) =>
+  Effect.gen(function*() {
+    const effectProtobuf = yield* serviceOf(OtlpSerialization.layerProtobuf)
+    const byProtocol = {
+      "http/json": yield* serviceOf(OtlpSerialization.layerJson),
+      // Traces and logs, one batch a second or more: our encoder (TelemetryProtobuf.ts); the metrics, once per
+      // interval whatever the load: effect's.
+      "http/protobuf": OtlpSerialization.OtlpSerialization.of({
+        traces: (data) => HttpBody.uint8Array(encodeTraces(data), "application/x-protobuf"),
+        metrics: effectProtobuf.metrics,
+        logs: (data) => HttpBody.uint8Array(encodeLogs(data), "application/x-protobuf")
+      })
+    }
+    const pick = (signal: Signal) => byProtocol[protocol[signal]]
+    const noted = (signal: Signal, body: HttpBody.HttpBody, items: number) => {
+      batches.set(body, { signal, items })
+      return body
+    }
+    return OtlpSerialization.OtlpSerialization.of({
+      traces: (data) =>
+        noted("traces", pick("traces").traces(data), data.resourceSpans.reduce((n, r) => n + r.scopeSpans.reduce((m, s) => m + s.spans.length, 0), 0)),
+      metrics: (data) => noted("metrics", pick("metrics").metrics(data), 1),
+      logs: (data) =>
+        noted("logs", pick("logs").logs(data), data.resourceLogs.reduce((n, r) => n + r.scopeLogs.reduce((m, s) => m + (s.logRecords?.length ?? 0), 0), 0))
+    })
+  })
+
+const ok = (request: Parameters<typeof HttpClientResponse.fromWeb>[0]) =>
+  HttpClientResponse.fromWeb(request, new Response(null, { status: 200 }))
+
+/**
+ * A signal's buffer, bounded: at most `cap` items wait to be sent, and an item that finds it full is dropped and
+ * counted. Items reach effect's exporter in a turn of the event loop of their own: the exporter serializes and
+ * sends the batch that fills up in the fiber that pushes, which must not be a dispatch.
+ */
+export const boundedBuffer = <A>(signal: Signal, cap: number, stats: ExportStats) => {
+  let waiting = 0
+  let pending: Array<A> = []
+  let push: (item: A) => void = () => {}
+  const drain = () => {
+    const items = pending
+    pending = []
+    for (const item of items) push(item)
+  }
+  return {
+    /** Set once the exporter exists. */
+    connect: (exporterPush: (item: unknown) => void) => {
+      push = exporterPush
+    },
+    push: (item: A): void => {
+      if (waiting >= cap) {
+        stats.dropped[signal] += 1
+        stats.inFlightDrops = true
+        Metric.withAttributes(HostMetrics.telemetryDropped, { signal }).updateUnsafe(1, Context.empty())
+        return
+      }
+      waiting++
+      if (pending.push(item) === 1) setImmediate(drain)
+    },
+    /** Hands over what waits now (before a flush). */
+    drain,
+    /** The exporter took `n` items for a request. */
+    taken: (n: number): void => {
+      waiting = Math.max(0, waiting - n)
+    }
+  }
+}
+
+/** Requests in flight per signal: a batch that finds this many is dropped, so a signal holds at most one more. */
+export const MaxInFlight = 4
+
+/**
+ * The bounded, never-failing transport (see above), over `fetch`; `whenIdle` waits for the requests in flight
+ * (the session's end waits for them before its last flush, within the same bound).
+ */
+export const transport = (timeout: Duration.Input, batches: Batches, stats: ExportStats) =>
+  Effect.map(Effect.provide(Effect.gen(function*() { return yield* HttpClient.HttpClient }), FetchHttpClient.layer), (base) => {
+    const inFlight: Record<Signal, Set<Deferred.Deferred<void>>> = { traces: new Set(), metrics: new Set(), logs: new Set() }
+    const dropped = (batch: Batch | undefined, why: string, collector = true) =>
+      Effect.withFiber((fiber) => {
+        if (batch === undefined) return Effect.void
+        stats.dropped[batch.signal] += batch.items
+        // The collector's own failure is what the warning names: a batch dropped for one in flight follows from it.
+        if (collector) stats.firstFailure ??= `${batch.signal}: ${why}`
+        else stats.inFlightDrops = true
+        Metric.withAttributes(HostMetrics.telemetryDropped, { signal: batch.signal }).updateUnsafe(batch.items, fiber.context)
+        return Effect.void
+      })
+    const client = HttpClient.transform(base, (response, request) => {
+      const batch = request.body._tag === "Empty" ? undefined : batches.get(request.body)
+      if (stats.closed) return Effect.as(dropped(batch, "after the session's end"), ok(request))
+      if (batch !== undefined && inFlight[batch.signal].size >= MaxInFlight) {
+        return Effect.as(dropped(batch, `${MaxInFlight} batches were still in flight`, false), ok(request))
+      }
+      const done = Deferred.makeUnsafe<void>()
+      if (batch !== undefined) inFlight[batch.signal].add(done)
+      return response.pipe(
+        Effect.flatMap((r) =>
+          Effect.flatMap(Effect.ignore(r.arrayBuffer), () =>
+            r.status >= 200 && r.status < 300
+              ? Effect.sync(() => {
+                if (batch !== undefined) stats.sent[batch.signal] += batch.items
+              })
+              : dropped(batch, `HTTP ${r.status}`))
+        ),
+        Effect.timeoutOrElse({
+          duration: timeout,
+          orElse: () => dropped(batch, `no answer within ${Duration.format(Duration.fromInputUnsafe(timeout))}`)
+        }),
+        Effect.catchCause((cause) => dropped(batch, `unreachable (${String(cause).split("\n")[0]})`)),
+        // Still in flight when the session's end gave up on it.
+        Effect.onInterrupt(() => dropped(batch, "cut off at the session's end")),
+        Effect.ensuring(Effect.suspend(() => {
+          if (batch !== undefined) inFlight[batch.signal].delete(done)
+          return Deferred.succeed(done, undefined)
+        })),
+        Effect.as(ok(request))
+      )
+    })
+    const whenIdle = Effect.suspend(() =>
+      Effect.forEach([...inFlight.traces, ...inFlight.metrics, ...inFlight.logs], Deferred.await, { discard: true })
+    )
+    return { client, whenIdle }
+  })

@@ -1,0 +1,123 @@
+import { isJsonObject } from "@abhed/protocol"
+import { hash } from "node:crypto"
+import type { ContentDigest } from "./AuditContent.ts"
+import type { AuditExchange, AuditRecord } from "./AuditRecord.ts"
+
+/**
+ * What of a dispatch leaves the host as telemetry: the decision and who made it, never the content. No tool
+ * result, no context message, no summary, no stderr line, no rewritten args; the agent's args only as their digest
+ * unless the operator opted in (`args: "full"`). Reasons are the extensions' own words, kept to `ReasonMax` chars.
+ */
+export const ReasonMax = 256
+
+/**
+ * The args' digest, as the audit writes content (`contentDigest`: SHA-256 of the JSON text, and its UTF-8 bytes),
+ * by Node's one-shot `hash`: on the dispatch's path, about a quarter of the time of a `createHash` object.
+ */
+export const argsDigest = (args: unknown): ContentDigest => {
+  const text = JSON.stringify(args) ?? "null"
+  return { sha256: hash("sha256", text, "hex"), bytes: Buffer.byteLength(text, "utf8") }
+}
+
+export const bounded = (text: string): string => (text.length <= ReasonMax ? text : `${text.slice(0, ReasonMax - 1)}…`)
+
+/** An extension's verdict in its reply: deny, ask, rewrite (it proposed a change), or none. */
+export const verdictOf = (reply: unknown): string => {
+  if (!isJsonObject(reply)) return "none"
+  if (reply["block"] === true) return "deny"
+  if (reply["ask"] === true) return "ask"
+  for (const key of Object.keys(reply)) if (key !== "reason" && key !== "block" && key !== "ask") return "rewrite"
+  return "none"
+}
+
+export const reasonOf = (reply: unknown): string | undefined =>
+  isJsonObject(reply) && typeof reply["reason"] === "string" ? bounded(reply["reason"]) : undefined
+
+interface NamedReason {
+  readonly extension: string
+  readonly reason: string
+}
+const reasonsIn = (value: unknown): ReadonlyArray<NamedReason> =>
+  Array.isArray(value)
+    ? value.flatMap((r) =>
+      isJsonObject(r) && typeof r["extension"] === "string" && typeof r["reason"] === "string"
+        ? [{ extension: r["extension"], reason: bounded(r["reason"]) }]
+        : []
+    )
+    : []
+
+/** The outcome's decision-shaped fields, whatever the event: decision, reasons (or withheld), rounds, rewriters. */
+export interface OutcomeSummary {
+  readonly decision: string | undefined
+  readonly reasons: ReadonlyArray<NamedReason>
+  readonly rounds: number | undefined
+  readonly rewrittenBy: ReadonlyArray<string>
+}
+export const outcomeSummary = (outcome: unknown): OutcomeSummary => {
+  if (!isJsonObject(outcome)) return { decision: undefined, reasons: [], rounds: undefined, rewrittenBy: [] }
+  const rewrittenBy = outcome["rewrittenBy"]
+  return {
+    decision: typeof outcome["decision"] === "string" ? outcome["decision"] : undefined,
+    reasons: [...reasonsIn(outcome["reasons"]), ...reasonsIn(outcome["withheld"])],
+    rounds: typeof outcome["rounds"] === "number" ? outcome["rounds"] : undefined,
+    rewrittenBy: Array.isArray(rewrittenBy) ? rewrittenBy.filter((x): x is string => typeof x === "string") : []
+  }
+}
+
+/** Who decided: the extensions the outcome's reasons name, once each, in order. */
+export const decidingOf = (summary: OutcomeSummary): ReadonlyArray<string> => [
+  ...new Set(summary.reasons.map((r) => r.extension))
+]
+
+/** The span's attributes a dispatch's record adds once it is decided. */
+export const recordAttributes = (record: AuditRecord, args: "digest" | "full"): Record<string, unknown> => {
+  const summary = outcomeSummary(record.outcome)
+  const out: Record<string, unknown> = { "abhed.seq": record.seq, "abhed.duration_ms": record.duration_ms }
+  if (summary.decision !== undefined) out["abhed.decision"] = summary.decision
+  if (summary.rounds !== undefined) out["abhed.rounds"] = summary.rounds
+  const deciding = decidingOf(summary)
+  if (deciding.length > 0) out["abhed.deciding_extensions"] = deciding
+  if (summary.rewrittenBy.length > 0) out["abhed.rewriting_extensions"] = summary.rewrittenBy
+  if (record.args !== undefined) {
+    if (args === "full") out["gen_ai.tool.call.arguments"] = JSON.stringify(record.args)
+    else {
+      const digest = argsDigest(record.args)
+      out["abhed.args.sha256"] = digest.sha256
+      out["abhed.args.bytes"] = digest.bytes
+    }
+  }
+  return out
+}
+
+const exchangeView = (x: AuditExchange) => {
+  const reason = reasonOf(x.reply)
+  return {
+    extension: x.extension,
+    status: x.status,
+    latency_ms: x.latency_ms,
+    ...(x.status === "replied" ? { verdict: verdictOf(x.reply) } : {}),
+    ...(reason !== undefined ? { reason } : {}),
+    // The failure by its shape (exited (code 1), timed_out (500 ms)): never the extension's stderr.
+    ...(x.error !== undefined ? { error: bounded(x.error) } : {})
+  }
+}
+
+/** The audit record as a log record's body: its decision and every exchange's verdict, without content. */
+export const logBody = (record: AuditRecord, args: "digest" | "full") => {
+  const summary = outcomeSummary(record.outcome)
+  return {
+    seq: record.seq,
+    session_id: record.session_id,
+    time: record.time,
+    event: record.event,
+    ...(record.call_id !== undefined ? { call_id: record.call_id } : {}),
+    ...(record.tool !== undefined ? { tool: record.tool } : {}),
+    ...(record.args !== undefined ? { args: args === "full" ? record.args : argsDigest(record.args) } : {}),
+    ...(summary.decision !== undefined ? { decision: summary.decision } : {}),
+    reasons: summary.reasons,
+    ...(summary.rounds !== undefined ? { rounds: summary.rounds } : {}),
+    ...(summary.rewrittenBy.length > 0 ? { rewritten_by: summary.rewrittenBy } : {}),
+    exchanges: record.rounds.map((round) => ({ round: round.round, exchanges: round.exchanges.map(exchangeView) })),
+    duration_ms: record.duration_ms
+  }
+}

@@ -1,0 +1,96 @@
+import { Telemetry } from "@abhed/host"
+import * as TelemetryExport from "@abhed/host/TelemetryExport"
+import { assert, describe, it } from "@effect/vitest"
+
+/** The standard OpenTelemetry variables, read as the OTLP exporter specification says; bad values are warnings. */
+describe("Telemetry.fromEnv", () => {
+  it("no endpoint, or OTEL_SDK_DISABLED=true: nothing to export", () => {
+    assert.isUndefined(Telemetry.fromEnv({}).settings)
+    const disabled = Telemetry.fromEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: "http://c:4318", OTEL_SDK_DISABLED: "TRUE" })
+    assert.isUndefined(disabled.settings)
+    assert.deepStrictEqual(disabled.warnings, [])
+  })
+
+  it("the base endpoint gets each signal's path; a signal's own endpoint is used as given", () => {
+    const { settings, warnings } = Telemetry.fromEnv({
+      OTEL_EXPORTER_OTLP_ENDPOINT: "http://collector:4318/otlp/",
+      OTEL_EXPORTER_OTLP_LOGS_ENDPOINT: "https://logs.example/ingest"
+    })
+    assert.deepStrictEqual(warnings, [])
+    assert.deepStrictEqual(settings?.endpoints, {
+      traces: "http://collector:4318/otlp/v1/traces",
+      metrics: "http://collector:4318/otlp/v1/metrics",
+      logs: "https://logs.example/ingest"
+    })
+    assert.deepStrictEqual(settings?.protocol, { traces: "http/protobuf", metrics: "http/protobuf", logs: "http/protobuf" })
+    assert.strictEqual(settings?.serviceName, "abhed")
+    assert.strictEqual(settings?.args, "digest")
+  })
+
+  it("only a signal's own endpoint: only that signal", () => {
+    const { settings } = Telemetry.fromEnv({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: "http://c:4318/v1/traces" })
+    assert.deepStrictEqual(settings?.endpoints, { traces: "http://c:4318/v1/traces" })
+  })
+
+  it("protocol, headers, service name, resource attributes, timeout, args opt-in", () => {
+    const { settings, warnings } = Telemetry.fromEnv({
+      OTEL_EXPORTER_OTLP_ENDPOINT: "http://c:4318",
+      OTEL_EXPORTER_OTLP_PROTOCOL: "http/json",
+      OTEL_EXPORTER_OTLP_METRICS_PROTOCOL: "http/protobuf",
+      OTEL_EXPORTER_OTLP_HEADERS: "authorization=Bearer%20abc, x-team = guards",
+      OTEL_SERVICE_NAME: "agent-fleet",
+      OTEL_RESOURCE_ATTRIBUTES: "deployment.environment=prod,service.name=ignored",
+      OTEL_EXPORTER_OTLP_TIMEOUT: "750",
+      ABHED_OTEL_ARGS: "full"
+    })
+    assert.deepStrictEqual(warnings, [])
+    assert.deepStrictEqual(settings?.protocol, { traces: "http/json", metrics: "http/protobuf", logs: "http/json" })
+    assert.deepStrictEqual(settings?.headers, { authorization: "Bearer abc", "x-team": "guards" })
+    assert.strictEqual(settings?.serviceName, "agent-fleet")
+    assert.deepStrictEqual(settings?.resourceAttributes, { "deployment.environment": "prod", "service.name": "ignored" })
+    assert.strictEqual(settings?.timeoutMillis, 750)
+    assert.strictEqual(settings?.args, "full")
+  })
+
+  it("each bad value is a warning naming the variable, and what is done instead", () => {
+    const { settings, warnings } = Telemetry.fromEnv({
+      OTEL_EXPORTER_OTLP_ENDPOINT: "http://c:4318",
+      OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: "ftp://c/traces",
+      OTEL_EXPORTER_OTLP_PROTOCOL: "grpc",
+      OTEL_EXPORTER_OTLP_HEADERS: "Bearer s3cr3t,k=%E0%A4%A",
+      OTEL_EXPORTER_OTLP_TIMEOUT: "soon",
+      OTEL_SDK_DISABLED: "yes",
+      ABHED_OTEL_ARGS: "all"
+    })
+    assert.deepStrictEqual(warnings, [
+      "OTEL_SDK_DISABLED: \"yes\" is neither true nor false: telemetry stays on",
+      "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: \"ftp://c/traces\" is not an http(s) URL: traces not exported",
+      "OTEL_EXPORTER_OTLP_PROTOCOL: \"grpc\" is not supported (http/protobuf, http/json): using http/protobuf",
+      // A header may be a credential: named by its position, never echoed.
+      "OTEL_EXPORTER_OTLP_HEADERS: entry 1 is not key=value: skipped",
+      "OTEL_EXPORTER_OTLP_HEADERS: entry \"k\" is not validly percent-encoded: skipped",
+      "ABHED_OTEL_ARGS: \"all\" is neither digest nor full: using digest",
+      "OTEL_EXPORTER_OTLP_TIMEOUT: \"soon\" is not a positive integer: using 2000"
+    ])
+    assert.deepStrictEqual(settings?.endpoints, { metrics: "http://c:4318/v1/metrics", logs: "http://c:4318/v1/logs" })
+    assert.deepStrictEqual(settings?.headers, {})
+  })
+})
+
+describe("the export buffer", () => {
+  it("holds at most its cap; the next item is dropped and counted; what the exporter takes frees room", async () => {
+    const stats = TelemetryExport.makeStats()
+    const buffer = TelemetryExport.boundedBuffer<number>("traces", 4, stats)
+    const handed: Array<unknown> = []
+    buffer.connect((item) => handed.push(item))
+    for (let i = 1; i <= 5; i++) buffer.push(i)
+    assert.strictEqual(stats.dropped.traces, 1)
+    // Handed over in a turn of the event loop of their own, never inside the push.
+    assert.deepStrictEqual(handed, [])
+    await new Promise<void>((resolve) => setImmediate(resolve))
+    assert.deepStrictEqual(handed, [1, 2, 3, 4])
+    buffer.taken(4)
+    buffer.push(6)
+    assert.strictEqual(stats.dropped.traces, 1)
+  })
+})
