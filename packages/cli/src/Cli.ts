@@ -1,4 +1,3 @@
-import { readFileSync } from "node:fs"
 import * as NodeServices from "@effect/platform-node/NodeServices"
 import { Cause, Effect, Logger, Runtime, Stdio } from "effect"
 import { Command } from "effect/cli"
@@ -15,20 +14,16 @@ import { replay } from "./replay/ReplayCommand.ts"
 import { run } from "./run/RunCommand.ts"
 import { trust, untrust } from "./TrustCommand.ts"
 import { exitCodes, failUsage, layerPresenter, type UsageError } from "./Usage.ts"
+import { Version } from "./Version.ts"
 
-/** The version in this package's package.json (one directory up from both src/ and dist/). */
-export const Version: string = ((): string => {
-  const manifest: unknown = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"))
-  return typeof manifest === "object" && manifest !== null && "version" in manifest && typeof manifest.version === "string"
-    ? manifest.version
-    : "unknown"
-})()
+export { Version }
 
-/** `abhed-ext`: run, check, test, replay, demo, hook, import-hooks. With no subcommand it runs the demo. */
+/** `abhed-ext` and its commands (docs/cli.md). With no subcommand it runs the demo. */
 export const cli = Command.make("abhed-ext", {}, () => runDemo).pipe(
   Command.withDescription(
-    "Run, check, test and demo Abhed extensions, and replay recorded sessions under another config; run Claude " +
-      "Code and Gemini CLI command hooks as extensions (hook, import-hooks). With no command, runs the demo. Exit " +
+    "Run, check, test and demo Abhed extensions; read an audit and replay recorded sessions under another config " +
+      "(audit, replay); run Claude Code and Gemini CLI command hooks (hook, import-hooks) and MCP servers (mcp, " +
+      "import-mcp) as extensions. With no command, runs the demo. Exit " +
       "codes: 0 success, 1 failure (a failed check or test case, a changed replay decision, unreadable input), 2 " +
       "invalid config, 64 bad usage."
   ),

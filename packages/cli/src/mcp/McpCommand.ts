@@ -1,7 +1,7 @@
 import { EffectExtension } from "@abhed/extension/effect"
 import { Effect, Option, Result } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
-import { Version } from "../Cli.ts"
+import { Version } from "../Version.ts"
 import { positive } from "../DurationFlags.ts"
 import { failUsage } from "../Usage.ts"
 import { open } from "./McpConnection.ts"
