@@ -39,6 +39,8 @@ export interface McpImport {
   /** Entries in `mcpServers`, carried over or not. */
   readonly servers: number
   readonly extensions: ReadonlyArray<Record<string, unknown>>
+  /** Where each extension comes from, in the same order: `mcpServers.NAME`. */
+  readonly sources: ReadonlyArray<string>
   /** Policy deny rules: a Gemini server's `excludeTools`. */
   readonly deny: ReadonlyArray<{ readonly tool: string; readonly reason: string }>
   readonly skipped: ReadonlyArray<Skipped>
@@ -419,6 +421,7 @@ export const readMcpServers = (format: HookFormat, settings: unknown, options: I
   if (!isJsonObject(all)) return Result.fail("mcpServers: expected an object of servers, by name")
   const disabled = disabledBy(format, settings)
   const extensions: Array<Record<string, unknown>> = []
+  const sources: Array<string> = []
   const deny: Array<{ readonly tool: string; readonly reason: string }> = []
   const skipped: Array<Skipped> = []
   const warnings: Array<Skipped> = []
@@ -444,8 +447,9 @@ export const readMcpServers = (format: HookFormat, settings: unknown, options: I
       continue
     }
     extensions.push(outcome.extension)
+    sources.push(where)
     deny.push(...outcome.deny)
     for (const why of outcome.warnings) warnings.push({ where, why })
   }
-  return Result.succeed({ format, servers: entries.length, extensions, deny, skipped, warnings })
+  return Result.succeed({ format, servers: entries.length, extensions, sources, deny, skipped, warnings })
 }
