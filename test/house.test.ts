@@ -30,7 +30,6 @@ const MaxLinesOf: Readonly<Record<string, number>> = { "packages/host/src/Extens
  */
 const KnownLong: ReadonlySet<string> = new Set([
   "packages/cli/src/HookSettings.ts",
-  "packages/cli/src/mcp-import/McpServers.ts",
   "packages/host/src/Reload.ts"
 ])
 

@@ -1,3 +1,4 @@
+import * as NodeServices from "@effect/platform-node/NodeServices"
 import { Effect, Result } from "effect"
 import { describe, expect, it } from "vitest"
 import type { McpImport } from "../packages/cli/src/mcp-import/McpServers.ts"
@@ -5,6 +6,9 @@ import { readMcpServers } from "../packages/cli/src/mcp-import/McpServers.ts"
 import { adapterProblems } from "../packages/cli/src/mcp-import/McpStartCheck.ts"
 
 /** import-mcp's start-check: each line it writes goes through the adapter's own parser (`abhed-ext mcp`). */
+
+const problems = (imported: McpImport, launch: { readonly command: string; readonly args: ReadonlyArray<string> }) =>
+  Effect.runPromise(adapterProblems(imported, launch).pipe(Effect.provide(NodeServices.layer)))
 
 const onPath = { command: "abhed-ext", args: [] }
 const thisCli = { command: "/usr/bin/node", args: ["/opt/abhed/cli.js"] }
@@ -30,11 +34,11 @@ describe("import-mcp's start-check", () => {
     }, { launch: thisCli, cwd: "." })
     if (Result.isFailure(read)) throw new Error(read.failure)
     expect(read.success.extensions).toHaveLength(3)
-    expect(await Effect.runPromise(adapterProblems(read.success, thisCli))).toEqual([])
+    expect(await problems(read.success, thisCli)).toEqual([])
   })
 
   it("a line the adapter would refuse is a problem naming its server, with the adapter's reason", async () => {
-    const problems = await Effect.runPromise(adapterProblems(
+    const refused = await problems(
       imported(
         [
           { name: "ok", args: [...thisCli.args, "mcp", "--name=ok", "--", "srv"] },
@@ -46,17 +50,17 @@ describe("import-mcp's start-check", () => {
         ["mcpServers.ok", "mcpServers.ftp", "mcpServers.both", "mcpServers.flag", "mcpServers[\"a.b\"]"]
       ),
       thisCli
-    ))
-    expect(problems).toHaveLength(4)
-    expect(problems[0]).toBe("mcpServers.ftp: the adapter would refuse its command line: --url: not an http:// or https:// URL")
-    expect(problems[1]).toContain("mcpServers.both: the adapter would refuse its command line: give either --url or a command")
-    expect(problems[2]).toMatch(/^mcpServers\.flag: the adapter would refuse its command line: .*no-such-flag/)
-    expect(problems[3]).toContain("mcpServers[\"a.b\"]: the adapter would refuse its command line: --name:")
+    )
+    expect(refused).toHaveLength(4)
+    expect(refused[0]).toBe("mcpServers.ftp: the adapter would refuse its command line: --url: not an http:// or https:// URL")
+    expect(refused[1]).toContain("mcpServers.both: the adapter would refuse its command line: give either --url or a command")
+    expect(refused[2]).toMatch(/^mcpServers\.flag: the adapter would refuse its command line: .*no-such-flag/)
+    expect(refused[3]).toContain("mcpServers[\"a.b\"]: the adapter would refuse its command line: --name:")
   })
 
   it("reads the line after the launch's own words: abhed-ext on PATH has none", async () => {
     const line = imported([{ name: "s", args: ["mcp", "--name=s", "--url=nope"] }], ["mcpServers.s"])
-    expect(await Effect.runPromise(adapterProblems(line, onPath))).toEqual([
+    expect(await problems(line, onPath)).toEqual([
       "mcpServers.s: the adapter would refuse its command line: --url: not an http:// or https:// URL"
     ])
   })

@@ -7,7 +7,8 @@ import { AdapterWouldNotStart, InputUnreadable, OutputUnwritable } from "../CliE
 import { HookFormats } from "../hook/HookFormat.ts"
 import { ConfigSchemaUrl } from "../hook/HookConfig.ts"
 import { onPath, projectDir, readInput, relativeCwd, thisCliLaunch } from "../hook/ImportHooksCommand.ts"
-import { DefaultCallTimeoutMs, type McpImport, parseMcpFile, readMcpServers } from "./McpServers.ts"
+import { parseMcpFile } from "./McpFile.ts"
+import { DefaultCallTimeoutMs, type McpImport, readMcpServers } from "./McpServers.ts"
 import { adapterProblems } from "./McpStartCheck.ts"
 
 /** What every imported server gets that differs from the peer, whatever the file says: said on stderr. */
