@@ -4,7 +4,8 @@ import { Result } from "effect"
 import { describe, expect, it } from "vitest"
 import type { HookFormat } from "../packages/cli/src/hook/HookFormat.ts"
 import { piecesOf, shellWord } from "../packages/cli/src/mcp-import/McpReferences.ts"
-import { detectFormat, type McpImport, parseMcpFile, readMcpServers } from "../packages/cli/src/mcp-import/McpServers.ts"
+import { detectFormat, parseMcpFile } from "../packages/cli/src/mcp-import/McpFile.ts"
+import { type McpImport, readMcpServers } from "../packages/cli/src/mcp-import/McpServers.ts"
 
 /** import-mcp's reading of the peers' files, without processes (mcp-import.test.ts runs the CLI). */
 

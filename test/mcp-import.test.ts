@@ -1,8 +1,9 @@
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs"
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
-import { bin, runCli } from "./cli-helpers.ts"
+import { bin, jsonLines, runCli } from "./cli-helpers.ts"
+import { filesystemServer, invoke, lines } from "./mcp-helpers.ts"
 
 /** `abhed-ext import-mcp` as a user runs it (docs/mcp.md); the reading itself is in mcp-import-servers.test.ts. */
 
@@ -167,4 +168,22 @@ describe("abhed-ext import-mcp", () => {
     const r = await runCli(["import-mcp"])
     expect(r.code).toBe(64)
   })
+
+  it("an imported .mcp.json runs: server-filesystem's tools listed as mcp__fs__*, a file read through the adapter", async () => {
+    const dir = realpathSync(project({ "notes.txt": "imported and read\n" }))
+    writeFileSync(join(dir, ".mcp.json"), JSON.stringify({ mcpServers: { fs: { command: process.execPath, args: [filesystemServer, dir] } } }))
+    const imported = await runCli(["import-mcp", "--this-cli", "-o", "abhed.json", ".mcp.json"], { cwd: dir })
+    expect(imported.code, imported.stderr).toBe(0)
+    // The generated bounds (60 s for the server's start, 61 s a call) are the patient ones: the config is run as written.
+    const r = await runCli(["run", "--config", "abhed.json"], {
+      cwd: dir,
+      input: lines({ event: "list_tools" }, invoke("mcp__fs__read_file", { path: join(dir, "notes.txt") }))
+    })
+    expect(r.code, r.stderr).toBe(0)
+    const [list, read] = jsonLines(r.stdout) as Array<Record<string, unknown>>
+    const names = (list?.["tools"] as Array<{ name: string }>).map((t) => t.name)
+    expect(names).toEqual(expect.arrayContaining(["mcp__fs__read_file", "mcp__fs__write_file"]))
+    expect(read).toMatchObject({ event: "invoke_tool", is_error: false })
+    expect(JSON.stringify(read?.["result"])).toContain("imported and read")
+  }, 180_000)
 })

@@ -7,7 +7,9 @@ import { AdapterWouldNotStart, InputUnreadable, OutputUnwritable } from "../CliE
 import { HookFormats } from "../hook/HookFormat.ts"
 import { ConfigSchemaUrl } from "../hook/HookConfig.ts"
 import { onPath, projectDir, readInput, relativeCwd, thisCliLaunch } from "../hook/ImportHooksCommand.ts"
-import { DefaultCallTimeoutMs, type McpImport, parseMcpFile, readMcpServers } from "./McpServers.ts"
+import { parseMcpFile } from "./McpFile.ts"
+import { DefaultCallTimeoutMs, type McpImport, readMcpServers } from "./McpServers.ts"
+import { adapterProblems } from "./McpStartCheck.ts"
 
 /** What every imported server gets that differs from the peer, whatever the file says: said on stderr. */
 const importNotes = (imported: McpImport): ReadonlyArray<string> =>
@@ -77,6 +79,11 @@ export const importMcp = Command.make(
       return yield* new AdapterWouldNotStart({
         problems: valid.failure.issues.map((issue) => printable(`${file}: the generated config would be refused: ${issue.path}: ${issue.message}`))
       })
+    }
+    // Start-check: every adapter's command line goes through the adapter's own parser and checks.
+    const refused = yield* adapterProblems(imported, launch)
+    if (refused.length > 0) {
+      return yield* new AdapterWouldNotStart({ problems: refused.map((problem) => printable(`${file}: ${problem}`)) })
     }
     for (const note of importNotes(imported)) yield* Console.error(`${file}: ${note}`)
     const json = JSON.stringify(config, null, 2)

@@ -1,18 +1,11 @@
 import { EffectExtension } from "@abhed/extension/effect"
 import { Effect, Option, Result } from "effect"
-import { Argument, Command, Flag } from "effect/cli"
+import { Command } from "effect/cli"
 import { Version } from "../Version.ts"
-import { positive } from "../DurationFlags.ts"
 import { failUsage } from "../Usage.ts"
 import { open } from "./McpConnection.ts"
+import { flags, targetOf } from "./McpFlags.ts"
 import { handlers } from "./McpSession.ts"
-import { parseTarget } from "./McpTarget.ts"
-
-/**
- * Below the extension's own default `timeout_ms` (5000), so a hanging call is ours to cancel, not the host's to kill us
- * for.
- */
-export const DefaultMcpTimeoutMs = 4000
 
 /**
  * `abhed-ext mcp [--name NAME] [--timeout-ms N] -- COMMAND [ARGS…]` and `abhed-ext mcp --name NAME --url URL
@@ -21,47 +14,9 @@ export const DefaultMcpTimeoutMs = 4000
  */
 export const mcp = Command.make(
   "mcp",
-  {
-    name: Flag.String("name").pipe(
-      Flag.withDescription("the server's name in its tools' names, mcp__NAME__TOOL (default: the command's file name)"),
-      Flag.optional
-    ),
-    timeoutMs: Flag.Int("timeout-ms").pipe(
-      Flag.withDescription(
-        "how long a call (and the server's start) may take before it fails, in ms (keep it below the extension's timeout_ms)"
-      ),
-      Flag.withDefault(DefaultMcpTimeoutMs),
-      positive
-    ),
-    startupTimeoutMs: Flag.Int("startup-timeout-ms").pipe(
-      Flag.withDescription(
-        "how long the server's start and the listing of its tools may take, in ms (default: --timeout-ms; keep it below the extension's timeout_ms)"
-      ),
-      positive,
-      Flag.optional
-    ),
-    url: Flag.String("url").pipe(
-      Flag.withDescription("a streamable HTTP MCP server's URL (instead of a command); ${VAR} is read from the environment"),
-      Flag.optional
-    ),
-    header: Flag.String("header").pipe(
-      Flag.withDescription("an HTTP header for --url, NAME:VALUE (repeatable); ${VAR} in VALUE is read from the environment"),
-      Flag.atLeast(0)
-    ),
-    command: Argument.String("command").pipe(Argument.withDescription("the MCP server's command (after --)"), Argument.optional),
-    args: Argument.String("args").pipe(Argument.withDescription("its arguments"), Argument.variadic())
-  },
+  flags,
   Effect.fn("mcp")(function*({ args, command, header, name, startupTimeoutMs, timeoutMs, url }) {
-    const parsed = parseTarget(
-      {
-        name: Option.getOrUndefined(name),
-        url: Option.getOrUndefined(url),
-        headers: header,
-        command: Option.getOrUndefined(command),
-        args
-      },
-      process.env
-    )
+    const parsed = targetOf({ args, command, header, name, url }, process.env)
     if (Result.isFailure(parsed)) return yield* failUsage(["abhed-ext", "mcp"], parsed.failure)
     const connection = yield* open(parsed.success.target, { name: "abhed-ext-mcp", version: Version })
     yield* EffectExtension.run(handlers({
