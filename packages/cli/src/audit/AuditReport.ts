@@ -6,18 +6,17 @@ import { reportStyle } from "./ReportStyle.ts"
 
 /**
  * `abhed-ext audit --html`: one self-contained page (pure). What the page draws is computed here (ReportData.ts) and
- * goes in as JSON in a `<script type="application/json">` block, with every `<`, `>` and `&` (and the two JavaScript
- * line separators) written as a `\u` escape: JSON that means the same, in which nothing can close the block
- * (`</script>`) or open a comment. The records themselves go in as their lines, gzipped in chunks of `ChunkSize`,
- * each in base64 on a line of its own: a tenth of the size or less, and the page unpacks one chunk (natively,
- * DecompressionStream) only when a record's drill-down is opened; base64 holds no `<`, so no record can close its
- * block. The page's own script builds everything with textContent (ReportScript.ts). Its Content-Security-Policy
- * lets nothing load and runs that one script only (by its hash): a report opened from a mail or a share reaches no
- * network, and markup slipped into it would not run.
+ * goes in as JSON, gzipped, in base64; the records themselves go in as their lines, gzipped in chunks of
+ * `ChunkSize`, each in base64 on a line of its own, and the page unpacks a chunk (natively, DecompressionStream)
+ * only when a record's drill-down is opened. Gzipped, the page is a fraction of the size of the text (for 100k
+ * records, the browser's HTML parser reading the page's bytes is most of the time to first draw), and base64 holds no
+ * `<`: no record, file name or bad line can close its block. The page's own script builds everything with
+ * textContent (ReportScript.ts). Its Content-Security-Policy lets nothing load and runs that one script only (by its
+ * hash): a report opened from a mail or a share reaches no network, and markup slipped into it would not run.
  */
 
 /** Records per gzipped chunk: small enough to unpack at a click, large enough to compress well. */
-export const ChunkSize = 256
+export const ChunkSize = 1024
 
 export interface ReportInput {
   readonly data: ReportData
@@ -25,18 +24,14 @@ export interface ReportInput {
   readonly lines: ReadonlyArray<string>
 }
 
-const Unsafe = /[<>&\u2028\u2029]/g
-
-/** JSON text made safe inside a script element: the characters that could end it, as `\u` escapes. */
-export const scriptSafe = (jsonText: string): string =>
-  jsonText.replace(Unsafe, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`)
-
 const scriptHash = `sha256-${createHash("sha256").update(reportScript).digest("base64")}`
+
+const packedText = (text: string): string => gzipSync(text, { level: 6 }).toString("base64")
 
 const chunks = (lines: ReadonlyArray<string>): string => {
   const packed: Array<string> = []
   for (let i = 0; i < lines.length; i += ChunkSize) {
-    packed.push(gzipSync(lines.slice(i, i + ChunkSize).join("\n"), { level: 6 }).toString("base64"))
+    packed.push(packedText(lines.slice(i, i + ChunkSize).join("\n")))
   }
   return packed.join("\n")
 }
@@ -61,7 +56,7 @@ export const renderReport = (input: ReportInput): string => {
     `<section><h2>Every record</h2><div id="calls"></div></section>`,
     `<section><h2>The chosen record</h2><div id="drill"><p class="dim">Click a row to see what each extension said about it.</p></div></section>`,
     `<section id="footer"></section>`,
-    `<script type="application/json" id="audit-data">${scriptSafe(meta)}</script>`,
+    `<script type="application/gzip+base64" id="audit-data">${packedText(meta)}</script>`,
     `<script type="application/gzip+base64" id="audit-records">\n${chunks(input.lines)}\n</script>`,
     `<script>${reportScript}</script>`,
     "</body></html>",
