@@ -225,7 +225,11 @@ describe("abhed-ext audit --html", () => {
         `${await phase("render")} ms: data unpacked at ${await phase("unpack")}, parsed in ${await phase("parse")}); ` +
         `longest task ${await longestTask()} ms`
     )
-    expect(millis).toBeLessThan(within(4000))
+    // About 2 s idle and 3 s on a loaded machine (it was 20–45 s when the page parsed and counted the records).
+    expect(millis).toBeLessThan(within(1500))
+    // The page never froze for long: its data is parsed in one task, and no record before its drill-down.
+    expect(await longestTask()).toBeLessThan(within(500))
+    expect(await page.getAttribute("html", "data-chunks-unpacked")).toBe("0")
     expect(errors).toEqual([])
     expect(requests).toEqual([])
     expect(await page.locator("#summary").textContent()).toContain("100000 records")
@@ -235,9 +239,12 @@ describe("abhed-ext audit --html", () => {
     await list.getByRole("button", { name: "next →" }).click()
     expect(await list.locator("tbody tr td:nth-child(4)").first().textContent()).toBe("c-100")
     await drillInto(page, list.locator("tbody tr", { hasText: "c-101" }))
+    expect(await page.getAttribute("html", "data-chunks-unpacked")).toBe("1")
     expect(await page.locator("#drill h3").textContent()).toMatch(/^c-101 tool_call /)
     await page.fill("#search", "c-99999")
     expect(await list.locator("tbody tr td:nth-child(4)").allTextContents()).toEqual(["c-99999"])
+    expect(await drillInto(page, list.locator("tbody tr").first())).toContain("c-99999 tool_call")
+    expect(await page.getAttribute("html", "data-chunks-unpacked")).toBe("2")
     expect(errors).toEqual([])
     await page.close()
   }, 300_000)

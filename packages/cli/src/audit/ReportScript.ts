@@ -98,6 +98,7 @@ function render(data) {
     if (packed === null) packed = document.getElementById("audit-records").textContent.trim().split("\n");
     got = unpack(packed[c] || "").then(function (text) { return text.split("\n"); });
     unpacked.set(c, got);
+    document.documentElement.setAttribute("data-chunks-unpacked", String(unpacked.size));
     return got;
   }
   function recordOf(i) {
@@ -425,6 +426,7 @@ function render(data) {
   var took = Math.round(performance.now() - started);
   add(section("footer"), el("p", "dim", "Drawn in the browser in " + took + " ms from " + n + " records."));
   document.documentElement.setAttribute("data-render-ms", String(took));
+  document.documentElement.setAttribute("data-chunks-unpacked", "0");
   document.documentElement.setAttribute("data-ready", "1");
 }
 })();
