@@ -19,7 +19,8 @@ export const reportScript = String.raw`"use strict";
     var parsed = performance.now();
     document.documentElement.setAttribute("data-unpack-ms", String(Math.round(unpacked - started)));
     document.documentElement.setAttribute("data-parse-ms", String(Math.round(parsed - unpacked)));
-    render(data);
+    // Drawn in a task of its own: the page answers (scrolls, clicks) between parsing and drawing.
+    setTimeout(function () { render(data); }, 0);
   }).catch(function (e) {
     document.getElementById("summary").textContent = "The report's data could not be read: " + String(e);
     console.error(e);
