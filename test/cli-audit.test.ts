@@ -162,8 +162,11 @@ describe("abhed-ext audit --html", () => {
     expect(r.stderr).toContain(`${out}: 2 of ${recorded.lines.length} records`)
     expect(statSync(out).mode & 0o777).toBe(0o600)
     const html = readFileSync(out, "utf8")
+    // The records' lines, gzipped in chunks (one base64 line each), unpacked by the page only for a drill-down.
     const packed = /<script type="application\/gzip\+base64" id="audit-records">([^<]*)<\/script>/.exec(html)?.[1] ?? ""
-    const records = JSON.parse(gunzipSync(Buffer.from(packed, "base64")).toString("utf8")) as Array<{ call_id: string }>
+    const records = packed.trim().split("\n").flatMap((chunk) =>
+      gunzipSync(Buffer.from(chunk, "base64")).toString("utf8").split("\n").map((line) => JSON.parse(line) as { call_id: string })
+    )
     expect(records.map((x) => x.call_id)).toEqual(["c-3", "c-5"])
     // Nothing the page would fetch: no URL, no external script or style.
     expect(html).not.toMatch(/\b(src|href)=|https?:\/\/|@import|url\(/i)

@@ -10,6 +10,7 @@ import { type AuditEntry, type BadLine, isBadLine, readLine } from "./AuditEntry
 import { AuditLinesRejected } from "./AuditErrors.ts"
 import { type AuditFilter, matches } from "./AuditFilter.ts"
 import { renderReport } from "./AuditReport.ts"
+import { reportBuilder } from "./ReportData.ts"
 import { renderEntry } from "./AuditText.ts"
 
 /**
@@ -65,8 +66,10 @@ const writeReport = (out: string, html: string) =>
 const runAudit = (files: ReadonlyArray<string>, filter: AuditFilter, mode: Mode) =>
   Effect.gen(function*() {
     const s = styleFor(process.stdout)
-    // For the page, the lines alone: the decoded records of a large audit would only weigh on the heap.
-    const kept: Array<Pick<AuditEntry, "file" | "line" | "text">> = []
+    // For the page, the aggregates as the records go by, and their lines: the decoded records of a large audit
+    // would only weigh on the heap.
+    const builder = reportBuilder(files)
+    const lines: Array<string> = []
     let shown = 0
     const onEntry = (entry: AuditEntry): Effect.Effect<void> => {
       shown++
@@ -76,12 +79,15 @@ const runAudit = (files: ReadonlyArray<string>, filter: AuditFilter, mode: Mode)
         case "text":
           return Console.log(`${renderEntry(entry, s)}\n`)
         case "html":
-          return Effect.sync(() => void kept.push({ file: entry.file, line: entry.line, text: entry.text }))
+          return Effect.sync(() => {
+            builder.add(entry)
+            lines.push(entry.text)
+          })
       }
     }
     const { bad, read, unreadable } = yield* readAll(files, filter, onEntry)
     if (mode._tag === "html") {
-      yield* writeReport(mode.out, renderReport({ files, entries: kept, bad }))
+      yield* writeReport(mode.out, renderReport({ data: builder.finish(bad), lines }))
       yield* Console.error(`abhed-ext audit: ${printable(mode.out)}: ${shown} of ${read} records`)
     } else if (mode._tag === "text") {
       yield* Console.log(s.dim(`${shown} of ${read} records shown`))

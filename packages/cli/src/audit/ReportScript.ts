@@ -1,43 +1,55 @@
 /**
- * The HTML report's script (inline, run once at load). It unpacks the records (gzipped JSON, in base64), aggregates
- * them in one pass, and builds every element with createElement and textContent: a record's text is never parsed as
- * HTML. Charts are canvases; the call list is paged, so a 100k-record audit costs one pass and one page of rows.
+ * The HTML report's script (inline, run once at load). The CLI has done the counting (ReportData.ts): the script
+ * unpacks and parses that one block, draws the charts and tables from it, and builds every element with createElement and
+ * textContent: a record's text is never parsed as HTML. Charts are canvases; the call list is paged; a record is
+ * unpacked (its gzipped chunk of lines) and parsed only when its drill-down is opened.
  * Plain ES2020 in a string, written for the browser (this workspace's TypeScript has no DOM types).
  */
 export const reportScript = String.raw`"use strict";
 (function () {
   var started = performance.now();
-  var meta = JSON.parse(document.getElementById("audit-meta").textContent);
-  var packed = document.getElementById("audit-records").textContent.trim();
-  var raw = typeof Uint8Array.fromBase64 === "function" ? Uint8Array.fromBase64(packed) : Uint8Array.from(atob(packed), function (c) { return c.charCodeAt(0); });
-  new Response(new Blob([raw]).stream().pipeThrough(new DecompressionStream("gzip"))).text().then(function (text) {
-    document.documentElement.setAttribute("data-unpack-ms", String(Math.round(performance.now() - started)));
-    render(JSON.parse(text), Math.round(performance.now() - started));
+  /** Text gzipped in base64, unpacked natively (DecompressionStream: off the page's thread). */
+  function unpack(b64) {
+    var raw = typeof Uint8Array.fromBase64 === "function" ? Uint8Array.fromBase64(b64) : Uint8Array.from(atob(b64), function (ch) { return ch.charCodeAt(0); });
+    return new Response(new Blob([raw]).stream().pipeThrough(new DecompressionStream("gzip"))).text();
+  }
+  unpack(document.getElementById("audit-data").textContent.trim()).then(function (text) {
+    var unpacked = performance.now();
+    var data = JSON.parse(text);
+    var parsed = performance.now();
+    document.documentElement.setAttribute("data-unpack-ms", String(Math.round(unpacked - started)));
+    document.documentElement.setAttribute("data-parse-ms", String(Math.round(parsed - unpacked)));
+    // Drawn in a task of its own: the page answers (scrolls, clicks) between parsing and drawing.
+    setTimeout(function () { render(data); }, 0);
   }).catch(function (e) {
-    document.getElementById("summary").textContent = "The records could not be read: " + String(e);
+    document.getElementById("summary").textContent = "The report's data could not be read: " + String(e);
     console.error(e);
   });
 
-function render(records, parsed) {
-  var where = meta.where;
-  var n = records.length;
-  var Lifecycle = { session_start: 1, list_tools: 1, session_end: 1 };
-  var Healthy = { replied: 1, not_subscribed: 1, not_matched: 1 };
+function render(data) {
+  var n = data.n;
+  var rows = data.rows;
+  var strings = data.strings;
+  var counts = data.counts;
+  var tmin = data.tmin === null ? NaN : data.tmin, tmax = data.tmax === null ? NaN : data.tmax;
+  var Decisions = ["", "allow", "ask", "deny"];
   var PageSize = 100;
   var Headers = ["#", "time", "session", "call", "event", "tool", "args", "decision", "reasons", "took"];
   var chosen = -1;
-  var list;
+  var drawing = 0;
 
   function isObj(u) { return typeof u === "object" && u !== null && !Array.isArray(u); }
   function str(u) { return typeof u === "string" ? u : ""; }
   function num(u) { return typeof u === "number" && isFinite(u) ? u : 0; }
   function arr(u) { return Array.isArray(u) ? u : []; }
+  function s(k) { return k < 0 ? "" : strings[k]; }
   function json(u, max) {
-    var s;
-    try { s = JSON.stringify(u); } catch (e) { s = String(u); }
-    if (s === undefined) s = String(u);
-    return max !== undefined && s.length > max ? s.slice(0, max - 1) + "\u2026" : s;
+    var t;
+    try { t = JSON.stringify(u); } catch (e) { t = String(u); }
+    if (t === undefined) t = String(u);
+    return clip(t, max);
   }
+  function clip(t, max) { return max !== undefined && t.length > max ? t.slice(0, max - 1) + "\u2026" : t; }
   function same(a, b) { return json(a) === json(b); }
   function ms(x) { return (x < 10 ? Math.round(x * 10) / 10 : Math.round(x)) + " ms"; }
   function el(tag, className, text) {
@@ -75,125 +87,59 @@ function render(records, parsed) {
   }
   function section(id) { return document.getElementById(id); }
   function clear(node) { while (node.firstChild) node.removeChild(node.firstChild); }
-  function quantile(sorted, q) {
-    if (sorted.length === 0) return 0;
-    return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))];
-  }
-  function fileOf(i) { return meta.files[where[2 * i]] + ":" + where[2 * i + 1]; }
+  function fileOf(i) { return data.files[rows.file[i]] + ":" + rows.line[i]; }
+  function callEvent(i) { return (rows.call[i] >= 0 ? s(rows.call[i]) + " " : "") + s(rows.event[i]); }
 
-  // ---- one pass over the records --------------------------------------------------------------------------
-  var times = new Float64Array(n);
-  var decision = new Array(n);
-  var exts = new Map();
-  var deaths = [];
-  var deathSeen = new Set();
-  var byCall = new Map();
-  var vetoes = new Map();
-  var counts = { allow: 0, ask: 0, deny: 0, other: 0 };
-  var tmin = Infinity, tmax = -Infinity;
-  function ext(name) {
-    var e = exts.get(name);
-    if (!e) { e = { name: name, lat: [], latT: [], failures: 0, allows: 0 }; exts.set(name, e); }
-    return e;
+  // ---- the records, unpacked a chunk at a time, when a drill-down needs one ------------------------------------------
+  var packed = null;
+  var unpacked = new Map();
+  function chunkOf(c) {
+    var got = unpacked.get(c);
+    if (got) return got;
+    if (packed === null) packed = document.getElementById("audit-records").textContent.trim().split("\n");
+    got = unpack(packed[c] || "").then(function (text) { return text.split("\n"); });
+    unpacked.set(c, got);
+    document.documentElement.setAttribute("data-chunks-unpacked", String(unpacked.size));
+    return got;
   }
-  function veto(name) {
-    var v = vetoes.get(name);
-    if (!v) { v = { name: name, deny: [], ask: [], rewrote: [] }; vetoes.set(name, v); }
-    return v;
+  function recordOf(i) {
+    return chunkOf(Math.floor(i / data.chunk)).then(function (lines) { return JSON.parse(lines[i % data.chunk]); });
   }
-  function outcomeOf(r) {
-    var o = r.outcome;
-    if (r.event !== "tool_call" || !isObj(o)) return null;
-    var d = o.decision;
-    return d === "allow" || d === "ask" || d === "deny" ? o : null;
-  }
-  for (var i = 0; i < n; i++) {
-    var r = records[i];
-    var t = Date.parse(str(r.time));
-    times[i] = t;
-    if (isFinite(t)) { if (t < tmin) tmin = t; if (t > tmax) tmax = t; }
-    var o = outcomeOf(r);
-    decision[i] = o ? o.decision : "";
-    if (o) counts[o.decision]++; else counts.other++;
-    if (typeof r.call_id === "string") {
-      var key = str(r.session_id) + "\u0000" + r.call_id;
-      var group = byCall.get(key);
-      if (group) group.push(i); else byCall.set(key, [i]);
-    }
-    var rounds = arr(r.rounds);
-    for (var k = 0; k < rounds.length; k++) {
-      var xs = arr(rounds[k] && rounds[k].exchanges);
-      for (var j = 0; j < xs.length; j++) {
-        var x = xs[j];
-        if (!isObj(x)) continue;
-        var status = str(x.status);
-        if (status === "not_subscribed") continue;
-        var e = ext(str(x.extension));
-        if (status === "replied") {
-          if (!Lifecycle[r.event]) { e.lat.push(num(x.latency_ms)); e.latT.push(t); }
-          var reply = x.reply;
-          if (r.event === "tool_call" && isObj(reply) && typeof reply.reason === "string" && reply.reason !== "" &&
-            reply.block !== true && reply.ask !== true) e.allows++;
-        } else if (!Healthy[status]) {
-          e.failures++;
-          var dkey = where[2 * i] + "\u0000" + str(r.session_id) + "\u0000" + e.name;
-          if (!deathSeen.has(dkey)) { deathSeen.add(dkey); deaths.push({ ext: e.name, i: i, status: status, error: str(x.error), stderr: x.stderr }); }
-        }
-      }
-    }
-    if (o) {
-      if (o.decision !== "allow") arr(o.reasons).forEach(function (reason) {
-        if (isObj(reason)) veto(str(reason.extension))[o.decision].push(i);
-      });
-      arr(o.rewrittenBy).forEach(function (name) { veto(str(name)).rewrote.push(i); });
-    }
-  }
-  var aggregated = Math.round(performance.now() - started);
-  var names = Array.from(exts.keys()).sort();
-  names.forEach(function (name) {
-    var e = exts.get(name);
-    e.sorted = Float64Array.from(e.lat).sort();
-  });
 
   // ---- summary -----------------------------------------------------------------------------------------------
   (function () {
-    var s = section("summary");
-    clear(s);
+    var sec = section("summary");
+    clear(sec);
     var calls = counts.allow + counts.ask + counts.deny;
-    add(s, el("p", "", n + " records from " + meta.files.length + " file(s): " + calls + " tool calls (" +
+    add(sec, el("p", "", n + " records from " + data.files.length + " file(s): " + calls + " tool calls (" +
       counts.deny + " denied, " + counts.ask + " asked, " + counts.allow + " allowed), " + counts.other + " other events" +
       (isFinite(tmin) ? "; from " + new Date(tmin).toISOString() + " to " + new Date(tmax).toISOString() : "") + "."));
-    add(s, el("p", "dim", "Files: " + meta.files.join(", ")));
-    if (meta.bad.length > 0) {
-      var d = add(el("details"), el("summary", "bad", meta.bad.length + " line(s) were not audit records and are not shown"));
+    add(sec, el("p", "dim", "Files: " + data.files.join(", ")));
+    if (data.bad.length > 0) {
+      var d = add(el("details"), el("summary", "bad", data.bad.length + " line(s) were not audit records and are not shown"));
       var ul = el("ul");
-      meta.bad.slice(0, 200).forEach(function (b) { add(ul, el("li", "mono", b.file + ":" + b.line + ": " + b.problem)); });
-      if (meta.bad.length > 200) add(ul, el("li", "dim", "and " + (meta.bad.length - 200) + " more"));
-      add(s, add(d, ul));
+      data.bad.slice(0, 200).forEach(function (b) { add(ul, el("li", "mono", b.file + ":" + b.line + ": " + b.problem)); });
+      if (data.bad.length > 200) add(ul, el("li", "dim", "and " + (data.bad.length - 200) + " more"));
+      add(sec, add(d, ul));
     }
   })();
 
   // ---- decisions over time -----------------------------------------------------------------------------------
   (function () {
-    var s = section("decisions");
+    var sec = section("decisions");
     var legend = el("p");
     [["deny", "--deny"], ["ask", "--ask"], ["allow", "--allow"]].forEach(function (p) {
       var sw = el("span", "swatch");
       sw.style.background = "var(" + p[1] + ")";
       add(legend, sw, p[0] + " " + counts[p[0]]);
     });
-    add(s, legend);
+    add(sec, legend);
     var canvas = el("canvas");
     canvas.width = 1000; canvas.height = 160;
     canvas.setAttribute("aria-label", "tool calls over time by verdict");
-    add(s, canvas);
-    add(s, el("p", "dim", isFinite(tmin) ? new Date(tmin).toISOString() + "  \u2192  " + new Date(tmax).toISOString() : "no times"));
-    var B = 100, span = Math.max(1, tmax - tmin);
-    var bucket = { allow: new Uint32Array(B), ask: new Uint32Array(B), deny: new Uint32Array(B) };
-    for (var i = 0; i < n; i++) {
-      if (decision[i] === "" || !isFinite(times[i])) continue;
-      bucket[decision[i]][Math.min(B - 1, Math.floor((times[i] - tmin) / span * B))]++;
-    }
+    add(sec, canvas);
+    add(sec, el("p", "dim", isFinite(tmin) ? new Date(tmin).toISOString() + "  \u2192  " + new Date(tmax).toISOString() : "no times"));
+    var bucket = data.slices, B = bucket.allow.length;
     var top = 1;
     for (var b = 0; b < B; b++) top = Math.max(top, bucket.allow[b] + bucket.ask[b] + bucket.deny[b]);
     var g = canvas.getContext("2d");
@@ -215,67 +161,60 @@ function render(records, parsed) {
 
   // ---- latency per extension -----------------------------------------------------------------------------------
   (function () {
-    var s = section("latency");
-    add(s, el("p", "dim", "Replies to the agent's events (startup and close left out). The timeline plots each reply's latency at its time; above p99 \u00d7 1.5, at the top in red."));
+    var sec = section("latency");
+    add(sec, el("p", "dim", "Replies to the agent's events (startup and close left out). The timeline plots each reply's latency at its time; above p99 \u00d7 1.5, at the top in red."));
     var t = table(["extension", "replies", "p50", "p99", "max", "failures", "allows ignored", "timeline"], [0, 1, 1, 1, 1, 1, 1, 0]);
-    var span = Math.max(1, tmax - tmin);
-    names.forEach(function (name) {
-      var e = exts.get(name), sorted = e.sorted;
+    data.extensions.forEach(function (e) {
       var canvas = el("canvas");
-      canvas.width = 420; canvas.height = 34;
+      canvas.width = data.timeline.width; canvas.height = data.timeline.height;
       var g = canvas.getContext("2d");
-      var cap = Math.max(1, quantile(sorted, 0.99) * 1.5);
-      for (var i = 0; i < e.lat.length; i++) {
-        var over = e.lat[i] > cap;
+      for (var i = 0; i < e.points.length; i++) {
+        var x = Math.floor(e.points[i] / 64), y = e.points[i] % 64, over = y === 63;
         g.fillStyle = over ? "#c62828" : "#3f51b5";
-        var x = isFinite(e.latT[i]) ? (e.latT[i] - tmin) / span * (canvas.width - 2) : 0;
-        var y = over ? 1 : canvas.height - 2 - e.lat[i] / cap * (canvas.height - 4);
-        g.fillRect(x, y, 2, 2);
+        g.fillRect(x, over ? 1 : y, 2, 2);
       }
-      add(t.body, row([name, sorted.length, sorted.length ? ms(quantile(sorted, 0.5)) : "\u2014",
-        sorted.length ? ms(quantile(sorted, 0.99)) : "\u2014", sorted.length ? ms(sorted[sorted.length - 1]) : "\u2014",
+      var some = e.replies > 0;
+      add(t.body, row([e.name, e.replies, some ? ms(e.p50) : "\u2014", some ? ms(e.p99) : "\u2014", some ? ms(e.max) : "\u2014",
         e.failures, e.allows, canvas], ["mono", "num", "num", "num", "num", e.failures ? "num failed" : "num", "num", ""]));
     });
-    add(s, names.length ? t.table : el("p", "dim", "No extension took part."));
+    add(sec, data.extensions.length ? t.table : el("p", "dim", "No extension took part."));
   })();
 
   // ---- deaths -----------------------------------------------------------------------------------------------------
   (function () {
-    var s = section("deaths");
-    if (deaths.length === 0) { add(s, el("p", "dim", "No extension failed.")); return; }
-    add(s, el("p", "dim", "The first failure of each extension in each session; every later record shows it dead. Click a row for the record."));
+    var sec = section("deaths");
+    if (data.deaths.length === 0) { add(sec, el("p", "dim", "No extension failed.")); return; }
+    add(sec, el("p", "dim", "The first failure of each extension in each session; every later record shows it dead. Click a row for the record."));
     var t = table(["extension", "session", "time", "record", "status", "cause", "its stderr"]);
-    deaths.forEach(function (d) {
-      var r = records[d.i];
+    data.deaths.forEach(function (d) {
+      var i = d.record;
       var stderr = typeof d.stderr === "string" ? d.stderr
         : isObj(d.stderr) ? num(d.stderr.bytes) + " bytes, sha256 " + str(d.stderr.sha256).slice(0, 12) + "\u2026 (kept with --audit-content full)" : "";
-      var tr = row([d.ext, str(r.session_id), str(r.time), (typeof r.call_id === "string" ? r.call_id + " " : "") + str(r.event),
-        d.status, d.error, stderr], ["mono", "mono", "mono", "mono", "failed", "", "mono"]);
-      pickable(tr, d.i);
+      var tr = row([d.extension, s(rows.session[i]), s(rows.time[i]), callEvent(i), d.status, d.error, stderr],
+        ["mono", "mono", "mono", "mono", "failed", "", "mono"]);
+      pickable(tr, i);
       add(t.body, tr);
     });
-    add(s, t.table);
+    add(sec, t.table);
   })();
 
   // ---- what each denied, asked for or rewrote -------------------------------------------------------------------------
   (function () {
-    var s = section("vetoes");
-    var who = Array.from(vetoes.keys()).sort();
-    if (who.length === 0) { add(s, el("p", "dim", "Nothing was denied, asked for or rewritten.")); return; }
-    add(s, el("p", "dim", "By the reasons of each decision (the extension, or \"policy\" for the operator's rules) and the extensions that rewrote the args. Click a call for its record."));
-    who.forEach(function (name) {
-      var v = vetoes.get(name);
+    var sec = section("vetoes");
+    if (data.vetoes.length === 0) { add(sec, el("p", "dim", "Nothing was denied, asked for or rewritten.")); return; }
+    add(sec, el("p", "dim", "By the reasons of each decision (the extension, or \"policy\" for the operator's rules) and the extensions that rewrote the args. Click a call for its record."));
+    data.vetoes.forEach(function (v) {
       var d = el("details");
-      d.setAttribute("data-extension", name);
-      add(d, el("summary", "", name + ": denied " + v.deny.length + ", asked " + v.ask.length + ", rewrote " + v.rewrote.length));
+      d.setAttribute("data-extension", v.name);
+      add(d, el("summary", "", v.name + ": denied " + v.deny.length + ", asked " + v.ask.length + ", rewrote " + v.rewrote.length));
       [["denied", v.deny], ["asked", v.ask], ["rewrote", v.rewrote]].forEach(function (p) {
         if (p[1].length === 0) return;
         add(d, el("div", "round", p[0]));
         var box = el("div");
         add(d, box);
-        callTable(box, p[1], name);
+        callTable(box, p[1], v.name);
       });
-      add(s, d);
+      add(sec, d);
     });
   })();
 
@@ -287,15 +226,10 @@ function render(records, parsed) {
     tr.addEventListener("click", function () { drill(i); });
     tr.addEventListener("keydown", function (e) { if (e.key === "Enter") drill(i); });
   }
-  function reasonsOf(i) {
-    var o = outcomeOf(records[i]);
-    return o ? arr(o.reasons).map(function (x) { return isObj(x) ? str(x.extension) + ": " + str(x.reason) : ""; }).join("; ") : "";
-  }
   function callRow(i) {
-    var r = records[i];
-    var d = decision[i];
-    var tr = row([i + 1, str(r.time), str(r.session_id), typeof r.call_id === "string" ? r.call_id : "", str(r.event),
-      typeof r.tool === "string" ? r.tool : "", r.args !== undefined ? json(r.args, 160) : "", d, reasonsOf(i), ms(num(r.duration_ms))],
+    var d = Decisions[rows.decision[i]];
+    var tr = row([i + 1, s(rows.time[i]), s(rows.session[i]), s(rows.call[i]), s(rows.event[i]), s(rows.tool[i]),
+      clip(s(rows.args[i]), 160), d, s(rows.reasons[i]), ms(rows.took[i])],
       ["num", "mono", "mono", "mono", "", "mono", "mono clip", d, "clip", "num"]);
     pickable(tr, i);
     if (i === chosen) tr.className += " chosen";
@@ -325,11 +259,10 @@ function render(records, parsed) {
     if (label) t.table.setAttribute("data-list", label);
     add(box, nav, t.table);
     draw();
-    return { redraw: draw, show: function (i) { var k = indices.indexOf(i); if (k >= 0) { page = Math.floor(k / PageSize); draw(); } } };
   }
 
   (function () {
-    var s = section("calls");
+    var sec = section("calls");
     var controls = el("div", "controls");
     var search = el("input");
     search.type = "search"; search.placeholder = "call id, tool, event, session, args\u2026"; search.id = "search";
@@ -339,42 +272,41 @@ function render(records, parsed) {
     });
     var who = el("select"); who.id = "who";
     var any = el("option", "", "any extension"); any.value = ""; who.appendChild(any);
-    names.forEach(function (name) { var opt = el("option", "", name); opt.value = name; who.appendChild(opt); });
+    data.extensions.forEach(function (e) { var opt = el("option", "", e.name); opt.value = e.name; who.appendChild(opt); });
     add(controls, search, verdict, who);
     var box = el("div");
-    add(s, controls, box);
+    add(sec, controls, box);
     var all = new Array(n);
     for (var i = 0; i < n; i++) all[i] = i;
     var haystack = null;
-    function asked(r, name) {
-      return arr(r.rounds).some(function (round) {
-        return arr(round && round.exchanges).some(function (x) {
-          return isObj(x) && x.extension === name && x.status !== "not_subscribed" && x.status !== "not_matched";
-        });
-      });
-    }
     function apply() {
       var q = search.value.trim().toLowerCase(), v = verdict.value, name = who.value;
+      var code = v === "none" ? 0 : Decisions.indexOf(v);
       if (q !== "" && haystack === null) {
         haystack = new Array(n);
         for (var i = 0; i < n; i++) {
-          var r = records[i];
-          haystack[i] = [r.call_id, r.tool, r.event, r.session_id, r.args !== undefined ? json(r.args) : ""].join("\u0000").toLowerCase();
+          haystack[i] = [s(rows.call[i]), s(rows.tool[i]), s(rows.event[i]), s(rows.session[i]), s(rows.args[i])].join("\u0000").toLowerCase();
         }
+      }
+      // Whether each set of asked extensions holds the chosen one: a look-up per record.
+      var askedOk = null;
+      if (name !== "") {
+        var at = strings.indexOf(name);
+        askedOk = data.askedSets.map(function (set) { return set.indexOf(at) >= 0; });
       }
       var picked = [];
       for (var j = 0; j < n; j++) {
-        if (v !== "" && (v === "none" ? decision[j] !== "" : decision[j] !== v)) continue;
+        if (v !== "" && rows.decision[j] !== code) continue;
         if (q !== "" && haystack[j].indexOf(q) < 0) continue;
-        if (name !== "" && !asked(records[j], name)) continue;
+        if (askedOk !== null && !askedOk[rows.asked[j]]) continue;
         picked.push(j);
       }
-      list = callTable(box, picked, "calls");
+      callTable(box, picked, "calls");
     }
     search.addEventListener("input", apply);
     verdict.addEventListener("change", apply);
     who.addEventListener("change", apply);
-    list = callTable(box, all, "calls");
+    callTable(box, all, "calls");
   })();
 
   function said(event, reply, current) {
@@ -390,22 +322,42 @@ function render(records, parsed) {
     return Object.keys(reply).map(function (k) { return k + ": " + json(reply[k], 120); }).join(", ");
   }
 
+  function outcomeOf(r) {
+    var o = r.outcome;
+    if (r.event !== "tool_call" || !isObj(o)) return null;
+    var d = o.decision;
+    return d === "allow" || d === "ask" || d === "deny" ? o : null;
+  }
+
+  /** Opens record i: marks its rows at once, then shows it when its chunk is unpacked (the last click wins). */
   function drill(i) {
     chosen = i;
+    var ticket = ++drawing;
     var box = section("drill");
-    clear(box);
-    var r = records[i];
     var previous = document.querySelectorAll("tr.chosen");
     for (var p = 0; p < previous.length; p++) previous[p].classList.remove("chosen");
-    var rows = document.querySelectorAll('tr[data-record="' + i + '"]');
-    for (var q = 0; q < rows.length; q++) rows[q].classList.add("chosen");
-    box.setAttribute("data-record", String(i));
+    var marked = document.querySelectorAll('tr[data-record="' + i + '"]');
+    for (var q = 0; q < marked.length; q++) marked[q].classList.add("chosen");
+    box.removeAttribute("data-record");
+    clear(box);
+    add(box, el("p", "dim", "Reading record " + (i + 1) + "\u2026"));
+    recordOf(i).then(function (r) {
+      if (ticket === drawing) show(box, i, r);
+    }).catch(function (e) {
+      if (ticket !== drawing) return;
+      clear(box);
+      add(box, el("p", "bad", "Record " + (i + 1) + " could not be read: " + String(e)));
+      console.error(e);
+    });
+  }
+
+  function show(box, i, r) {
+    clear(box);
     add(box, el("h3", "mono", (typeof r.call_id === "string" ? r.call_id + " " : "") + str(r.event) + (typeof r.tool === "string" ? " " + r.tool : "")));
     add(box, el("p", "dim", "session " + str(r.session_id) + ", seq " + num(r.seq) + ", " + str(r.time) + ", took " + ms(num(r.duration_ms)) + "; " + fileOf(i)));
     if (r.args !== undefined) add(box, el("div", "round", "args as the agent passed them"), el("pre", "", JSON.stringify(r.args, null, 2)));
     var current = r.event === "tool_call" ? r.args : undefined;
-    var rounds = arr(r.rounds);
-    rounds.forEach(function (round) {
+    arr(r.rounds).forEach(function (round) {
       add(box, el("div", "round", "round " + num(round && round.round)));
       var t = table(["extension", "status", "latency", "said", "ignored fields"], [0, 0, 1, 0, 0]);
       var next = current;
@@ -440,7 +392,7 @@ function render(records, parsed) {
     var out = el("p");
     if (o) {
       add(out, el("span", o.decision, o.decision.toUpperCase()));
-      var reasons = reasonsOf(i);
+      var reasons = s(rows.reasons[i]);
       if (reasons) add(out, " (" + reasons + ")");
       if (typeof o.rounds === "number") add(out, " after " + o.rounds + " round" + (o.rounds === 1 ? "" : "s"));
       if (o.args !== undefined && r.args !== undefined && !same(o.args, r.args))
@@ -449,13 +401,17 @@ function render(records, parsed) {
       add(out, "outcome: " + json(r.outcome, 400));
     }
     add(box, el("div", "round", "decided"), out);
-    if (typeof r.call_id === "string") {
-      var others = (byCall.get(str(r.session_id) + "\u0000" + r.call_id) || []).filter(function (k) { return k !== i; });
+    if (rows.call[i] >= 0) {
+      // The other records of this call: same session, same call id (a scan of two integer columns).
+      var others = [];
+      for (var k = 0; k < n && others.length < 20; k++) {
+        if (k !== i && rows.call[k] === rows.call[i] && rows.session[k] === rows.session[i]) others.push(k);
+      }
       if (others.length) {
         var ol = el("div", "controls");
         add(ol, "other records of this call:");
-        others.slice(0, 20).forEach(function (k) {
-          var b = el("button", "", "#" + (k + 1) + " " + str(records[k].event));
+        others.forEach(function (k) {
+          var b = el("button", "", "#" + (k + 1) + " " + s(rows.event[k]));
           b.type = "button";
           b.addEventListener("click", function () { drill(k); });
           ol.appendChild(b);
@@ -464,14 +420,14 @@ function render(records, parsed) {
       }
     }
     add(box, add(el("details"), el("summary", "", "the record as written"), el("pre", "", JSON.stringify(r, null, 2))));
+    box.setAttribute("data-record", String(i));
     box.scrollIntoView({ block: "nearest" });
   }
 
   var took = Math.round(performance.now() - started);
-  add(section("footer"), el("p", "dim", "Built in the browser in " + took + " ms from " + n + " records."));
+  add(section("footer"), el("p", "dim", "Drawn in the browser in " + took + " ms from " + n + " records."));
   document.documentElement.setAttribute("data-render-ms", String(took));
-  document.documentElement.setAttribute("data-parse-ms", String(parsed));
-  document.documentElement.setAttribute("data-aggregate-ms", String(aggregated - parsed));
+  document.documentElement.setAttribute("data-chunks-unpacked", "0");
   document.documentElement.setAttribute("data-ready", "1");
 }
 })();
