@@ -27,7 +27,8 @@ export default defineConfig({
     globalSetup: ["test/temp-dir.setup.ts"],
     env: {
       TMPDIR: runTmp,
-      NODE_COMPILE_CACHE: process.env["NODE_COMPILE_CACHE"] ??
+      NODE_COMPILE_CACHE:
+        process.env["NODE_COMPILE_CACHE"] ??
         NodePath.join(import.meta.dirname, "node_modules", ".cache", "node-compile-cache")
     },
     testTimeout: 60_000,

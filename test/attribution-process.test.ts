@@ -35,15 +35,18 @@ const strayAfterFirstReply = (fixture: string, overrides: Partial<ExtensionConfi
   const written = NodePath.join(dir, "written")
   return Effect.map(
     Effect.provide(
-      withExtension(fixtureConfig(fixture, { timeout_ms: 5000, env: { GO: go, WRITTEN: written }, ...overrides }), (ext) =>
-        Effect.gen(function*() {
-          const first = yield* timedSend(ext, toolCall("c1"))
-          assert.strictEqual(first.result._tag, "Success")
-          NodeFs.writeFileSync(go, "")
-          assert.isTrue(stallUntil(written, 30_000), "the fixture never wrote its stray line")
-          const second = yield* timedSend(ext, toolCall("c2"))
-          return { error: expectFailure(second.result), state: (yield* ext.status).state }
-        })),
+      withExtension(
+        fixtureConfig(fixture, { timeout_ms: 5000, env: { GO: go, WRITTEN: written }, ...overrides }),
+        (ext) =>
+          Effect.gen(function* () {
+            const first = yield* timedSend(ext, toolCall("c1"))
+            assert.strictEqual(first.result._tag, "Success")
+            NodeFs.writeFileSync(go, "")
+            assert.isTrue(stallUntil(written, 30_000), "the fixture never wrote its stray line")
+            const second = yield* timedSend(ext, toolCall("c2"))
+            return { error: expectFailure(second.result), state: (yield* ext.status).state }
+          })
+      ),
       NodeServices.layer
     ),
     (closed) => closed.result
@@ -52,16 +55,23 @@ const strayAfterFirstReply = (fixture: string, overrides: Partial<ExtensionConfi
 
 describe("attribution with a stalled event loop (real process)", () => {
   it.live("a stray line already in the pipe when the next request is written kills the extension; never applied", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       // Without ids, only the event loop's poll before the write can tell the stray line from the second request's
       // reply (the host waits for one: PollBarrier).
       const { error, state } = yield* strayAfterFirstReply("ext-late-stray.sh", {})
-      assert.deepStrictEqual(error._tag === "ExtensionDead" && error.cause, `unsolicited_output: {"reason":"<5 chars>"}`)
-      assert.deepStrictEqual(state, { _tag: "dead", cause: { _tag: "unsolicited_output", detail: `{"reason":"<5 chars>"}` } })
-    }))
+      assert.deepStrictEqual(
+        error._tag === "ExtensionDead" && error.cause,
+        `unsolicited_output: {"reason":"<5 chars>"}`
+      )
+      assert.deepStrictEqual(state, {
+        _tag: "dead",
+        cause: { _tag: "unsolicited_output", detail: `{"reason":"<5 chars>"}` }
+      })
+    })
+  )
 
   it.live("with reply_ids required (written at once), the stray line's id gives it away; never applied", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       // The stray line is read after the second request was written: alone, or, when the extension answers fast
       // enough, in one read with the real reply (the read has a line too many). Either way the second request fails
       // with unsolicited output naming the stray line (never the real reply), and no line of it is applied.
@@ -69,5 +79,6 @@ describe("attribution with a stalled event loop (real process)", () => {
       const detail = error._tag === "UnsolicitedOutput" ? error.line : `not unsolicited output: ${error._tag}`
       assert.strictEqual(detail, `reply to id "c1" while "c2" was in flight`)
       assert.deepStrictEqual(state, { _tag: "dead", cause: { _tag: "unsolicited_output", detail } })
-    }))
+    })
+  )
 })

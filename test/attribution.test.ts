@@ -12,10 +12,11 @@ import { jsonLines, repoRoot, runCli } from "./cli-helpers.ts"
  */
 
 const guard = `${repoRoot}test/fixtures/attr-guard.sh`
-const input = [
-  `{"event":"tool_call","tool":"bash","args":{"command":"rm -rf /"}}`,
-  `{"event":"tool_call","tool":"bash","args":{"command":"ls"}}`
-].join("\n") + "\n"
+const input =
+  [
+    `{"event":"tool_call","tool":"bash","args":{"command":"rm -rf /"}}`,
+    `{"event":"tool_call","tool":"bash","args":{"command":"ls"}}`
+  ].join("\n") + "\n"
 
 type Line = { readonly [key: string]: unknown }
 interface Reason {
@@ -42,25 +43,32 @@ const run = async (mode: string, options: Options = {}) => {
   const dir = mkdtempSync(join(tmpdir(), "abhed-attr-"))
   const config = join(dir, "abhed.json")
   const audit = join(dir, "audit.jsonl")
-  writeFileSync(config, JSON.stringify({
-    extensions: [{
-      name: "guard",
-      command: "bash",
-      args: [guard],
-      events: ["session_start", "tool_call"],
-      env: { MODE: mode, IDS: options.ids === true ? "1" : "0" },
-      ...(options.onFailure === undefined ? {} : { on_failure: options.onFailure }),
-      ...(options.replyIds === undefined ? {} : { reply_ids: options.replyIds })
-    }]
-  }))
+  writeFileSync(
+    config,
+    JSON.stringify({
+      extensions: [
+        {
+          name: "guard",
+          command: "bash",
+          args: [guard],
+          events: ["session_start", "tool_call"],
+          env: { MODE: mode, IDS: options.ids === true ? "1" : "0" },
+          ...(options.onFailure === undefined ? {} : { on_failure: options.onFailure }),
+          ...(options.replyIds === undefined ? {} : { reply_ids: options.replyIds })
+        }
+      ]
+    })
+  )
   const r = await runCli(["run", "--config", config, "--audit", audit], { input })
   expect(r.code, r.stderr).toBe(0)
   const out = jsonLines(r.stdout) as Array<Line>
   expect(out.map((o) => o["event"])).toEqual(["tool_call", "tool_call"])
   const records = jsonLines(readFileSync(audit, "utf8")) as Array<AuditRecord>
-  const guardErrors = records.flatMap((record) =>
-    record.rounds.flatMap((round) => round.exchanges.filter((x) => x.extension === "guard" && x.error !== undefined))
-  ).map((x) => x.error ?? "")
+  const guardErrors = records
+    .flatMap((record) =>
+      record.rounds.flatMap((round) => round.exchanges.filter((x) => x.extension === "guard" && x.error !== undefined))
+    )
+    .map((x) => x.error ?? "")
   return { rm: out[0], ls: out[1], guardErrors }
 }
 
@@ -128,7 +136,9 @@ describe("a reply is never matched to the wrong request (issue 8, through abhed-
   it("a readiness banner with reply_ids required: malformed at once (a reply without id)", async () => {
     const r = await run("banner", { onFailure: "deny", ids: true, replyIds: "required" })
     for (const o of [r.rm, r.ls]) expect(o?.["decision"]).toBe("deny")
-    expect(r.guardErrors[0]).toMatch(/^(malformed_reply: id: expected the request's id "\d+" \(reply_ids is "required"\), got nothing|unsolicited_output: \{"<5 chars>":true\})$/)
+    expect(r.guardErrors[0]).toMatch(
+      /^(malformed_reply: id: expected the request's id "\d+" \(reply_ids is "required"\), got nothing|unsolicited_output: \{"<5 chars>":true\})$/
+    )
   }, 30_000)
 
   it("a stray reply in a second write after a pause (arriving while rm -rf / is in flight): caught by its id", async () => {

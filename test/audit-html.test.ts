@@ -165,14 +165,22 @@ describe("abhed-ext audit --html", () => {
       call_id: `c-${attack}`,
       tool: `bash${attack}`,
       args: { command: attack },
-      rounds: [{
-        round: 1,
-        exchanges: [
-          { extension: `guard${attack}`, status: "replied", latency_ms: 1, reply: { block: true, reason: attack } },
-          { extension: "dead", status: "exited", latency_ms: 1, error: attack, stderr: attack }
-        ]
-      }],
-      outcome: { decision: "deny", reasons: [{ extension: `guard${attack}`, reason: attack }], args: { command: attack }, rounds: 1, rewrittenBy: [] },
+      rounds: [
+        {
+          round: 1,
+          exchanges: [
+            { extension: `guard${attack}`, status: "replied", latency_ms: 1, reply: { block: true, reason: attack } },
+            { extension: "dead", status: "exited", latency_ms: 1, error: attack, stderr: attack }
+          ]
+        }
+      ],
+      outcome: {
+        decision: "deny",
+        reasons: [{ extension: `guard${attack}`, reason: attack }],
+        args: { command: attack },
+        rounds: 1,
+        rewrittenBy: []
+      },
       notes: [attack],
       duration_ms: 1
     }
@@ -197,7 +205,9 @@ describe("abhed-ext audit --html", () => {
     const summary = (await page.locator("#summary").textContent()) ?? ""
     expect(summary).toContain("<img src=x onerror=alert(3)>")
     expect(summary).toContain("1 line(s) were not audit records")
-    expect(await page.locator("#summary li").textContent()).toContain(":2: not JSON (Unexpected token '<', \"</script><\"")
+    expect(await page.locator("#summary li").textContent()).toContain(
+      ":2: not JSON (Unexpected token '<', \"</script><\""
+    )
     expect(await page.locator("img").count()).toBe(0)
     expect(dialogs).toEqual([])
     await page.close()
@@ -206,7 +216,9 @@ describe("abhed-ext audit --html", () => {
   it("renders a 100k-record audit within seconds, pages its list, and drills into a record", async () => {
     context() // fails at once without the browser
     // 100k records cloned from the recorded tool calls, one second apart.
-    const calls = recorded.lines.filter((line) => line.includes('"event":"tool_call"')).map((line) => JSON.parse(line) as object)
+    const calls = recorded.lines
+      .filter((line) => line.includes('"event":"tool_call"'))
+      .map((line) => JSON.parse(line) as object)
     const start = Date.parse("2026-11-01T00:00:00Z")
     const lines: Array<string> = []
     for (let i = 0; i < 100_000; i++) {

@@ -11,7 +11,13 @@ import { fixture, Patient } from "./extension-helpers.ts"
  * c-4 (rule allow[0]), denies c-5 (its rule) and asks for c-6 (its default); c-4's result follows.
  */
 
-const bash = (name: string, file: string) => ({ name, command: "bash", args: [file], events: ["tool_call"], ...Patient })
+const bash = (name: string, file: string) => ({
+  name,
+  command: "bash",
+  args: [file],
+  events: ["tool_call"],
+  ...Patient
+})
 
 export const auditConfig = {
   extensions: [
@@ -45,12 +51,24 @@ export const auditSession = [
 ]
 
 /** Records the session: the audit file's path and its lines. */
-export const recordSession = async (): Promise<{ readonly dir: string; readonly file: string; readonly lines: ReadonlyArray<string> }> => {
+export const recordSession = async (): Promise<{
+  readonly dir: string
+  readonly file: string
+  readonly lines: ReadonlyArray<string>
+}> => {
   const dir = mkdtempSync(join(tmpdir(), "abhed-audit-"))
   writeFileSync(join(dir, "abhed.json"), JSON.stringify(auditConfig))
   writeFileSync(join(dir, "session.jsonl"), auditSession.map((x) => JSON.stringify(x)).join("\n") + "\n")
   const file = join(dir, "audit.jsonl")
-  const r = await runCli(["run", "-c", "abhed.json", "--audit", file, "--audit-content", "full", "session.jsonl"], { cwd: dir })
+  const r = await runCli(["run", "-c", "abhed.json", "--audit", file, "--audit-content", "full", "session.jsonl"], {
+    cwd: dir
+  })
   if (r.code !== 0) throw new Error(`abhed-ext run failed (${r.code}): ${r.stderr}`)
-  return { dir, file, lines: readFileSync(file, "utf8").split("\n").filter((line) => line !== "") }
+  return {
+    dir,
+    file,
+    lines: readFileSync(file, "utf8")
+      .split("\n")
+      .filter((line) => line !== "")
+  }
 }

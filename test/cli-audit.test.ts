@@ -34,19 +34,29 @@ describe("abhed-ext audit", () => {
     expect(r.stdout).not.toContain("\u001b[")
 
     const c1 = blockOf(r.stdout, "c-1 tool_call")
-    expect(c1).toMatch(/── c-1 tool_call bash \{"command":"ls"\} +\(session abhed-ext, seq \d+, \S+; .*audit\.jsonl:\d+\)/)
+    expect(c1).toMatch(
+      /── c-1 tool_call bash \{"command":"ls"\} +\(session abhed-ext, seq \d+, \S+; .*audit\.jsonl:\d+\)/
+    )
     // The death, with the cause the extension wrote on its stderr (--audit-content full keeps it).
-    expect(c1).toMatch(/crasher +\d+(\.\d)? ms +EXITED: exited \(code 3\); its stderr: fatal: cannot open rules database/)
-    expect(c1).toMatch(/allower +\d+(\.\d)? ms +"fine by me" \(an allow: ignored, an extension may veto, never permit\)/)
+    expect(c1).toMatch(
+      /crasher +\d+(\.\d)? ms +EXITED: exited \(code 3\); its stderr: fatal: cannot open rules database/
+    )
+    expect(c1).toMatch(
+      /allower +\d+(\.\d)? ms +"fine by me" \(an allow: ignored, an extension may veto, never permit\)/
+    )
     expect(c1).toMatch(/→ ALLOW after 1 round; \d+(\.\d)? ms in all/)
 
     const c2 = blockOf(r.stdout, "c-2 tool_call")
-    expect(c2).toMatch(/round 1\n[\s\S]*rewriter +\d+(\.\d)? ms +rewrite args → \{"command":"rm -rf \.\/build"\}[\s\S]*round 2\n/)
+    expect(c2).toMatch(
+      /round 1\n[\s\S]*rewriter +\d+(\.\d)? ms +rewrite args → \{"command":"rm -rf \.\/build"\}[\s\S]*round 2\n/
+    )
     expect(c2).toMatch(/crasher +\d+(\.\d)? ms +DEAD: exited \(code 3\)/)
     expect(c2).toContain("note: policy: allow (rule:allow[1])")
     expect(c2).toMatch(/→ ALLOW after 2 rounds; args rewritten to \{"command":"rm -rf \.\/build"\} by rewriter; /)
 
-    expect(blockOf(r.stdout, "c-5 tool_call")).toMatch(/note: policy: deny \(rule:deny\[0\]\)[\s\S]*→ DENY \(policy: no network\)/)
+    expect(blockOf(r.stdout, "c-5 tool_call")).toMatch(
+      /note: policy: deny \(rule:deny\[0\]\)[\s\S]*→ DENY \(policy: no network\)/
+    )
     expect(blockOf(r.stdout, "c-6 tool_call")).toMatch(/note: policy: ask \(default\)[\s\S]*→ ASK \(policy: default\)/)
     expect(blockOf(r.stdout, "session_start")).toContain("(no extension subscribes to this event)")
   })
@@ -87,7 +97,9 @@ describe("abhed-ext audit", () => {
   it("--json prints the matching lines exactly as they are in the file", async () => {
     const r = await runCli(["audit", recorded.file, "--json", "--decision", "deny"])
     expect(r.code, r.stderr).toBe(0)
-    const expected = recorded.lines.filter((line) => /"call_id":"c-[35]","tool"/.test(line) && line.includes('"event":"tool_call"'))
+    const expected = recorded.lines.filter(
+      (line) => /"call_id":"c-[35]","tool"/.test(line) && line.includes('"event":"tool_call"')
+    )
     expect(expected).toHaveLength(2)
     expect(r.stdout).toBe(expected.map((line) => `${line}\n`).join(""))
     const all = await runCli(["audit", recorded.file, "--json"])
@@ -104,7 +116,9 @@ describe("abhed-ext audit", () => {
     expect(r.stderr).toContain(`${bad}:2: not JSON (`)
     expect(r.stderr).toContain(`${bad}:3: not an audit record: Expected number at ["seq"]`)
     expect(r.stderr).toContain(`cannot read ${missing}`)
-    expect(r.stderr).toContain("abhed-ext audit: 2 line(s) that are not audit records were skipped; 1 file(s) could not be read")
+    expect(r.stderr).toContain(
+      "abhed-ext audit: 2 line(s) that are not audit records were skipped; 1 file(s) could not be read"
+    )
     expect(r.stdout).toBe([first, second, ...recorded.lines].map((line) => `${line}\n`).join(""))
   })
 
@@ -118,15 +132,29 @@ describe("abhed-ext audit", () => {
       call_id: `c${hostile}`,
       tool: `bash${hostile}`,
       args: { command: `ls${hostile}` },
-      rounds: [{
-        round: 1,
-        exchanges: [
-          { extension: `guard${hostile}`, status: "replied", latency_ms: 1, reply: { block: true, reason: `no${hostile}` }, ignored: [`keep${hostile}`] },
-          { extension: "dead", status: "exited", latency_ms: 1, error: `gone${hostile}`, stderr: `trace${hostile}` },
-          { extension: "other", status: `weird${hostile}`, latency_ms: 1 }
-        ]
-      }],
-      outcome: { decision: "deny", reasons: [{ extension: `guard${hostile}`, reason: `no${hostile}` }], args: { command: `x${hostile}` }, rounds: 1, rewrittenBy: [`r${hostile}`] },
+      rounds: [
+        {
+          round: 1,
+          exchanges: [
+            {
+              extension: `guard${hostile}`,
+              status: "replied",
+              latency_ms: 1,
+              reply: { block: true, reason: `no${hostile}` },
+              ignored: [`keep${hostile}`]
+            },
+            { extension: "dead", status: "exited", latency_ms: 1, error: `gone${hostile}`, stderr: `trace${hostile}` },
+            { extension: "other", status: `weird${hostile}`, latency_ms: 1 }
+          ]
+        }
+      ],
+      outcome: {
+        decision: "deny",
+        reasons: [{ extension: `guard${hostile}`, reason: `no${hostile}` }],
+        args: { command: `x${hostile}` },
+        rounds: 1,
+        rewrittenBy: [`r${hostile}`]
+      },
       notes: [`policy: ${hostile}`],
       duration_ms: 1
     }
@@ -164,9 +192,15 @@ describe("abhed-ext audit --html", () => {
     const html = readFileSync(out, "utf8")
     // The records' lines, gzipped in chunks (one base64 line each), unpacked by the page only for a drill-down.
     const packed = /<script type="application\/gzip\+base64" id="audit-records">([^<]*)<\/script>/.exec(html)?.[1] ?? ""
-    const records = packed.trim().split("\n").flatMap((chunk) =>
-      gunzipSync(Buffer.from(chunk, "base64")).toString("utf8").split("\n").map((line) => JSON.parse(line) as { call_id: string })
-    )
+    const records = packed
+      .trim()
+      .split("\n")
+      .flatMap((chunk) =>
+        gunzipSync(Buffer.from(chunk, "base64"))
+          .toString("utf8")
+          .split("\n")
+          .map((line) => JSON.parse(line) as { call_id: string })
+      )
     expect(records.map((x) => x.call_id)).toEqual(["c-3", "c-5"])
     // Nothing the page would fetch: no URL, no external script or style.
     expect(html).not.toMatch(/\b(src|href)=|https?:\/\/|@import|url\(/i)

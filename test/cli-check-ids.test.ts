@@ -13,7 +13,21 @@ const check = async (ids: "1" | "0" | "wrong") => {
   const r = await runCli(
     // A python fixture, not the bash+jq guard of attribution.test.ts: check sends over a hundred requests, and a jq
     // start per request made this file cost 14 s of CPU.
-    ["check", "--json", "--timeout-ms", "15000", "--startup-timeout-ms", "30000", "--quiet-ms", "30", "--", "python3", "-S", "-E", `${repoRoot}test/fixtures/ids-echo.py`],
+    [
+      "check",
+      "--json",
+      "--timeout-ms",
+      "15000",
+      "--startup-timeout-ms",
+      "30000",
+      "--quiet-ms",
+      "30",
+      "--",
+      "python3",
+      "-S",
+      "-E",
+      `${repoRoot}test/fixtures/ids-echo.py`
+    ],
     { env: { IDS: ids } }
   )
   const [doc] = jsonLines(r.stdout) as Array<{ readonly checks: ReadonlyArray<Check> }>
@@ -29,7 +43,7 @@ describe.concurrent("abhed-ext check: echoes_ids", () => {
       title: "replies echo the request's id",
       status: "pass",
       details: [
-        "every reply echoes it: run it with \"reply_ids\": \"required\" (every stray line is then caught, and the host writes each request without first waiting a turn of its event loop: docs/protocol.md)"
+        'every reply echoes it: run it with "reply_ids": "required" (every stray line is then caught, and the host writes each request without first waiting a turn of its event loop: docs/protocol.md)'
       ]
     })
     expect(r.code).toBe(0)
@@ -46,7 +60,9 @@ describe.concurrent("abhed-ext check: echoes_ids", () => {
   it("fails when a reply carries another id (the host would mark the extension dead)", async () => {
     const r = await check("wrong")
     expect(r.echoes?.status).toBe("fail")
-    expect(r.echoes?.details[0]).toMatch(/^session_start: reply carries id "not-this-one", the request's is "check-session_start"/)
+    expect(r.echoes?.details[0]).toMatch(
+      /^session_start: reply carries id "not-this-one", the request's is "check-session_start"/
+    )
     expect(r.code).toBe(1)
   }, 60_000)
 })

@@ -8,7 +8,11 @@ import { isLive } from "./extension-helpers.ts"
 
 interface CheckJson {
   readonly ok: boolean
-  readonly checks: ReadonlyArray<{ readonly id: string; readonly status: string; readonly details: ReadonlyArray<string> }>
+  readonly checks: ReadonlyArray<{
+    readonly id: string
+    readonly status: string
+    readonly details: ReadonlyArray<string>
+  }>
 }
 
 const report = (stdout: string): CheckJson => {
@@ -21,7 +25,12 @@ const failed = (r: CheckJson) => r.checks.filter((c) => c.status === "fail").map
 
 const examples = `${repoRoot}docs/examples/`
 const config = JSON.parse(readFileSync(`${examples}abhed.json`, "utf8")) as {
-  readonly extensions: ReadonlyArray<{ name: string; command: string; args?: Array<string>; env?: Record<string, string> }>
+  readonly extensions: ReadonlyArray<{
+    name: string
+    command: string
+    args?: Array<string>
+    env?: Record<string, string>
+  }>
 }
 
 /**
@@ -34,7 +43,10 @@ const fast = [...patient, "--grace-ms", "15000", "--quiet-ms", "30"]
 describe.concurrent("abhed-ext check passes on every example extension", () => {
   for (const x of config.extensions) {
     it(`${x.name}: ${x.command} ${(x.args ?? []).join(" ")}`, async () => {
-      const r = await runCli(["check", "--json", ...fast, "--", x.command, ...(x.args ?? [])], { cwd: examples, env: x.env ?? {} })
+      const r = await runCli(["check", "--json", ...fast, "--", x.command, ...(x.args ?? [])], {
+        cwd: examples,
+        env: x.env ?? {}
+      })
       const doc = report(r.stdout)
       expect(failed(doc), JSON.stringify(doc.checks, null, 1)).toEqual([])
       expect(doc.ok).toBe(true)
@@ -87,7 +99,17 @@ describe.concurrent("abhed-ext check fails, naming the violated check", () => {
   })
 
   it("a line over 16 MiB is reported once per process (the host stops reading there), not once per chunk after it", async () => {
-    const r = await runCli(["check", "--json", ...common, "--timeout-ms", "5000", "--quiet-ms", "30", "--", ...fixture("too-long")])
+    const r = await runCli([
+      "check",
+      "--json",
+      ...common,
+      "--timeout-ms",
+      "5000",
+      "--quiet-ms",
+      "30",
+      "--",
+      ...fixture("too-long")
+    ])
     const noise = report(r.stdout).checks.find((c) => c.id === "no_stdout_noise")?.details ?? []
     const tooLong = noise.filter((d) => d.includes("a line longer than 16777216 bytes"))
     // Both processes (one request at a time, then the burst) get a tool_result: at most one line each.
@@ -99,7 +121,10 @@ describe.concurrent("abhed-ext check fails, naming the violated check", () => {
     // The reader starts a second late: before, exit 1 came at once and the reader got the first 64 KiB.
     const command = `"${process.execPath}" "${bin}" check --json ${long.join(" ")} -- bash test/fixtures/cli-noisy-big.sh; echo "exit $?" >&2`
     const r = await new Promise<{ readonly stdout: string; readonly stderr: string }>((resolve, reject) => {
-      const shell = spawn("bash", ["-c", `( ${command} ) | ( sleep 1; cat )`], { cwd: repoRoot, stdio: ["ignore", "pipe", "pipe"] })
+      const shell = spawn("bash", ["-c", `( ${command} ) | ( sleep 1; cat )`], {
+        cwd: repoRoot,
+        stdio: ["ignore", "pipe", "pipe"]
+      })
       let stdout = ""
       let stderr = ""
       shell.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d))
@@ -131,7 +156,9 @@ describe.concurrent("abhed-ext check fails, naming the violated check", () => {
 describe("abhed-ext check and a helper that left the extension's session", () => {
   it("a passing check exits when it is done, not when a setsid helper holding the extension's stdout dies", async () => {
     const pidFile = join(mkdtempSync(join(tmpdir(), "abhed-check-")), "helper.pid")
-    const r = await runCli(["check", "--json", ...long, "--", ...fixture("setsid-helper")], { env: { HELPER_PID_FILE: pidFile } })
+    const r = await runCli(["check", "--json", ...long, "--", ...fixture("setsid-helper")], {
+      env: { HELPER_PID_FILE: pidFile }
+    })
     const helper = Number(readFileSync(pidFile, "utf8"))
     try {
       expect(report(r.stdout).ok).toBe(true)
@@ -148,7 +175,8 @@ describe("abhed-ext check --help", () => {
   it("documents flags, exit codes and examples", async () => {
     const r = await runCli(["check", "--help"])
     expect(r.code).toBe(0)
-    for (const s of ["--timeout-ms", "--json", "EXAMPLES", "abhed-ext check -- bash", "Exit codes"]) expect(r.stdout).toContain(s)
+    for (const s of ["--timeout-ms", "--json", "EXAMPLES", "abhed-ext check -- bash", "Exit codes"])
+      expect(r.stdout).toContain(s)
   })
 })
 
@@ -158,7 +186,9 @@ describe("abhed-ext check --call", () => {
     const call = JSON.stringify({ tool: "read", args: { path: "config/secrets.json" } })
     const r = await runCli(["check", ...fast, "--call", call, "--", "bash", "block-secrets.sh"], { cwd: examples })
     expect(r.code, r.stderr).toBe(0)
-    expect(r.stdout).toContain(`tool_call read {"path":"config/secrets.json"} → {"block":true,"reason":"secrets are off limits"}`)
+    expect(r.stdout).toContain(
+      `tool_call read {"path":"config/secrets.json"} → {"block":true,"reason":"secrets are off limits"}`
+    )
     // Without --call nothing of the sort is printed (`cat` answers as block-secrets would to the default sample,
     // without a jq start per request).
     const plain = await runCli(["check", ...fast, "--", "cat"], { cwd: examples })
@@ -166,8 +196,8 @@ describe("abhed-ext check --call", () => {
     expect(plain.stdout).not.toContain("tool_call read")
   })
 
-  it("rejects a --call that is not {\"tool\": non-empty string, \"args\": object}", async () => {
-    for (const bad of ["nope", "{\"tool\":\"\"}", "{\"tool\":\"bash\",\"args\":[]}"]) {
+  it('rejects a --call that is not {"tool": non-empty string, "args": object}', async () => {
+    for (const bad of ["nope", '{"tool":""}', '{"tool":"bash","args":[]}']) {
       const r = await runCli(["check", "--call", bad, "--", "bash", "block-secrets.sh"], { cwd: examples })
       expect(r.code).toBe(64) // bad usage
       expect(r.stdout + r.stderr).toContain("--call")

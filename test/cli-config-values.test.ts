@@ -27,7 +27,7 @@ describe.concurrent("abhed-ext run: config values no process can use exit 2 befo
     [
       "a whitespace-only command",
       `{"extensions": [\n  {"name": "guard", "command": " "}\n]}\n`,
-      "2:21: extensions[0].command: blank (only whitespace); the program to run, e.g. \"bash\""
+      '2:21: extensions[0].command: blank (only whitespace); the program to run, e.g. "bash"'
     ],
     [
       "a NUL in an argument",

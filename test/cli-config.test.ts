@@ -24,7 +24,7 @@ const guarded = (tail: ReadonlyArray<string>) =>
     "{",
     "  // the guards",
     `  "extensions": [{ "name": "guard", "command": "bash", "args": [${JSON.stringify(guard)}], "events": ["tool_call"] }],`,
-    "  \"policy\": { \"deny\": [{ \"tool\": \"bash\", \"args\": { \"command\": \"*rm -rf /*\" }, \"reason\": \"never delete from the root\" }] }",
+    '  "policy": { "deny": [{ "tool": "bash", "args": { "command": "*rm -rf /*" }, "reason": "never delete from the root" }] }',
     ...tail,
     "}"
   ].join("\n")
@@ -36,8 +36,8 @@ describe.concurrent("abhed-ext run: a key repeated in abhed.json", () => {
     expect(jsonLines(r.stdout)).toMatchObject([{ event: "tool_call", decision: "deny" }])
   })
 
-  it("a second \"extensions\": [] and \"policy\" lower in the file exit 2 naming both lines; nothing is decided", async () => {
-    const file = writeConfig(guarded([",", "  \"max_rewrite_rounds\": 4,", "  \"extensions\": [],", "  \"policy\": {}"]))
+  it('a second "extensions": [] and "policy" lower in the file exit 2 naming both lines; nothing is decided', async () => {
+    const file = writeConfig(guarded([",", '  "max_rewrite_rounds": 4,', '  "extensions": [],', '  "policy": {}']))
     const r = await runCli(["run", "--config", file], { input: rmRoot })
     expect(r.code).toBe(2)
     expect(r.stdout).toBe("") // no decision at all: rm -rf / is never allowed
@@ -49,7 +49,7 @@ describe.concurrent("abhed-ext run: a key repeated in abhed.json", () => {
 
   it("a key repeated inside an extension exits 2 too", async () => {
     const file = writeConfig(
-      "{\"extensions\": [{\"name\": \"guard\", \"command\": \"bash\",\n \"events\": [\"tool_call\"],\n \"events\": [\"session_end\"]}]}"
+      '{"extensions": [{"name": "guard", "command": "bash",\n "events": ["tool_call"],\n "events": ["session_end"]}]}'
     )
     const r = await runCli(["run", "--config", file], { input: rmRoot })
     expect(r.code).toBe(2)
@@ -59,34 +59,45 @@ describe.concurrent("abhed-ext run: a key repeated in abhed.json", () => {
 
 describe.concurrent("abhed-ext run: abhed.json is JSON with comments", () => {
   it("comments are allowed", async () => {
-    const r = await runCli(["run", "--config", writeConfig(`/* team guards */\n${guarded(["  // end"])}`)], { input: rmRoot })
+    const r = await runCli(["run", "--config", writeConfig(`/* team guards */\n${guarded(["  // end"])}`)], {
+      input: rmRoot
+    })
     expect(r.code, r.stderr).toBe(0)
-    expect(jsonLines(r.stdout)).toMatchObject([{ decision: "deny", reasons: [{ extension: "policy", reason: "never delete from the root" }] }])
+    expect(jsonLines(r.stdout)).toMatchObject([
+      { decision: "deny", reasons: [{ extension: "policy", reason: "never delete from the root" }] }
+    ])
   })
 
   it("a trailing comma exits 2 with its line and column", async () => {
-    const file = writeConfig("{\n  \"builtin_tools\": [\"bash\",]\n}")
+    const file = writeConfig('{\n  "builtin_tools": ["bash",]\n}')
     const r = await runCli(["run", "--config", file], { input: rmRoot })
     expect(r.code).toBe(2)
-    expect(r.stderr.trim()).toBe(`${file}:2:27: trailing comma (abhed.json allows comments, not trailing commas): remove it`)
+    expect(r.stderr.trim()).toBe(
+      `${file}:2:27: trailing comma (abhed.json allows comments, not trailing commas): remove it`
+    )
   })
 })
 
 describe.concurrent("abhed-ext run --config - (docs/cli.md: `-` means stdin wherever a file is read)", () => {
   it("reads the config from stdin, its relative cwd from the current directory; the events from a file", async () => {
     const dir = mkdtempSync(join(tmpdir(), "abhed-config-"))
-    writeFileSync(join(dir, "guard.sh"), `while IFS= read -r line; do echo '{"block":true,"reason":"from stdin config"}'; done\n`)
+    writeFileSync(
+      join(dir, "guard.sh"),
+      `while IFS= read -r line; do echo '{"block":true,"reason":"from stdin config"}'; done\n`
+    )
     const events = join(dir, "events.jsonl")
     writeFileSync(events, rmRoot)
     const config = `{ // a comment, as in a file\n"extensions": [{"name": "g", "command": "bash", "args": ["guard.sh"], "events": ["tool_call"]}]}`
     const r = await runCli(["run", "-c", "-", events], { input: config, cwd: dir })
     expect(r.code, r.stderr).toBe(0)
-    expect(jsonLines(r.stdout)).toMatchObject([{ decision: "deny", reasons: [{ extension: "g", reason: "from stdin config" }] }])
+    expect(jsonLines(r.stdout)).toMatchObject([
+      { decision: "deny", reasons: [{ extension: "g", reason: "from stdin config" }] }
+    ])
   })
 
   it("an invalid config from stdin exits 2, its problems named stdin:line:column", async () => {
     const r = await runCli(["run", "-c", "-", join(repoRoot, "docs", "examples", "session.jsonl")], {
-      input: "{\n  \"policy\": {\"deny\": [\"bash\"]}\n}"
+      input: '{\n  "policy": {"deny": ["bash"]}\n}'
     })
     expect(r.code).toBe(2)
     expect(r.stdout).toBe("")

@@ -18,14 +18,20 @@ const env = (extra: Record<string, string> = {}): NodeJS.ProcessEnv => {
 }
 
 describe.concurrent("usage errors: stderr, one problem line and a hint, exit 64", () => {
-  for (
-    const [args, problem, hint] of [
-      [["check"], "abhed-ext check: Missing required argument: command", "`abhed-ext check --help` for more"],
-      [["run", "--config", config, "--bogus"], "abhed-ext run: Unrecognized flag: --bogus", "`abhed-ext run --help` for more"],
-      [["no-such-command"], "abhed-ext: Unknown subcommand \"no-such-command\"", "`abhed-ext --help` for more"],
-      [["check", "--timeout-ms=0", "--", "cat"], "abhed-ext check: Invalid value for flag --timeout-ms", "`abhed-ext check --help` for more"]
-    ] as const
-  ) {
+  for (const [args, problem, hint] of [
+    [["check"], "abhed-ext check: Missing required argument: command", "`abhed-ext check --help` for more"],
+    [
+      ["run", "--config", config, "--bogus"],
+      "abhed-ext run: Unrecognized flag: --bogus",
+      "`abhed-ext run --help` for more"
+    ],
+    [["no-such-command"], 'abhed-ext: Unknown subcommand "no-such-command"', "`abhed-ext --help` for more"],
+    [
+      ["check", "--timeout-ms=0", "--", "cat"],
+      "abhed-ext check: Invalid value for flag --timeout-ms",
+      "`abhed-ext check --help` for more"
+    ]
+  ] as const) {
     it(args.join(" "), async () => {
       const r = await runCli(args, { env: env() })
       expect(r.code).toBe(64)
@@ -65,17 +71,15 @@ describe.concurrent("colour follows NO_COLOR, FORCE_COLOR and the terminal", () 
   // `cat` answers each request with itself, which passes every check: as styled as any extension's report, and
   // without the bash+jq example's jq start per request (5 s of CPU per check).
   const check = ["check", "--", "cat"]
-  for (
-    const [args, extra, styled] of [
-      // One demo (it starts every example extension: seconds of CPU); check over `cat` for the rest. The demo
-      // piped is plain in cli-demo.test.ts.
-      [["demo"], { FORCE_COLOR: "1" }, true],
-      [check, {}, false], // piped: not a terminal
-      [check, { NO_COLOR: "1" }, false],
-      [check, { FORCE_COLOR: "1" }, true],
-      [check, { FORCE_COLOR: "0" }, false]
-    ] as const
-  ) {
+  for (const [args, extra, styled] of [
+    // One demo (it starts every example extension: seconds of CPU); check over `cat` for the rest. The demo
+    // piped is plain in cli-demo.test.ts.
+    [["demo"], { FORCE_COLOR: "1" }, true],
+    [check, {}, false], // piped: not a terminal
+    [check, { NO_COLOR: "1" }, false],
+    [check, { FORCE_COLOR: "1" }, true],
+    [check, { FORCE_COLOR: "0" }, false]
+  ] as const) {
     it(`${args[0]} ${JSON.stringify(extra)}: ${styled ? "styled" : "plain"}`, async () => {
       const r = await runCli(args, { env: env(extra) })
       expect(r.code).toBe(0)
@@ -88,7 +92,8 @@ describe.concurrent("colour follows NO_COLOR, FORCE_COLOR and the terminal", () 
 describe.concurrent("--version", () => {
   it("prints the version of @abhed/cli's package.json", async () => {
     const manifest: unknown = JSON.parse(readFileSync(`${repoRoot}packages/cli/package.json`, "utf8"))
-    const version = typeof manifest === "object" && manifest !== null && "version" in manifest ? String(manifest.version) : ""
+    const version =
+      typeof manifest === "object" && manifest !== null && "version" in manifest ? String(manifest.version) : ""
     const r = await runCli(["--version"], { env: env() })
     expect(r.code).toBe(0)
     expect(r.stdout.trim()).toBe(`abhed-ext v${version}`)

@@ -30,10 +30,13 @@ describe.concurrent("abhed-ext run: files it cannot use", () => {
 
 describe.concurrent("abhed-ext check: durations must make sense", () => {
   // A zero or negative reply timeout cannot be met: reject it as bad usage instead of reporting the extension.
-  for (const [flag, value] of [["--timeout-ms", "0"], ["--timeout-ms", "-5"], ["--startup-timeout-ms", "0"], [
-    "--grace-ms",
-    "-1"
-  ], ["--quiet-ms", "-1"]] as const) {
+  for (const [flag, value] of [
+    ["--timeout-ms", "0"],
+    ["--timeout-ms", "-5"],
+    ["--startup-timeout-ms", "0"],
+    ["--grace-ms", "-1"],
+    ["--quiet-ms", "-1"]
+  ] as const) {
     it(`${flag} ${value} is bad usage (exit 64, names the flag), nothing is checked`, async () => {
       const r = await runCli(["check", `${flag}=${value}`, "--", "cat"])
       expect(r.code).toBe(64)
@@ -47,7 +50,10 @@ describe.concurrent("abhed-ext check: a command that names no program", () => {
   // Nothing can be started: bad usage (exit 64, one line and the hint), not a crash nor a report of a failed start.
   for (const [command, problem] of [
     ["", "the command after -- is empty; give the program to run, e.g. abhed-ext check -- bash guard.sh"],
-    ["  ", "the command after -- is blank (only whitespace); give the program to run, e.g. abhed-ext check -- bash guard.sh"]
+    [
+      "  ",
+      "the command after -- is blank (only whitespace); give the program to run, e.g. abhed-ext check -- bash guard.sh"
+    ]
   ] as const) {
     it(`${JSON.stringify(command)} is bad usage (exit 64), nothing on stdout, no stack trace`, async () => {
       const r = await runCli(["check", "--", command, "x"])
@@ -82,14 +88,20 @@ describe("abhed-ext run: stdout carries the output lines only", () => {
         JSON.stringify({
           extensions: [
             { name: "dead", command: "abhed-no-such-command-xyz" },
-            { name: "chatty", command: "bash", args: ["-c", "while read -r l; do echo \"chatty: $l\" >&2; echo '{}'; done"] }
+            {
+              name: "chatty",
+              command: "bash",
+              args: ["-c", "while read -r l; do echo \"chatty: $l\" >&2; echo '{}'; done"]
+            }
           ]
         })
       )
       const r = await runCli(["run", "--log-level", "debug", "--config", config], { input: call })
       expect(r.code).toBe(0)
       expect(r.stdout.trim().split("\n")).toHaveLength(1)
-      expect(jsonLines(r.stdout)).toEqual([{ event: "tool_call", decision: "allow", reasons: [], args: { path: ".env" }, rounds: 1 }])
+      expect(jsonLines(r.stdout)).toEqual([
+        { event: "tool_call", decision: "allow", reasons: [], args: { path: ".env" }, rounds: 1 }
+      ])
       expect(r.stderr).toContain("extension dead is dead")
       expect(r.stderr).toContain("chatty: ")
     } finally {

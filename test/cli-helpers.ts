@@ -24,7 +24,11 @@ export const runCli = (args: ReadonlyArray<string>, options: RunOptions = {}): P
   runProcess(process.execPath, [bin, ...args], options)
 
 /** Runs any program to its end and collects what it wrote (the CLI, pnpm, an example program). */
-export const runProcess = (command: string, args: ReadonlyArray<string>, options: RunOptions = {}): Promise<CliResult> =>
+export const runProcess = (
+  command: string,
+  args: ReadonlyArray<string>,
+  options: RunOptions = {}
+): Promise<CliResult> =>
   new Promise((resolve, reject) => {
     const child = spawn(command, args, {
       cwd: options.cwd ?? repoRoot,
@@ -42,7 +46,10 @@ export const runProcess = (command: string, args: ReadonlyArray<string>, options
 
 /** Non-empty stdout lines parsed as JSON. */
 export const jsonLines = (stdout: string): Array<unknown> =>
-  stdout.split("\n").filter((l) => l.trim() !== "").map((l) => JSON.parse(l))
+  stdout
+    .split("\n")
+    .filter((l) => l.trim() !== "")
+    .map((l) => JSON.parse(l))
 
 /** A CLI run driven line by line: write input, wait for what it prints, end the input. */
 export interface LiveCli {
@@ -75,16 +82,22 @@ export const startCli = (
       wake()
     })
   })
-  const until = (which: "stdout" | "stderr") => (ready: (text: string) => boolean): Promise<string> =>
-    new Promise((resolve, reject) => {
-      const check = () => {
-        if (ready(out[which])) resolve(out[which])
-        else if (child.exitCode !== null || child.signalCode !== null) {
-          reject(new Error(`the CLI ended (${child.exitCode ?? child.signalCode}) before its ${which} was ready:\n${out.stderr}`))
-        } else waiting.push(check)
-      }
-      check()
-    })
+  const until =
+    (which: "stdout" | "stderr") =>
+    (ready: (text: string) => boolean): Promise<string> =>
+      new Promise((resolve, reject) => {
+        const check = () => {
+          if (ready(out[which])) resolve(out[which])
+          else if (child.exitCode !== null || child.signalCode !== null) {
+            reject(
+              new Error(
+                `the CLI ended (${child.exitCode ?? child.signalCode}) before its ${which} was ready:\n${out.stderr}`
+              )
+            )
+          } else waiting.push(check)
+        }
+        check()
+      })
   return {
     write: (text) => child.stdin.write(text),
     end: () => child.stdin.end(),

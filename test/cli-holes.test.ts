@@ -13,7 +13,10 @@ import { jsonLines, repoRoot, runCli } from "./cli-helpers.ts"
 type Line = Record<string, unknown>
 
 /** An extension as a bash loop: `reply` is the line it writes for every request. */
-const loop = (reply: string) => ({ command: "bash", args: ["-c", `while IFS= read -r line; do printf '%s\\n' '${reply}'; done`] })
+const loop = (reply: string) => ({
+  command: "bash",
+  args: ["-c", `while IFS= read -r line; do printf '%s\\n' '${reply}'; done`]
+})
 
 const writeConfig = (config: unknown): string => {
   const dir = mkdtempSync(join(tmpdir(), "abhed-holes-"))
@@ -35,7 +38,10 @@ describe("context: keep", () => {
     const config = { extensions: [{ name: "filter", events: ["context"], ...loop(`{"keep":[0,2.5]}`) }] }
     const { out } = await run(config, [context(["public", "private"]), context(["again", "private"])])
     // The old decoder killed the filter as malformed, and keep became [0,1].
-    expect(out).toEqual([{ event: "context", keep: [0] }, { event: "context", keep: [0] }])
+    expect(out).toEqual([
+      { event: "context", keep: [0] },
+      { event: "context", keep: [0] }
+    ])
   })
 
   it("so is an element that is not a number: ignored, and the rest of the list counts", async () => {
@@ -79,22 +85,28 @@ describe("list_tools: look-alike names", () => {
       })`
     const audit = join(mkdtempSync(join(tmpdir(), "abhed-holes-")), "audit.jsonl")
     const config = {
-      extensions: [{ name: "sly", command: process.execPath, args: ["-e", script], events: ["list_tools", "invoke_tool"] }],
+      extensions: [
+        { name: "sly", command: process.execPath, args: ["-e", script], events: ["list_tools", "invoke_tool"] }
+      ],
       builtin_tools: ["bash"]
     }
     const invoke = (tool: string) => JSON.stringify({ event: "invoke_tool", tool, args: {} })
-    const { out } = await run(config, [`{"event":"list_tools"}`, invoke("fine"), invoke("BASH"), invoke("bash\u200b")], [
-      "--audit",
-      audit
-    ])
+    const { out } = await run(
+      config,
+      [`{"event":"list_tools"}`, invoke("fine"), invoke("BASH"), invoke("bash\u200b")],
+      ["--audit", audit]
+    )
     expect((out[0]?.["tools"] as Array<{ name: string }>).map((t) => t.name)).toEqual(["fine"])
     expect(out[1]).toEqual({ event: "invoke_tool", result: "ran fine", is_error: false })
     expect(out[2]).toMatchObject({ line: 3 })
     expect(out[3]).toMatchObject({ line: 4 })
     const records = jsonLines(readFileSync(audit, "utf8")) as Array<{ event: string; notes: Array<string> }>
     const notes = records.filter((r) => r.event === "list_tools").flatMap((r) => r.notes)
-    for (const shown of ["\"BASH\"", "\"bash \"", "\"b\\u0430sh\"", "\"bash\\u200b\""]) {
-      expect(notes.some((n) => n.startsWith(`tool ${shown} rejected for sly:`)), shown).toBe(true)
+    for (const shown of ['"BASH"', '"bash "', '"b\\u0430sh"', '"bash\\u200b"']) {
+      expect(
+        notes.some((n) => n.startsWith(`tool ${shown} rejected for sly:`)),
+        shown
+      ).toBe(true)
     }
   })
 })
@@ -117,7 +129,13 @@ describe("deep input", () => {
     expect(r.stderr).not.toMatch(/RangeError|Maximum call stack/)
     const out = jsonLines(r.stdout) as Array<Line>
     const reason = "args nested too deep (a request may nest at most 256 levels)"
-    expect(out[0]).toEqual({ event: "tool_call", decision: "deny", reasons: [{ extension: "host", reason }], args: {}, rounds: 0 })
+    expect(out[0]).toEqual({
+      event: "tool_call",
+      decision: "deny",
+      reasons: [{ extension: "host", reason }],
+      args: {},
+      rounds: 0
+    })
     expect(out[1]).toEqual({ event: "tool_result", content: `[withheld: ${reason}]`, is_error: true })
     expect(out[2]).toEqual({
       event: "context",
@@ -134,10 +152,16 @@ describe("deep input", () => {
     // A bug on purpose (String.prototype.trim throws on one line), loaded before the CLI: the run dies of a defect.
     const dir = mkdtempSync(join(tmpdir(), "abhed-holes-"))
     const preload = join(dir, "crash.mjs")
-    writeFileSync(preload, `const trim = String.prototype.trim
+    writeFileSync(
+      preload,
+      `const trim = String.prototype.trim
 String.prototype.trim = function () { if (this.includes("CRASH-HERE")) throw new Error("planted defect"); return trim.call(this) }
-`)
-    const input = [`{"event":"tool_call","tool":"bash","args":{"command":"ls"}}`, `{"event":"session_end","x":"CRASH-HERE"}`]
+`
+    )
+    const input = [
+      `{"event":"tool_call","tool":"bash","args":{"command":"ls"}}`,
+      `{"event":"session_end","x":"CRASH-HERE"}`
+    ]
     const r = await runCli(["run", "--config", writeConfig(guard)], {
       input: `${input.join("\n")}\n`,
       env: { NODE_OPTIONS: `--import=${pathToFileURL(preload).href}` }
@@ -146,16 +170,25 @@ String.prototype.trim = function () { if (this.includes("CRASH-HERE")) throw new
     expect(r.stderr).toContain("planted defect")
     expect(r.stdout).not.toContain("planted defect")
     // Every stdout line is JSON: the first line's decision, nothing else.
-    expect(jsonLines(r.stdout)).toEqual([{ event: "tool_call", decision: "allow", reasons: [], args: { command: "ls" }, rounds: 1 }])
+    expect(jsonLines(r.stdout)).toEqual([
+      { event: "tool_call", decision: "allow", reasons: [], args: { command: "ls" }, rounds: 1 }
+    ])
   })
 })
 
 describe("audit: no secrets, owner only", () => {
-  const secrets = ["wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", "AKIAIOSFODNN7EXAMPLE", "ghp_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", "MIIEowIBAAKCAQEA7bq"]
+  const secrets = [
+    "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+    "AKIAIOSFODNN7EXAMPLE",
+    "ghp_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+    "MIIEowIBAAKCAQEA7bq"
+  ]
   const session = readFileSync(`${repoRoot}docs/examples/session.jsonl`, "utf8")
   const runExample = async (extra: ReadonlyArray<string>) => {
     const audit = join(mkdtempSync(join(tmpdir(), "abhed-holes-")), "audit.jsonl")
-    const r = await runCli(["run", "--config", "docs/examples/abhed.json", "--audit", audit, ...extra], { input: session })
+    const r = await runCli(["run", "--config", "docs/examples/abhed.json", "--audit", audit, ...extra], {
+      input: session
+    })
     expect(r.code, r.stderr).toBe(0)
     return { audit, text: readFileSync(audit, "utf8") }
   }
@@ -170,7 +203,8 @@ describe("audit: no secrets, owner only", () => {
     const results = records.filter((r) => r["event"] === "tool_result")
     expect(results.length).toBeGreaterThan(0)
     for (const r of results) expect(Object.keys(r["outcome"] as Line).sort()).toEqual(["content", "is_error", "rounds"])
-    for (const r of results) expect((r["outcome"] as Line)["content"]).toMatchObject({ sha256: expect.stringMatching(/^[0-9a-f]{64}$/) })
+    for (const r of results)
+      expect((r["outcome"] as Line)["content"]).toMatchObject({ sha256: expect.stringMatching(/^[0-9a-f]{64}$/) })
     // Args stay verbatim.
     expect(text).toContain("cat ~/.aws/credentials")
   })

@@ -18,7 +18,9 @@ describe.concurrent("abhed-ext check against a stdout flood (issue 22.7)", () =>
     const r = await runCli(["check", "--json", "--quiet-ms", "50", "--grace-ms", "0", "--", "yes", "{}"])
     const elapsed = Date.now() - started
     expect(r.code).toBe(1)
-    const [doc] = jsonLines(r.stdout) as Array<{ checks: ReadonlyArray<{ id: string; status: string; details: ReadonlyArray<string> }> }>
+    const [doc] = jsonLines(r.stdout) as Array<{
+      checks: ReadonlyArray<{ id: string; status: string; details: ReadonlyArray<string> }>
+    }>
     const one = doc?.checks.find((c) => c.id === "one_reply_per_request")
     expect(one?.status).toBe("fail")
     expect(one?.details[0]).toMatch(/^a flood on stdout: \d+ lines no request asked for \(the first 1000 kept\)$/)
@@ -62,7 +64,12 @@ describe.concurrent("an extension's escape sequences are shown escaped (issue 22
     const r = await runCli(["--log-level", "debug", "run", "-c", "-", events], { input: config })
     expect(r.code).toBe(0)
     expect(r.stderr).not.toMatch(controls)
-    for (const line of ["\\x1b]0;PWNED\\x07title", "\\x1b[2J\\x1b[Hclear", "\\x1b]52;c;cm0gLXJmIC8=\\x07clip\ttab", "C1 \\u009b bidi \\u202e DEL \\x7f cr"]) {
+    for (const line of [
+      "\\x1b]0;PWNED\\x07title",
+      "\\x1b[2J\\x1b[Hclear",
+      "\\x1b]52;c;cm0gLXJmIC8=\\x07clip\ttab",
+      "C1 \\u009b bidi \\u202e DEL \\x7f cr"
+    ]) {
       expect(r.stderr).toContain(`DEBUG (#`)
       expect(r.stderr).toContain(`: ${line} {`)
     }

@@ -41,22 +41,32 @@ const tree = (versions: { readonly effect?: string; readonly platform?: string; 
 
 describe("the published bin's startup check", () => {
   it("passes a Node 24 with effect and @effect/platform-node of one release", () => {
-    expect(preflightProblem({ node: "24.1.0", manifest: cli, packageDir: tree({ effect: "4.1.0", platform: "4.1.0" }) }))
-      .toBeUndefined()
-    expect(preflightProblem({ node: "25.0.0", manifest: cli, packageDir: tree({ effect: "4.2.3", platform: "4.2.0" }) }))
-      .toBeUndefined()
+    expect(
+      preflightProblem({ node: "24.1.0", manifest: cli, packageDir: tree({ effect: "4.1.0", platform: "4.1.0" }) })
+    ).toBeUndefined()
+    expect(
+      preflightProblem({ node: "25.0.0", manifest: cli, packageDir: tree({ effect: "4.2.3", platform: "4.2.0" }) })
+    ).toBeUndefined()
   })
 
   it("names the Node and how to get Node 24 on Node 20", () => {
-    const problem = preflightProblem({ node: "20.20.2", manifest: cli, packageDir: tree({ effect: "4.1.0", platform: "4.1.0" }) })
+    const problem = preflightProblem({
+      node: "20.20.2",
+      manifest: cli,
+      packageDir: tree({ effect: "4.1.0", platform: "4.1.0" })
+    })
     expect(problem).toBe(
       "abhed-ext: needs Node >=24 (this is Node 20.20.2): install Node 24, or in this project `npm install node@24` " +
-        "and run `npx abhed-ext` (README, \"From the registry\")"
+        'and run `npx abhed-ext` (README, "From the registry")'
     )
   })
 
   it("the issue's install: effect 4.1.0 beside @effect/platform-node 4.0.6 (what npm picked on Node 20)", () => {
-    const problem = preflightProblem({ node: "24.0.0", manifest: cli, packageDir: tree({ effect: "4.1.0", platform: "4.0.6" }) })
+    const problem = preflightProblem({
+      node: "24.0.0",
+      manifest: cli,
+      packageDir: tree({ effect: "4.1.0", platform: "4.0.6" })
+    })
     expect(problem).toBe(
       "abhed-ext: needs effect ^4.1.0 with @effect/platform-node ^4.1.0, found effect 4.1.0 and " +
         "@effect/platform-node 4.0.6: run `npm install effect@4.1.0 @effect/platform-node@4.1.0` (with -g for a global abhed-ext)"
@@ -110,7 +120,11 @@ describe.concurrent("abhed-ext from anywhere in the workspace", () => {
   // cli-guard.json is in test/fixtures: found only when `-c` resolves against where the user stands.
   const here = NodePath.join(repoRoot, "test", "fixtures")
   const secret = `{"event":"tool_call","tool":"read","args":{"path":"my secret.txt"}}\n`
-  const denied = { event: "tool_call", decision: "deny", reasons: [{ extension: "guard", reason: "secrets are off limits" }] }
+  const denied = {
+    event: "tool_call",
+    decision: "deny",
+    reasons: [{ extension: "guard", reason: "secrets are off limits" }]
+  }
 
   it("pnpm abhed-ext from a subfolder resolves paths against that subfolder", async () => {
     const r = await pnpm(["-s", "abhed-ext", "run", "-c", "cli-guard.json"], here, secret)

@@ -20,12 +20,14 @@ const writeConfig = (config: unknown): string => {
 describe("abhed-ext run: list_tools", () => {
   it("prints the tools accepted at startup, not what the extension declares now: what invoke_tool runs", async () => {
     const config = {
-      extensions: [{
-        name: "changing",
-        command: "python3",
-        args: [`${repoRoot}test/fixtures/tools-change.py`],
-        events: ["list_tools", "invoke_tool"]
-      }]
+      extensions: [
+        {
+          name: "changing",
+          command: "python3",
+          args: [`${repoRoot}test/fixtures/tools-change.py`],
+          events: ["list_tools", "invoke_tool"]
+        }
+      ]
     }
     const lines = [
       `{"event":"list_tools"}`,

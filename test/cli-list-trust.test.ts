@@ -19,13 +19,21 @@ const setup = () => {
   const root = NodeFs.realpathSync(NodeFs.mkdtempSync(join(tmpdir(), "abhed-list-trust-")))
   const repo = join(root, "repo")
   NodeFs.mkdirSync(join(repo, ".git"), { recursive: true })
-  const env = { HOME: join(root, "home"), XDG_CONFIG_HOME: join(root, "config"), ABHED_MANAGED_CONFIG: join(root, "etc", "abhed.json") }
+  const env = {
+    HOME: join(root, "home"),
+    XDG_CONFIG_HOME: join(root, "config"),
+    ABHED_MANAGED_CONFIG: join(root, "etc", "abhed.json")
+  }
   const write = (file: string, name: string) => {
     NodeFs.mkdirSync(join(file, ".."), { recursive: true })
     NodeFs.writeFileSync(join(file, "..", `${name}.sh`), script)
     NodeFs.writeFileSync(
       file,
-      JSON.stringify({ extensions: [{ name, command: "bash", args: [`${name}.sh`], env: { MARKER: join(root, `marker-${name}`) }, ...Patient }] })
+      JSON.stringify({
+        extensions: [
+          { name, command: "bash", args: [`${name}.sh`], env: { MARKER: join(root, `marker-${name}`) }, ...Patient }
+        ]
+      })
     )
   }
   write(join(root, "config", "abhed", "abhed.json"), "mine")
@@ -56,7 +64,10 @@ describe("abhed-ext list over the config layers", () => {
 
     expect((await runCli(["trust", "--yes"], { cwd: w.repo, env: w.env })).code).toBe(0)
     const trusted = JSON.parse((await runCli(["list", "--json"], { cwd: w.repo, env: w.env })).stdout)
-    expect(trusted.extensions.map((x: { name: string; state: string }) => [x.name, x.state])).toEqual([["mine", "live"], ["proj", "live"]])
+    expect(trusted.extensions.map((x: { name: string; state: string }) => [x.name, x.state])).toEqual([
+      ["mine", "live"],
+      ["proj", "live"]
+    ])
     expect(trusted.untrusted_project).toBeNull()
   }, 120_000)
 })

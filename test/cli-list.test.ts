@@ -51,7 +51,14 @@ describe.concurrent("abhed-ext list", () => {
         cause: null,
         tools: []
       },
-      expect.objectContaining({ name: "crasher", on_failure: "deny", match: null, state: "dead", cause: "exited (code 3)", tools: [] }),
+      expect.objectContaining({
+        name: "crasher",
+        on_failure: "deny",
+        match: null,
+        state: "dead",
+        cause: "exited (code 3)",
+        tools: []
+      }),
       expect.objectContaining({
         name: "tools",
         state: "live",
@@ -79,7 +86,9 @@ describe.concurrent("abhed-ext list", () => {
 
   it("an extension asked nothing at startup is watched: its exit is seen, with the cause", async () => {
     // Takes tool_call alone: neither session_start nor list_tools reaches it. The watch ends when it has died.
-    const quiet = configFile([{ name: "crasher", command: "bash", args: [fixture("ext-exit-at-start.sh")], events: ["tool_call"], ...Patient }])
+    const quiet = configFile([
+      { name: "crasher", command: "bash", args: [fixture("ext-exit-at-start.sh")], events: ["tool_call"], ...Patient }
+    ])
     const r = await runCli(["list", "-c", quiet, "--json", "--watch-ms", "60000"])
     expect(JSON.parse(r.stdout).extensions).toEqual([
       expect.objectContaining({ name: "crasher", state: "dead", cause: "exited (code 3)" })
@@ -89,14 +98,16 @@ describe.concurrent("abhed-ext list", () => {
 
   it("a config's escape sequences are shown escaped, never sent to the terminal", async () => {
     // A repository's abhed.json: ESC[8m hides what follows it, OSC 52 writes the clipboard.
-    const hostile = configFile([{
-      name: "guard",
-      command: "bash",
-      args: [fixture("host-rm-guard.sh"), "\u001b[8mhidden"],
-      events: ["tool_call"],
-      match: [{ tool: "\u001b[8mx", args: { p: "\u001b]52;c;cm0gLXJmIH4K\u0007" } }],
-      ...Patient
-    }])
+    const hostile = configFile([
+      {
+        name: "guard",
+        command: "bash",
+        args: [fixture("host-rm-guard.sh"), "\u001b[8mhidden"],
+        events: ["tool_call"],
+        match: [{ tool: "\u001b[8mx", args: { p: "\u001b]52;c;cm0gLXJmIH4K\u0007" } }],
+        ...Patient
+      }
+    ])
     const r = await runCli(["list", "-c", hostile])
     expect(r.code, r.stderr).toBe(0)
     expect(r.stdout).not.toMatch(/[\x00-\x08\x0b-\x1f\x7f-\x9f]/)

@@ -27,12 +27,13 @@ const configFile = (extensions: ReadonlyArray<object>): string => {
   return file
 }
 
-const calls = [
-  `{"event":"tool_call","tool":"bash","args":{"command":"rm -rf /"}}`,
-  `{"event":"tool_call","tool":"bash","args":{"command":"ls"}}`,
-  `{"event":"tool_result","tool":"bash","args":{"command":"ls"},"content":"a","is_error":false}`,
-  `not json`
-].join("\n") + "\n"
+const calls =
+  [
+    `{"event":"tool_call","tool":"bash","args":{"command":"rm -rf /"}}`,
+    `{"event":"tool_call","tool":"bash","args":{"command":"ls"}}`,
+    `{"event":"tool_result","tool":"bash","args":{"command":"ls"},"content":"a","is_error":false}`,
+    `not json`
+  ].join("\n") + "\n"
 
 const guard = bash("guard", "host-rm-guard.sh", ["tool_call"])
 const crasher = bash("crasher", "ext-exit-at-start.sh")
@@ -40,7 +41,9 @@ const allower = bash("allower", "cli-allow.sh")
 
 describe.concurrent("run --summary, run --strict", () => {
   it("calls by verdict, each extension live or dead with its cause, latency, ignored allows; then --strict exits 1", async () => {
-    const r = await runCli(["run", "-c", configFile([guard, crasher, allower]), "--summary", "--strict"], { input: calls })
+    const r = await runCli(["run", "-c", configFile([guard, crasher, allower]), "--summary", "--strict"], {
+      input: calls
+    })
     // Every line decided first, on stdout alone.
     expect(jsonLines(r.stdout)).toEqual([
       expect.objectContaining({ event: "tool_call", decision: "deny" }),
@@ -49,11 +52,13 @@ describe.concurrent("run --summary, run --strict", () => {
       expect.objectContaining({ line: 4 })
     ])
     const summary = r.stderr.slice(r.stderr.indexOf("abhed-ext run: 2 tool call(s)")).trimEnd().split("\n")
-    expect(summary[0]).toBe("abhed-ext run: 2 tool call(s): 1 denied, 0 asked, 1 allowed; 1 other event(s); 1 bad line(s)")
+    expect(summary[0]).toBe(
+      "abhed-ext run: 2 tool call(s): 1 denied, 0 asked, 1 allowed; 1 other event(s); 1 bad line(s)"
+    )
     expect(summary[1]).toMatch(/^ {2}guard {4}live; 2 replies, p50 [\d.]+ ms, p99 [\d.]+ ms$/)
     expect(summary[2]).toBe("  crasher  DEAD: exited (code 3); no replies")
     expect(summary[3]).toMatch(/^ {2}allower {2}live; 3 replies, p50 [\d.]+ ms, p99 [\d.]+ ms$/)
-    expect(summary[4]).toBe("           2 allow(s) ignored (an extension may veto, never permit), e.g. \"fine by me\"")
+    expect(summary[4]).toBe('           2 allow(s) ignored (an extension may veto, never permit), e.g. "fine by me"')
     expect(summary[5]).toBe("abhed-ext run --strict: crasher died (exited (code 3))")
     expect(summary).toHaveLength(6)
     expect(r.code).toBe(1)
@@ -101,13 +106,15 @@ describe.concurrent("run's warnings", () => {
       "master, slave = pty.openpty()",
       "p = subprocess.Popen(sys.argv[1:], stdin=slave, stdout=slave, stderr=subprocess.PIPE)",
       "os.close(slave)",
-      "os.write(master, b'{\"event\":\"tool_call\",\"tool\":\"bash\",\"args\":{\"command\":\"ls\"}}\\n\\x04')",
+      'os.write(master, b\'{"event":"tool_call","tool":"bash","args":{"command":"ls"}}\\n\\x04\')',
       "err = p.stderr.read()",
       "p.wait()",
       "sys.stdout.write(err.decode())"
     ].join("\n")
     const stderr = await new Promise<string>((resolve, reject) => {
-      const child = spawn("python3", ["-c", script, process.execPath, bin, "run", "-c", file], { stdio: ["ignore", "pipe", "inherit"] })
+      const child = spawn("python3", ["-c", script, process.execPath, bin, "run", "-c", file], {
+        stdio: ["ignore", "pipe", "inherit"]
+      })
       let out = ""
       child.stdout.setEncoding("utf8").on("data", (d: string) => (out += d))
       child.on("error", reject)

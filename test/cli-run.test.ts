@@ -17,7 +17,9 @@ describe("abhed-ext run over the example session", () => {
   it("prints one line per input line, each the decision docs/design.md#output describes", async () => {
     const r = await runCli(["run", "--config", exampleConfig, exampleSession])
     expect(r.code, r.stderr).toBe(0)
-    const input = readFileSync(`${repoRoot}${exampleSession}`, "utf8").split("\n").filter((l) => l.trim() !== "")
+    const input = readFileSync(`${repoRoot}${exampleSession}`, "utf8")
+      .split("\n")
+      .filter((l) => l.trim() !== "")
     const out = jsonLines(r.stdout) as Array<Line>
     expect(out).toHaveLength(input.length)
     // Every line answers its own input line's event, in order.
@@ -39,18 +41,26 @@ describe("abhed-ext run over the example session", () => {
     }
     expect(line(1)).toEqual({ event: "session_start" })
     expect((line(2)?.["tools"] as Array<{ name: string }>).map((t) => t.name)).toEqual(["json_format", "word_count"])
-    for (const t of line(2)?.["tools"] as Array<Line>) expect(Object.keys(t).sort()).toEqual(["description", "input_schema", "name"])
-    expect(str(line(3)?.["system"])).toMatch(/^You are Abhed, a coding agent working in \/home\/dev\/shop\.\n\nFiles matching .* off limits/s)
+    for (const t of line(2)?.["tools"] as Array<Line>)
+      expect(Object.keys(t).sort()).toEqual(["description", "input_schema", "name"])
+    expect(str(line(3)?.["system"])).toMatch(
+      /^You are Abhed, a coding agent working in \/home\/dev\/shop\.\n\nFiles matching .* off limits/s
+    )
     expect(line(4)).toEqual({ event: "context", keep: [0, 2] }) // the "[private]" message is dropped
     toolCall(line(5), "allow", 1)
     expect(argsOf(line(5))).toEqual({ path: "test/checkout.test.ts" })
     unchanged(6)
     toolCall(line(7), "deny", 1)
-    expect(line(7)?.["reasons"]).toEqual([{ extension: "secrets-guard", reason: ".env matches secret pattern **/.env" }])
+    expect(line(7)?.["reasons"]).toEqual([
+      { extension: "secrets-guard", reason: ".env matches secret pattern **/.env" }
+    ])
     toolCall(line(8), "deny", 1) // both guards, reasons in name order
     expect(reasonsBy(line(8))).toEqual(["block-secrets", "secrets-guard"])
     toolCall(line(9), "allow", 2) // rewritten into the sandbox, settled in a second round
-    expect(argsOf(line(9))).toEqual({ command: "sandbox-run -- bash -c 'npm test -- checkout'", description: "run the checkout tests" })
+    expect(argsOf(line(9))).toEqual({
+      command: "sandbox-run -- bash -c 'npm test -- checkout'",
+      description: "run the checkout tests"
+    })
     unchanged(10) // is_error stays true
     expect(line(10)?.["is_error"]).toBe(true)
     toolCall(line(11), "allow", 1)
@@ -63,23 +73,35 @@ describe("abhed-ext run over the example session", () => {
     expect(str(line(16)?.["content"])).toContain("aws_access_key_id = [redacted]")
     expect(str(line(16)?.["content"])).toContain("aws_secret_access_key = [redacted]")
     toolCall(line(17), "deny", 1)
-    expect(line(17)?.["reasons"]).toEqual([{ extension: "secrets-guard", reason: "src/.env.local matches secret pattern **/.env.*" }])
+    expect(line(17)?.["reasons"]).toEqual([
+      { extension: "secrets-guard", reason: "src/.env.local matches secret pattern **/.env.*" }
+    ])
     toolCall(line(18), "allow", 1) // an extension's tool, allowed by the policy
     expect(line(19)).toEqual({ event: "invoke_tool", result: { lines: 2, words: 9, characters: 53 }, is_error: false })
     unchanged(20)
     toolCall(line(21), "allow", 1)
-    expect(line(22)).toEqual({ event: "invoke_tool", result: JSON.stringify({ items: [{ price: 3, qty: 2 }] }, null, 2), is_error: false })
+    expect(line(22)).toEqual({
+      event: "invoke_tool",
+      result: JSON.stringify({ items: [{ price: 3, qty: 2 }] }, null, 2),
+      is_error: false
+    })
     toolCall(line(23), "allow", 2) // a commit whose description mentions push is not a push
     expect(reasonsBy(line(23))).toEqual([])
     toolCall(line(24), "ask", 2)
-    expect(line(24)?.["reasons"]).toEqual([{ extension: "secrets-guard", reason: "git push publishes commits; confirm first" }])
+    expect(line(24)?.["reasons"]).toEqual([
+      { extension: "secrets-guard", reason: "git push publishes commits; confirm first" }
+    ])
     toolCall(line(25), "ask", 2) // a production host: the python extension asks
     expect(line(25)?.["reasons"]).toEqual([{ extension: "audit", reason: "touches production: api.prod.example.com" }])
     toolCall(line(26), "deny", 2) // rm -rf /: the policy, judging the settled args
     expect(line(26)?.["reasons"]).toEqual([{ extension: "policy", reason: "never delete from the root" }])
     expect(argsOf(line(26))["command"]).toBe("sandbox-run -- bash -c 'rm -rf /'")
     expect(line(27)).toEqual({ event: "context", keep: [0, 2, 3] })
-    expect(line(28)).toEqual({ event: "before_compact", cancel: false, summary: "Working on ticket ABC-123. Keep the ticket id." })
+    expect(line(28)).toEqual({
+      event: "before_compact",
+      cancel: false,
+      summary: "Working on ticket ABC-123. Keep the ticket id."
+    })
     expect(line(29)).toEqual({ event: "tool_result", content: "[redacted]\ntoken: [redacted]\n", is_error: false })
     expect(line(30)).toEqual({ event: "session_end" })
     expect(out).toHaveLength(30)
@@ -119,11 +141,20 @@ describe("abhed-ext run: input handling", () => {
     expect(str(out[2]?.["error"])).toMatch(/unknown event "tool_calls"/)
     expect(str(out[3]?.["error"])).toMatch(/args/)
     expect(str(out[5]?.["error"])).toMatch(/no_such_tool/)
-    expect(out[6]).toEqual({ event: "tool_call", decision: "allow", reasons: [], args: { path: "README.md" }, rounds: 1 })
+    expect(out[6]).toEqual({
+      event: "tool_call",
+      decision: "allow",
+      reasons: [],
+      args: { path: "README.md" },
+      rounds: 1
+    })
   })
 
   it("streams: each output line is printed before the next input line is written", async () => {
-    const child = spawn(process.execPath, [bin, "run", "--config", guardConfig], { cwd: repoRoot, stdio: ["pipe", "pipe", "inherit"] })
+    const child = spawn(process.execPath, [bin, "run", "--config", guardConfig], {
+      cwd: repoRoot,
+      stdio: ["pipe", "pipe", "inherit"]
+    })
     const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]()
     child.stdin.write(`{"event":"tool_call","tool":"read","args":{"path":"x/secrets"}}\n`)
     // If run waited for the end of its input, this would never resolve (stdin is still open).
@@ -172,6 +203,7 @@ describe("abhed-ext run: config errors", () => {
     const r = await runCli(["run", "--help"])
     expect(r.code).toBe(0)
     expect(r.stdout).toBe("")
-    for (const s of ["--config", "--audit", "EXAMPLES", "abhed-ext run --config", "\"error\"", "Exit codes"]) expect(r.stderr).toContain(s)
+    for (const s of ["--config", "--audit", "EXAMPLES", "abhed-ext run --config", '"error"', "Exit codes"])
+      expect(r.stderr).toContain(s)
   })
 })

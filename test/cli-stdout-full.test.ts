@@ -30,12 +30,16 @@ describe("stdout cannot be written (issue 24.1)", () => {
     ["import-hooks", ["import-hooks", "test/fixtures/hooks/project/.claude/settings.json"], ""],
     ["run", ["run", "-c", "test/fixtures/cli-guard.json"], `{"event":"tool_call","tool":"read","args":{"path":"x"}}\n`],
     ["demo", ["demo"], ""]
-  ] as const)("%s: exit 1 and one line on stderr naming the failure", async (_name, args, input) => {
-    const { code, stderr } = await toFull(args, input)
-    expect(code, stderr).toBe(1)
-    const failures = stderr.split("\n").filter((l) => l.includes("cannot write to stdout"))
-    expect(failures, stderr).toHaveLength(1)
-    expect(failures[0]).toMatch(/^abhed-ext: cannot write to stdout: ENOSPC/)
-    expect(stderr).not.toContain("    at ") // no stack trace
-  }, 120_000)
+  ] as const)(
+    "%s: exit 1 and one line on stderr naming the failure",
+    async (_name, args, input) => {
+      const { code, stderr } = await toFull(args, input)
+      expect(code, stderr).toBe(1)
+      const failures = stderr.split("\n").filter((l) => l.includes("cannot write to stdout"))
+      expect(failures, stderr).toHaveLength(1)
+      expect(failures[0]).toMatch(/^abhed-ext: cannot write to stdout: ENOSPC/)
+      expect(stderr).not.toContain("    at ") // no stack trace
+    },
+    120_000
+  )
 })

@@ -37,7 +37,11 @@ const world = (): World => {
   return {
     root,
     repo,
-    env: { HOME: join(root, "home"), XDG_CONFIG_HOME: join(root, "config"), ABHED_MANAGED_CONFIG: join(root, "etc", "abhed.json") },
+    env: {
+      HOME: join(root, "home"),
+      XDG_CONFIG_HOME: join(root, "config"),
+      ABHED_MANAGED_CONFIG: join(root, "etc", "abhed.json")
+    },
     marker: (name) => join(root, `marker-${name}`),
     managed: join(root, "etc", "abhed.json"),
     user: join(root, "config", "abhed", "abhed.json"),
@@ -53,14 +57,21 @@ const layer = (w: World, file: string, names: ReadonlyArray<string>, extra: obje
   NodeFs.writeFileSync(
     file,
     JSON.stringify({
-      extensions: names.map((name) => ({ name, command: "bash", args: [`${name}.sh`], env: { MARKER: w.marker(name) }, ...Patient })),
+      extensions: names.map((name) => ({
+        name,
+        command: "bash",
+        args: [`${name}.sh`],
+        env: { MARKER: w.marker(name) },
+        ...Patient
+      })),
       ...extra
     })
   )
 }
 
 const call = `{"event":"tool_call","tool":"bash","args":{"command":"ls"}}\n`
-const run = (w: World, args: ReadonlyArray<string> = []) => runCli(["run", ...args], { cwd: join(w.repo, "src"), env: w.env, input: call })
+const run = (w: World, args: ReadonlyArray<string> = []) =>
+  runCli(["run", ...args], { cwd: join(w.repo, "src"), env: w.env, input: call })
 const started = (w: World, name: string): ReadonlyArray<number> =>
   NodeFs.existsSync(w.marker(name)) ? NodeFs.readFileSync(w.marker(name), "utf8").trim().split("\n").map(Number) : []
 const alive = (pid: number): boolean => {
@@ -72,7 +83,9 @@ const alive = (pid: number): boolean => {
   }
 }
 const reasons = (stdout: string): ReadonlyArray<string> =>
-  jsonLines(stdout).flatMap((l) => (l as { reasons?: ReadonlyArray<{ reason: string }> }).reasons ?? []).map((r) => r.reason)
+  jsonLines(stdout)
+    .flatMap((l) => (l as { reasons?: ReadonlyArray<{ reason: string }> }).reasons ?? [])
+    .map((r) => r.reason)
 
 describe("abhed-ext trust: a project's extensions run only once trusted, bound to their content", () => {
   it("untrusted: nothing starts; trust --yes: it runs; one byte of its script changed: untrusted again, naming it", async () => {

@@ -29,7 +29,11 @@ const world = () => {
   return {
     root,
     repo,
-    env: { HOME: join(root, "home"), XDG_CONFIG_HOME: join(root, "config"), ABHED_MANAGED_CONFIG: join(root, "etc", "abhed.json") },
+    env: {
+      HOME: join(root, "home"),
+      XDG_CONFIG_HOME: join(root, "config"),
+      ABHED_MANAGED_CONFIG: join(root, "etc", "abhed.json")
+    },
     marker: (name: string) => join(root, `marker-${name}`),
     user: join(root, "config", "abhed", "abhed.json"),
     project: join(repo, ".abhed", "abhed.json")
@@ -51,7 +55,14 @@ const layer = (w: World, file: string, names: ReadonlyArray<string>) => {
   save(
     file,
     JSON.stringify({
-      extensions: names.map((name) => ({ name, command: "bash", args: [`${name}.sh`], env: { MARKER: w.marker(name) }, ...Patient, grace_ms: 300 }))
+      extensions: names.map((name) => ({
+        name,
+        command: "bash",
+        args: [`${name}.sh`],
+        env: { MARKER: w.marker(name) },
+        ...Patient,
+        grace_ms: 300
+      }))
     })
   )
 }
@@ -88,7 +99,7 @@ describe("abhed-ext run --watch", () => {
     expect(pids(w, "first")).toHaveLength(1)
     expect(pids(w, "second")).toHaveLength(1)
 
-    save(file, "{ \"extensions\": [ { \"name\": 3 ")
+    save(file, '{ "extensions": [ { "name": 3 ')
     await cli.stderr((e) => e.includes("reload failed"))
     cli.write(call)
     expect(reasonsOf(await cli.stdout(lineCount(3)), 2)).toEqual(["first says no", "second says no"])

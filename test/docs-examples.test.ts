@@ -50,7 +50,12 @@ export interface Block {
   readonly marker: string | undefined
 }
 
-const docFiles = ["README.md", ...readdirSync(join(repoRoot, "docs")).filter((f) => f.endsWith(".md")).map((f) => `docs/${f}`)]
+const docFiles = [
+  "README.md",
+  ...readdirSync(join(repoRoot, "docs"))
+    .filter((f) => f.endsWith(".md"))
+    .map((f) => `docs/${f}`)
+]
 
 export const blocksOf = (file: string): ReadonlyArray<Block> => {
   const lines = readFileSync(join(repoRoot, file), "utf8").split("\n")
@@ -124,7 +129,9 @@ describe("docs: every config in the documents is what the decoder accepts", () =
       const blocks = blocksOf(b.file)
       const next = blocks[blocks.findIndex((x) => x.line === b.line) + 1]
       if (next?.marker === "config-errors" && Result.isFailure(parsed)) {
-        const shown = parsed.failure.issues.map((i) => `${i.line}:${i.column}: ${i.path === "" ? "" : `${i.path}: `}${i.message}`)
+        const shown = parsed.failure.issues.map(
+          (i) => `${i.line}:${i.column}: ${i.path === "" ? "" : `${i.path}: `}${i.message}`
+        )
         expect(shown).toEqual(next.body.filter((l) => l.trim() !== ""))
       }
     }
@@ -144,7 +151,11 @@ const shimDir = (() => {
 })()
 
 /** Runs commands in order in one bash; returns each one's output (stdout and stderr joined). */
-export const runCommands = (commands: ReadonlyArray<string>, cwd: string, setup?: string): Promise<ReadonlyArray<string>> => {
+export const runCommands = (
+  commands: ReadonlyArray<string>,
+  cwd: string,
+  setup?: string
+): Promise<ReadonlyArray<string>> => {
   const script = [
     "exec 2>&1",
     ...(setup === undefined ? [] : [`. '${join(repoRoot, setup)}'`]),
@@ -158,7 +169,11 @@ export const runCommands = (commands: ReadonlyArray<string>, cwd: string, setup?
   return new Promise((resolve, reject) => {
     const child = spawn("bash", ["-c", script], {
       cwd,
-      env: { ...process.env, PATH: `${shimDir}:${dirname(process.execPath)}:${process.env["PATH"] ?? ""}`, NO_COLOR: "1" },
+      env: {
+        ...process.env,
+        PATH: `${shimDir}:${dirname(process.execPath)}:${process.env["PATH"] ?? ""}`,
+        NO_COLOR: "1"
+      },
       stdio: ["ignore", "pipe", "pipe"]
     })
     let out = ""
@@ -179,7 +194,9 @@ const escape = (s: string) => s.replaceAll(/[.*+?^${}()|[\]\\]/g, "\\$&")
  * comparison shows a readable diff.
  */
 export const matchLines = (expected: ReadonlyArray<string>, actual: ReadonlyArray<string>): ReadonlyArray<string> => {
-  const patterns = expected.map((l) => (l.trim() === "…" ? undefined : new RegExp(`^${l.split("…").map(escape).join(".*")}$`)))
+  const patterns = expected.map((l) =>
+    l.trim() === "…" ? undefined : new RegExp(`^${l.split("…").map(escape).join(".*")}$`)
+  )
   // Smallest edit: greedy from the front, a gap takes lines until the next pattern matches the rest.
   const out: Array<string> = []
   const go = (p: number, a: number): boolean => {
@@ -234,7 +251,8 @@ export const commentedSteps = (body: ReadonlyArray<string>): ReadonlyArray<Step>
   const steps: Array<Step> = []
   for (let i = 0; i < body.length; i++) {
     const expected: Array<string> = []
-    while (/^# → /.test(body[i + 1 + expected.length] ?? "")) expected.push(mask((body[i + 1 + expected.length] ?? "").slice(4)))
+    while (/^# → /.test(body[i + 1 + expected.length] ?? ""))
+      expected.push(mask((body[i + 1 + expected.length] ?? "").slice(4)))
     if (expected.length > 0 && !(body[i] ?? "").startsWith("#")) steps.push({ command: body[i] ?? "", expected })
   }
   return steps
@@ -257,15 +275,24 @@ describe("docs: every command whose output the documents show prints that output
     expect(commented.length).toBeGreaterThanOrEqual(1)
   })
 
-  it.each([...transcripts, ...commented].map((b) => [where(b), b] as const))("%s", async (_, b) => {
-    const steps = b.info === "sh" && !(b.body[0] ?? "").startsWith("$ ") ? commentedSteps(b.body) : transcriptSteps(b.body)
-    const outputs = await runCommands(steps.map((s) => s.command), cwdOf(b), /setup=(\S+)/.exec(b.marker ?? "")?.[1])
-    steps.forEach((step, i) => {
-      const actual = outputLines(outputs[i] ?? "")
-      // When the output matches, the document's lines with the gaps filled in are the output itself.
-      expect(actual, `$ ${step.command}`).toEqual(matchLines(step.expected, actual))
-    })
-  }, 600_000)
+  it.each([...transcripts, ...commented].map((b) => [where(b), b] as const))(
+    "%s",
+    async (_, b) => {
+      const steps =
+        b.info === "sh" && !(b.body[0] ?? "").startsWith("$ ") ? commentedSteps(b.body) : transcriptSteps(b.body)
+      const outputs = await runCommands(
+        steps.map((s) => s.command),
+        cwdOf(b),
+        /setup=(\S+)/.exec(b.marker ?? "")?.[1]
+      )
+      steps.forEach((step, i) => {
+        const actual = outputLines(outputs[i] ?? "")
+        // When the output matches, the document's lines with the gaps filled in are the output itself.
+        expect(actual, `$ ${step.command}`).toEqual(matchLines(step.expected, actual))
+      })
+    },
+    600_000
+  )
 })
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -298,7 +325,11 @@ const helpFlags = (help: string, section: string): ReadonlySet<string> => {
 }
 
 const helpOf = (args: ReadonlyArray<string>): string => {
-  const r = spawnSync(process.execPath, [bin, ...args, "--help"], { cwd: repoRoot, encoding: "utf8", env: { ...process.env, NO_COLOR: "1" } })
+  const r = spawnSync(process.execPath, [bin, ...args, "--help"], {
+    cwd: repoRoot,
+    encoding: "utf8",
+    env: { ...process.env, NO_COLOR: "1" }
+  })
   return `${r.stdout}${r.stderr}`
 }
 
@@ -351,22 +382,35 @@ describe("docs: every TypeScript example type-checks and runs", () => {
   })
 
   it("they type-check (strict, as the workspace)", () => {
-    const r = spawnSync(process.execPath, [join(repoRoot, "node_modules", "typescript", "bin", "tsc"), "-p", tsFiles.dir], {
-      cwd: repoRoot,
-      encoding: "utf8"
-    })
+    const r = spawnSync(
+      process.execPath,
+      [join(repoRoot, "node_modules", "typescript", "bin", "tsc"), "-p", tsFiles.dir],
+      {
+        cwd: repoRoot,
+        encoding: "utf8"
+      }
+    )
     // Name the document's line, not the temporary file's.
-    const report = `${r.stdout}${r.stderr}`.replaceAll(/\S*docs-ts-[^/]*\/(\S+?)_(\d+)\.ts\((\d+),(\d+)\)/g, "$1 block at line $2, +$3:$4")
+    const report = `${r.stdout}${r.stderr}`.replaceAll(
+      /\S*docs-ts-[^/]*\/(\S+?)_(\d+)\.ts\((\d+),(\d+)\)/g,
+      "$1 block at line $2, +$3:$4"
+    )
     expect(report.trim()).toBe("")
     expect(r.status).toBe(0)
   }, 120_000)
 
-  it.each(tsFiles.files.map(({ block, file }) => [where(block), file, block] as const))("%s runs", async (_, file, block) => {
-    const extension = block.body.some((l) => l.includes("Extension.main("))
-    // An extension answers a request on stdin; any other example is a module that loads without failing.
-    const input = extension ? `{"event":"tool_call","session_id":"s","id":"1","call_id":"c","tool":"rm","args":{}}\n` : ""
-    const r = await runProcess(process.execPath, [file], { input })
-    expect(r.code, r.stderr).toBe(0)
-    if (extension) expect(JSON.parse(r.stdout.trim())).toMatchObject({ id: "1", block: true, reason: "no" })
-  }, 120_000)
+  it.each(tsFiles.files.map(({ block, file }) => [where(block), file, block] as const))(
+    "%s runs",
+    async (_, file, block) => {
+      const extension = block.body.some((l) => l.includes("Extension.main("))
+      // An extension answers a request on stdin; any other example is a module that loads without failing.
+      const input = extension
+        ? `{"event":"tool_call","session_id":"s","id":"1","call_id":"c","tool":"rm","args":{}}\n`
+        : ""
+      const r = await runProcess(process.execPath, [file], { input })
+      expect(r.code, r.stderr).toBe(0)
+      if (extension) expect(JSON.parse(r.stdout.trim())).toMatchObject({ id: "1", block: true, reason: "no" })
+    },
+    120_000
+  )
 })

@@ -9,7 +9,12 @@ import { describe, expect, it } from "vitest"
  */
 
 const root = resolve(import.meta.dirname, "..")
-const documents = ["README.md", ...readdirSync(join(root, "docs")).filter((f) => f.endsWith(".md")).map((f) => `docs/${f}`)]
+const documents = [
+  "README.md",
+  ...readdirSync(join(root, "docs"))
+    .filter((f) => f.endsWith(".md"))
+    .map((f) => `docs/${f}`)
+]
 
 interface Line {
   readonly number: number
@@ -29,7 +34,8 @@ const prose = (markdown: string): Array<Line> => {
       fence = fence === undefined ? marker : undefined
       return
     }
-    if (fence === undefined) lines.push({ number: i + 1, text: raw.replace(/(`+)[^`]*?\1/g, (m) => " ".repeat(m.length)), raw })
+    if (fence === undefined)
+      lines.push({ number: i + 1, text: raw.replace(/(`+)[^`]*?\1/g, (m) => " ".repeat(m.length)), raw })
   })
   return lines
 }
@@ -89,7 +95,9 @@ const problemOf = (link: Link): string | undefined => {
 
 describe("the documents' links", () => {
   it("slugs headings as GitHub does", () => {
-    expect(slug("The final decision: policy joined with the verdict")).toBe("the-final-decision-policy-joined-with-the-verdict")
+    expect(slug("The final decision: policy joined with the verdict")).toBe(
+      "the-final-decision-policy-joined-with-the-verdict"
+    )
     expect(slug("`tool_call`: the verdict")).toBe("tool_call-the-verdict")
     expect(slug("Settling rewrites (`tool_call` args, `tool_result` content)")).toBe(
       "settling-rewrites-tool_call-args-tool_result-content"
@@ -103,18 +111,18 @@ describe("the documents' links", () => {
     const links = documents.flatMap(linksOf)
     // Enough links to be worth checking: a parser that finds none would pass anything.
     expect(links.length).toBeGreaterThan(50)
-    expect(problemOf({ from: "docs/design.md", line: 0, target: "semantics.md#no-such-heading" })).toContain("#no-such-heading")
+    expect(problemOf({ from: "docs/design.md", line: 0, target: "semantics.md#no-such-heading" })).toContain(
+      "#no-such-heading"
+    )
     expect(problemOf({ from: "docs/design.md", line: 0, target: "nothing-here.md" })).toContain("does not exist")
     expect(problemOf({ from: "docs/design.md", line: 0, target: "#the-one-rule" })).toBeUndefined()
   })
 
   it("every relative link in README.md and docs/*.md resolves: the file exists, and so does the heading it names", () => {
-    const broken = documents
-      .flatMap(linksOf)
-      .flatMap((link) => {
-        const problem = problemOf(link)
-        return problem === undefined ? [] : [`${link.from}:${link.line}: (${link.target}) ${problem}`]
-      })
+    const broken = documents.flatMap(linksOf).flatMap((link) => {
+      const problem = problemOf(link)
+      return problem === undefined ? [] : [`${link.from}:${link.line}: (${link.target}) ${problem}`]
+    })
     expect(broken).toEqual([])
   })
 })
@@ -144,7 +152,9 @@ describe("docs/guarantees.md", () => {
     // Every guarantee has its tests: dozens of names, each checked below.
     expect(references.length).toBeGreaterThan(40)
     const missing = references.flatMap(({ file, line, name }) =>
-      existsSync(file) && readFileSync(file, "utf8").includes(name) ? [] : [`docs/guarantees.md:${line}: ${relative(root, file)} has no test “${name}”`]
+      existsSync(file) && readFileSync(file, "utf8").includes(name)
+        ? []
+        : [`docs/guarantees.md:${line}: ${relative(root, file)} has no test “${name}”`]
     )
     expect(missing).toEqual([])
   })
@@ -154,9 +164,14 @@ describe("docs/guarantees.md", () => {
     expect(sections.length).toBeGreaterThan(10)
     const lacking = sections.flatMap((section) => {
       const title = section.split("\n", 1)[0] ?? ""
-      const statedIn = /\]\((?:design|semantics|failures|protocol|cli|extensions|configuration|embedding|hooks)\.md#/.test(section)
+      const statedIn =
+        /\]\((?:design|semantics|failures|protocol|cli|extensions|configuration|embedding|hooks)\.md#/.test(section)
       const tested = /\]\([^)]+\.test\.ts\)[^[]*“/.test(section)
-      return statedIn && tested ? [] : [`${title}: ${statedIn ? "" : "no section linked"}${!statedIn && !tested ? ", " : ""}${tested ? "" : "no test named"}`]
+      return statedIn && tested
+        ? []
+        : [
+            `${title}: ${statedIn ? "" : "no section linked"}${!statedIn && !tested ? ", " : ""}${tested ? "" : "no test named"}`
+          ]
     })
     expect(lacking).toEqual([])
   })

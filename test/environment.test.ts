@@ -47,12 +47,18 @@ describe("the environment an extension gets (docs/design.md#failures)", () => {
       events: ["before_agent_start"],
       ...extra
     })
-    writeFileSync(config, JSON.stringify({
-      extensions: [
-        extension("plain", { env: { ABHED_EXT: "plain" } }),
-        extension("passing", { env: { ABHED_EXT: "passing", HOME: "/from-config" }, env_passthrough: ["GITHUB_TOKEN", "AWS_R*"] })
-      ]
-    }))
+    writeFileSync(
+      config,
+      JSON.stringify({
+        extensions: [
+          extension("plain", { env: { ABHED_EXT: "plain" } }),
+          extension("passing", {
+            env: { ABHED_EXT: "passing", HOME: "/from-config" },
+            env_passthrough: ["GITHUB_TOKEN", "AWS_R*"]
+          })
+        ]
+      })
+    )
     const r = await runCli(["run", "--config", config], {
       input: `{"event":"before_agent_start","system":""}\n`,
       env: hostEnv
@@ -95,13 +101,27 @@ describe("the environment an extension gets (docs/design.md#failures)", () => {
       env: { ABHED_EXT: name },
       env_passthrough
     })
-    writeFileSync(config, JSON.stringify({
-      extensions: [extension("everything", ["*"]), extension("aws", ["AWS_*"]), extension("named", ["GITHUB_TOKEN", "AWS_R*"])]
-    }))
-    const r = await runCli(["run", "--config", config], { input: `{"event":"before_agent_start","system":""}\n`, env: hostEnv })
+    writeFileSync(
+      config,
+      JSON.stringify({
+        extensions: [
+          extension("everything", ["*"]),
+          extension("aws", ["AWS_*"]),
+          extension("named", ["GITHUB_TOKEN", "AWS_R*"])
+        ]
+      })
+    )
+    const r = await runCli(["run", "--config", config], {
+      input: `{"event":"before_agent_start","system":""}\n`,
+      env: hostEnv
+    })
     expect(r.code, r.stderr).toBe(0)
-    expect(r.stderr).toContain('extension everything: env_passthrough "*" passes every variable of the host, API keys and credentials included')
-    expect(r.stderr).toContain('extension aws: env_passthrough "AWS_*" passes secrets such as AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY')
+    expect(r.stderr).toContain(
+      'extension everything: env_passthrough "*" passes every variable of the host, API keys and credentials included'
+    )
+    expect(r.stderr).toContain(
+      'extension aws: env_passthrough "AWS_*" passes secrets such as AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY'
+    )
     expect(r.stderr).not.toContain("extension named:")
     // A warning, not a refusal: the operator asked for these.
     const [out] = jsonLines(r.stdout) as Array<{ readonly system?: unknown }>
@@ -115,15 +135,25 @@ describe("the environment an extension gets (docs/design.md#failures)", () => {
       const message = Array.isArray(options.message) ? options.message.join(" ") : String(options.message)
       logged.push({ level: options.logLevel, message })
     })
-    const parsed = parseConfig(JSON.stringify({
-      extensions: [{ ...extensionConfig({ name: "everything", command: "bash", args: [dump], env_passthrough: ["*"] }), ...Patient }]
-    }))
+    const parsed = parseConfig(
+      JSON.stringify({
+        extensions: [
+          {
+            ...extensionConfig({ name: "everything", command: "bash", args: [dump], env_passthrough: ["*"] }),
+            ...Patient
+          }
+        ]
+      })
+    )
     if (Result.isFailure(parsed)) throw new Error(String(parsed.failure))
-    const host = ExtensionHost.layer(parsed.success, { sessionId: "s-env", baseDir: repoRoot }).pipe(Layer.provide(AuditLog.layerNone))
+    const host = ExtensionHost.layer(parsed.success, { sessionId: "s-env", baseDir: repoRoot }).pipe(
+      Layer.provide(AuditLog.layerNone)
+    )
     await Effect.runPromise(Effect.provide(Effect.void, host).pipe(Effect.provide(Logger.layer([capture]))))
     expect(logged).toContainEqual({
       level: "Warn",
-      message: 'extension everything: env_passthrough "*" passes every variable of the host, API keys and credentials included: name the ones it needs'
+      message:
+        'extension everything: env_passthrough "*" passes every variable of the host, API keys and credentials included: name the ones it needs'
     })
   }, 30_000)
 })
@@ -134,10 +164,21 @@ describe("a bash extension and the operator's ~/.bashrc", () => {
     // A .bashrc that prints (on stdout: the extension would die of unsolicited output) and leaves a marker.
     writeFileSync(join(home, ".bashrc"), `echo "bashrc says hello"\ntouch ${JSON.stringify(join(home, "sourced"))}\n`)
     const config = join(home, "abhed.json")
-    writeFileSync(config, JSON.stringify({
-      // `bash -c`, as `ssh host command` runs it, and as hook commands and one-line extensions are run.
-      extensions: [{ name: "plain", command: "bash", args: ["-c", `exec bash ${JSON.stringify(dump)}`], events: ["before_agent_start"], env: { ABHED_EXT: "plain" } }]
-    }))
+    writeFileSync(
+      config,
+      JSON.stringify({
+        // `bash -c`, as `ssh host command` runs it, and as hook commands and one-line extensions are run.
+        extensions: [
+          {
+            name: "plain",
+            command: "bash",
+            args: ["-c", `exec bash ${JSON.stringify(dump)}`],
+            events: ["before_agent_start"],
+            env: { ABHED_EXT: "plain" }
+          }
+        ]
+      })
+    )
     const r = await runCli(["run", "--config", config], {
       input: `{"event":"before_agent_start","system":""}\n`,
       env: { HOME: home, SHLVL: "" }

@@ -36,11 +36,18 @@ describe("a malformed reply's value never leaves the host", () => {
     "a redactor answering content as an array of lines: shape only in the audit (%s), the WARN and the withheld note",
     async (mode) => {
       const dir = tempDir()
-      const config = configFile(dir, { name: "redactor", ...python("leak-redactor.py"), events: ["tool_result"], on_failure: "deny" })
+      const config = configFile(dir, {
+        name: "redactor",
+        ...python("leak-redactor.py"),
+        events: ["tool_result"],
+        on_failure: "deny"
+      })
       const audit = join(dir, "audit.jsonl")
-      const r = await runCli(["run", "-c", config, "--audit", audit, "--audit-content", mode], { input: `${JSON.stringify(event)}\n` })
+      const r = await runCli(["run", "-c", config, "--audit", audit, "--audit-content", mode], {
+        input: `${JSON.stringify(event)}\n`
+      })
       expect(r.code, r.stderr).toBe(0)
-      const shape = "content: expected string, got array [\"<9 chars>\",\"<45 chars>\"]"
+      const shape = 'content: expected string, got array ["<9 chars>","<45 chars>"]'
       // The model's note, the operator's warning and the audit all say what was wrong, by shape.
       expect(JSON.parse(r.stdout)).toEqual({
         event: "tool_result",
@@ -49,10 +56,13 @@ describe("a malformed reply's value never leaves the host", () => {
       })
       expect(r.stderr).toContain(`extension redactor is dead: malformed_reply: ${shape}`)
       const records = readFileSync(audit, "utf8")
-      const exchanges = records.split("\n").filter((l) => l !== "").flatMap((l) => {
-        const record = JSON.parse(l) as { rounds: Array<{ exchanges: Array<Record<string, unknown>> }> }
-        return record.rounds.flatMap((round) => round.exchanges)
-      })
+      const exchanges = records
+        .split("\n")
+        .filter((l) => l !== "")
+        .flatMap((l) => {
+          const record = JSON.parse(l) as { rounds: Array<{ exchanges: Array<Record<string, unknown>> }> }
+          return record.rounds.flatMap((round) => round.exchanges)
+        })
       expect(exchanges.map((x) => x["error"]).filter((e) => e !== undefined)).toEqual([`malformed_reply: ${shape}`])
       for (const text of [r.stdout, r.stderr]) expect(text).not.toContain("wJalr")
       // The reply's value (the lines as an array) is nowhere. With full, the record keeps the tool's own content,
@@ -75,13 +85,19 @@ describe("an extension that dies at start says why: the error line of its stderr
       const dir = tempDir()
       const config = configFile(dir, { name: "guard-ts", ...node, on_failure: "deny" })
       const audit = join(dir, "audit.jsonl")
-      const r = await runCli(["run", "-c", config, "--audit", audit, "--audit-content", mode], { input: `${JSON.stringify(call)}\n` })
+      const r = await runCli(["run", "-c", config, "--audit", audit, "--audit-content", mode], {
+        input: `${JSON.stringify(call)}\n`
+      })
       expect(r.code, r.stderr).toBe(0)
       expect(r.stderr).toContain(`extension guard-ts is dead: exited (code 1): ${Line}`)
       const out = JSON.parse(r.stdout) as { decision: string; reasons: Array<{ reason: string }> }
       expect(out.decision).toBe("deny")
-      expect(out.reasons).toEqual([{ extension: "guard-ts", reason: "extension guard-ts unavailable: exited (code 1)" }])
-      const records = readFileSync(audit, "utf8").split("\n").filter((l) => l !== "")
+      expect(out.reasons).toEqual([
+        { extension: "guard-ts", reason: "extension guard-ts unavailable: exited (code 1)" }
+      ])
+      const records = readFileSync(audit, "utf8")
+        .split("\n")
+        .filter((l) => l !== "")
         .map((l) => JSON.parse(l) as { event: string; rounds: Array<{ exchanges: Array<Record<string, unknown>> }> })
       const exchange = records.find((x) => x.event === "tool_call")?.rounds[0]?.exchanges[0]
       expect(exchange?.["error"]).toBe("exited (code 1)")
@@ -93,10 +109,29 @@ describe("an extension that dies at start says why: the error line of its stderr
   )
 
   it("check: the report names the error line, which the stack's last lines hide", async () => {
-    const r = await runCli(["check", "--startup-timeout-ms", "30000", "--timeout-ms", "15000", "--", node.command, ...node.args])
+    const r = await runCli([
+      "check",
+      "--startup-timeout-ms",
+      "30000",
+      "--timeout-ms",
+      "15000",
+      "--",
+      node.command,
+      ...node.args
+    ])
     expect(r.code).toBe(1)
     expect(r.stdout).toContain(`extension error (its stderr): ${Line}`)
-    const json = await runCli(["check", "--json", "--startup-timeout-ms", "30000", "--timeout-ms", "15000", "--", node.command, ...node.args])
+    const json = await runCli([
+      "check",
+      "--json",
+      "--startup-timeout-ms",
+      "30000",
+      "--timeout-ms",
+      "15000",
+      "--",
+      node.command,
+      ...node.args
+    ])
     expect((JSON.parse(json.stdout) as { stderr_error?: string }).stderr_error).toBe(Line)
   })
 })

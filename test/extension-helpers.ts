@@ -1,4 +1,11 @@
-import { type EventName, type ExtensionConfig, extensionConfig, Framing, type RequestOf, type WithId } from "@abhed/protocol"
+import {
+  type EventName,
+  type ExtensionConfig,
+  extensionConfig,
+  Framing,
+  type RequestOf,
+  type WithId
+} from "@abhed/protocol"
 import type { EncodedRequest, Extension, ExtensionStatus } from "@abhed/host/Extension"
 import type { ExtensionError } from "@abhed/host/ExtensionError"
 import * as ProcessExtension from "@abhed/host/ProcessExtension"
@@ -58,17 +65,14 @@ export const fixtureCommand = (file: string): { readonly command: string; readon
   file.endsWith(".sh")
     ? { command: "bash", args: [] }
     : file.endsWith(".py")
-    ? { command: python.command, args: python.args }
-    : { command: "node", args: [] }
+      ? { command: python.command, args: python.args }
+      : { command: "node", args: [] }
 
 /**
  * A config for a fixture: `Patient` timeouts (a test about a timeout sets its own, short one) and a short grace
  * (a well-behaved fixture exits as soon as its stdin closes; the grace is only waited out by those that do not).
  */
-export const fixtureConfig = (
-  file: string,
-  overrides?: Partial<ExtensionConfig>
-): ExtensionConfig => {
+export const fixtureConfig = (file: string, overrides?: Partial<ExtensionConfig>): ExtensionConfig => {
   const { args, command } = fixtureCommand(file)
   return extensionConfig({
     name: file.replace(/\.\w+$/, ""),
@@ -80,14 +84,23 @@ export const fixtureConfig = (
   })
 }
 
-export const encode = <E extends EventName>(value: WithId<RequestOf<E>> & { readonly event: E }): EncodedRequest<E> => ({
+export const encode = <E extends EventName>(
+  value: WithId<RequestOf<E>> & { readonly event: E }
+): EncodedRequest<E> => ({
   event: value.event,
   value,
   bytes: Framing.encodeLine(value)
 })
 
 export const toolCall = (callId: string) =>
-  encode<"tool_call">({ event: "tool_call", session_id: "s-test", id: callId, call_id: callId, tool: "bash", args: { command: "ls" } })
+  encode<"tool_call">({
+    event: "tool_call",
+    session_id: "s-test",
+    id: callId,
+    call_id: callId,
+    tool: "bash",
+    args: { command: "ls" }
+  })
 
 interface ProcStat {
   readonly pid: number
@@ -143,7 +156,7 @@ export const withExtension = <A, E, R>(
   body: (ext: Extension) => Effect.Effect<A, E, R>,
   options?: { readonly maxLineBytes?: number; readonly baseDir?: string }
 ): Effect.Effect<Closed<A>, E, R | ChildProcessSpawner.ChildProcessSpawner> =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const scope = yield* Scope.make()
     const ext = yield* ProcessExtension.make(config, {
       sessionId: "s-test",
@@ -164,14 +177,16 @@ export const withExtension = <A, E, R>(
 
 /** Send, timing it; the failure is returned as a value. Never a defect: a defect fails the test. */
 export const timedSend = <E extends EventName>(ext: Extension, request: EncodedRequest<E>) =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const started = Date.now()
     const result = yield* Effect.result(ext.send(request))
     return { result, millis: Date.now() - started }
   })
 
 export const expectFailure = <A>(
-  result: { readonly _tag: "Success"; readonly success: A } | { readonly _tag: "Failure"; readonly failure: ExtensionError }
+  result:
+    | { readonly _tag: "Success"; readonly success: A }
+    | { readonly _tag: "Failure"; readonly failure: ExtensionError }
 ): ExtensionError => {
   if (result._tag === "Success") assert.fail(`expected a failure, got ${JSON.stringify(result.success)}`)
   return result.failure

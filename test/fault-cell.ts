@@ -1,4 +1,12 @@
-import { type Config, Defaults, type EventName, extensionConfig, type ExtensionConfig, type JsonObject, type PolicyLevel } from "@abhed/protocol"
+import {
+  type Config,
+  Defaults,
+  type EventName,
+  extensionConfig,
+  type ExtensionConfig,
+  type JsonObject,
+  type PolicyLevel
+} from "@abhed/protocol"
 import { AuditLog, type AuditRecord, auditView, ExtensionHost, type ExtensionStatus } from "@abhed/host"
 import { Duration, Effect, Fiber, Option, References } from "effect"
 import * as NodeFs from "node:fs"
@@ -45,7 +53,8 @@ export interface Plan {
 
 export const faultConfig = (plan: Plan, overrides: Partial<ExtensionConfig>): ExtensionConfig => {
   const env: Record<string, string> = { EXT_NAME: plan.name, SECRET: Secret }
-  for (const [event, reply] of Object.entries(plan.replies ?? {})) env[`REPLY_${event}`] = JSON.stringify(reply).slice(1, -1)
+  for (const [event, reply] of Object.entries(plan.replies ?? {}))
+    env[`REPLY_${event}`] = JSON.stringify(reply).slice(1, -1)
   for (const [event, seconds] of Object.entries(plan.delays ?? {})) env[`DELAY_${event}`] = seconds.toFixed(3)
   if (plan.slowSeconds !== undefined) env["SLOW_S"] = String(plan.slowSeconds)
   if (plan.helperFile !== undefined) env["HELPER_FILE"] = plan.helperFile
@@ -107,7 +116,10 @@ const hostOutcome = (h: ExtensionHost["Service"], step: Step): Effect.Effect<Out
         withheld: o.withheld.map((w) => w.extension).sort()
       }))
     case "before_agent_start":
-      return Effect.map(h.beforeAgentStart(step.system), (o) => ({ event: "before_agent_start" as const, system: o.system }))
+      return Effect.map(h.beforeAgentStart(step.system), (o) => ({
+        event: "before_agent_start" as const,
+        system: o.system
+      }))
     case "before_compact":
       return Effect.map(h.beforeCompact(step.messages), (o) => ({
         event: "before_compact" as const,
@@ -118,7 +130,8 @@ const hostOutcome = (h: ExtensionHost["Service"], step: Step): Effect.Effect<Out
       return Effect.map(Effect.result(h.invokeTool({ tool: step.tool, args: {} })), (r) =>
         r._tag === "Success"
           ? { event: "invoke_tool" as const, result: r.success.result, is_error: r.success.is_error }
-          : { event: "invoke_tool" as const, error: r.failure._tag })
+          : { event: "invoke_tool" as const, error: r.failure._tag }
+      )
   }
 }
 
@@ -136,23 +149,33 @@ const groupGone = (pgid: number): boolean => {
  * Runs `steps` (in order) on a host over `config`, closes it, and looks for anything left of its processes. A session
  * still running after `deadlineMillis` is interrupted (its host closed): a hung host fails its cell, not the suite.
  */
-export const runSession = (config: Config, steps: ReadonlyArray<Step>, deadlineMillis: number): Effect.Effect<SessionRun> =>
-  Effect.gen(function*() {
+export const runSession = (
+  config: Config,
+  steps: ReadonlyArray<Step>,
+  deadlineMillis: number
+): Effect.Effect<SessionRun> =>
+  Effect.gen(function* () {
     const started = Date.now()
-    const session = Effect.gen(function*() {
+    const session = Effect.gen(function* () {
       const h = yield* ExtensionHost
       const outcomes: Array<Outcome> = []
       for (const step of steps) outcomes.push(yield* hostOutcome(h, step))
       return { outcomes, status: yield* h.status, interrupted: false }
     }).pipe(
-      Effect.provide(ExtensionHost.layer(config, { sessionId: "s-fault", baseDir: fixturesDir, maxLineBytes: CellMaxLineBytes }))
+      Effect.provide(
+        ExtensionHost.layer(config, { sessionId: "s-fault", baseDir: fixturesDir, maxLineBytes: CellMaxLineBytes })
+      )
     )
     // Detached and joined with a deadline: a host that hangs even its close cannot hang the suite (its interruption
     // goes on in the background).
     const fiber = yield* Effect.forkDetach(session)
     const joined = yield* Effect.timeoutOption(Fiber.join(fiber), Duration.millis(deadlineMillis))
     if (Option.isNone(joined)) yield* Effect.forkDetach(Fiber.interrupt(fiber))
-    const inner = Option.getOrElse(joined, () => ({ outcomes: [], status: [] as ReadonlyArray<ExtensionStatus>, interrupted: true }))
+    const inner = Option.getOrElse(joined, () => ({
+      outcomes: [],
+      status: [] as ReadonlyArray<ExtensionStatus>,
+      interrupted: true
+    }))
     const millis = Date.now() - started
     const audit = yield* AuditLog.use((a) => a.entries)
     const leftovers: Array<string> = []
@@ -164,10 +187,7 @@ export const runSession = (config: Config, steps: ReadonlyArray<Step>, deadlineM
     }
     if (inner.interrupted) leftovers.push(`the session did not end within ${deadlineMillis} ms: interrupted`)
     return { outcomes: inner.outcomes, audit, status: inner.status, millis, leftovers }
-  }).pipe(
-    Effect.provide(AuditLog.layerMemory),
-    Effect.provideService(References.MinimumLogLevel, "None")
-  )
+  }).pipe(Effect.provide(AuditLog.layerMemory), Effect.provideService(References.MinimumLogLevel, "None"))
 
 /** The standard steps of a cell: every event the agent calls, each once. */
 export const standardSteps = (owner: string): ReadonlyArray<Step> => [
@@ -175,7 +195,11 @@ export const standardSteps = (owner: string): ReadonlyArray<Step> => [
   { event: "tool_result", content: `output ${Secret}`, is_error: false },
   {
     event: "context",
-    messages: [{ role: "user", content: "a" }, { role: "tool", content: Secret }, { role: "user", content: "b" }]
+    messages: [
+      { role: "user", content: "a" },
+      { role: "tool", content: Secret },
+      { role: "user", content: "b" }
+    ]
   },
   { event: "before_agent_start", system: "You are Abhed." },
   { event: "before_compact", messages: [{ role: "user", content: "history" }] },
@@ -198,36 +222,46 @@ export const compareWithModel = (
       problems.push(`${step.event}: host ${JSON.stringify(actual)}, model ${JSON.stringify(expected)}`)
     }
   })
-  const exchanges = run.audit.flatMap((r) => r.rounds.flatMap((round) => round.exchanges.map((x) => ({ record: r, x }))))
+  const exchanges = run.audit.flatMap((r) =>
+    r.rounds.flatMap((round) => round.exchanges.map((x) => ({ record: r, x })))
+  )
   for (const ext of extensions) {
     const own = exchanges.filter((e) => e.x.extension === ext.name)
     const errors = own.filter((e) => e.x.error !== undefined)
     const death = model.deaths[ext.name]
     const state = run.status.find((s) => s.name === ext.name)?.state
     if (death === undefined) {
-      if (errors.length > 0) problems.push(`${ext.name}: should live, audit says ${errors[0]?.x.status}: ${errors[0]?.x.error}`)
+      if (errors.length > 0)
+        problems.push(`${ext.name}: should live, audit says ${errors[0]?.x.status}: ${errors[0]?.x.error}`)
       if (state?._tag === "dead") problems.push(`${ext.name}: should live, status says dead: ${state.cause._tag}`)
       continue
     }
     const first = errors[0]
     if (first === undefined) {
       if (death.events.length > 0) {
-        problems.push(`${ext.name}: should die at ${death.events[0]} (${death.causes.join(" | ")}), the audit names no failure`)
+        problems.push(
+          `${ext.name}: should die at ${death.events[0]} (${death.causes.join(" | ")}), the audit names no failure`
+        )
       }
     } else if (!death.events.includes(first.record.event as EventName)) {
-      problems.push(`${ext.name}: died at ${first.record.event}, the model at ${death.events.join(" or ") || "no dispatch"}`)
+      problems.push(
+        `${ext.name}: died at ${first.record.event}, the model at ${death.events.join(" or ") || "no dispatch"}`
+      )
     }
     for (const e of errors) {
       const error = e.x.error ?? ""
       if (!death.causes.some((c) => error.startsWith(c))) {
-        problems.push(`${ext.name}: audit cause "${error.slice(0, 120)}" at ${e.record.event}, expected ${death.causes.join(" | ")}`)
+        problems.push(
+          `${ext.name}: audit cause "${error.slice(0, 120)}" at ${e.record.event}, expected ${death.causes.join(" | ")}`
+        )
         break
       }
     }
     // The status is read before the close: a death at session_end is seen in the audit only.
     if (death.events.length > 0 && death.events.every((e) => e === "session_end")) continue
     if (state?._tag !== "dead") problems.push(`${ext.name}: status says ${state?._tag}, expected dead`)
-    else if (!death.causes.includes(state.cause._tag as never)) problems.push(`${ext.name}: status cause ${state.cause._tag}`)
+    else if (!death.causes.includes(state.cause._tag as never))
+      problems.push(`${ext.name}: status cause ${state.cause._tag}`)
   }
   const digest = JSON.stringify(run.audit.map((r) => auditView(r, "digest")))
   const secret = options.secret ?? Secret

@@ -5,8 +5,25 @@ import * as NodeFs from "node:fs"
 import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
 import { Patient, within } from "./extension-helpers.ts"
-import { compareWithModel, endHelper, faultConfig, hostConfig, type Plan, runSession, standardSteps } from "./fault-cell.ts"
-import { type Fault, Faults, healthyReplies, type ModelExtension, needsShortTimeout, type OnFailure, type ReplyIds, Sequence } from "./fault-model.ts"
+import {
+  compareWithModel,
+  endHelper,
+  faultConfig,
+  hostConfig,
+  type Plan,
+  runSession,
+  standardSteps
+} from "./fault-cell.ts"
+import {
+  type Fault,
+  Faults,
+  healthyReplies,
+  type ModelExtension,
+  needsShortTimeout,
+  type OnFailure,
+  type ReplyIds,
+  Sequence
+} from "./fault-model.ts"
 
 /**
  * The fault matrix (issue 25): every misbehaviour of a real extension process × every event it can strike at ×
@@ -62,15 +79,16 @@ const ShortMs = 4000
 const GraceMs = 300
 
 const runCell = (cell: Cell) =>
-  Effect.gen(function*() {
-    const helperFile = cell.fault === "setsid-helper"
-      ? NodePath.join(NodeFs.mkdtempSync(NodePath.join(NodeOs.tmpdir(), "abhed-matrix-")), "helper.pid")
-      : undefined
+  Effect.gen(function* () {
+    const helperFile =
+      cell.fault === "setsid-helper"
+        ? NodePath.join(NodeFs.mkdtempSync(NodePath.join(NodeOs.tmpdir(), "abhed-matrix-")), "helper.pid")
+        : undefined
     const plan: Plan = {
       name: "f",
       fault: cell.fault,
       at: cell.at,
-      slowSeconds: 8 * ShortMs / 1000,
+      slowSeconds: (8 * ShortMs) / 1000,
       ...(helperFile === undefined ? {} : { helperFile })
     }
     const short = needsShortTimeout(cell.fault)
@@ -104,18 +122,32 @@ const runCell = (cell: Cell) =>
 
 const results = new Map<string, ReadonlyArray<string>>()
 
-beforeAll(async () => {
-  const pool = (some: ReadonlyArray<Cell>, concurrency: number) =>
-    Effect.forEach(some, (cell) => Effect.map(runCell(cell), (problems) => [cellName(cell), problems] as const), { concurrency })
-  // The cells that wait out a timeout spend their time idle: a pool of their own, wider than the CPU-bound one.
-  const [waiting, busy] = await Effect.runPromise(
-    Effect.all([
-      pool(cells.filter((c) => needsShortTimeout(c.fault)), 48),
-      pool(cells.filter((c) => !needsShortTimeout(c.fault)), full ? 6 : 8)
-    ], { concurrency: 2 })
-  )
-  for (const [name, problems] of [...waiting, ...busy]) results.set(name, problems)
-}, full ? 3_600_000 : 300_000)
+beforeAll(
+  async () => {
+    const pool = (some: ReadonlyArray<Cell>, concurrency: number) =>
+      Effect.forEach(some, (cell) => Effect.map(runCell(cell), (problems) => [cellName(cell), problems] as const), {
+        concurrency
+      })
+    // The cells that wait out a timeout spend their time idle: a pool of their own, wider than the CPU-bound one.
+    const [waiting, busy] = await Effect.runPromise(
+      Effect.all(
+        [
+          pool(
+            cells.filter((c) => needsShortTimeout(c.fault)),
+            48
+          ),
+          pool(
+            cells.filter((c) => !needsShortTimeout(c.fault)),
+            full ? 6 : 8
+          )
+        ],
+        { concurrency: 2 }
+      )
+    )
+    for (const [name, problems] of [...waiting, ...busy]) results.set(name, problems)
+  },
+  full ? 3_600_000 : 300_000
+)
 
 const check = (cell: Cell) => () => {
   const problems = results.get(cellName(cell))

@@ -69,10 +69,16 @@ export const Faults = [
   "blank-flood",
   "quoting-content"
 ] as const
-export type Fault = typeof Faults[number] | "none"
+export type Fault = (typeof Faults)[number] | "none"
 
 /** The cause tags a death may carry (status and audit). */
-export type CauseTag = "exited" | "timed_out" | "malformed_reply" | "unsolicited_output" | "reply_too_long" | "spawn_failed"
+export type CauseTag =
+  | "exited"
+  | "timed_out"
+  | "malformed_reply"
+  | "unsolicited_output"
+  | "reply_too_long"
+  | "spawn_failed"
 
 /** Every event a session sees, in the order the matrix sends them (list_tools and session_start at start-up). */
 export const Sequence: ReadonlyArray<EventName> = [
@@ -110,7 +116,10 @@ export const deathOf = (fault: Fault, at: EventName, replyIds: ReplyIds): Death 
     case "banner":
       // Read before session_start is written (unsolicited), or with it in flight: then it is session_start's reply
       // and the real one comes unasked, or (reply_ids required) it has no id.
-      return { _tag: "start", causes: replyIds === "required" ? ["unsolicited_output", "malformed_reply"] : ["unsolicited_output"] }
+      return {
+        _tag: "start",
+        causes: replyIds === "required" ? ["unsolicited_output", "malformed_reply"] : ["unsolicited_output"]
+      }
     case "crash-request":
     case "crash-mid-reply": // a half-written last line is not a reply
     case "fork-child": // detected from the exit, not from the end of stdout (a child holds it)
@@ -146,7 +155,11 @@ export const deathOf = (fault: Fault, at: EventName, replyIds: ReplyIds): Death 
 
 /** The faults whose rule is only waited out: their cells get a short `timeout_ms`. */
 export const needsShortTimeout = (fault: Fault): boolean =>
-  fault === "hang" || fault === "slow" || fault === "close-stdout" || fault === "close-stdin" || fault === "ignore-sigterm"
+  fault === "hang" ||
+  fault === "slow" ||
+  fault === "close-stdout" ||
+  fault === "close-stdin" ||
+  fault === "ignore-sigterm"
 
 export interface ModelExtension {
   readonly name: string
@@ -160,7 +173,10 @@ export interface ModelExtension {
   readonly at: EventName
 }
 
-export const healthyReplies = (name: string, overrides?: Partial<Record<EventName, JsonObject>>): ModelExtension["replies"] => ({
+export const healthyReplies = (
+  name: string,
+  overrides?: Partial<Record<EventName, JsonObject>>
+): ModelExtension["replies"] => ({
   session_start: {},
   session_end: {},
   list_tools: { tools: [{ name: `tool_${name}`, description: "d", input_schema: { type: "object" } }] },
@@ -184,7 +200,13 @@ export type Step =
 
 /** The normalized outcome of one step (what the matrix compares). */
 export type Outcome =
-  | { readonly event: "tool_call"; readonly decision: string; readonly reasons: ReadonlyArray<Reason>; readonly args: unknown; readonly rounds: number }
+  | {
+      readonly event: "tool_call"
+      readonly decision: string
+      readonly reasons: ReadonlyArray<Reason>
+      readonly args: unknown
+      readonly rounds: number
+    }
   | { readonly event: "tool_result"; readonly content: string; readonly is_error: boolean }
   | { readonly event: "context"; readonly keep: ReadonlyArray<number>; readonly withheld: ReadonlyArray<string> }
   | { readonly event: "before_agent_start"; readonly system: string }
@@ -198,7 +220,9 @@ export interface ModelRun {
    * may first name it (empty: no dispatch met the extension after it died, so no record names it).
    */
   readonly deaths: {
-    readonly [name: string]: { readonly events: ReadonlyArray<EventName>; readonly causes: ReadonlyArray<CauseTag> } | undefined
+    readonly [name: string]:
+      | { readonly events: ReadonlyArray<EventName>; readonly causes: ReadonlyArray<CauseTag> }
+      | undefined
   }
 }
 
@@ -283,7 +307,8 @@ export const runModel = (
       case "tool_call": {
         const { failed, live } = send("tool_call", audienceOf("tool_call"))
         const verdicts: Array<Verdict> = live.map((r) => fromToolCallReply(r.name, r.value as ToolCallReply))
-        for (const x of strict(failed)) verdicts.push(x.on_failure === "deny" ? deny(x.name, Unavailable) : ask(x.name, Unavailable))
+        for (const x of strict(failed))
+          verdicts.push(x.on_failure === "deny" ? deny(x.name, Unavailable) : ask(x.name, Unavailable))
         const verdict = VerdictReducer.combineAll(verdicts)
         const d = decide({ level: policy, source: "default", reason: undefined }, verdict)
         outcomes.push({ event: "tool_call", decision: d.decision, reasons: d.reasons, args: step.args, rounds: 1 })
@@ -295,24 +320,32 @@ export const runModel = (
           strict(failed).length > 0
             ? { event: "tool_result", content: Unavailable, is_error: true }
             : {
-              event: "tool_result",
-              content: step.content,
-              is_error: combineIsError(step.is_error, live.map((r) => ({ name: r.name, value: r.value as ToolResultReply })))
-            }
+                event: "tool_result",
+                content: step.content,
+                is_error: combineIsError(
+                  step.is_error,
+                  live.map((r) => ({ name: r.name, value: r.value as ToolResultReply }))
+                )
+              }
         )
         break
       }
       case "context": {
         const { failed, live } = send("context", audienceOf("context"))
-        const withheld = strict(failed).map((x) => x.name).sort()
+        const withheld = strict(failed)
+          .map((x) => x.name)
+          .sort()
         outcomes.push(
           withheld.length > 0
             ? { event: "context", keep: [], withheld }
             : {
-              event: "context",
-              keep: combineKeep(step.messages.length, live.map((r) => ({ name: r.name, value: r.value as ContextReply }))).keep,
-              withheld: []
-            }
+                event: "context",
+                keep: combineKeep(
+                  step.messages.length,
+                  live.map((r) => ({ name: r.name, value: r.value as ContextReply }))
+                ).keep,
+                withheld: []
+              }
         )
         break
       }
@@ -320,7 +353,10 @@ export const runModel = (
         const { live } = send("before_agent_start", audienceOf("before_agent_start"))
         outcomes.push({
           event: "before_agent_start",
-          system: combineSystem(step.system, live.map((r) => ({ name: r.name, value: r.value as BeforeAgentStartReply })))
+          system: combineSystem(
+            step.system,
+            live.map((r) => ({ name: r.name, value: r.value as BeforeAgentStartReply }))
+          )
         })
         break
       }
@@ -355,7 +391,8 @@ export const runModel = (
 export const normalizeReason = (r: Reason): Reason =>
   r.reason.startsWith(`extension ${r.extension} unavailable: `) ? { extension: r.extension, reason: Unavailable } : r
 
-export const normalizeContent = (content: string): string => content.startsWith("[withheld: extension ") ? Unavailable : content
+export const normalizeContent = (content: string): string =>
+  content.startsWith("[withheld: extension ") ? Unavailable : content
 
 /** Rank of strictness, for "never looser than the model": allow < ask < deny. */
 export const decisionRank = (decision: string): number => (decision === "deny" ? 2 : decision === "ask" ? 1 : 0)

@@ -36,23 +36,26 @@ const depth = (v: unknown): number =>
   Array.isArray(v)
     ? 1 + Math.max(0, ...v.map(depth))
     : v !== null && typeof v === "object"
-    ? 1 + Math.max(0, ...Object.values(v).map(depth))
-    : 0
+      ? 1 + Math.max(0, ...Object.values(v).map(depth))
+      : 0
 
 const finite = (v: unknown): boolean =>
   typeof v === "number"
     ? Number.isFinite(v)
     : Array.isArray(v)
-    ? v.every(finite)
-    : v !== null && typeof v === "object"
-    ? Object.values(v).every(finite)
-    : true
+      ? v.every(finite)
+      : v !== null && typeof v === "object"
+        ? Object.values(v).every(finite)
+        : true
 
 /**
  * The rules' reading of a reply line to a `tool_call` (docs/protocol.md "What makes a reply malformed", "Echo id"):
  * the reply, or dead; "unsure" where the rules say nothing precise (an id that is not a string).
  */
-const judge = (bytes: Uint8Array, replyIds: ReplyIds): { readonly _tag: "reply"; readonly reply: ToolCallReply } | { readonly _tag: "dead" | "unsure" } => {
+const judge = (
+  bytes: Uint8Array,
+  replyIds: ReplyIds
+): { readonly _tag: "reply"; readonly reply: ToolCallReply } | { readonly _tag: "dead" | "unsure" } => {
   let value: unknown
   try {
     value = JSON.parse(strictUtf8.decode(bytes).replaceAll("@ID@", "ID"))
@@ -63,10 +66,13 @@ const judge = (bytes: Uint8Array, replyIds: ReplyIds): { readonly _tag: "reply";
   if (depth(value) > 256) return { _tag: "dead" }
   const o = value as Record<string, unknown>
   for (const [key, v] of Object.entries(o)) if (key !== "keep" && key !== "tools" && !finite(v)) return { _tag: "dead" }
-  if (Object.hasOwn(o, "id") && o["id"] !== "ID") return typeof o["id"] === "string" ? { _tag: "dead" } : { _tag: "unsure" }
+  if (Object.hasOwn(o, "id") && o["id"] !== "ID")
+    return typeof o["id"] === "string" ? { _tag: "dead" } : { _tag: "unsure" }
   if (replyIds === "required" && !Object.hasOwn(o, "id")) return { _tag: "dead" }
   const isType = (key: string, ok: (v: unknown) => boolean) => !Object.hasOwn(o, key) || o[key] === null || ok(o[key])
-  const typed = isType("block", (v) => typeof v === "boolean") && isType("ask", (v) => typeof v === "boolean") &&
+  const typed =
+    isType("block", (v) => typeof v === "boolean") &&
+    isType("ask", (v) => typeof v === "boolean") &&
     isType("reason", (v) => typeof v === "string") &&
     isType("args", (v) => v !== null && typeof v === "object" && !Array.isArray(v))
   if (!typed) return { _tag: "dead" }
@@ -86,12 +92,15 @@ const caseArb = fc.record({
 type Case = typeof caseArb extends fc.Arbitrary<infer A> ? A : never
 
 const runCase = (c: Case) =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const config = hostConfig([
-      faultConfig({ name: "f", fault: "raw", at: "tool_call", raw: c.line, replies: { tool_call: {} } }, {
-        on_failure: c.on_failure,
-        reply_ids: c.reply_ids
-      })
+      faultConfig(
+        { name: "f", fault: "raw", at: "tool_call", raw: c.line, replies: { tool_call: {} } },
+        {
+          on_failure: c.on_failure,
+          reply_ids: c.reply_ids
+        }
+      )
     ])
     const started = Date.now()
     const exit = yield* Effect.exit(
@@ -111,11 +120,13 @@ const runCase = (c: Case) =>
     }
     const judged = judge(c.line, c.reply_ids)
     if (judged._tag !== "unsure") {
-      const level = judged._tag === "reply"
-        ? decide({ level: "allow", source: "default", reason: undefined }, fromToolCallReply("f", judged.reply)).decision
-        : c.on_failure === "ignore"
-        ? "allow"
-        : c.on_failure
+      const level =
+        judged._tag === "reply"
+          ? decide({ level: "allow", source: "default", reason: undefined }, fromToolCallReply("f", judged.reply))
+              .decision
+          : c.on_failure === "ignore"
+            ? "allow"
+            : c.on_failure
       if (decisionRank(exit.value.decision) < decisionRank(level)) {
         problems.push(`looser than the model: host ${exit.value.decision}, model ${level} (${judged._tag})`)
       }
@@ -125,19 +136,27 @@ const runCase = (c: Case) =>
   })
 
 describe("fuzzing the replies", () => {
-  it(`random and mutated reply lines to a tool_call (${runs} lines, seed ${seed})`, async () => {
-    const cases = fc.sample(caseArb, { numRuns: runs, seed })
-    const results = await Effect.runPromise(
-      Effect.forEach(cases, (c, i) => Effect.map(runCase(c), (problems) => ({ i, c, problems })), { concurrency: 8 })
-    )
-    const failed = results.filter((r) => r.problems.length > 0)
-    if (failed.length > 0) {
-      assert.fail(
-        `${failed.length} of ${runs} lines broke a rule (seed ${seed}):\n` +
-          failed.slice(0, 5).map((f) =>
-            `#${f.i} ${f.c.on_failure}/${f.c.reply_ids} ${JSON.stringify(Buffer.from(f.c.line).toString("latin1").slice(0, 200))}: ${f.problems.join("; ")}`
-          ).join("\n")
+  it(
+    `random and mutated reply lines to a tool_call (${runs} lines, seed ${seed})`,
+    async () => {
+      const cases = fc.sample(caseArb, { numRuns: runs, seed })
+      const results = await Effect.runPromise(
+        Effect.forEach(cases, (c, i) => Effect.map(runCase(c), (problems) => ({ i, c, problems })), { concurrency: 8 })
       )
-    }
-  }, full ? 3_600_000 : 120_000)
+      const failed = results.filter((r) => r.problems.length > 0)
+      if (failed.length > 0) {
+        assert.fail(
+          `${failed.length} of ${runs} lines broke a rule (seed ${seed}):\n` +
+            failed
+              .slice(0, 5)
+              .map(
+                (f) =>
+                  `#${f.i} ${f.c.on_failure}/${f.c.reply_ids} ${JSON.stringify(Buffer.from(f.c.line).toString("latin1").slice(0, 200))}: ${f.problems.join("; ")}`
+              )
+              .join("\n")
+        )
+      }
+    },
+    full ? 3_600_000 : 120_000
+  )
 })

@@ -38,22 +38,24 @@ const guardConfig = (dir: string): string => {
   NodeFs.writeFileSync(
     file,
     JSON.stringify({
-      extensions: [{
-        name: "guard",
-        command: "bash",
-        args: [faultFixture, "none", "none"],
-        env: {
-          EXT_NAME: "guard",
-          REPLY_tool_call: `"block":true,"reason":"guard"`,
-          REPLY_tool_result: `"is_error":true`,
-          REPLY_context: `"keep":[]`
-        },
-        on_failure: "deny",
-        reply_ids: "required",
-        timeout_ms: 15_000,
-        startup_timeout_ms: 30_000,
-        grace_ms: 300
-      }]
+      extensions: [
+        {
+          name: "guard",
+          command: "bash",
+          args: [faultFixture, "none", "none"],
+          env: {
+            EXT_NAME: "guard",
+            REPLY_tool_call: `"block":true,"reason":"guard"`,
+            REPLY_tool_result: `"is_error":true`,
+            REPLY_context: `"keep":[]`
+          },
+          on_failure: "deny",
+          reply_ids: "required",
+          timeout_ms: 15_000,
+          startup_timeout_ms: 30_000,
+          grace_ms: 300
+        }
+      ]
     })
   )
   return file
@@ -100,59 +102,68 @@ const parse = (line: string): Record<string, unknown> | undefined => {
 /** What a fuzzed line's output may not be. */
 const problemsOf = (out: Record<string, unknown> | undefined, text: string): ReadonlyArray<string> => {
   if (out === undefined) return [`not a JSON object: ${text.slice(0, 200)}`]
-  if (typeof out["error"] === "string" && out["error"].startsWith("internal error")) return [`internal error: ${out["error"]}`]
+  if (typeof out["error"] === "string" && out["error"].startsWith("internal error"))
+    return [`internal error: ${out["error"]}`]
   switch (out["event"]) {
     case "tool_call":
       return out["decision"] === "deny" ? [] : [`looser than the guard: ${text.slice(0, 200)}`]
     case "tool_result":
       return out["is_error"] === true ? [] : [`looser than the guard: ${text.slice(0, 200)}`]
     case "context":
-      return Array.isArray(out["keep"]) && out["keep"].length === 0 ? [] : [`looser than the guard: ${text.slice(0, 200)}`]
+      return Array.isArray(out["keep"]) && out["keep"].length === 0
+        ? []
+        : [`looser than the guard: ${text.slice(0, 200)}`]
     default:
       return []
   }
 }
 
 describe("fuzzing abhed-ext run's input", () => {
-  it(`random and mutated request lines (${lines} lines, seed ${seed})`, async () => {
-    const dir = NodeFs.mkdtempSync(NodePath.join(NodeOs.tmpdir(), "abhed-fuzz-run-"))
-    const child = NodeChildProcess.spawn(process.execPath, [bin, "run", "-c", guardConfig(dir), "-"], {
-      stdio: ["pipe", "pipe", "pipe"]
-    })
-    let stderr = ""
-    child.stderr.setEncoding("utf8")
-    child.stderr.on("data", (chunk: string) => {
-      stderr = (stderr + chunk).slice(-4000)
-    })
-    const exited = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)))
-    const next = lineReader(child)
-    const fuzzed = fc.sample(fuzzLine(valid), { numRuns: lines, seed })
-    const problems: Array<string> = []
-    for (const [i, bytes] of fuzzed.entries()) {
-      const sentinel = `sentinel-${i}`
-      const started = Date.now()
-      child.stdin.write(Buffer.concat([bytes, Buffer.from(`\n{"event":"before_agent_start","system":"${sentinel}"}\n`)]))
-      const outputs: Array<string> = []
-      for (;;) {
-        const line = await next()
-        if (line === undefined) {
-          problems.push(`#${i}: the run ended (${stderr.slice(-500)})`)
-          break
+  it(
+    `random and mutated request lines (${lines} lines, seed ${seed})`,
+    async () => {
+      const dir = NodeFs.mkdtempSync(NodePath.join(NodeOs.tmpdir(), "abhed-fuzz-run-"))
+      const child = NodeChildProcess.spawn(process.execPath, [bin, "run", "-c", guardConfig(dir), "-"], {
+        stdio: ["pipe", "pipe", "pipe"]
+      })
+      let stderr = ""
+      child.stderr.setEncoding("utf8")
+      child.stderr.on("data", (chunk: string) => {
+        stderr = (stderr + chunk).slice(-4000)
+      })
+      const exited = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)))
+      const next = lineReader(child)
+      const fuzzed = fc.sample(fuzzLine(valid), { numRuns: lines, seed })
+      const problems: Array<string> = []
+      for (const [i, bytes] of fuzzed.entries()) {
+        const sentinel = `sentinel-${i}`
+        const started = Date.now()
+        child.stdin.write(
+          Buffer.concat([bytes, Buffer.from(`\n{"event":"before_agent_start","system":"${sentinel}"}\n`)])
+        )
+        const outputs: Array<string> = []
+        for (;;) {
+          const line = await next()
+          if (line === undefined) {
+            problems.push(`#${i}: the run ended (${stderr.slice(-500)})`)
+            break
+          }
+          if (line.includes(sentinel)) break
+          outputs.push(line)
         }
-        if (line.includes(sentinel)) break
-        outputs.push(line)
+        const shown = JSON.stringify(Buffer.from(bytes).toString("latin1").slice(0, 160))
+        if (outputs.length > 1) problems.push(`#${i} ${shown}: ${outputs.length} output lines`)
+        for (const o of outputs) for (const p of problemsOf(parse(o), o)) problems.push(`#${i} ${shown}: ${p}`)
+        const millis = Date.now() - started
+        if (millis > within(1000)) problems.push(`#${i} ${shown}: took ${millis} ms`)
+        if (problems.some((p) => p.includes("the run ended"))) break
       }
-      const shown = JSON.stringify(Buffer.from(bytes).toString("latin1").slice(0, 160))
-      if (outputs.length > 1) problems.push(`#${i} ${shown}: ${outputs.length} output lines`)
-      for (const o of outputs) for (const p of problemsOf(parse(o), o)) problems.push(`#${i} ${shown}: ${p}`)
-      const millis = Date.now() - started
-      if (millis > within(1000)) problems.push(`#${i} ${shown}: took ${millis} ms`)
-      if (problems.some((p) => p.includes("the run ended"))) break
-    }
-    child.stdin.end()
-    const code = await exited
-    if (code !== 0) problems.push(`exit code ${code}: ${stderr.slice(-500)}`)
-    NodeFs.rmSync(dir, { recursive: true, force: true })
-    if (problems.length > 0) assert.fail(`seed ${seed}:\n${problems.slice(0, 10).join("\n")}`)
-  }, full ? 3_600_000 : 120_000)
+      child.stdin.end()
+      const code = await exited
+      if (code !== 0) problems.push(`exit code ${code}: ${stderr.slice(-500)}`)
+      NodeFs.rmSync(dir, { recursive: true, force: true })
+      if (problems.length > 0) assert.fail(`seed ${seed}:\n${problems.slice(0, 10).join("\n")}`)
+    },
+    full ? 3_600_000 : 120_000
+  )
 })

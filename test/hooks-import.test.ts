@@ -12,12 +12,15 @@ import { peerToolName, toolNames } from "../packages/cli/src/hook/HookToolNames.
 
 /** What import-hooks generates, checked without processes (hooks.test.ts runs the generated configs). */
 
-const problem = (args: ReadonlyArray<string>) => Effect.runPromise(hookArgsProblem(args).pipe(Effect.provide(NodeServices.layer)))
+const problem = (args: ReadonlyArray<string>) =>
+  Effect.runPromise(hookArgsProblem(args).pipe(Effect.provide(NodeServices.layer)))
 
 describe("import-hooks' start-check (hookArgsProblem): the adapter's own parser and checks", () => {
   it("a matcher that starts with '-' passed as its own word is read as a flag; as --matcher=… it is the matcher", async () => {
     expect(await problem(["--format", "claude", "--matcher", "-?Bash", "--", "true"])).toBeDefined()
-    expect(await problem(["--format=claude", "--matcher=-?Bash", "--timeout-ms=10000", "--", "bash", "-c", "true"])).toBeUndefined()
+    expect(
+      await problem(["--format=claude", "--matcher=-?Bash", "--timeout-ms=10000", "--", "bash", "-c", "true"])
+    ).toBeUndefined()
   })
 
   it("a matcher the adapter refuses, a bad --timeout-ms and a missing command are problems, with what was wrong", async () => {
@@ -29,8 +32,30 @@ describe("import-hooks' start-check (hookArgsProblem): the adapter's own parser 
 
 /** Tool names the property draws from: the peers' and ours, their case variants, and names of no table. */
 const toolName = fc.oneof(
-  fc.constantFrom("bash", "Bash", "BASH", "read", "Read", "edit", "Edit", "write", "Write", "MultiEdit", "glob", "Glob", "grep", "Grep"),
-  fc.constantFrom("run_shell_command", "read_file", "write_file", "replace", "search_file_content", "mcp__github__search"),
+  fc.constantFrom(
+    "bash",
+    "Bash",
+    "BASH",
+    "read",
+    "Read",
+    "edit",
+    "Edit",
+    "write",
+    "Write",
+    "MultiEdit",
+    "glob",
+    "Glob",
+    "grep",
+    "Grep"
+  ),
+  fc.constantFrom(
+    "run_shell_command",
+    "read_file",
+    "write_file",
+    "replace",
+    "search_file_content",
+    "mcp__github__search"
+  ),
   fc.stringMatching(/^[A-Za-z0-9_]{1,6}$/)
 )
 
@@ -40,13 +65,19 @@ const matcherOf = fc.oneof(
 )
 
 const generated = (format: HookFormat, matcher: string, event: string) => {
-  const read = readSettings(format, { hooks: { [event]: [{ matcher, hooks: [{ type: "command", command: "true" }] }] } })
+  const read = readSettings(format, {
+    hooks: { [event]: [{ matcher, hooks: [{ type: "command", command: "true" }] }] }
+  })
   if (Result.isFailure(read)) throw new Error(read.failure)
   return toConfig(read.success, { command: "abhed-ext", args: [] }, ".").extensions
 }
 
 describe("import-hooks' match rules cover every call the adapter's matcher accepts", () => {
-  for (const [format, event] of [["claude", "PreToolUse"], ["claude", "PostToolUse"], ["gemini", "BeforeTool"]] as const) {
+  for (const [format, event] of [
+    ["claude", "PreToolUse"],
+    ["claude", "PostToolUse"],
+    ["gemini", "BeforeTool"]
+  ] as const) {
     it(`${format} ${event}`, () => {
       fc.assert(
         fc.property(matcherOf, toolName, (matcher, tool) => {

@@ -39,7 +39,8 @@ const writeConfig = (config: unknown): string => {
   return file
 }
 
-const call = (command: string, extra: Line = {}) => JSON.stringify({ event: "tool_call", tool: "bash", args: { command }, ...extra })
+const call = (command: string, extra: Line = {}) =>
+  JSON.stringify({ event: "tool_call", tool: "bash", args: { command }, ...extra })
 const lines = (...ls: ReadonlyArray<string>) => `${ls.join("\n")}\n`
 
 /**
@@ -62,7 +63,10 @@ const processesWith = (marker: string, leading = false): Array<string> => {
 
 /** `abhed-ext run` kept open: one request at a time, each answered before the next is sent; `end` closes stdin. */
 const liveRun = (config: string) => {
-  const child = spawn(process.execPath, [bin, "run", "--config", config], { cwd: repoRoot, stdio: ["pipe", "pipe", "pipe"] })
+  const child = spawn(process.execPath, [bin, "run", "--config", config], {
+    cwd: repoRoot,
+    stdio: ["pipe", "pipe", "pipe"]
+  })
   let stderr = ""
   child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d))
   const replies = createInterface({ input: child.stdout })[Symbol.asyncIterator]()
@@ -84,12 +88,26 @@ const liveRun = (config: string) => {
 describe("Claude Code hooks through abhed-ext hook", () => {
   const config = writeConfig({
     extensions: [
-      adapter("git-guard", ["--format", "claude", "--matcher", "Bash"], ["python3", fixture("project/.claude/hooks/git_guard.py")], { events: ["tool_call"] }),
-      adapter("push-ask", ["--format", "claude", "--matcher", "Bash"], ["bash", fixture("push_ask.sh")], { events: ["tool_call"] }),
-      adapter("env-guard", ["--format", "claude", "--matcher", "Read|Write|Edit"], ["bash", fixture("project/.claude/hooks/env_guard.sh")], {
+      adapter(
+        "git-guard",
+        ["--format", "claude", "--matcher", "Bash"],
+        ["python3", fixture("project/.claude/hooks/git_guard.py")],
+        { events: ["tool_call"] }
+      ),
+      adapter("push-ask", ["--format", "claude", "--matcher", "Bash"], ["bash", fixture("push_ask.sh")], {
         events: ["tool_call"]
       }),
-      adapter("secret-output", ["--format", "claude"], ["python3", fixture("secret_output.py")], { events: ["tool_result"] }),
+      adapter(
+        "env-guard",
+        ["--format", "claude", "--matcher", "Read|Write|Edit"],
+        ["bash", fixture("project/.claude/hooks/env_guard.sh")],
+        {
+          events: ["tool_call"]
+        }
+      ),
+      adapter("secret-output", ["--format", "claude"], ["python3", fixture("secret_output.py")], {
+        events: ["tool_result"]
+      }),
       adapter("broken", ["--format", "claude"], ["bash", fixture("broken.sh")], { events: ["tool_call"] })
     ],
     policy: { ask: [{ tool: "bash", args: { command: "git *" }, reason: "git needs a look" }] }
@@ -122,7 +140,10 @@ describe("Claude Code hooks through abhed-ext hook", () => {
       { extension: "push-ask", reason: "pushing publishes commits" }
     ])
     // The hook reads .tool_input.file_path: our `path` reaches it under the peer's name.
-    expect(out[3]).toMatchObject({ decision: "deny", reasons: [{ extension: "env-guard", reason: "Blocked: config/.env may hold secrets" }] })
+    expect(out[3]).toMatchObject({
+      decision: "deny",
+      reasons: [{ extension: "env-guard", reason: "Blocked: config/.env may hold secrets" }]
+    })
     expect(out[3]?.["args"]).toEqual({ path: "config/.env" })
     expect(out[4]).toMatchObject({ decision: "allow", reasons: [] })
     expect(out[5]).toMatchObject({ decision: "allow", reasons: [] })
@@ -132,7 +153,13 @@ describe("Claude Code hooks through abhed-ext hook", () => {
     const content = "aws_access_key_id = AKIAIOSFODNN7EXAMPLE"
     const r = await runCli(["run", "--config", config], {
       input: lines(
-        JSON.stringify({ event: "tool_result", tool: "bash", args: { command: "cat creds" }, content, is_error: false }),
+        JSON.stringify({
+          event: "tool_result",
+          tool: "bash",
+          args: { command: "cat creds" },
+          content,
+          is_error: false
+        }),
         JSON.stringify({ event: "tool_result", tool: "bash", args: { command: "ls" }, content: "a b", is_error: false })
       )
     })
@@ -173,13 +200,18 @@ describe("Claude Code hooks through abhed-ext hook", () => {
     const marker = `abhed-sleeper-host-${process.pid}-${Date.now()}`
     const cfg = writeConfig({
       extensions: [
-        adapter("slow-hook", ["--format", "claude", "--timeout-ms", "120000"], ["bash", fixture("sleeper.sh"), marker], {
-          events: ["tool_call"],
-          // The first exchange is the call (no session_start subscription): long enough for the adapter to
-          // start and spawn the hook on a loaded machine, then the host gives up on it.
-          timeout_ms: 1500,
-          startup_timeout_ms: 8000
-        })
+        adapter(
+          "slow-hook",
+          ["--format", "claude", "--timeout-ms", "120000"],
+          ["bash", fixture("sleeper.sh"), marker],
+          {
+            events: ["tool_call"],
+            // The first exchange is the call (no session_start subscription): long enough for the adapter to
+            // start and spawn the hook on a loaded machine, then the host gives up on it.
+            timeout_ms: 1500,
+            startup_timeout_ms: 8000
+          }
+        )
       ]
     })
     const r = await runCli(["run", "--config", cfg], { input: lines(call("ls"), call("pwd")) })
@@ -193,14 +225,20 @@ describe("Claude Code hooks through abhed-ext hook", () => {
     const marker = `abhed-sleeper-${process.pid}-${Date.now()}`
     const cfg = writeConfig({
       extensions: [
-        adapter("sleepy", ["--format", "claude", "--timeout-ms", "300"], ["bash", fixture("sleeper.sh"), `${marker}-open`], {
-          events: ["tool_call"]
-        }),
-        adapter("sleepy-closed", ["--format", "claude", "--timeout-ms", "300", "--fail-closed", "--matcher", "Write"], [
-          "bash",
-          fixture("sleeper.sh"),
-          `${marker}-closed`
-        ], { events: ["tool_call"] })
+        adapter(
+          "sleepy",
+          ["--format", "claude", "--timeout-ms", "300"],
+          ["bash", fixture("sleeper.sh"), `${marker}-open`],
+          {
+            events: ["tool_call"]
+          }
+        ),
+        adapter(
+          "sleepy-closed",
+          ["--format", "claude", "--timeout-ms", "300", "--fail-closed", "--matcher", "Write"],
+          ["bash", fixture("sleeper.sh"), `${marker}-closed`],
+          { events: ["tool_call"] }
+        )
       ]
     })
     const session = liveRun(cfg)
@@ -208,7 +246,9 @@ describe("Claude Code hooks through abhed-ext hook", () => {
     // Mid-session: the hook and the helper it started were killed when the run overran, not at the session's end.
     expect(processesWith(marker, true)).toEqual([])
     expect(await session.send(call("pwd"))).toMatchObject({ decision: "allow", reasons: [] })
-    const closed = await session.send(JSON.stringify({ event: "tool_call", tool: "write", args: { path: "a", content: "" } }))
+    const closed = await session.send(
+      JSON.stringify({ event: "tool_call", tool: "write", args: { path: "a", content: "" } })
+    )
     expect(closed).toMatchObject({ decision: "deny" })
     expect(JSON.stringify(closed["reasons"])).toContain("did not finish within 300 ms")
     expect(processesWith(marker, true)).toEqual([])
@@ -221,19 +261,28 @@ describe("what a hook run says on stderr (the host shows it at --log-level debug
   it("one line per request: matched or not, how the run ended, how long it took, what it became; an allow lifts nothing", async () => {
     const cfg = writeConfig({
       extensions: [
-        adapter("git-guard", ["--format", "claude", "--matcher", "Bash"], ["python3", fixture("project/.claude/hooks/git_guard.py")], {
-          events: ["tool_call"]
-        })
+        adapter(
+          "git-guard",
+          ["--format", "claude", "--matcher", "Bash"],
+          ["python3", fixture("project/.claude/hooks/git_guard.py")],
+          {
+            events: ["tool_call"]
+          }
+        )
       ]
     })
     const r = await runCli(["run", "--config", cfg, "--log-level", "debug"], {
-      input: lines(call("git status"), call("rm -rf /etc"), JSON.stringify({ event: "tool_call", tool: "read", args: { path: "a" } }))
+      input: lines(
+        call("git status"),
+        call("rm -rf /etc"),
+        JSON.stringify({ event: "tool_call", tool: "read", args: { path: "a" } })
+      )
     })
     expect(r.code, r.stderr).toBe(0)
     expect(r.stderr).toMatch(/tool_call Bash: ran: exit 0 in \d+ ms; no opinion/)
     expect(r.stderr).toMatch(/tool_call Bash: ran: exit 0 in \d+ ms; block/)
     expect(r.stderr).toContain("tool_call Read: not matched by --matcher; not run; {}")
-    expect(r.stderr).toContain("the hook answered permissionDecision \"allow\" (git is safe): it lifts nothing here")
+    expect(r.stderr).toContain('the hook answered permissionDecision "allow" (git is safe): it lifts nothing here')
     // Never the call's args.
     expect(r.stderr).not.toContain("rm -rf /etc")
   })
@@ -241,10 +290,16 @@ describe("what a hook run says on stderr (the host shows it at --log-level debug
 
 describe("a hook that fails or overflows", () => {
   it("a failed run is no opinion, and the reply's reason says why (exit code, first line of stderr)", async () => {
-    const r = await runCli(["hook", "--format", "claude", "--", "bash", fixture("broken.sh")], { input: lines(call("ls", { id: "r1" })) })
+    const r = await runCli(["hook", "--format", "claude", "--", "bash", fixture("broken.sh")], {
+      input: lines(call("ls", { id: "r1" }))
+    })
     expect(r.code, r.stderr).toBe(0)
     expect(jsonLines(r.stdout)).toEqual([
-      { id: "r1", reason: "hook failed: exit 1: broken hook: cannot reach the policy server; no opinion (use --fail-closed to block)" }
+      {
+        id: "r1",
+        reason:
+          "hook failed: exit 1: broken hook: cannot reach the policy server; no opinion (use --fail-closed to block)"
+      }
     ])
   })
 
@@ -260,12 +315,19 @@ describe("a hook that fails or overflows", () => {
     })
     const r = await runCli(["run", "--config", cfg], { input: lines(call("ls")) })
     expect(r.code, r.stderr).toBe(0)
-    expect(jsonLines(r.stdout)[0]).toMatchObject({ decision: "deny", reasons: [{ extension: "slow-deny", reason: "slow, but no" }] })
+    expect(jsonLines(r.stdout)[0]).toMatchObject({
+      decision: "deny",
+      reasons: [{ extension: "slow-deny", reason: "slow, but no" }]
+    })
   })
 
   it("a deny cut at the stdout cap blocks with --fail-closed", async () => {
     const cfg = writeConfig({
-      extensions: [adapter("flood", ["--format", "claude", "--fail-closed"], ["bash", fixture("flood.sh")], { events: ["tool_call"] })]
+      extensions: [
+        adapter("flood", ["--format", "claude", "--fail-closed"], ["bash", fixture("flood.sh")], {
+          events: ["tool_call"]
+        })
+      ]
     })
     const r = await runCli(["run", "--config", cfg], { input: lines(call("ls")) })
     expect(r.code, r.stderr).toBe(0)
@@ -295,11 +357,18 @@ describe("a hook that leaves a helper holding its pipes", () => {
   it("is answered as soon as it exits, and the helper is gone before the reply is out", async () => {
     const marker = `abhed-lingering-${process.pid}-${Date.now()}`
     const cfg = writeConfig({
-      extensions: [adapter("lingering", ["--format", "gemini"], ["bash", fixture("lingering.sh"), marker], { events: ["tool_call"] })]
+      extensions: [
+        adapter("lingering", ["--format", "gemini"], ["bash", fixture("lingering.sh"), marker], {
+          events: ["tool_call"]
+        })
+      ]
     })
     const session = liveRun(cfg)
     // The helper sleeps 300 s holding the hook's stdout: the answer was read when the hook exited, not at a timeout.
-    expect(await session.send(call("ls"))).toMatchObject({ decision: "deny", reasons: [{ reason: "lingering hook says no" }] })
+    expect(await session.send(call("ls"))).toMatchObject({
+      decision: "deny",
+      reasons: [{ reason: "lingering hook says no" }]
+    })
     // Still mid-session (stdin open): the helper was ended by the run itself, not by the session's end.
     expect(processesWith(marker, true)).toEqual([])
     expect(await session.end()).toBe(0)
@@ -311,9 +380,15 @@ describe("a hook whose helper runs in a session of its own and holds its pipes",
     const marker = `abhed-session-${process.pid}-${Date.now()}`
     const cfg = writeConfig({
       extensions: [
-        adapter("setsid-hook", ["--format", "claude"], ["bash", fixture("setsid_helper.sh"), `${marker}-setsid`], { events: ["tool_call"] }),
-        adapter("session-hook", ["--format", "claude"], ["python3", fixture("new_session.py"), `${marker}-python`], { events: ["tool_call"] }),
-        adapter("daemon-hook", ["--format", "claude"], ["bash", fixture("daemon.sh"), `${marker}-daemon`], { events: ["tool_call"] })
+        adapter("setsid-hook", ["--format", "claude"], ["bash", fixture("setsid_helper.sh"), `${marker}-setsid`], {
+          events: ["tool_call"]
+        }),
+        adapter("session-hook", ["--format", "claude"], ["python3", fixture("new_session.py"), `${marker}-python`], {
+          events: ["tool_call"]
+        }),
+        adapter("daemon-hook", ["--format", "claude"], ["bash", fixture("daemon.sh"), `${marker}-daemon`], {
+          events: ["tool_call"]
+        })
       ]
     })
     const session = liveRun(cfg)
@@ -336,11 +411,16 @@ describe("a hook whose helper runs in a session of its own and holds its pipes",
     const marker = `abhed-daemon-hang-${process.pid}-${Date.now()}`
     const cfg = writeConfig({
       extensions: [
-        adapter("hanging", ["--format", "claude", "--timeout-ms", "2000", "--fail-closed"], ["bash", fixture("daemon.sh"), marker, "hang"], {
-          events: ["tool_call"],
-          timeout_ms: 30_000,
-          startup_timeout_ms: 40_000
-        })
+        adapter(
+          "hanging",
+          ["--format", "claude", "--timeout-ms", "2000", "--fail-closed"],
+          ["bash", fixture("daemon.sh"), marker, "hang"],
+          {
+            events: ["tool_call"],
+            timeout_ms: 30_000,
+            startup_timeout_ms: 40_000
+          }
+        )
       ]
     })
     const session = liveRun(cfg)
@@ -357,16 +437,24 @@ describe("Gemini CLI hooks through abhed-ext hook", () => {
   it("BeforeTool decision deny blocks with the reason; decision allow is no opinion", async () => {
     const cfg = writeConfig({
       extensions: [
-        adapter("gemini-guard", ["--format", "gemini", "--matcher", "run_shell_command"], ["bash", fixture("gemini_guard.sh")], {
-          events: ["tool_call"]
-        })
+        adapter(
+          "gemini-guard",
+          ["--format", "gemini", "--matcher", "run_shell_command"],
+          ["bash", fixture("gemini_guard.sh")],
+          {
+            events: ["tool_call"]
+          }
+        )
       ],
       policy: { default: "ask" }
     })
     const r = await runCli(["run", "--config", cfg], { input: lines(call("rm -r build"), call("ls")) })
     expect(r.code, r.stderr).toBe(0)
     const out = jsonLines(r.stdout) as Array<Line>
-    expect(out[0]).toMatchObject({ decision: "deny", reasons: [{ extension: "gemini-guard", reason: "no rm from the agent" }] })
+    expect(out[0]).toMatchObject({
+      decision: "deny",
+      reasons: [{ extension: "gemini-guard", reason: "no rm from the agent" }]
+    })
     expect(out[1]).toMatchObject({ decision: "ask", reasons: [{ extension: "policy" }] })
   })
 })
@@ -377,19 +465,23 @@ describe("MCP tools through abhed-ext hook: their names pass unchanged", () => {
     "python3",
     "-c",
     "import json,sys; d=json.load(sys.stdin); print(json.dumps({'hookSpecificOutput': {'hookEventName': 'PreToolUse', " +
-    "'permissionDecision': 'deny', 'permissionDecisionReason': 'saw ' + d['tool_name'] + ' ' + json.dumps(d['tool_input'], sort_keys=True)}}))"
+      "'permissionDecision': 'deny', 'permissionDecisionReason': 'saw ' + d['tool_name'] + ' ' + json.dumps(d['tool_input'], sort_keys=True)}}))"
   ]
 
   it("a Claude hook with matcher mcp__.* sees mcp__fs__write_file and its args as they are; other tools pass it by", async () => {
     const cfg = writeConfig({
       extensions: [
         adapter("mcp-guard", ["--format", "claude", "--matcher", "mcp__.*"], seen, { events: ["tool_call"] }),
-        adapter("exact-guard", ["--format", "claude", "--matcher", "mcp__github__create_issue"], seen, { events: ["tool_call"] })
+        adapter("exact-guard", ["--format", "claude", "--matcher", "mcp__github__create_issue"], seen, {
+          events: ["tool_call"]
+        })
       ]
     })
     const write = { event: "tool_call", tool: "mcp__fs__write_file", args: { path: "/srv/x.txt", content: "hi" } }
     const issue = { event: "tool_call", tool: "mcp__github__create_issue", args: { title: "t" } }
-    const r = await runCli(["run", "--config", cfg], { input: lines(JSON.stringify(write), JSON.stringify(issue), call("ls")) })
+    const r = await runCli(["run", "--config", cfg], {
+      input: lines(JSON.stringify(write), JSON.stringify(issue), call("ls"))
+    })
     expect(r.code, r.stderr).toBe(0)
     const out = jsonLines(r.stdout) as Array<Line>
     expect(out[0]).toMatchObject({
@@ -405,12 +497,10 @@ describe("MCP tools through abhed-ext hook: their names pass unchanged", () => {
 })
 
 describe("abhed-ext hook usage errors: the problem and a hint on stderr, exit 64", () => {
-  for (
-    const [flags, problem] of [
-      [["--matcher", "(["], "abhed-ext hook: --matcher: matcher \"([\" is not a valid regular expression"],
-      [["--tool-names", "bash"], "abhed-ext hook: --tool-names: \"bash\" is not ours=peer (e.g. bash=Bash)"]
-    ] as const
-  ) {
+  for (const [flags, problem] of [
+    [["--matcher", "(["], 'abhed-ext hook: --matcher: matcher "([" is not a valid regular expression'],
+    [["--tool-names", "bash"], 'abhed-ext hook: --tool-names: "bash" is not ours=peer (e.g. bash=Bash)']
+  ] as const) {
     it(flags.join(" "), async () => {
       const r = await runCli(["hook", "--format", "claude", ...flags, "--", "true"], { input: "" })
       expect(r.code).toBe(64)
@@ -458,17 +548,22 @@ describe("abhed-ext import-hooks", () => {
   it("shows a settings file's own text escaped: a hostile type or command cannot drive the terminal", async () => {
     const dir = mkdtempSync(join(tmpdir(), "abhed-hostile-settings-"))
     const settings = join(dir, "settings.json")
-    writeFileSync(settings, JSON.stringify({
-      hooks: {
-        PreToolUse: [{
-          matcher: "Bash",
-          hooks: [
-            { type: "bogus\u001b[31m", command: "echo \u001b]52;c;cm0gLXJmIH4K\u0007" },
-            { type: "command", command: "exit 0" }
+    writeFileSync(
+      settings,
+      JSON.stringify({
+        hooks: {
+          PreToolUse: [
+            {
+              matcher: "Bash",
+              hooks: [
+                { type: "bogus\u001b[31m", command: "echo \u001b]52;c;cm0gLXJmIH4K\u0007" },
+                { type: "command", command: "exit 0" }
+              ]
+            }
           ]
-        }]
-      }
-    }))
+        }
+      })
+    )
     const r = await runCli(["import-hooks", "--format", "claude", "-o", join(dir, "abhed.json"), settings])
     expect(r.code, r.stderr).toBe(0)
     expect(r.stderr).toContain("not carried over")
@@ -502,7 +597,11 @@ describe("abhed-ext import-hooks", () => {
     const r = await runCli(["run", "--config", imported.file], {
       input: lines(
         call("rm -rf /var"),
-        JSON.stringify({ event: "tool_call", tool: "edit", args: { path: ".env.local", old_string: "a", new_string: "b" } }),
+        JSON.stringify({
+          event: "tool_call",
+          tool: "edit",
+          args: { path: ".env.local", old_string: "a", new_string: "b" }
+        }),
         call("git log"),
         // An agent using the peers' names: its tool Bash reaches the hook its matcher names.
         JSON.stringify({ event: "tool_call", tool: "Bash", args: { command: "rm -rf /srv" } })
@@ -510,10 +609,16 @@ describe("abhed-ext import-hooks", () => {
     })
     expect(r.code, r.stderr).toBe(0)
     const out = jsonLines(r.stdout) as Array<Line>
-    expect(out[0]).toMatchObject({ decision: "deny", reasons: [{ reason: "rm -rf on an absolute path is not allowed" }] })
+    expect(out[0]).toMatchObject({
+      decision: "deny",
+      reasons: [{ reason: "rm -rf on an absolute path is not allowed" }]
+    })
     expect(out[1]).toMatchObject({ decision: "deny", reasons: [{ reason: "Blocked: .env.local may hold secrets" }] })
     expect(out[2]).toMatchObject({ decision: "allow", reasons: [] })
-    expect(out[3]).toMatchObject({ decision: "deny", reasons: [{ reason: "rm -rf on an absolute path is not allowed" }] })
+    expect(out[3]).toMatchObject({
+      decision: "deny",
+      reasons: [{ reason: "rm -rf on an absolute path is not allowed" }]
+    })
   }, 120_000)
 
   it("writes a config to commit: abhed-ext from PATH, cwd relative to the config's folder, $schema, a final newline", async () => {
@@ -528,8 +633,13 @@ describe("abhed-ext import-hooks", () => {
       ["abhed-ext", ".", "hook"]
     ])
     expect(onStdout.stdout).not.toContain(repoRoot)
-    const explicit = await runCli(["import-hooks", "--adapter-command", "./node_modules/.bin/abhed-ext", ".claude/settings.json"], { cwd })
-    expect((JSON.parse(explicit.stdout) as { extensions: Array<Line> }).extensions[0]?.["command"]).toBe("./node_modules/.bin/abhed-ext")
+    const explicit = await runCli(
+      ["import-hooks", "--adapter-command", "./node_modules/.bin/abhed-ext", ".claude/settings.json"],
+      { cwd }
+    )
+    expect((JSON.parse(explicit.stdout) as { extensions: Array<Line> }).extensions[0]?.["command"]).toBe(
+      "./node_modules/.bin/abhed-ext"
+    )
     const written = await importTo("test/fixtures/hooks/project/.claude/settings.json")
     expect(written.text.endsWith("}\n")).toBe(true)
     expect(written.config.extensions[0]?.["cwd"]).not.toMatch(/^\//)
@@ -538,7 +648,9 @@ describe("abhed-ext import-hooks", () => {
   it("says on stderr what it changed: the default bound, the environment, no --fail-closed", async () => {
     const imported = await importTo("test/fixtures/hooks/project/.claude/settings.json")
     expect(imported.code, imported.stderr).toBe(0)
-    expect(imported.stderr).toContain("hooks.PreToolUse[1].hooks[0] set no timeout: each run is bounded by the adapter's 4000 ms")
+    expect(imported.stderr).toContain(
+      "hooks.PreToolUse[1].hooks[0] set no timeout: each run is bounded by the adapter's 4000 ms"
+    )
     expect(imported.stderr).toContain("environment: hooks run with the extension's environment, not your shell's")
     expect(imported.stderr).toContain("failures: without --fail-closed")
   })
@@ -550,7 +662,14 @@ describe("abhed-ext import-hooks", () => {
     writeFileSync(
       settings,
       JSON.stringify({
-        hooks: { PreToolUse: [{ matcher: "-?Bash", hooks: [{ type: "command", command: "cat >/dev/null; echo no >&2; exit 2", timeout: 20 }] }] }
+        hooks: {
+          PreToolUse: [
+            {
+              matcher: "-?Bash",
+              hooks: [{ type: "command", command: "cat >/dev/null; echo no >&2; exit 2", timeout: 20 }]
+            }
+          ]
+        }
       })
     )
     const imported = await importTo(settings)
@@ -564,14 +683,20 @@ describe("abhed-ext import-hooks", () => {
   it("carries a Gemini CLI settings file over too (told by its event names)", async () => {
     const imported = await importTo("test/fixtures/hooks/gemini-project/.gemini/settings.json")
     expect(imported.code, imported.stderr).toBe(0)
-    expect(imported.stderr).toContain("hooks.BeforeModel[0].hooks[0] (./model-audit.sh): not carried over: BeforeModel has no counterpart here")
+    expect(imported.stderr).toContain(
+      "hooks.BeforeModel[0].hooks[0] (./model-audit.sh): not carried over: BeforeModel has no counterpart here"
+    )
     const config = imported.config
     expect(config.extensions).toHaveLength(1)
     expect(config.extensions[0]).toMatchObject({ events: ["tool_call"] })
-    expect(resolve(dirname(imported.file), String(config.extensions[0]?.["cwd"]))).toBe(`${repoRoot}test/fixtures/hooks/gemini-project`)
+    expect(resolve(dirname(imported.file), String(config.extensions[0]?.["cwd"]))).toBe(
+      `${repoRoot}test/fixtures/hooks/gemini-project`
+    )
     // A Gemini matcher is a regular expression: it stays with the adapter, no match rules.
     expect(config.extensions[0]?.["match"]).toBeUndefined()
-    expect(config.extensions[0]?.["args"]).toEqual(expect.arrayContaining(["--format=gemini", "--matcher=run_shell_command", "--timeout-ms=20000"]))
+    expect(config.extensions[0]?.["args"]).toEqual(
+      expect.arrayContaining(["--format=gemini", "--matcher=run_shell_command", "--timeout-ms=20000"])
+    )
     const r = await runCli(["run", "--config", imported.file], { input: lines(call("rm -r dist"), call("ls")) })
     expect(r.code, r.stderr).toBe(0)
     const out = jsonLines(r.stdout) as Array<Line>
@@ -583,11 +708,16 @@ describe("abhed-ext import-hooks", () => {
     const imported = await importTo("test/fixtures/hooks/project/.claude/settings.json")
     expect(imported.code, imported.stderr).toBe(0)
     const r = await runCli(["run", "--config", imported.file], {
-      input: lines(JSON.stringify({ tool: "read", event: "tool_call", args: { path: "config/.env", file_path: "README.md" } }))
+      input: lines(
+        JSON.stringify({ tool: "read", event: "tool_call", args: { path: "config/.env", file_path: "README.md" } })
+      )
     })
     expect(r.code, r.stderr).toBe(0)
     const out = jsonLines(r.stdout) as Array<Line>
-    expect(out[0], r.stderr).toMatchObject({ decision: "deny", reasons: [{ reason: "Blocked: config/.env may hold secrets" }] })
+    expect(out[0], r.stderr).toMatchObject({
+      decision: "deny",
+      reasons: [{ reason: "Blocked: config/.env may hold secrets" }]
+    })
   })
 
   it("clamps a Claude timeout past what a timer can wait, says so, and the hook's block still lands", async () => {
@@ -598,7 +728,12 @@ describe("abhed-ext import-hooks", () => {
       settings,
       JSON.stringify({
         hooks: {
-          PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: `bash ${fixture("slow_deny.sh")}`, timeout: 3_000_000 }] }]
+          PreToolUse: [
+            {
+              matcher: "Bash",
+              hooks: [{ type: "command", command: `bash ${fixture("slow_deny.sh")}`, timeout: 3_000_000 }]
+            }
+          ]
         }
       })
     )
@@ -615,8 +750,12 @@ describe("abhed-ext import-hooks", () => {
   it("reads a Gemini settings file with comments; trims its matcher; names the env and the matcher it drops", async () => {
     const imported = await importTo("test/fixtures/hooks/gemini-commented/.gemini/settings.json")
     expect(imported.code, imported.stderr).toBe(0)
-    expect(imported.stderr).toContain("hooks.BeforeTool[0].hooks[0] (bash ../gemini_guard.sh): carried over, but its env (GUARD_MODE) is not")
-    expect(imported.stderr).toContain("hooks.SessionStart[0].hooks[0] (true): carried over, but its matcher \"resume\" is not")
+    expect(imported.stderr).toContain(
+      "hooks.BeforeTool[0].hooks[0] (bash ../gemini_guard.sh): carried over, but its env (GUARD_MODE) is not"
+    )
+    expect(imported.stderr).toContain(
+      'hooks.SessionStart[0].hooks[0] (true): carried over, but its matcher "resume" is not'
+    )
     const r = await runCli(["run", "--config", imported.file], { input: lines(call("rm -r dist"), call("ls")) })
     expect(r.code, r.stderr).toBe(0)
     const out = jsonLines(r.stdout) as Array<Line>

@@ -44,11 +44,13 @@ const tooLong = (): Array<string> =>
 const cycles = (): Array<string> => {
   const known = new Set(sources)
   const importRe = /^\s*(?:import|export)\b[^"']*?from\s+["'](\.{1,2}\/[^"']+)["']/gmu
-  const edges = new Map(sources.map((file) => {
-    const text = readFileSync(file, "utf8")
-    const to = [...text.matchAll(importRe)].map((m) => resolve(dirname(file), m[1] ?? "")).filter((f) => known.has(f))
-    return [file, [...new Set(to)]] as const
-  }))
+  const edges = new Map(
+    sources.map((file) => {
+      const text = readFileSync(file, "utf8")
+      const to = [...text.matchAll(importRe)].map((m) => resolve(dirname(file), m[1] ?? "")).filter((f) => known.has(f))
+      return [file, [...new Set(to)]] as const
+    })
+  )
 
   // Tarjan's strongly connected components: every component of more than one file is (or holds) a cycle.
   let index = 0
@@ -82,7 +84,12 @@ const cycles = (): Array<string> => {
     }
   }
   for (const file of sources) if (!indexOf.has(file)) connect(file)
-  return components.map((component) => component.map((f) => relative(root, f)).sort().join(" <-> "))
+  return components.map((component) =>
+    component
+      .map((f) => relative(root, f))
+      .sort()
+      .join(" <-> ")
+  )
 }
 
 describe("the source tree", () => {

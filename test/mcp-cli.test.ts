@@ -6,28 +6,51 @@ import { runCli } from "./cli-helpers.ts"
 const Slow = 60_000
 
 describe("abhed-ext mcp: the command line", () => {
-  it("no server: exit 64, what to give on stderr, nothing on stdout", async () => {
-    const r = await runCli(["mcp", "--name", "x"])
-    expect(r.code).toBe(64)
-    expect(r.stdout).toBe("")
-    expect(r.stderr).toContain("abhed-ext mcp: give the MCP server's command after --")
-  }, Slow)
+  it(
+    "no server: exit 64, what to give on stderr, nothing on stdout",
+    async () => {
+      const r = await runCli(["mcp", "--name", "x"])
+      expect(r.code).toBe(64)
+      expect(r.stdout).toBe("")
+      expect(r.stderr).toContain("abhed-ext mcp: give the MCP server's command after --")
+    },
+    Slow
+  )
 
-  it("an unset ${VAR} in a --header: exit 64 naming it, never an empty token sent", async () => {
-    const r = await runCli(["mcp", "--name", "x", "--url", "https://example.invalid/mcp", "--header", "Authorization: Bearer ${ABHED_TEST_UNSET}"], {
-      env: { ABHED_TEST_UNSET: "" }
-    })
-    expect(r.code).toBe(64)
-    expect(r.stderr).toContain("--header Authorization: ${ABHED_TEST_UNSET} is not set")
-  }, Slow)
+  it(
+    "an unset ${VAR} in a --header: exit 64 naming it, never an empty token sent",
+    async () => {
+      const r = await runCli(
+        [
+          "mcp",
+          "--name",
+          "x",
+          "--url",
+          "https://example.invalid/mcp",
+          "--header",
+          "Authorization: Bearer ${ABHED_TEST_UNSET}"
+        ],
+        {
+          env: { ABHED_TEST_UNSET: "" }
+        }
+      )
+      expect(r.code).toBe(64)
+      expect(r.stderr).toContain("--header Authorization: ${ABHED_TEST_UNSET} is not set")
+    },
+    Slow
+  )
 
-  it("--help goes to stderr, and --completions is refused: stdout carries replies only", async () => {
-    const help = await runCli(["mcp", "--help"])
-    expect(help.code).toBe(0)
-    expect(help.stdout).toBe("")
-    expect(help.stderr).toContain("mcp__NAME__TOOL")
-    const completions = await runCli(["--completions", "bash", "mcp", "--", "node", "server.js"])
-    expect(completions.code).toBe(64)
-    expect(completions.stdout).toBe("")
-  }, Slow)
+  it(
+    "--help goes to stderr, and --completions is refused: stdout carries replies only",
+    async () => {
+      const help = await runCli(["mcp", "--help"])
+      expect(help.code).toBe(0)
+      expect(help.stdout).toBe("")
+      expect(help.stderr).toContain("mcp__NAME__TOOL")
+      const completions = await runCli(["--completions", "bash", "mcp", "--", "node", "server.js"])
+      expect(completions.code).toBe(64)
+      expect(completions.stdout).toBe("")
+    },
+    Slow
+  )
 })

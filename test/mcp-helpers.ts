@@ -64,6 +64,7 @@ export const writeConfig = (config: unknown): string => {
 }
 
 /** Input lines for `abhed-ext run`. */
-export const lines = (...requests: ReadonlyArray<object>): string => `${requests.map((r) => JSON.stringify(r)).join("\n")}\n`
+export const lines = (...requests: ReadonlyArray<object>): string =>
+  `${requests.map((r) => JSON.stringify(r)).join("\n")}\n`
 
 export const invoke = (tool: string, args: object = {}) => ({ event: "invoke_tool", tool, args })

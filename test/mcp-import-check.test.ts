@@ -25,13 +25,21 @@ const imported = (extensions: ReadonlyArray<Record<string, unknown>>, sources: R
 
 describe("import-mcp's start-check", () => {
   it("passes every line the importer writes: stdio, sh -c for references, http with ${VAR} in url and headers", async () => {
-    const read = readMcpServers("claude", {
-      mcpServers: {
-        fs: { command: "npx", args: ["-y", "@modelcontextprotocol/server-filesystem", "--", "/srv"] },
-        gh: { command: "npx", args: ["-y", "server-github"], env: { TOKEN: "${GH}", URL: "https://${HOST}/api" } },
-        "my.docs": { type: "http", url: "https://${HOST}/mcp?x=a=b", headers: { Authorization: "Bearer ${DOCS}", "X-Mode": "--help" } }
-      }
-    }, { launch: thisCli, cwd: "." })
+    const read = readMcpServers(
+      "claude",
+      {
+        mcpServers: {
+          fs: { command: "npx", args: ["-y", "@modelcontextprotocol/server-filesystem", "--", "/srv"] },
+          gh: { command: "npx", args: ["-y", "server-github"], env: { TOKEN: "${GH}", URL: "https://${HOST}/api" } },
+          "my.docs": {
+            type: "http",
+            url: "https://${HOST}/mcp?x=a=b",
+            headers: { Authorization: "Bearer ${DOCS}", "X-Mode": "--help" }
+          }
+        }
+      },
+      { launch: thisCli, cwd: "." }
+    )
     if (Result.isFailure(read)) throw new Error(read.failure)
     expect(read.success.extensions).toHaveLength(3)
     expect(await problems(read.success, thisCli)).toEqual([])
@@ -47,15 +55,19 @@ describe("import-mcp's start-check", () => {
           { name: "flag", args: [...thisCli.args, "mcp", "--name=flag", "--no-such-flag", "--", "srv"] },
           { name: "bad", args: [...thisCli.args, "mcp", "--name=a.b", "--", "srv"] }
         ],
-        ["mcpServers.ok", "mcpServers.ftp", "mcpServers.both", "mcpServers.flag", "mcpServers[\"a.b\"]"]
+        ["mcpServers.ok", "mcpServers.ftp", "mcpServers.both", "mcpServers.flag", 'mcpServers["a.b"]']
       ),
       thisCli
     )
     expect(refused).toHaveLength(4)
-    expect(refused[0]).toBe("mcpServers.ftp: the adapter would refuse its command line: --url: not an http:// or https:// URL")
-    expect(refused[1]).toContain("mcpServers.both: the adapter would refuse its command line: give either --url or a command")
+    expect(refused[0]).toBe(
+      "mcpServers.ftp: the adapter would refuse its command line: --url: not an http:// or https:// URL"
+    )
+    expect(refused[1]).toContain(
+      "mcpServers.both: the adapter would refuse its command line: give either --url or a command"
+    )
     expect(refused[2]).toMatch(/^mcpServers\.flag: the adapter would refuse its command line: .*no-such-flag/)
-    expect(refused[3]).toContain("mcpServers[\"a.b\"]: the adapter would refuse its command line: --name:")
+    expect(refused[3]).toContain('mcpServers["a.b"]: the adapter would refuse its command line: --name:')
   })
 
   it("reads the line after the launch's own words: abhed-ext on PATH has none", async () => {

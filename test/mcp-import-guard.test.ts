@@ -35,9 +35,16 @@ describe("docs/examples/mcp-fs-guard.ts", () => {
 
   it("denies a write outside, a move to outside, and a write without its path; passes reads and other tools", async () => {
     expect(await decide(folder, "mcp__fs__write_file", { path: join(folder, "src/a.ts"), content: "" })).toEqual({})
-    expect(await decide(folder, "mcp__fs__write_file", { path: join(folder, "etc-link/passwd"), content: "" })).toMatchObject({ block: true })
-    expect(await decide(folder, "mcp__fs__move_file", { source: join(folder, "a"), destination: "/tmp/a" })).toMatchObject({ block: true })
-    expect(await decide(folder, "mcp__fs__edit_file", { edits: [] })).toMatchObject({ block: true, reason: expect.stringContaining("without a path") })
+    expect(
+      await decide(folder, "mcp__fs__write_file", { path: join(folder, "etc-link/passwd"), content: "" })
+    ).toMatchObject({ block: true })
+    expect(
+      await decide(folder, "mcp__fs__move_file", { source: join(folder, "a"), destination: "/tmp/a" })
+    ).toMatchObject({ block: true })
+    expect(await decide(folder, "mcp__fs__edit_file", { edits: [] })).toMatchObject({
+      block: true,
+      reason: expect.stringContaining("without a path")
+    })
     expect(await decide(folder, "mcp__fs__read_text_file", { path: "/etc/passwd" })).toEqual({})
     expect(await decide(folder, "bash", { command: "rm -rf /" })).toEqual({})
   })

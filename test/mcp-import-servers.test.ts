@@ -24,7 +24,10 @@ const only = (imported: McpImport): Record<string, unknown> => {
 
 /** The config as written, checked by the same decoder `run` uses. */
 const accepted = (imported: McpImport) => {
-  const config = { extensions: imported.extensions, ...(imported.deny.length === 0 ? {} : { policy: { deny: imported.deny } }) }
+  const config = {
+    extensions: imported.extensions,
+    ...(imported.deny.length === 0 ? {} : { policy: { deny: imported.deny } })
+  }
   const decoded = decodeConfig(config)
   expect(Result.isSuccess(decoded), Result.isFailure(decoded) ? decoded.failure.message : "").toBe(true)
 }
@@ -43,7 +46,16 @@ describe("Claude Code's .mcp.json", () => {
     expect(only(imported)).toEqual({
       name: "github",
       command: "abhed-ext",
-      args: ["mcp", "--name=github", "--timeout-ms=60000", "--startup-timeout-ms=60000", "--", "npx", "-y", "@modelcontextprotocol/server-github"],
+      args: [
+        "mcp",
+        "--name=github",
+        "--timeout-ms=60000",
+        "--startup-timeout-ms=60000",
+        "--",
+        "npx",
+        "-y",
+        "@modelcontextprotocol/server-github"
+      ],
       events: ["list_tools", "invoke_tool"],
       cwd: ".",
       env: { LOG_LEVEL: "info" },
@@ -57,7 +69,13 @@ describe("Claude Code's .mcp.json", () => {
 
   it("an http server: --url and --header; a ${VAR} in a header stays a reference, passed by name", () => {
     const imported = read("claude", {
-      mcpServers: { api: { type: "http", url: "https://api.example.com/mcp", headers: { Authorization: "Bearer ${API_TOKEN}", "X-Org": "acme" } } }
+      mcpServers: {
+        api: {
+          type: "http",
+          url: "https://api.example.com/mcp",
+          headers: { Authorization: "Bearer ${API_TOKEN}", "X-Org": "acme" }
+        }
+      }
     })
     const extension = only(imported)
     expect(extension["args"]).toEqual([
@@ -77,7 +95,11 @@ describe("Claude Code's .mcp.json", () => {
   it("a variable from another name, or in a mix, is set by sh from the references when the server starts", () => {
     const imported = read("claude", {
       mcpServers: {
-        db: { command: "node", args: ["server.js", "--root=${PROJECT_ROOT:-.}"], env: { API_KEY: "${MY_KEY}", URL: "https://${HOST}/v1" } }
+        db: {
+          command: "node",
+          args: ["server.js", "--root=${PROJECT_ROOT:-.}"],
+          env: { API_KEY: "${MY_KEY}", URL: "https://${HOST}/v1" }
+        }
       }
     })
     const extension = only(imported)
@@ -89,7 +111,7 @@ describe("Claude Code's .mcp.json", () => {
       "--",
       "sh",
       "-c",
-      "export API_KEY=\"${MY_KEY}\"; export URL=https://\"${HOST}\"/v1; exec node server.js --root=\"${PROJECT_ROOT:-.}\""
+      'export API_KEY="${MY_KEY}"; export URL=https://"${HOST}"/v1; exec node server.js --root="${PROJECT_ROOT:-.}"'
     ])
     expect(extension["env_passthrough"]).toEqual(["MY_KEY", "HOST", "PROJECT_ROOT"])
     expect(extension["env"]).toBeUndefined()
@@ -105,8 +127,19 @@ describe("Claude Code's .mcp.json", () => {
   it("literal credentials are not copied: env by its name, a header by a variable named for it; each said", () => {
     const imported = read("claude", {
       mcpServers: {
-        gh: { command: "srv", env: { GITHUB_TOKEN: "ghp_abcdefghijklmnopqrstuvwxyz0123456789", DATABASE: "postgres://me:hunter2@db/x", MODE: "fast" } },
-        api: { type: "http", url: "https://api.example.com/mcp", headers: { Authorization: "Bearer s3cr3t-value", "X-Api-Key": "k-123" } }
+        gh: {
+          command: "srv",
+          env: {
+            GITHUB_TOKEN: "ghp_abcdefghijklmnopqrstuvwxyz0123456789",
+            DATABASE: "postgres://me:hunter2@db/x",
+            MODE: "fast"
+          }
+        },
+        api: {
+          type: "http",
+          url: "https://api.example.com/mcp",
+          headers: { Authorization: "Bearer s3cr3t-value", "X-Api-Key": "k-123" }
+        }
       }
     })
     const text = JSON.stringify(imported.extensions)
@@ -130,7 +163,7 @@ describe("Claude Code's .mcp.json", () => {
       "mcpServers.api: headers.Authorization holds a literal credential",
       "mcpServers.api: headers.X-Api-Key holds a literal credential"
     ])
-    expect(imported.warnings[2]?.why).toContain("export API_AUTHORIZATION (the value after \"Bearer\")")
+    expect(imported.warnings[2]?.why).toContain('export API_AUTHORIZATION (the value after "Bearer")')
     accepted(imported)
   })
 
@@ -187,10 +220,10 @@ describe("Claude Code's .mcp.json", () => {
     expect(imported.extensions.map((e) => e["name"])).toEqual(["ok"])
     expect(imported.skipped).toEqual([
       { where: "mcpServers.events", why: expect.stringContaining("an SSE server") },
-      { where: "mcpServers.socket", why: "transport \"ws\" is not one the adapter speaks (stdio, http)" },
+      { where: "mcpServers.socket", why: 'transport "ws" is not one the adapter speaks (stdio, http)' },
       { where: "mcpServers.empty", why: "neither a command nor a url" },
       { where: "mcpServers.off", why: "disabled (listed in disabledMcpjsonServers)" },
-      { where: "mcpServers.flagged", why: "disabled (\"disabled\": true)" },
+      { where: "mcpServers.flagged", why: 'disabled ("disabled": true)' },
       { where: "mcpServers.notAnObject", why: "expected an object" }
     ])
   })
@@ -206,14 +239,29 @@ describe("Gemini CLI's settings.json", () => {
   it("command with cwd, httpUrl, url with type http; $VAR and ${VAR}; timeout carried over", () => {
     const imported = read("gemini", {
       mcpServers: {
-        py: { command: "python", args: ["-m", "srv"], cwd: "./servers/py", env: { DATABASE_URL: "$DB_URL", API_KEY: "${API_KEY}" }, timeout: 15000 },
+        py: {
+          command: "python",
+          args: ["-m", "srv"],
+          cwd: "./servers/py",
+          env: { DATABASE_URL: "$DB_URL", API_KEY: "${API_KEY}" },
+          timeout: 15000
+        },
         remote: { httpUrl: "https://example.com/mcp", headers: { Authorization: "Bearer $TOKEN" } },
         typed: { url: "https://example.com/mcp", type: "http" }
       }
     })
     const [py, remote, typed] = imported.extensions
     expect(py).toMatchObject({
-      args: ["mcp", "--name=py", "--timeout-ms=15000", "--startup-timeout-ms=60000", "--", "sh", "-c", "export DATABASE_URL=\"${DB_URL}\"; exec python -m srv"],
+      args: [
+        "mcp",
+        "--name=py",
+        "--timeout-ms=15000",
+        "--startup-timeout-ms=60000",
+        "--",
+        "sh",
+        "-c",
+        'export DATABASE_URL="${DB_URL}"; exec python -m srv'
+      ],
       cwd: "servers/py",
       env_passthrough: ["DB_URL", "API_KEY"],
       timeout_ms: 16000,
@@ -228,25 +276,32 @@ describe("Gemini CLI's settings.json", () => {
   it("url alone is SSE: skipped; mcp.excluded and mcp.allowed turn servers off", () => {
     const imported = read("gemini", {
       mcp: { allowed: ["a", "b", "sse"], excluded: ["b"] },
-      mcpServers: { a: { command: "srv" }, b: { command: "srv" }, c: { command: "srv" }, sse: { url: "https://example.com/sse" } }
+      mcpServers: {
+        a: { command: "srv" },
+        b: { command: "srv" },
+        c: { command: "srv" },
+        sse: { url: "https://example.com/sse" }
+      }
     })
     expect(imported.extensions.map((e) => e["name"])).toEqual(["a"])
     expect(imported.skipped).toEqual([
       { where: "mcpServers.b", why: "disabled (listed in mcp.excluded)" },
       { where: "mcpServers.c", why: "disabled (not listed in mcp.allowed)" },
-      { where: "mcpServers.sse", why: expect.stringContaining("as \"httpUrl\"") }
+      { where: "mcpServers.sse", why: expect.stringContaining('as "httpUrl"') }
     ])
   })
 
   it("excludeTools become policy deny rules; trust and includeTools are said not to be carried over", () => {
     const imported = read("gemini", {
-      mcpServers: { fs: { command: "srv", trust: true, includeTools: ["read_file"], excludeTools: ["write_file", "bad name"] } }
+      mcpServers: {
+        fs: { command: "srv", trust: true, includeTools: ["read_file"], excludeTools: ["write_file", "bad name"] }
+      }
     })
     expect(imported.deny).toEqual([{ tool: "mcp__fs__write_file", reason: "excluded by fs's excludeTools" }])
     expect(imported.warnings.map((w) => w.why)).toEqual([
-      expect.stringContaining("\"trust\": true is not carried over"),
-      expect.stringContaining("\"includeTools\" is not carried over"),
-      expect.stringContaining("excludeTools: \"bad name\"")
+      expect.stringContaining('"trust": true is not carried over'),
+      expect.stringContaining('"includeTools" is not carried over'),
+      expect.stringContaining('excludeTools: "bad name"')
     ])
     accepted(imported)
   })
@@ -255,7 +310,13 @@ describe("Gemini CLI's settings.json", () => {
 describe("names", () => {
   it("made of letters, digits, _ and - as Claude Code names the tools; reserved names get mcp-; unique ignoring case", () => {
     const imported = read("claude", {
-      mcpServers: { "my.server": { command: "a" }, my_server: { command: "b" }, host: { command: "c" }, GitHub: { command: "d" }, github: { command: "e" } }
+      mcpServers: {
+        "my.server": { command: "a" },
+        my_server: { command: "b" },
+        host: { command: "c" },
+        GitHub: { command: "d" },
+        github: { command: "e" }
+      }
     })
     expect(imported.extensions.map((e) => [e["name"], (e["args"] as Array<string>)[1]])).toEqual([
       ["my_server_2", "--name=my_server_2"],
@@ -285,16 +346,20 @@ describe("reading the file", () => {
   })
 
   it("comments are read in a Gemini file, refused in a Claude one; a trailing comma has its line and column", () => {
-    expect(Result.isSuccess(parseMcpFile("p/.gemini/settings.json", "{\n // mine\n \"mcpServers\": {}\n}", undefined))).toBe(true)
-    const claude = parseMcpFile(".mcp.json", "{\n // mine\n \"mcpServers\": {}\n}", undefined)
+    expect(
+      Result.isSuccess(parseMcpFile("p/.gemini/settings.json", '{\n // mine\n "mcpServers": {}\n}', undefined))
+    ).toBe(true)
+    const claude = parseMcpFile(".mcp.json", '{\n // mine\n "mcpServers": {}\n}', undefined)
     expect(Result.isFailure(claude) && claude.failure).toContain("plain JSON: no comments")
-    const comma = parseMcpFile("p/.gemini/settings.json", "{\n \"mcpServers\": {},\n}", undefined)
-    expect(Result.isFailure(comma) && comma.failure).toMatch(/^not JSON with comments: line 2, column \d+: trailing comma/)
+    const comma = parseMcpFile("p/.gemini/settings.json", '{\n "mcpServers": {},\n}', undefined)
+    expect(Result.isFailure(comma) && comma.failure).toMatch(
+      /^not JSON with comments: line 2, column \d+: trailing comma/
+    )
   })
 
   it("a file without mcpServers, or with a bad one, is an error that says what was expected", () => {
     const none = readMcpServers("claude", { hooks: {} }, { launch, cwd: "." })
-    expect(Result.isFailure(none) && none.failure).toContain("no \"mcpServers\" in it")
+    expect(Result.isFailure(none) && none.failure).toContain('no "mcpServers" in it')
     const bad = readMcpServers("claude", { mcpServers: [] }, { launch, cwd: "." })
     expect(Result.isFailure(bad) && bad.failure).toBe("mcpServers: expected an object of servers, by name")
   })
@@ -302,8 +367,13 @@ describe("reading the file", () => {
 
 describe("shell words", () => {
   it("sh gives the server exactly the text, with each reference's value, unsplit and unglobbed", () => {
-    const words = ["it's $HOME *", "--x=${A}", "${B:-d\"$`\\ef}", "${C}${A}"].map((w) => shellWord(piecesOf("claude", w)))
-    const r = spawnSync("sh", ["-c", `printf '%s\\n' ${words.join(" ")}`], { env: { PATH: process.env["PATH"], A: "a b", C: "*" }, encoding: "utf8" })
+    const words = ["it's $HOME *", "--x=${A}", '${B:-d"$`\\ef}', "${C}${A}"].map((w) =>
+      shellWord(piecesOf("claude", w))
+    )
+    const r = spawnSync("sh", ["-c", `printf '%s\\n' ${words.join(" ")}`], {
+      env: { PATH: process.env["PATH"], A: "a b", C: "*" },
+      encoding: "utf8"
+    })
     expect(r.stdout).toBe("it's $HOME *\n--x=a b\nd\"$`\\ef\n*a b\n")
   })
 })

@@ -21,7 +21,11 @@ const literalToken = "ghp_literalInTheFile0123456789abcdefgh"
 
 const claudeFile = JSON.stringify({
   mcpServers: {
-    github: { command: "npx", args: ["-y", "@modelcontextprotocol/server-github"], env: { GITHUB_PERSONAL_ACCESS_TOKEN: "${GITHUB_TOKEN}" } },
+    github: {
+      command: "npx",
+      args: ["-y", "@modelcontextprotocol/server-github"],
+      env: { GITHUB_PERSONAL_ACCESS_TOKEN: "${GITHUB_TOKEN}" }
+    },
     notes: { command: "node", args: ["notes.js"], env: { NOTES_TOKEN: literalToken, NOTES_DIR: "notes" } },
     docs: { type: "http", url: "https://docs.example.com/mcp", headers: { Authorization: "Bearer ${DOCS_TOKEN}" } },
     legacy: { type: "sse", url: "https://example.com/sse" }
@@ -50,7 +54,9 @@ describe("abhed-ext import-mcp", () => {
     ])
     expect(config.extensions[1]?.["env"]).toEqual({ NOTES_DIR: "notes" })
     expect(r.stderr).toContain(".mcp.json: mcpServers.legacy: not carried over: an SSE server")
-    expect(r.stderr).toContain(".mcp.json: mcpServers.notes: carried over, but env.NOTES_TOKEN holds a literal value, and it looks like a credential")
+    expect(r.stderr).toContain(
+      ".mcp.json: mcpServers.notes: carried over, but env.NOTES_TOKEN holds a literal value, and it looks like a credential"
+    )
     expect(r.stderr).toContain(".mcp.json: 3 Claude Code MCP server(s) carried over, 1 not (above)")
     // The host reads it as any config: every extension is started (the adapter here is `true`, which exits at once).
     const listed = await runCli(["list", "--config", "abhed.json"], { cwd: dir })
@@ -86,7 +92,10 @@ describe("abhed-ext import-mcp", () => {
     const args = extension["args"] as Array<string>
     const [command, ...rest] = args.slice(args.indexOf("--") + 1)
     expect(command).toBe("sh")
-    writeFileSync(join(dir, "probe.json"), JSON.stringify({ extensions: [{ ...extension, command, args: rest, events: ["tool_call"] }] }))
+    writeFileSync(
+      join(dir, "probe.json"),
+      JSON.stringify({ extensions: [{ ...extension, command, args: rest, events: ["tool_call"] }] })
+    )
     const r = await runCli(["run", "--config", "probe.json"], {
       cwd: dir,
       input: `${JSON.stringify({ event: "tool_call", tool: "mcp__probe__x", args: {} })}\n`,
@@ -96,23 +105,35 @@ describe("abhed-ext import-mcp", () => {
     const [line] = r.stdout.trim().split("\n")
     const reason = (JSON.parse(line ?? "{}") as { reasons: Array<{ reason: string }> }).reasons[0]?.reason ?? ""
     // MY_KEY is passed because API_KEY is set from it; OTHER is not passed; the withheld literal is read from the shell.
-    expect(JSON.parse(reason)).toEqual({ API_KEY: "k-1", MODE: "fast", PLAIN: "p-1", MY_KEY: "k-1", NOTES_TOKEN: "from-the-shell" })
+    expect(JSON.parse(reason)).toEqual({
+      API_KEY: "k-1",
+      MODE: "fast",
+      PLAIN: "p-1",
+      MY_KEY: "k-1",
+      NOTES_TOKEN: "from-the-shell"
+    })
   })
 
   it("reads stdin with -, tells Gemini CLI's file by its keys, and writes cwd relative to -o's folder", async () => {
     const dir = project({
-      "proj/.gemini/settings.json": JSON.stringify({ mcpServers: { py: { command: "python3", args: ["-m", "srv"], cwd: "srv" } } })
+      "proj/.gemini/settings.json": JSON.stringify({
+        mcpServers: { py: { command: "python3", args: ["-m", "srv"], cwd: "srv" } }
+      })
     })
     mkdirSync(join(dir, "out"))
     const fromFile = await runCli(["import-mcp", "-o", "out/abhed.json", "proj/.gemini/settings.json"], { cwd: dir })
     expect(fromFile.code, fromFile.stderr).toBe(0)
-    const config = JSON.parse(readFileSync(join(dir, "out/abhed.json"), "utf8")) as { extensions: Array<Record<string, unknown>> }
+    const config = JSON.parse(readFileSync(join(dir, "out/abhed.json"), "utf8")) as {
+      extensions: Array<Record<string, unknown>>
+    }
     expect(config.extensions[0]?.["cwd"]).toBe("../proj/srv")
     expect(config.extensions[0]?.["command"]).toBe("abhed-ext")
 
     const piped = await runCli(["import-mcp", "-"], {
       cwd: dir,
-      input: JSON.stringify({ mcpServers: { remote: { httpUrl: "https://example.com/mcp", headers: { "X-Key": "$KEY" } } } })
+      input: JSON.stringify({
+        mcpServers: { remote: { httpUrl: "https://example.com/mcp", headers: { "X-Key": "$KEY" } } }
+      })
     })
     expect(piped.code, piped.stderr).toBe(0)
     expect(piped.stderr).toContain("-: 1 Gemini CLI MCP server(s) carried over")
@@ -127,21 +148,32 @@ describe("abhed-ext import-mcp", () => {
     expect(r.code, r.stderr).toBe(0)
     const extension = (JSON.parse(r.stdout) as { extensions: Array<Record<string, unknown>> }).extensions[0]
     expect(extension?.["command"]).toBe(process.execPath)
-    expect(extension?.["args"]).toEqual([bin, "mcp", "--name=s", "--timeout-ms=60000", "--startup-timeout-ms=60000", "--", "srv"])
+    expect(extension?.["args"]).toEqual([
+      bin,
+      "mcp",
+      "--name=s",
+      "--timeout-ms=60000",
+      "--startup-timeout-ms=60000",
+      "--",
+      "srv"
+    ])
   })
 
   describe("bad input is one line on stderr naming the file, exit 1, nothing on stdout", () => {
     const dir = project({
-      "broken.json": "{\"mcpServers\": {",
+      "broken.json": '{"mcpServers": {',
       "hooks.json": JSON.stringify({ hooks: {} }),
       "nul.json": JSON.stringify({ mcpServers: { s: { command: "srv", args: ["a\u0000b"] } } }),
-      ".claude/settings.json": "{\n  // a comment\n  \"mcpServers\": {}\n}"
+      ".claude/settings.json": '{\n  // a comment\n  "mcpServers": {}\n}'
     })
     const cases: ReadonlyArray<readonly [string, RegExp]> = [
       ["broken.json", /^cannot read broken\.json: not JSON: /],
       ["hooks.json", /^cannot read hooks\.json: no "mcpServers" in it: expected Claude Code's \.mcp\.json/],
       ["missing.json", /^cannot read missing\.json: /],
-      [".claude/settings.json", /^cannot read \.claude\/settings\.json: not JSON: .*\(Claude Code reads its MCP files as plain JSON: no comments; for a Gemini CLI file, give --format gemini\)$/],
+      [
+        ".claude/settings.json",
+        /^cannot read \.claude\/settings\.json: not JSON: .*\(Claude Code reads its MCP files as plain JSON: no comments; for a Gemini CLI file, give --format gemini\)$/
+      ],
       ["nul.json", /^nul\.json: the generated config would be refused: extensions\[0\]\.args\[6\]: /]
     ]
     for (const [file, message] of cases) {
@@ -171,7 +203,10 @@ describe("abhed-ext import-mcp", () => {
 
   it("an imported .mcp.json runs: server-filesystem's tools listed as mcp__fs__*, a file read through the adapter", async () => {
     const dir = realpathSync(project({ "notes.txt": "imported and read\n" }))
-    writeFileSync(join(dir, ".mcp.json"), JSON.stringify({ mcpServers: { fs: { command: process.execPath, args: [filesystemServer, dir] } } }))
+    writeFileSync(
+      join(dir, ".mcp.json"),
+      JSON.stringify({ mcpServers: { fs: { command: process.execPath, args: [filesystemServer, dir] } } })
+    )
     const imported = await runCli(["import-mcp", "--this-cli", "-o", "abhed.json", ".mcp.json"], { cwd: dir })
     expect(imported.code, imported.stderr).toBe(0)
     // The generated bounds (60 s for the server's start, 61 s a call) are the patient ones: the config is run as written.

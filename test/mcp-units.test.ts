@@ -11,7 +11,11 @@ import { describe, expect, it } from "vitest"
 
 describe("mcp tool names", () => {
   it("prefixes, maps a character the rule refuses to _, skips a name too long or taken, with a warning each", () => {
-    const naming = nameTools("gh", ["create_issue", "files.read", "files_read", "x".repeat(60), "Files-Read", "FILES-READ"], (t) => t)
+    const naming = nameTools(
+      "gh",
+      ["create_issue", "files.read", "files_read", "x".repeat(60), "Files-Read", "FILES-READ"],
+      (t) => t
+    )
     expect(naming.tools.map((t) => [t.declared, t.tool])).toEqual([
       ["mcp__gh__create_issue", "create_issue"],
       ["mcp__gh__files_read", "files.read"],
@@ -30,7 +34,10 @@ describe("mcp command line", () => {
   const base: McpArgs = { name: undefined, url: undefined, headers: [], command: undefined, args: [] }
   it("a command: its file name is the default name", () => {
     expect(parseTarget({ ...base, command: "/usr/bin/mcp-server.git.mjs", args: ["a"] }, {})).toEqual(
-      Result.succeed({ name: "mcp-server_git", target: { _tag: "Stdio", command: "/usr/bin/mcp-server.git.mjs", args: ["a"] } })
+      Result.succeed({
+        name: "mcp-server_git",
+        target: { _tag: "Stdio", command: "/usr/bin/mcp-server.git.mjs", args: ["a"] }
+      })
     )
   })
   it("a URL: ${VAR} and ${VAR:-default} from the environment, in headers and the URL", () => {
@@ -38,10 +45,12 @@ describe("mcp command line", () => {
       { ...base, name: "gh", url: "https://${HOST:-api.example.com}/mcp", headers: ["Authorization: Bearer ${TOKEN}"] },
       { TOKEN: "t0k" }
     )
-    expect(parsed).toEqual(Result.succeed({
-      name: "gh",
-      target: { _tag: "Http", url: "https://api.example.com/mcp", headers: { Authorization: "Bearer t0k" } }
-    }))
+    expect(parsed).toEqual(
+      Result.succeed({
+        name: "gh",
+        target: { _tag: "Http", url: "https://api.example.com/mcp", headers: { Authorization: "Bearer t0k" } }
+      })
+    )
   })
   it("refuses what it cannot use, saying what, never a header's value", () => {
     const problem = (args: Partial<McpArgs>, env = {}) => {
@@ -64,25 +73,47 @@ describe("mcp command line", () => {
 describe("mcp results", () => {
   const result = (value: unknown) => Schema.decodeUnknownSync(McpSchema.CallToolResult)(value)
   it("text joined; structured content as JSON; binary described; isError a failed result", () => {
-    expect(toolReply(result({ content: [{ type: "text", text: "a" }, { type: "text", text: "b" }] }))).toEqual({ result: "a\nb", is_error: false })
-    expect(toolReply(result({ content: [{ type: "text", text: "{}" }], structuredContent: { n: 1 } }))).toEqual({ result: { n: 1 }, is_error: false })
+    expect(
+      toolReply(
+        result({
+          content: [
+            { type: "text", text: "a" },
+            { type: "text", text: "b" }
+          ]
+        })
+      )
+    ).toEqual({ result: "a\nb", is_error: false })
+    expect(toolReply(result({ content: [{ type: "text", text: "{}" }], structuredContent: { n: 1 } }))).toEqual({
+      result: { n: 1 },
+      is_error: false
+    })
     expect(toolReply(result({ content: [{ type: "image", data: "AAAA", mimeType: "image/png" }] }))).toEqual({
       result: "[image image/png, 3 bytes, not shown]",
       is_error: false
     })
-    expect(toolReply(result({ content: [{ type: "text", text: "no" }], isError: true }))).toEqual({ result: "no", is_error: true })
+    expect(toolReply(result({ content: [{ type: "text", text: "no" }], isError: true }))).toEqual({
+      result: "no",
+      is_error: true
+    })
   })
   it("a result over the limit is a failed one giving its size", () => {
     const reply = toolReply(result({ content: [{ type: "text", text: "x".repeat(MaxResultBytes) }] }))
-    expect(reply).toEqual({ result: "the MCP server's result is 1.0 MiB, over the adapter's limit of 1.0 MiB; it was dropped", is_error: true })
+    expect(reply).toEqual({
+      result: "the MCP server's result is 1.0 MiB, over the adapter's limit of 1.0 MiB; it was dropped",
+      is_error: true
+    })
   })
   it("a server's error message goes to the model, only its shape to the log", () => {
-    const fault = callFault(new McpClientError({ reason: new ProtocolError({ code: -32000, description: "token abc rejected" }) }), 100)
+    const fault = callFault(
+      new McpClientError({ reason: new ProtocolError({ code: -32000, description: "token abc rejected" }) }),
+      100
+    )
     expect(fault.forModel).toBe("the MCP server refused the call (JSON-RPC error -32000): token abc rejected")
     expect(fault.forLog).toBe("the MCP server refused the call (JSON-RPC error -32000, a message of 18 characters)")
-    expect(callFault(new McpClientError({ reason: new TransportError({ description: "MCP process exited (1)" }) }), 100).forModel).toBe(
-      "the connection to the MCP server is lost (MCP process exited (1))"
-    )
+    expect(
+      callFault(new McpClientError({ reason: new TransportError({ description: "MCP process exited (1)" }) }), 100)
+        .forModel
+    ).toBe("the connection to the MCP server is lost (MCP process exited (1))")
   })
 })
 
@@ -92,10 +123,10 @@ describe("mcp stdout cut at newlines (effect's stdio transport reads a long line
     Effect.runPromise(Stream.runCollect(alignLines(Stream.fromIterable(parts.map((p) => Buffer.from(p))), maxBytes)))
 
   it("a line in many pieces comes out whole; pieces after the last newline wait for theirs; the rest at the end", async () => {
-    expect(text(await run(["{\"a\":", "1", "}\n{\"b\"", ":2}\n{\"c\":3}\n", "{\"d\"", ":4}"]))).toEqual([
-      "{\"a\":1}\n",
-      "{\"b\":2}\n{\"c\":3}\n",
-      "{\"d\":4}"
+    expect(text(await run(['{"a":', "1", '}\n{"b"', ':2}\n{"c":3}\n', '{"d"', ":4}"]))).toEqual([
+      '{"a":1}\n',
+      '{"b":2}\n{"c":3}\n',
+      '{"d":4}'
     ])
   })
   it("a run without a newline is passed on once past maxBytes, so the transport's size limit still trips", async () => {

@@ -8,7 +8,9 @@ const args = ["run", "--config", `${repoRoot}test/fixtures/cli-guard.json`]
 const input = [
   { event: "tool_call", tool: "read", args: { path: "app/.secret" } },
   { event: "tool_call", tool: "read", args: { path: "README.md" } }
-].map((l) => JSON.stringify(l)).join("\n")
+]
+  .map((l) => JSON.stringify(l))
+  .join("\n")
 const noOtel = { OTEL_EXPORTER_OTLP_ENDPOINT: "", OTEL_SDK_DISABLED: "" }
 
 const timed = async (env: NodeJS.ProcessEnv) => {
@@ -66,9 +68,12 @@ describe("abhed-ext run with OTEL_EXPORTER_OTLP_ENDPOINT", () => {
       OTEL_SDK_DISABLED: "maybe"
     })
     assert.strictEqual(result.code, 0, result.stderr)
-    assert.include(result.stderr, "abhed-ext run: warning: OTEL_EXPORTER_OTLP_ENDPOINT: \"not a url\" is not an http(s) URL")
-    assert.include(result.stderr, "OTEL_EXPORTER_OTLP_PROTOCOL: \"grpc\" is not supported (http/protobuf, http/json)")
-    assert.include(result.stderr, "OTEL_SDK_DISABLED: \"maybe\" is neither true nor false")
+    assert.include(
+      result.stderr,
+      'abhed-ext run: warning: OTEL_EXPORTER_OTLP_ENDPOINT: "not a url" is not an http(s) URL'
+    )
+    assert.include(result.stderr, 'OTEL_EXPORTER_OTLP_PROTOCOL: "grpc" is not supported (http/protobuf, http/json)')
+    assert.include(result.stderr, 'OTEL_SDK_DISABLED: "maybe" is neither true nor false')
   })
 
   it("OTEL_SDK_DISABLED=true: nothing is sent", async () => {

@@ -22,7 +22,11 @@ describe("Telemetry.fromEnv", () => {
       metrics: "http://collector:4318/otlp/v1/metrics",
       logs: "https://logs.example/ingest"
     })
-    assert.deepStrictEqual(settings?.protocol, { traces: "http/protobuf", metrics: "http/protobuf", logs: "http/protobuf" })
+    assert.deepStrictEqual(settings?.protocol, {
+      traces: "http/protobuf",
+      metrics: "http/protobuf",
+      logs: "http/protobuf"
+    })
     assert.strictEqual(settings?.serviceName, "abhed")
     assert.strictEqual(settings?.args, "digest")
   })
@@ -47,7 +51,10 @@ describe("Telemetry.fromEnv", () => {
     assert.deepStrictEqual(settings?.protocol, { traces: "http/json", metrics: "http/protobuf", logs: "http/json" })
     assert.deepStrictEqual(settings?.headers, { authorization: "Bearer abc", "x-team": "guards" })
     assert.strictEqual(settings?.serviceName, "agent-fleet")
-    assert.deepStrictEqual(settings?.resourceAttributes, { "deployment.environment": "prod", "service.name": "ignored" })
+    assert.deepStrictEqual(settings?.resourceAttributes, {
+      "deployment.environment": "prod",
+      "service.name": "ignored"
+    })
     assert.strictEqual(settings?.timeoutMillis, 750)
     assert.strictEqual(settings?.args, "full")
   })
@@ -63,14 +70,14 @@ describe("Telemetry.fromEnv", () => {
       ABHED_OTEL_ARGS: "all"
     })
     assert.deepStrictEqual(warnings, [
-      "OTEL_SDK_DISABLED: \"yes\" is neither true nor false: telemetry stays on",
-      "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: \"ftp://c/traces\" is not an http(s) URL: traces not exported",
-      "OTEL_EXPORTER_OTLP_PROTOCOL: \"grpc\" is not supported (http/protobuf, http/json): using http/protobuf",
+      'OTEL_SDK_DISABLED: "yes" is neither true nor false: telemetry stays on',
+      'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: "ftp://c/traces" is not an http(s) URL: traces not exported',
+      'OTEL_EXPORTER_OTLP_PROTOCOL: "grpc" is not supported (http/protobuf, http/json): using http/protobuf',
       // A header may be a credential: named by its position, never echoed.
       "OTEL_EXPORTER_OTLP_HEADERS: entry 1 is not key=value: skipped",
-      "OTEL_EXPORTER_OTLP_HEADERS: entry \"k\" is not validly percent-encoded: skipped",
-      "ABHED_OTEL_ARGS: \"all\" is neither digest nor full: using digest",
-      "OTEL_EXPORTER_OTLP_TIMEOUT: \"soon\" is not a positive integer: using 2000"
+      'OTEL_EXPORTER_OTLP_HEADERS: entry "k" is not validly percent-encoded: skipped',
+      'ABHED_OTEL_ARGS: "all" is neither digest nor full: using digest',
+      'OTEL_EXPORTER_OTLP_TIMEOUT: "soon" is not a positive integer: using 2000'
     ])
     assert.deepStrictEqual(settings?.endpoints, { metrics: "http://c:4318/v1/metrics", logs: "http://c:4318/v1/logs" })
     assert.deepStrictEqual(settings?.headers, {})

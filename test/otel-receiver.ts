@@ -10,7 +10,10 @@ import type { AddressInfo } from "node:net"
 const require = createRequire(import.meta.url)
 interface ProtoType {
   decode(bytes: Uint8Array): unknown
-  toObject(message: unknown, options: { longs: StringConstructor; bytes: StringConstructor; defaults: boolean }): unknown
+  toObject(
+    message: unknown,
+    options: { longs: StringConstructor; bytes: StringConstructor; defaults: boolean }
+  ): unknown
 }
 const root = require("@opentelemetry/otlp-transformer/build/src/generated/root.js") as {
   opentelemetry: {
@@ -86,7 +89,9 @@ const hex = (base64: string) => Buffer.from(base64, "base64").toString("hex")
 /** Plain JSON, walked without trusting its shape: a missing field reads as undefined or an empty list. */
 type Json = unknown
 const get = (value: Json, key: string): Json =>
-  typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, Json>)[key] : undefined
+  typeof value === "object" && value !== null && !Array.isArray(value)
+    ? (value as Record<string, Json>)[key]
+    : undefined
 const list = (value: Json, key: string): ReadonlyArray<Json> => {
   const v = get(value, key)
   return Array.isArray(v) ? v : []
@@ -104,7 +109,8 @@ export const decode = (r: Received): Json => {
   const object = type.toObject(type.decode(r.raw), { longs: String, bytes: String, defaults: false })
   // protobuf bytes fields (ids) come as base64: OTLP/JSON writes them as hex.
   return JSON.parse(JSON.stringify(object), (key, value: Json) =>
-    (key === "traceId" || key === "spanId" || key === "parentSpanId") && typeof value === "string" ? hex(value) : value)
+    (key === "traceId" || key === "spanId" || key === "parentSpanId") && typeof value === "string" ? hex(value) : value
+  )
 }
 
 /** An OTLP AnyValue as a plain value. */
@@ -123,13 +129,17 @@ export const attributes = (kvs: ReadonlyArray<Json>): Record<string, unknown> =>
 
 /** The items of every request to `path`: resource → scope → item, as the three signals nest them. */
 const items = (all: ReadonlyArray<Received>, path: string, resources: string, scopes: string, item: string) =>
-  all.filter((r) => r.path === path).flatMap((r) =>
-    list(decode(r), resources).flatMap((rs) => list(rs, scopes).flatMap((ss) => list(ss, item)))
-  )
+  all
+    .filter((r) => r.path === path)
+    .flatMap((r) => list(decode(r), resources).flatMap((rs) => list(rs, scopes).flatMap((ss) => list(ss, item))))
 
 /** The attributes of a request's first resource. */
 export const resourceOf = (r: Received): Record<string, unknown> => {
-  const first = [...list(decode(r), "resourceSpans"), ...list(decode(r), "resourceLogs"), ...list(decode(r), "resourceMetrics")][0]
+  const first = [
+    ...list(decode(r), "resourceSpans"),
+    ...list(decode(r), "resourceLogs"),
+    ...list(decode(r), "resourceMetrics")
+  ][0]
   return attributes(list(get(first, "resource"), "attributes"))
 }
 
@@ -165,12 +175,14 @@ export interface LogView {
 }
 
 export const logsOf = (all: ReadonlyArray<Received>): Array<LogView> =>
-  items(all, "/v1/logs", "resourceLogs", "scopeLogs", "logRecords").map((l): LogView => ({
-    body: anyValue(get(l, "body")),
-    attributes: attributes(list(l, "attributes")),
-    traceId: text(l, "traceId"),
-    spanId: text(l, "spanId")
-  }))
+  items(all, "/v1/logs", "resourceLogs", "scopeLogs", "logRecords").map(
+    (l): LogView => ({
+      body: anyValue(get(l, "body")),
+      attributes: attributes(list(l, "attributes")),
+      traceId: text(l, "traceId"),
+      spanId: text(l, "spanId")
+    })
+  )
 
 export interface MetricPoint {
   readonly name: string
@@ -182,9 +194,11 @@ export interface MetricPoint {
 export const metricsOf = (all: ReadonlyArray<Received>): Array<MetricPoint> =>
   items(all, "/v1/metrics", "resourceMetrics", "scopeMetrics", "metrics").flatMap((m) => {
     const data = get(m, "sum") ?? get(m, "gauge") ?? get(m, "histogram")
-    return list(data, "dataPoints").map((p): MetricPoint => ({
-      name: text(m, "name") ?? "",
-      attributes: attributes(list(p, "attributes")),
-      value: Number(get(p, "asInt") ?? get(p, "asDouble") ?? get(p, "count") ?? 0)
-    }))
+    return list(data, "dataPoints").map(
+      (p): MetricPoint => ({
+        name: text(m, "name") ?? "",
+        attributes: attributes(list(p, "attributes")),
+        value: Number(get(p, "asInt") ?? get(p, "asDouble") ?? get(p, "count") ?? 0)
+      })
+    )
   })

@@ -10,7 +10,7 @@ import { TestClock } from "effect/testing"
  */
 describe("telemetry spans, in process", () => {
   it.effect("a timed-out extension: its child span's status, error and on_failure; the dispatch's decision", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const spans: Array<Tracer.Span> = []
       const tracer = Tracer.make({
         span(options) {
@@ -30,7 +30,7 @@ describe("telemetry spans, in process", () => {
         timeout_ms: 1000,
         on_failure: "deny"
       })
-      const decision = yield* Effect.gen(function*() {
+      const decision = yield* Effect.gen(function* () {
         const h = yield* ExtensionHost
         const fiber = yield* Effect.forkChild(h.toolCall({ tool: "bash", args: {}, call_id: "c-1" }))
         yield* TestClock.adjust("1 second")
@@ -47,7 +47,9 @@ describe("telemetry spans, in process", () => {
       const call = spans.find((s) => s.name === "abhed.tool_call")
       assert.ok(call)
       assert.strictEqual(call.attributes.get("abhed.decision"), "deny")
-      const child = spans.find((s) => s.name === "abhed.extension" && s.parent._tag === "Some" && s.parent.value === call)
+      const child = spans.find(
+        (s) => s.name === "abhed.extension" && s.parent._tag === "Some" && s.parent.value === call
+      )
       assert.ok(child)
       assert.strictEqual(child.attributes.get("abhed.extension.status"), "timed_out")
       assert.strictEqual(child.attributes.get("abhed.extension.error"), "timed_out (1000 ms)")
@@ -59,5 +61,6 @@ describe("telemetry spans, in process", () => {
         assert.strictEqual(child.status.endTime - child.status.startTime, BigInt(1000) * BigInt(1_000_000))
         assert.ok(child.status.endTime <= call.status.endTime)
       }
-    }))
+    })
+  )
 })

@@ -28,9 +28,17 @@ const world = () => {
   const write = (names: ReadonlyArray<string>) =>
     NodeFs.writeFileSync(
       file,
-      JSON.stringify({ extensions: names.map((name) => ({ name, command: "bash", args: [`${name}.sh`], ...Patient, grace_ms: 300 })) })
+      JSON.stringify({
+        extensions: names.map((name) => ({ name, command: "bash", args: [`${name}.sh`], ...Patient, grace_ms: 300 }))
+      })
     )
-  return { dir, file, write, script: (name: string, version: number) => NodeFs.writeFileSync(NodePath.join(dir, `${name}.sh`), script(name, version)) }
+  return {
+    dir,
+    file,
+    write,
+    script: (name: string, version: number) =>
+      NodeFs.writeFileSync(NodePath.join(dir, `${name}.sh`), script(name, version))
+  }
 }
 
 const alive = (pid: number): boolean => {
@@ -46,48 +54,59 @@ const pids = (host: ExtensionHost["Service"]) =>
   Effect.map(host.status, (all) => Object.fromEntries(all.map((x) => [x.name, x.pid ?? -1])))
 
 describe("ExtensionHost.reload with real processes", () => {
-  it.live("keeps the unchanged process, restarts a changed script, ends the removed, a bad config keeps the old set", () =>
-    Effect.gen(function*() {
-      const w = world()
-      for (const name of ["same", "edited", "gone", "new"]) w.script(name, 1)
-      w.write(["same", "edited", "gone"])
-      const scope = yield* Scope.make()
-      const context = yield* Layer.buildWithScope(
-        ExtensionHost.layerFromFile(w.file, { sessionId: "s-reload" }).pipe(
-          Layer.provideMerge(AuditLog.layerMemory),
-          Layer.provide(NodeServices.layer)
-        ),
-        scope
-      )
-      const host = Context.get(context, ExtensionHost)
-      const before = yield* pids(host)
-      assert.deepStrictEqual(Object.keys(before), ["edited", "gone", "same"])
+  it.live(
+    "keeps the unchanged process, restarts a changed script, ends the removed, a bad config keeps the old set",
+    () =>
+      Effect.gen(function* () {
+        const w = world()
+        for (const name of ["same", "edited", "gone", "new"]) w.script(name, 1)
+        w.write(["same", "edited", "gone"])
+        const scope = yield* Scope.make()
+        const context = yield* Layer.buildWithScope(
+          ExtensionHost.layerFromFile(w.file, { sessionId: "s-reload" }).pipe(
+            Layer.provideMerge(AuditLog.layerMemory),
+            Layer.provide(NodeServices.layer)
+          ),
+          scope
+        )
+        const host = Context.get(context, ExtensionHost)
+        const before = yield* pids(host)
+        assert.deepStrictEqual(Object.keys(before), ["edited", "gone", "same"])
 
-      w.script("edited", 2)
-      w.write(["same", "edited", "new"])
-      const report = yield* reloadFromFile(host, w.file).pipe(Effect.provide(NodeServices.layer))
-      assert.deepStrictEqual(
-        [report.kept, report.restarted, report.removed, report.added],
-        [["same"], ["edited"], ["gone"], ["new"]]
-      )
-      const after = yield* pids(host)
-      assert.deepStrictEqual(Object.keys(after), ["edited", "new", "same"])
-      assert.strictEqual(after["same"], before["same"])
-      assert.notStrictEqual(after["edited"], before["edited"])
-      // The reload returns once what left the set has ended.
-      assert.isFalse(alive(before["edited"] ?? -1))
-      assert.isFalse(alive(before["gone"] ?? -1))
-      const outcome = yield* host.toolCall({ tool: "bash", args: { command: "ls" } })
-      assert.deepStrictEqual(outcome.reasons.map((r) => r.reason), ["edited says no", "new says no", "same says no"])
+        w.script("edited", 2)
+        w.write(["same", "edited", "new"])
+        const report = yield* reloadFromFile(host, w.file).pipe(Effect.provide(NodeServices.layer))
+        assert.deepStrictEqual(
+          [report.kept, report.restarted, report.removed, report.added],
+          [["same"], ["edited"], ["gone"], ["new"]]
+        )
+        const after = yield* pids(host)
+        assert.deepStrictEqual(Object.keys(after), ["edited", "new", "same"])
+        assert.strictEqual(after["same"], before["same"])
+        assert.notStrictEqual(after["edited"], before["edited"])
+        // The reload returns once what left the set has ended.
+        assert.isFalse(alive(before["edited"] ?? -1))
+        assert.isFalse(alive(before["gone"] ?? -1))
+        const outcome = yield* host.toolCall({ tool: "bash", args: { command: "ls" } })
+        assert.deepStrictEqual(
+          outcome.reasons.map((r) => r.reason),
+          ["edited says no", "new says no", "same says no"]
+        )
 
-      NodeFs.writeFileSync(w.file, "{ \"extensions\": [ { \"name\": 3 } ")
-      const error = yield* Effect.flip(reloadFromFile(host, w.file).pipe(Effect.provide(NodeServices.layer)))
-      assert.strictEqual(error._tag, "ConfigInvalid")
-      assert.deepStrictEqual(yield* pids(host), after)
-      const still = yield* host.toolCall({ tool: "bash", args: { command: "ls" } })
-      assert.deepStrictEqual(still.reasons.map((r) => r.reason), ["edited says no", "new says no", "same says no"])
+        NodeFs.writeFileSync(w.file, '{ "extensions": [ { "name": 3 } ')
+        const error = yield* Effect.flip(reloadFromFile(host, w.file).pipe(Effect.provide(NodeServices.layer)))
+        assert.strictEqual(error._tag, "ConfigInvalid")
+        assert.deepStrictEqual(yield* pids(host), after)
+        const still = yield* host.toolCall({ tool: "bash", args: { command: "ls" } })
+        assert.deepStrictEqual(
+          still.reasons.map((r) => r.reason),
+          ["edited says no", "new says no", "same says no"]
+        )
 
-      yield* Scope.close(scope, Exit.void)
-      for (const pid of [...Object.values(before), ...Object.values(after)]) assert.isFalse(alive(pid), `pid ${pid} still running`)
-    }), 120_000)
+        yield* Scope.close(scope, Exit.void)
+        for (const pid of [...Object.values(before), ...Object.values(after)])
+          assert.isFalse(alive(pid), `pid ${pid} still running`)
+      }),
+    120_000
+  )
 })

@@ -29,20 +29,30 @@ afterEach(() => {
 const setup = (escape: boolean) => {
   const dir = mkdtempSync(join(tmpdir(), "abhed-sig-"))
   const paths = { config: join(dir, "abhed.json"), child: join(dir, "child.pid"), log: join(dir, "requests.log") }
-  writeFileSync(paths.config, JSON.stringify({
-    extensions: [{
-      name: "sig",
-      command: "bash",
-      args: [fixture],
-      grace_ms: 300,
-      env: { CHILD_PID_FILE: paths.child, REQUEST_LOG: paths.log, ESCAPE: escape ? "1" : "0" }
-    }]
-  }))
+  writeFileSync(
+    paths.config,
+    JSON.stringify({
+      extensions: [
+        {
+          name: "sig",
+          command: "bash",
+          args: [fixture],
+          grace_ms: 300,
+          env: { CHILD_PID_FILE: paths.child, REQUEST_LOG: paths.log, ESCAPE: escape ? "1" : "0" }
+        }
+      ]
+    })
+  )
   return paths
 }
 
 const events = (log: string) =>
-  existsSync(log) ? readFileSync(log, "utf8").split("\n").filter((l) => l !== "").map((l) => String(JSON.parse(l).event)) : []
+  existsSync(log)
+    ? readFileSync(log, "utf8")
+        .split("\n")
+        .filter((l) => l !== "")
+        .map((l) => String(JSON.parse(l).event))
+    : []
 
 const exited = (child: ReturnType<typeof spawn>) =>
   new Promise<number | null>((resolve) => {
@@ -51,26 +61,36 @@ const exited = (child: ReturnType<typeof spawn>) =>
   })
 
 describe("the CLI under signals and escaping helpers (issue 9.6)", () => {
-  it.each(["SIGHUP", "SIGQUIT", "SIGTERM"] as const)("%s runs the close sequence: session_end sent, the extension's children ended", async (signal) => {
-    const paths = setup(false)
-    const child = spawn(process.execPath, [bin, "run", "--config", paths.config], { cwd: repoRoot, stdio: ["pipe", "pipe", "inherit"] })
-    const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]()
-    child.stdin.write(`{"event":"tool_call","tool":"bash","args":{"command":"ls"}}\n`)
-    // Its decision is out: the host is up, the extension is running and has started its child.
-    expect(JSON.parse(String((await lines.next()).value))).toMatchObject({ event: "tool_call", decision: "allow" })
-    const grandchild = Number(readFileSync(paths.child, "utf8"))
-    expect(isLive(grandchild)).toBe(true)
-    leftovers.push(grandchild)
-    child.kill(signal) // stdin still open: only the signal ends the run
-    await exited(child)
-    expect(events(paths.log)).toEqual(["session_start", "list_tools", "tool_call", "session_end"])
-    expect(isLive(grandchild), `the extension's child ${grandchild} was orphaned`).toBe(false)
-  }, 60_000)
+  it.each(["SIGHUP", "SIGQUIT", "SIGTERM"] as const)(
+    "%s runs the close sequence: session_end sent, the extension's children ended",
+    async (signal) => {
+      const paths = setup(false)
+      const child = spawn(process.execPath, [bin, "run", "--config", paths.config], {
+        cwd: repoRoot,
+        stdio: ["pipe", "pipe", "inherit"]
+      })
+      const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]()
+      child.stdin.write(`{"event":"tool_call","tool":"bash","args":{"command":"ls"}}\n`)
+      // Its decision is out: the host is up, the extension is running and has started its child.
+      expect(JSON.parse(String((await lines.next()).value))).toMatchObject({ event: "tool_call", decision: "allow" })
+      const grandchild = Number(readFileSync(paths.child, "utf8"))
+      expect(isLive(grandchild)).toBe(true)
+      leftovers.push(grandchild)
+      child.kill(signal) // stdin still open: only the signal ends the run
+      await exited(child)
+      expect(events(paths.log)).toEqual(["session_start", "list_tools", "tool_call", "session_end"])
+      expect(isLive(grandchild), `the extension's child ${grandchild} was orphaned`).toBe(false)
+    },
+    60_000
+  )
 
   it("stdout failing (a full disk) runs the close sequence: exit 1, one line on stderr, no orphan", async () => {
     const paths = setup(false)
     const full = openSync("/dev/full", "w")
-    const child = spawn(process.execPath, [bin, "run", "--config", paths.config], { cwd: repoRoot, stdio: ["pipe", full, "pipe"] })
+    const child = spawn(process.execPath, [bin, "run", "--config", paths.config], {
+      cwd: repoRoot,
+      stdio: ["pipe", full, "pipe"]
+    })
     let stderr = ""
     child.stderr?.setEncoding("utf8").on("data", (d: string) => (stderr += d))
     // stdin stays open: only the failed write can end the run. Before, it threw, and the finalizers never ran.
@@ -88,7 +108,10 @@ describe("the CLI under signals and escaping helpers (issue 9.6)", () => {
 
   it("a helper that left the group with setsid and holds the pipes: the run still ends after its input", async () => {
     const paths = setup(true)
-    const child = spawn(process.execPath, [bin, "run", "--config", paths.config], { cwd: repoRoot, stdio: ["pipe", "pipe", "inherit"] })
+    const child = spawn(process.execPath, [bin, "run", "--config", paths.config], {
+      cwd: repoRoot,
+      stdio: ["pipe", "pipe", "inherit"]
+    })
     let stdout = ""
     child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d))
     child.stdin.end(`{"event":"tool_call","tool":"bash","args":{"command":"ls"}}\n`)

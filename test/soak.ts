@@ -45,14 +45,14 @@ const random = (): number => {
 const fixture = NodePath.join(import.meta.dirname, "fixtures", "soak", "soak-ext.mjs")
 const extension = (name: string, role: string, overrides?: Partial<ExtensionConfig>): ExtensionConfig =>
   extensionConfig({
-  name,
-  command: process.execPath,
-  args: [fixture],
-  env: { SOAK_ROLE: role },
-  startup_timeout_ms: 60_000,
-  timeout_ms: 15_000,
-  ...overrides
-})
+    name,
+    command: process.execPath,
+    args: [fixture],
+    env: { SOAK_ROLE: role },
+    startup_timeout_ms: 60_000,
+    timeout_ms: 15_000,
+    ...overrides
+  })
 // The flaky ones get a short timeout: a hang costs it once per session, and then it is dead.
 const config: Config = {
   policy: Defaults.policy,
@@ -67,20 +67,22 @@ const config: Config = {
 
 const Faults = ["crash", "exit0", "hang", "garbage", "stray", "twice"] as const
 /** About one fault in 400 calls: each flaky extension dies a few times a session on average, early or late. */
-const faultFor = (): string => random() < 1 / 400 ? (Faults[Math.floor(random() * Faults.length)] ?? "") : ""
+const faultFor = (): string => (random() < 1 / 400 ? (Faults[Math.floor(random() * Faults.length)] ?? "") : "")
 
 const openFds = (): number => NodeFs.readdirSync("/proc/self/fd").length
 /** Live processes whose parent is this one (extensions are our children; their own children are in their group). */
 const liveChildren = (): ReadonlyArray<number> =>
-  NodeFs.readdirSync("/proc").filter((d) => /^\d+$/.test(d)).flatMap((d) => {
-    try {
-      const stat = NodeFs.readFileSync(`/proc/${d}/stat`, "utf8")
-      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
-      return Number(fields[1]) === process.pid && fields[0] !== "Z" ? [Number(d)] : []
-    } catch {
-      return []
-    }
-  })
+  NodeFs.readdirSync("/proc")
+    .filter((d) => /^\d+$/.test(d))
+    .flatMap((d) => {
+      try {
+        const stat = NodeFs.readFileSync(`/proc/${d}/stat`, "utf8")
+        const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
+        return Number(fields[1]) === process.pid && fields[0] !== "Z" ? [Number(d)] : []
+      } catch {
+        return []
+      }
+    })
 const gc = (globalThis as { gc?: () => void }).gc
 const heapAfterGc = (): number => {
   gc?.()
@@ -97,29 +99,34 @@ interface Tally {
 }
 
 const session = (index: number, events: number, audit: string, tally: Tally) =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const host = yield* ExtensionHost
     const batches = Math.ceil(events / 8)
     for (let b = 0; b < batches; b++) {
       const size = Math.min(8, events - b * 8)
-      yield* Effect.forEach(Array.from({ length: size }, (_, i) => i), (i) => {
-        const n = index * perSession + b * 8 + i
-        const tool = random() < 0.1 ? "rm" : "bash"
-        const callId = `${n}:${faultFor()}`
-        if (random() < 0.2) {
-          return host.toolResult({ tool, args: { command: "ls" }, content: `out ${n}`, is_error: false, call_id: callId })
-            .pipe(Effect.asVoid)
-        }
-        return host.toolCall({ tool, args: { command: `${tool} ${n}` }, call_id: callId }).pipe(
-          Effect.map((outcome) => {
-            if (outcome.decision === "deny") tally.denied++
-            if (outcome.decision === "ask") tally.asked++
-            if (tool === "rm" && outcome.decision !== "deny") {
-              tally.violations.push(`session ${index}, call ${callId}: rm was ${outcome.decision}, not deny`)
-            }
-          })
-        )
-      }, { concurrency: "unbounded", discard: true })
+      yield* Effect.forEach(
+        Array.from({ length: size }, (_, i) => i),
+        (i) => {
+          const n = index * perSession + b * 8 + i
+          const tool = random() < 0.1 ? "rm" : "bash"
+          const callId = `${n}:${faultFor()}`
+          if (random() < 0.2) {
+            return host
+              .toolResult({ tool, args: { command: "ls" }, content: `out ${n}`, is_error: false, call_id: callId })
+              .pipe(Effect.asVoid)
+          }
+          return host.toolCall({ tool, args: { command: `${tool} ${n}` }, call_id: callId }).pipe(
+            Effect.map((outcome) => {
+              if (outcome.decision === "deny") tally.denied++
+              if (outcome.decision === "ask") tally.asked++
+              if (tool === "rm" && outcome.decision !== "deny") {
+                tally.violations.push(`session ${index}, call ${callId}: rm was ${outcome.decision}, not deny`)
+              }
+            })
+          )
+        },
+        { concurrency: "unbounded", discard: true }
+      )
       tally.events += size
     }
   }).pipe(
@@ -138,7 +145,7 @@ interface Sample {
   readonly fds: number
 }
 
-const main = Effect.gen(function*() {
+const main = Effect.gen(function* () {
   if (gc === undefined) console.log("soak: no --expose-gc: heap figures are without a forced GC (less exact)")
   const folder = NodeFs.mkdtempSync(NodePath.join(NodeOs.tmpdir(), "abhed-soak-"))
   const audit = NodePath.join(folder, "audit.jsonl")
@@ -178,11 +185,14 @@ const main = Effect.gen(function*() {
   const last = samples[samples.length - 1]
   const problems: Array<string> = [...tally.violations.slice(0, 10), ...leftovers.slice(0, 10)]
   if (early !== undefined && last !== undefined) {
-    if (last.fds > fdsAfterFirst + 2) problems.push(`open fds grew: ${fdsAfterFirst} after the first session, ${last.fds} at the end`)
+    if (last.fds > fdsAfterFirst + 2)
+      problems.push(`open fds grew: ${fdsAfterFirst} after the first session, ${last.fds} at the end`)
     const heapGrowth = last.heap - early.heap
-    if (heapGrowth > 16 * 1024 * 1024) problems.push(`heap after GC grew ${mb(heapGrowth)} MB from ${early.events} events to the end`)
+    if (heapGrowth > 16 * 1024 * 1024)
+      problems.push(`heap after GC grew ${mb(heapGrowth)} MB from ${early.events} events to the end`)
     const rssGrowth = last.rss - early.rss
-    if (rssGrowth > 96 * 1024 * 1024) problems.push(`RSS grew ${mb(rssGrowth)} MB from ${early.events} events to the end`)
+    if (rssGrowth > 96 * 1024 * 1024)
+      problems.push(`RSS grew ${mb(rssGrowth)} MB from ${early.events} events to the end`)
   }
   console.log(
     `soak: ${tally.events} events in ${seconds.toFixed(0)} s (${(tally.events / seconds).toFixed(0)}/s), ` +

@@ -73,9 +73,8 @@ const defaultFiles = (): ReadonlyArray<string> => [
 
 /** One busy loop per core, at normal priority: the load of a second test run or a busy CI box, or more. */
 const startBurners = (): ReadonlyArray<NodeChildProcess.ChildProcess> =>
-  Array.from(
-    { length: NodeOs.availableParallelism() },
-    () => NodeChildProcess.spawn(process.execPath, ["-e", "for (;;) {}"], { stdio: "ignore" })
+  Array.from({ length: NodeOs.availableParallelism() }, () =>
+    NodeChildProcess.spawn(process.execPath, ["-e", "for (;;) {}"], { stdio: "ignore" })
   )
 
 interface FileResult {
@@ -102,22 +101,31 @@ const runRound = (files: ReadonlyArray<string>, round: number, full: boolean): P
     const child = NodeChildProcess.spawn(
       process.execPath,
       [vitest, "run", "--reporter=dot", "--reporter=json", `--outputFile.json=${report}`, ...files],
-      { cwd: root, stdio: ["ignore", "inherit", "inherit"], env: { ...process.env, ...(full ? { ABHED_FULL: "1" } : {}) } }
+      {
+        cwd: root,
+        stdio: ["ignore", "inherit", "inherit"],
+        env: { ...process.env, ...(full ? { ABHED_FULL: "1" } : {}) }
+      }
     )
     child.on("close", () => {
       const parsed: JsonReport = NodeFs.existsSync(report) ? JSON.parse(NodeFs.readFileSync(report, "utf8")) : {}
       NodeFs.rmSync(folder, { recursive: true, force: true }) // read: nothing of the round is left in /tmp
-      resolve(files.map((file): FileResult => {
-        const entry = parsed.testResults?.find((r) => NodePath.relative(root, r.name) === NodePath.normalize(file))
-        if (entry === undefined) return { file, passed: false, failures: [`round ${round}: no result (vitest crashed?)`] }
-        const failed = (entry.assertionResults ?? []).filter((a) => a.status === "failed").map((a) => a.fullName)
-        const passed = entry.status === "passed"
-        return {
-          file,
-          passed,
-          failures: passed ? [] : (failed.length > 0 ? failed : [entry.message ?? entry.status]).map((f) => `round ${round}: ${f}`)
-        }
-      }))
+      resolve(
+        files.map((file): FileResult => {
+          const entry = parsed.testResults?.find((r) => NodePath.relative(root, r.name) === NodePath.normalize(file))
+          if (entry === undefined)
+            return { file, passed: false, failures: [`round ${round}: no result (vitest crashed?)`] }
+          const failed = (entry.assertionResults ?? []).filter((a) => a.status === "failed").map((a) => a.fullName)
+          const passed = entry.status === "passed"
+          return {
+            file,
+            passed,
+            failures: passed
+              ? []
+              : (failed.length > 0 ? failed : [entry.message ?? entry.status]).map((f) => `round ${round}: ${f}`)
+          }
+        })
+      )
     })
   })
 
@@ -157,7 +165,9 @@ const main = async () => {
         t.failures.push(...r.failures)
       }
       const failed = results.filter((r) => !r.passed).length
-      console.log(`\nround ${round}/${options.rounds}: ${failed} of ${files.length} files failed (${((Date.now() - roundStarted) / 1000).toFixed(0)} s)`)
+      console.log(
+        `\nround ${round}/${options.rounds}: ${failed} of ${files.length} files failed (${((Date.now() - roundStarted) / 1000).toFixed(0)} s)`
+      )
     }
     if (options.soakEvents > 0) {
       console.log("")
@@ -175,7 +185,9 @@ const main = async () => {
     console.log(`${file.padEnd(width)}  ${String(t.passed).padStart(6)}  ${String(failedRounds).padStart(6)}`)
     for (const f of t.failures) console.log(`    ${f}`)
   }
-  console.log(`\n${failures === 0 ? "0 failures" : `${failures} failed file runs`} in ${((Date.now() - started) / 1000).toFixed(0)} s`)
+  console.log(
+    `\n${failures === 0 ? "0 failures" : `${failures} failed file runs`} in ${((Date.now() - started) / 1000).toFixed(0)} s`
+  )
   if (!soakHeld) console.log("the soak failed (see its lines above)")
   process.exitCode = failures === 0 && soakHeld ? 0 : 1
 }

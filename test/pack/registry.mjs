@@ -16,7 +16,9 @@ if (dir === undefined) throw new Error("usage: node registry.mjs DIR_OF_TGZ")
 const packages = new Map()
 for (const file of readdirSync(dir).filter((f) => f.endsWith(".tgz"))) {
   const bytes = readFileSync(join(dir, file))
-  const manifest = JSON.parse(execFileSync("tar", ["-xOzf", join(dir, file), "package/package.json"], { encoding: "utf8" }))
+  const manifest = JSON.parse(
+    execFileSync("tar", ["-xOzf", join(dir, file), "package/package.json"], { encoding: "utf8" })
+  )
   packages.set(manifest.name, { manifest, file, bytes })
 }
 
@@ -29,7 +31,8 @@ const server = createServer((req, res) => {
     return void res.writeHead(200, { "content-type": "application/octet-stream" }).end(found.bytes)
   }
   const found = packages.get(path.slice(1))
-  if (found === undefined) return void res.writeHead(404, { "content-type": "application/json" }).end('{"error":"Not found"}')
+  if (found === undefined)
+    return void res.writeHead(404, { "content-type": "application/json" }).end('{"error":"Not found"}')
   const { bytes, file, manifest } = found
   const base = `http://127.0.0.1:${server.address().port}`
   const version = {
@@ -41,11 +44,13 @@ const server = createServer((req, res) => {
       integrity: `sha512-${createHash("sha512").update(bytes).digest("base64")}`
     }
   }
-  res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({
-    _id: manifest.name,
-    name: manifest.name,
-    "dist-tags": { latest: manifest.version },
-    versions: { [manifest.version]: version }
-  }))
+  res.writeHead(200, { "content-type": "application/json" }).end(
+    JSON.stringify({
+      _id: manifest.name,
+      name: manifest.name,
+      "dist-tags": { latest: manifest.version },
+      versions: { [manifest.version]: version }
+    })
+  )
 })
 server.listen(0, "127.0.0.1", () => process.stdout.write(`${server.address().port}\n`))

@@ -53,7 +53,7 @@ export const run = <Tools extends Record<string, Tool.Any>, E = never, R = never
   E | AiError.AiError | ContextWithheld | TurnLimitReached | Tool.HandlerError<AgentTool<Tools>>,
   R | LanguageModel.LanguageModel | ExtensionHost | Approval.Approver | Tool.HandlerServices<AgentTool<Tools>>
 > =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const maxTurns = options.maxTurns ?? DefaultMaxTurns
     const toolkit = yield* GuardedToolkit.withExtensionTools(options.toolkit)
     let history = yield* PromptHooks.applySystem(Prompt.make(options.prompt))

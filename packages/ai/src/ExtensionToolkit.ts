@@ -18,21 +18,26 @@ import { toContent } from "./ToolArgs.ts"
  * the model these tools only through `GuardedToolkit` (`GuardedToolkit.withExtensionTools` does both). The handler
  * makes sure: it invokes the owner only with the args the guard settled (`JudgedCall`), and refuses anything else.
  */
-export interface ExtensionTool extends
-  Tool.Tool<string, {
-    readonly parameters: typeof Schema.Unknown
-    readonly success: typeof Schema.Unknown
-    readonly failure: typeof Schema.String
-    readonly failureMode: "return"
-  }>
-{}
+export interface ExtensionTool
+  extends Tool.Tool<
+    string,
+    {
+      readonly parameters: typeof Schema.Unknown
+      readonly success: typeof Schema.Unknown
+      readonly failure: typeof Schema.String
+      readonly failureMode: "return"
+    }
+  > {}
 
 export type ExtensionTools = { readonly [name: string]: ExtensionTool }
 
-export const make: Effect.Effect<Toolkit.WithHandler<ExtensionTools>, never, ExtensionHost> = Effect.gen(function*() {
+export const make: Effect.Effect<Toolkit.WithHandler<ExtensionTools>, never, ExtensionHost> = Effect.gen(function* () {
   const host = yield* ExtensionHost
   const tools: Array<ExtensionTool> = []
-  const handlers: Record<string, (params: unknown, context: { readonly toolCallId?: string | undefined }) => Effect.Effect<unknown, string>> = {}
+  const handlers: Record<
+    string,
+    (params: unknown, context: { readonly toolCallId?: string | undefined }) => Effect.Effect<unknown, string>
+  > = {}
   for (const { tool: declared } of yield* host.tools) {
     // The host rejects a declaration it cannot compile (audited); a host that did not (a mock) loses the tool here.
     const compiled = compileInputSchema(declared.input_schema)
@@ -48,19 +53,25 @@ export const make: Effect.Effect<Toolkit.WithHandler<ExtensionTools>, never, Ext
       }).annotate(ArgsSchema, argsSchema)
     )
     handlers[declared.name] = (params, context) =>
-      Effect.gen(function*() {
+      Effect.gen(function* () {
         const judged = yield* Effect.serviceOption(JudgedCall)
-        if (Option.isNone(judged) || judged.value.tool !== declared.name || canonicalJson(judged.value.args) !== canonicalJson(params)) {
-          return yield* Effect.fail(`${declared.name} was not called through GuardedToolkit, so no extension judged it: refused`)
+        if (
+          Option.isNone(judged) ||
+          judged.value.tool !== declared.name ||
+          canonicalJson(judged.value.args) !== canonicalJson(params)
+        ) {
+          return yield* Effect.fail(
+            `${declared.name} was not called through GuardedToolkit, so no extension judged it: refused`
+          )
         }
         const checked = Schema.decodeUnknownResult(argsSchema)(params)
         if (Result.isFailure(checked) || !isJsonObject(params)) {
           const why = Result.isFailure(checked) ? checked.failure.message : "args must be a JSON object"
           return yield* Effect.fail(`args do not match ${declared.name}'s input_schema: ${why}`)
         }
-        const out = yield* host.invokeTool({ tool: declared.name, args: params, call_id: context.toolCallId }).pipe(
-          Effect.mapError((e) => e.message)
-        )
+        const out = yield* host
+          .invokeTool({ tool: declared.name, args: params, call_id: context.toolCallId })
+          .pipe(Effect.mapError((e) => e.message))
         return out.is_error ? yield* Effect.fail(toContent(out.result)) : out.result
       })
   }
@@ -98,9 +109,9 @@ export const merge = <Tools extends Record<string, Tool.Any>>(
       return Object.hasOwn(own.tools, key)
         ? own.handle(key, params as Tool.ParametersEncoded<Tools[keyof Tools]>, toolCallId, options)
         : Object.hasOwn(tools, key)
-        ? extensions.handle(key, params as Tool.ParametersEncoded<ExtensionTool>, toolCallId, options)
-        // A shadowed extension tool is not in the toolkit: refused as any unknown tool is.
-        : own.handle(key, params as Tool.ParametersEncoded<Tools[keyof Tools]>, toolCallId, options)
+          ? extensions.handle(key, params as Tool.ParametersEncoded<ExtensionTool>, toolCallId, options)
+          : // A shadowed extension tool is not in the toolkit: refused as any unknown tool is.
+            own.handle(key, params as Tool.ParametersEncoded<Tools[keyof Tools]>, toolCallId, options)
     }
   }
 }

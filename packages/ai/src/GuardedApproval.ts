@@ -51,20 +51,23 @@ export const resolveApprovals = <Tools extends Record<string, Tool.Any>>(
   Tool.HandlerError<Tools[keyof Tools]> | AiError.AiError,
   Approval.Approver | Tool.HandlerServices<Tools[keyof Tools]>
 > =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const answers: Array<{ readonly answer: Prompt.ToolApprovalResponsePart; readonly callId: string }> = []
     const results: Array<Response.ToolResultPart<string, unknown, unknown>> = []
     for (const part of content) {
       if (part.type !== "tool-approval-request") continue
-      const call = content.find((p): p is Response.ToolCallPart<string, unknown> => p.type === "tool-call" && p.id === part.toolCallId)
+      const call = content.find(
+        (p): p is Response.ToolCallPart<string, unknown> => p.type === "tool-call" && p.id === part.toolCallId
+      )
       const request = toolkit.awaiting(part.toolCallId)
       // Not requested here (another toolkit's response, or an outcome no longer kept): there are no settled args
       // to show, so nobody is asked about the model's, and the call is refused.
       const approved = request === undefined ? false : yield* Approval.Approver.use((a) => a.approve(request))
       if (approved) approvers.get(toolkit)?.(part.toolCallId)
-      const why = request === undefined
-        ? "not approved: no approval was requested for this call by this toolkit"
-        : `not approved${request.reasons.length > 0 ? `: ${formatReasons(request.reasons)}` : ""}`
+      const why =
+        request === undefined
+          ? "not approved: no approval was requested for this call by this toolkit"
+          : `not approved${request.reasons.length > 0 ? `: ${formatReasons(request.reasons)}` : ""}`
       answers.push({
         callId: part.toolCallId,
         answer: Prompt.toolApprovalResponsePart({
@@ -85,9 +88,11 @@ export const resolveApprovals = <Tools extends Record<string, Tool.Any>>(
         if (part.type === "tool-result") resultParts.set(part.id, [...(resultParts.get(part.id) ?? []), part])
       }
     }
-    return Prompt.fromMessages(answers.map(({ answer, callId }) =>
-      Prompt.makeMessage("tool", { content: [answer, ...(resultParts.get(callId) ?? [])] })
-    ))
+    return Prompt.fromMessages(
+      answers.map(({ answer, callId }) =>
+        Prompt.makeMessage("tool", { content: [answer, ...(resultParts.get(callId) ?? [])] })
+      )
+    )
   })
 
 /**
@@ -99,17 +104,20 @@ const runApproved = <Tools extends Record<string, Tool.Any>>(
   toolkit: Guarded<Tools>,
   call: Response.ToolCallPart<string, unknown>
 ) =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const tool: Tool.Any | undefined = Object.hasOwn(toolkit.tools, call.name) ? toolkit.tools[call.name] : undefined
-    const encoded = tool === undefined ? undefined : Schema.encodeUnknownExit(serviceFree(tool.parametersSchema))(call.params)
-    const final = encoded === undefined || Exit.isFailure(encoded)
-      ? undefined
-      : yield* toolkit.handle(call.name, encoded.value as Tool.ParametersEncoded<Tools[keyof Tools]>, call.id).pipe(
-        Effect.flatMap((stream) => Stream.runLast(Stream.filter(stream, (r) => !r.preliminary)))
-      )
-    const result: Tool.HandlerResult<Tool.Any> = final === undefined || final._tag === "None"
-      ? denied(`${call.name}: approved, but there was nothing to run`, "handler")
-      : final.value
+    const encoded =
+      tool === undefined ? undefined : Schema.encodeUnknownExit(serviceFree(tool.parametersSchema))(call.params)
+    const final =
+      encoded === undefined || Exit.isFailure(encoded)
+        ? undefined
+        : yield* toolkit
+            .handle(call.name, encoded.value as Tool.ParametersEncoded<Tools[keyof Tools]>, call.id)
+            .pipe(Effect.flatMap((stream) => Stream.runLast(Stream.filter(stream, (r) => !r.preliminary))))
+    const result: Tool.HandlerResult<Tool.Any> =
+      final === undefined || final._tag === "None"
+        ? denied(`${call.name}: approved, but there was nothing to run`, "handler")
+        : final.value
     return Response.makePart("tool-result", {
       id: call.id,
       name: call.name,

@@ -21,7 +21,8 @@ export const denied = (reason: string, origin: Tool.FailureOrigin): Tool.Handler
 }
 
 // Tool schemas are expected to need no services (effect/ai's own tools never do); one that does dies at run time.
-export const serviceFree = (schema: Schema.Top): Schema.Codec<unknown, unknown> => schema as Schema.Codec<unknown, unknown>
+export const serviceFree = (schema: Schema.Top): Schema.Codec<unknown, unknown> =>
+  schema as Schema.Codec<unknown, unknown>
 
 /** The results this module builds are valid for every tool (`execution-denied`, or what the tool's schemas decoded). */
 export const narrow = <T extends Tool.Any>(result: Tool.HandlerResult<Tool.Any>): Tool.HandlerResult<T> =>
@@ -35,7 +36,8 @@ export const narrow = <T extends Tool.Any>(result: Tool.HandlerResult<Tool.Any>)
 const judged = (tool: Tool.Any, result: Tool.HandlerResult<Tool.Any>): Tool.HandlerResult<Tool.Any> => {
   if (result.isFailure || tool.toModelOutput === undefined) return result
   const decoded = Schema.decodeUnknownExit(serviceFree(tool.successSchema))(result.encodedResult)
-  if (Exit.isFailure(decoded)) return denied(`${tool.name}'s result does not decode through its own result schema`, "result")
+  if (Exit.isFailure(decoded))
+    return denied(`${tool.name}'s result does not decode through its own result schema`, "result")
   return { ...result, result: decoded.value, modelOutput: tool.toModelOutput(decoded.value) }
 }
 
@@ -51,7 +53,7 @@ export const afterResult = (
   callId: string | undefined,
   result: Tool.HandlerResult<Tool.Any>
 ) =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const content = toContent(result.encodedResult)
     const out = yield* host.toolResult({
       tool: tool.name,
@@ -66,7 +68,10 @@ export const afterResult = (
     const schema = result.isFailure ? Tool.failureResultSchema(tool) : tool.successSchema
     const decoded = parsed._tag === "ok" ? Schema.decodeUnknownExit(serviceFree(schema))(parsed.value) : undefined
     if (parsed._tag === "invalid" || decoded === undefined || Exit.isFailure(decoded)) {
-      return denied(`result rewritten by extensions no longer fits ${tool.name}'s result schema: ${out.content}`, "result")
+      return denied(
+        `result rewritten by extensions no longer fits ${tool.name}'s result schema: ${out.content}`,
+        "result"
+      )
     }
     const rewritten: Tool.HandlerResult<Tool.Any> = {
       result: decoded.value,
@@ -75,7 +80,9 @@ export const afterResult = (
       preliminary: false,
       ...(result.failureOrigin !== undefined ? { failureOrigin: result.failureOrigin } : {}),
       // What the model reads is recomputed from the rewritten result: the original must not leak through it.
-      ...(!result.isFailure && tool.toModelOutput !== undefined ? { modelOutput: tool.toModelOutput(decoded.value) } : {})
+      ...(!result.isFailure && tool.toModelOutput !== undefined
+        ? { modelOutput: tool.toModelOutput(decoded.value) }
+        : {})
     }
     return rewritten
   })

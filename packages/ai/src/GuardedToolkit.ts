@@ -49,9 +49,11 @@ interface Pending {
   readonly approved: boolean
 }
 
-const argsSchemaOf = (tool: Tool.Any): Schema.Top => Context.getOrUndefined(tool.annotations, ArgsSchema) ?? tool.parametersSchema
+const argsSchemaOf = (tool: Tool.Any): Schema.Top =>
+  Context.getOrUndefined(tool.annotations, ArgsSchema) ?? tool.parametersSchema
 
-const validateArgs = (tool: Tool.Any, params: unknown) => Schema.decodeUnknownResult(serviceFree(argsSchemaOf(tool)))(params)
+const validateArgs = (tool: Tool.Any, params: unknown) =>
+  Schema.decodeUnknownResult(serviceFree(argsSchemaOf(tool)))(params)
 
 type Normalized =
   | { readonly _tag: "args"; readonly args: unknown }
@@ -74,11 +76,14 @@ const normalize = (tool: Tool.Any, params: unknown, options?: SchemaAST.ParseOpt
   const checked = validateArgs(tool, params)
   if (Result.isFailure(checked)) return { _tag: "invalid", message: checked.failure.message }
   const encoded = Schema.encodeUnknownResult(codec)(decoded.success, options)
-  return Result.isFailure(encoded) ? { _tag: "unencodable", message: encoded.failure.message } : { _tag: "args", args: encoded.success }
+  return Result.isFailure(encoded)
+    ? { _tag: "unencodable", message: encoded.failure.message }
+    : { _tag: "args", args: encoded.success }
 }
 
 /** Why a call whose args are not what the tool takes is refused (docs/embedding.md). */
-export const invalidReason = (tool: string, message: string): string => `args do not fit ${tool}'s parameters: ${message}`
+export const invalidReason = (tool: string, message: string): string =>
+  `args do not fit ${tool}'s parameters: ${message}`
 
 /** Why a call whose args cannot be encoded is refused rather than run unjudged (docs/embedding.md). */
 export const unencodableReason = (tool: string, message: string): string =>
@@ -101,32 +106,35 @@ const make = <Tools extends Record<string, Tool.Any>>(
 ): Guarded<Tools> => {
   const pending = new Map<string, Pending>()
 
-  const needsApproval = (tool: Tool.Any): Tool.NeedsApprovalFunction<Schema.Top> => (params, context) =>
-    Effect.gen(function*() {
-      const encoded = Schema.encodeUnknownExit(serviceFree(tool.parametersSchema))(params)
-      // Not encodable, or not what the tool takes: nothing is sent, nobody is asked; `handle` refuses it.
-      if (Exit.isFailure(encoded) || Result.isFailure(validateArgs(tool, encoded.value))) return false
-      const { args, boxed } = box(encoded.value)
-      const outcome = yield* host.toolCall({ tool: tool.name, args, call_id: context.toolCallId })
-      // Nobody is asked about args that cannot run: `handle` refuses them, naming who rewrote them.
-      const runnable = Result.isSuccess(validateArgs(tool, unbox(outcome.args, boxed)))
-      const approvalRequested = runnable &&
-        (outcome.decision === "ask" || (outcome.decision === "allow" && (yield* ownApproval(tool, params, context))))
-      pending.set(context.toolCallId, {
-        tool: tool.name,
-        params: canonicalJson(encoded.value),
-        outcome,
-        approvalRequested,
-        approved: false
+  const needsApproval =
+    (tool: Tool.Any): Tool.NeedsApprovalFunction<Schema.Top> =>
+    (params, context) =>
+      Effect.gen(function* () {
+        const encoded = Schema.encodeUnknownExit(serviceFree(tool.parametersSchema))(params)
+        // Not encodable, or not what the tool takes: nothing is sent, nobody is asked; `handle` refuses it.
+        if (Exit.isFailure(encoded) || Result.isFailure(validateArgs(tool, encoded.value))) return false
+        const { args, boxed } = box(encoded.value)
+        const outcome = yield* host.toolCall({ tool: tool.name, args, call_id: context.toolCallId })
+        // Nobody is asked about args that cannot run: `handle` refuses them, naming who rewrote them.
+        const runnable = Result.isSuccess(validateArgs(tool, unbox(outcome.args, boxed)))
+        const approvalRequested =
+          runnable &&
+          (outcome.decision === "ask" || (outcome.decision === "allow" && (yield* ownApproval(tool, params, context))))
+        pending.set(context.toolCallId, {
+          tool: tool.name,
+          params: canonicalJson(encoded.value),
+          outcome,
+          approvalRequested,
+          approved: false
+        })
+        // Calls whose approval was refused are never handled, so never taken: keep the newest MaxPending only.
+        // An evicted call that is approved after all is refused (its ask was not requested here), never run unasked.
+        for (const oldest of pending.keys()) {
+          if (pending.size <= MaxPending) break
+          pending.delete(oldest)
+        }
+        return approvalRequested
       })
-      // Calls whose approval was refused are never handled, so never taken: keep the newest MaxPending only.
-      // An evicted call that is approved after all is refused (its ask was not requested here), never run unasked.
-      for (const oldest of pending.keys()) {
-        if (pending.size <= MaxPending) break
-        pending.delete(oldest)
-      }
-      return approvalRequested
-    })
 
   const guarded: Record<string, Tool.Any> = {}
   for (const [name, tool] of Object.entries(inner.tools)) guarded[name] = tool.setNeedsApproval(needsApproval(tool))
@@ -165,7 +173,7 @@ const make = <Tools extends Record<string, Tool.Any>>(
     toolCallId?: string,
     options?: SchemaAST.ParseOptions
   ) =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const tool = Object.hasOwn(tools, name) ? tools[name] : undefined
       // An unknown tool is refused as effect/ai refuses one, without asking the inner toolkit (whose `handle` may
       // know names its `tools` do not offer).
@@ -182,26 +190,40 @@ const make = <Tools extends Record<string, Tool.Any>>(
       // Refused before any extension judged it: recorded by the host (the args as given, sent to no extension, so a
       // careless extension never sees a shape its tool does not take), and never passed on.
       const refuse = (reason: string, origin: Tool.FailureOrigin) =>
-        Effect.as(host.toolCall({ tool: tool.name, args: box(params).args, call_id: callId, refused: reason }), single(denied(reason, origin)))
+        Effect.as(
+          host.toolCall({ tool: tool.name, args: box(params).args, call_id: callId, refused: reason }),
+          single(denied(reason, origin))
+        )
       const normal = normalize(tool, params, options)
       if (normal._tag === "invalid") return yield* refuse(invalidReason(tool.name, normal.message), "parameters")
       // Args that decode but cannot be shown to the extensions would run unjudged: refused, never run.
-      if (normal._tag === "unencodable") return yield* refuse(unencodableReason(tool.name, normal.message), "parameters")
+      if (normal._tag === "unencodable")
+        return yield* refuse(unencodableReason(tool.name, normal.message), "parameters")
       // A call runs once: a second handle of the same id (effect/ai taking an approval for pending again, after a
       // context filter dropped the result `resolveApprovals` had run) would run it again, unasked.
       if (toolCallId !== undefined && ran.has(toolCallId)) {
         return yield* refuse(`${tool.name}: call ${toolCallId} has run already; a call runs once`, "handler")
       }
       const entry = take(tool.name, normal.args, toolCallId)
-      if (entry === "other") return yield* refuse(`${tool.name}: call ${toolCallId} was judged with other args; a call id names one call`, "handler")
+      if (entry === "other")
+        return yield* refuse(
+          `${tool.name}: call ${toolCallId} was judged with other args; a call id names one call`,
+          "handler"
+        )
       const { args, boxed } = box(normal.args)
       const outcome = entry?.outcome ?? (yield* host.toolCall({ tool: tool.name, args, call_id: callId }))
       if (outcome.decision === "deny") return single(denied(formatReasons(outcome.reasons), "handler"))
       const settled = unbox(outcome.args, boxed)
       const checked = validateArgs(tool, settled)
       if (Result.isFailure(checked)) {
-        const by = (outcome.rewrittenBy ?? []).length > 0 ? [...new Set(outcome.rewrittenBy)].join(", ") : "an extension"
-        return single(denied(`args rewritten by ${by} no longer fit ${tool.name}'s parameters: ${checked.failure.message}`, "parameters"))
+        const by =
+          (outcome.rewrittenBy ?? []).length > 0 ? [...new Set(outcome.rewrittenBy)].join(", ") : "an extension"
+        return single(
+          denied(
+            `args rewritten by ${by} no longer fit ${tool.name}'s parameters: ${checked.failure.message}`,
+            "parameters"
+          )
+        )
       }
       if (outcome.decision === "ask" && entry?.approvalRequested !== true) {
         return single(denied(`needs approval, which was not requested: ${formatReasons(outcome.reasons)}`, "handler"))
@@ -215,9 +237,9 @@ const make = <Tools extends Record<string, Tool.Any>>(
       if (toolCallId !== undefined) remember(toolCallId)
       // `settled` decoded above: these are the parameters, encoded, as the handler takes them. The handler is told
       // what was judged (`JudgedCall`): an extension tool's refuses any other params.
-      const results = yield* inner.handle(name, settled as Tool.ParametersEncoded<Tools[Name]>, toolCallId, options).pipe(
-        Effect.provideService(JudgedCall, { tool: tool.name, args: settled })
-      )
+      const results = yield* inner
+        .handle(name, settled as Tool.ParametersEncoded<Tools[Name]>, toolCallId, options)
+        .pipe(Effect.provideService(JudgedCall, { tool: tool.name, args: settled }))
       return results.pipe(
         Stream.filter((result) => !result.preliminary),
         Stream.mapEffect((result) => Effect.map(afterResult(host, tool, outcome, callId, result), narrow<Tools[Name]>))
@@ -249,7 +271,7 @@ const make = <Tools extends Record<string, Tool.Any>>(
 export const guard = <Tools extends Record<string, Tool.Any>, E = never, R = never>(
   toolkit: Toolkit.WithHandler<Tools> | Effect.Effect<Toolkit.WithHandler<Tools>, E, R>
 ): Effect.Effect<Guarded<Tools>, E, R | ExtensionHost> =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const inner = Effect.isEffect(toolkit) ? yield* toolkit : toolkit
     const host = yield* ExtensionHost
     return make(host, inner)
@@ -262,8 +284,7 @@ export const guard = <Tools extends Record<string, Tool.Any>, E = never, R = nev
 export const withExtensionTools = <Tools extends Record<string, Tool.Any>, E = never, R = never>(
   toolkit: Toolkit.WithHandler<Tools> | Effect.Effect<Toolkit.WithHandler<Tools>, E, R>
 ): Effect.Effect<Guarded<ExtensionToolkit.WithExtensions<Tools>>, E, R | ExtensionHost> =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const own = Effect.isEffect(toolkit) ? yield* toolkit : toolkit
     return yield* guard(ExtensionToolkit.merge(own, yield* ExtensionToolkit.make))
   })
-

@@ -19,7 +19,7 @@ const messagesOf = (prompt: Prompt.Prompt): ReadonlyArray<unknown> => encodeProm
  * `ContextWithheld`: stop the turn rather than send what the filter was there to hold back.
  */
 export const applyContext = (prompt: Prompt.Prompt): Effect.Effect<Prompt.Prompt, ContextWithheld, ExtensionHost> =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const host = yield* ExtensionHost
     const { keep, withheld } = yield* host.context(messagesOf(prompt))
     if (withheld.length > 0) return yield* new ContextWithheld({ reasons: withheld })
@@ -40,7 +40,7 @@ export const systemOf = (prompt: Prompt.Prompt): string =>
  * what extensions append (joined in name order, separated by a blank line).
  */
 export const applySystem = (prompt: Prompt.Prompt): Effect.Effect<Prompt.Prompt, never, ExtensionHost> =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const host = yield* ExtensionHost
     const { system } = yield* host.beforeAgentStart(systemOf(prompt))
     return Prompt.setSystem(prompt, system)
@@ -60,7 +60,7 @@ export const compact = <E, R>(
   prompt: Prompt.Prompt,
   summarize: (prompt: Prompt.Prompt) => Effect.Effect<string, E, R>
 ): Effect.Effect<Compaction, E, R | ExtensionHost> =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const host = yield* ExtensionHost
     const out = yield* host.beforeCompact(messagesOf(prompt))
     if (out.cancel) return { _tag: "Cancelled" } as const

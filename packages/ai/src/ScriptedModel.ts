@@ -50,7 +50,7 @@ const toStream = (parts: ReadonlyArray<Response.PartEncoded>): ReadonlyArray<Res
   })
 
 export const make = (turns: ReadonlyArray<Turn>): Effect.Effect<LanguageModel.LanguageModel & Transcript> =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const prompts: Array<Prompt.Prompt> = []
     const next = (prompt: Prompt.Prompt): ReadonlyArray<Response.PartEncoded> => {
       const turn = turns[prompts.length]

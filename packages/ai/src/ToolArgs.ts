@@ -26,9 +26,11 @@ export const unbox = (args: JsonObject, boxed: boolean): unknown => (boxed ? arg
  * otherwise; a rewritten content is read back the same way (a string stays a string, anything else is parsed).
  */
 export const toContent = (encoded: unknown): string =>
-  typeof encoded === "string" ? encoded : JSON.stringify(encoded) ?? "null"
+  typeof encoded === "string" ? encoded : (JSON.stringify(encoded) ?? "null")
 
-export type FromContent = { readonly _tag: "ok"; readonly value: unknown } | { readonly _tag: "invalid"; readonly message: string }
+export type FromContent =
+  | { readonly _tag: "ok"; readonly value: unknown }
+  | { readonly _tag: "invalid"; readonly message: string }
 
 export const fromContent = (content: string, wasString: boolean): FromContent => {
   if (wasString) return { _tag: "ok", value: content }

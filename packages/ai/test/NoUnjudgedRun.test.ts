@@ -33,17 +33,22 @@ const denyAll = FakeExtension.fromReplies("guard", { tool_call: () => ({ block: 
 const host = (fakes: Parameters<typeof ExtensionHost.layerFake>[0]) =>
   ExtensionHost.layerFake(fakes, { sessionId: "s" }).pipe(Layer.provideMerge(AuditLog.layerMemory))
 
-const toolCalls = Effect.map(AuditLog.use((a) => a.entries), (entries) => entries.filter((r) => r.event === "tool_call"))
+const toolCalls = Effect.map(
+  AuditLog.use((a) => a.entries),
+  (entries) => entries.filter((r) => r.event === "tool_call")
+)
 
 describe("no tool runs unjudged", () => {
   it.effect("a loose dynamic tool's handler never runs with args that fail its ArgsSchema: refused and audited", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       ran.length = 0
-      const model = yield* ScriptedModel.make([() => [
-        ScriptedModel.toolCall("a", "shell", { command: ["rm", "-rf", "/"] }),
-        ScriptedModel.toolCall("b", "shell", { cmd: "rm -rf /" }),
-        ScriptedModel.finish("tool-calls")
-      ]])
+      const model = yield* ScriptedModel.make([
+        () => [
+          ScriptedModel.toolCall("a", "shell", { command: ["rm", "-rf", "/"] }),
+          ScriptedModel.toolCall("b", "shell", { cmd: "rm -rf /" }),
+          ScriptedModel.finish("tool-calls")
+        ]
+      ])
       const toolkit = yield* GuardedToolkit.guard(Tools)
       const response = yield* LanguageModel.generateText({ prompt: "go", toolkit }).pipe(
         Effect.provideService(LanguageModel.LanguageModel, model)
@@ -57,77 +62,101 @@ describe("no tool runs unjudged", () => {
         assert.include(String(result?.reason), "args do not fit shell's parameters")
       }
       const calls = yield* toolCalls
-      assert.deepStrictEqual(calls.map((r) => [r.call_id, r.tool, r.args]), [
-        ["a", "shell", { command: ["rm", "-rf", "/"] }],
-        ["b", "shell", { cmd: "rm -rf /" }]
-      ])
+      assert.deepStrictEqual(
+        calls.map((r) => [r.call_id, r.tool, r.args]),
+        [
+          ["a", "shell", { command: ["rm", "-rf", "/"] }],
+          ["b", "shell", { cmd: "rm -rf /" }]
+        ]
+      )
       // Sent to no extension: the guard never saw args the tool does not take. Denied by the host, saying why.
-      assert.deepStrictEqual(calls.map((r) => r.rounds), [[], []])
+      assert.deepStrictEqual(
+        calls.map((r) => r.rounds),
+        [[], []]
+      )
       for (const record of calls) {
         assert.include(record.notes[0], "not sent to any extension: args do not fit shell's parameters")
         const outcome = record.outcome as { decision?: unknown; reasons?: ReadonlyArray<{ extension: string }> }
         assert.deepStrictEqual([outcome.decision, outcome.reasons?.map((r) => r.extension)], ["deny", ["host"]])
       }
-    }).pipe(Effect.provide(handlers), Effect.provide(host([denyAll]))))
+    }).pipe(Effect.provide(handlers), Effect.provide(host([denyAll])))
+  )
 
   it.effect("parse options that loosen the decode (disableChecks) do not let args the tool's check rejects run", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       ran.length = 0
       const toolkit = yield* GuardedToolkit.guard(Tools)
-      const results = yield* toolkit.handle("bash", { command: "rm -rf / --no-preserve-root" }, "d1", { disableChecks: true }).pipe(
-        Effect.flatMap(Stream.runCollect)
-      )
+      const results = yield* toolkit
+        .handle("bash", { command: "rm -rf / --no-preserve-root" }, "d1", { disableChecks: true })
+        .pipe(Effect.flatMap(Stream.runCollect))
       assert.deepStrictEqual(ran, [])
       assert.include(JSON.stringify(results[0]?.encodedResult), "args do not fit bash's parameters")
-      assert.deepStrictEqual((yield* toolCalls).map((r) => r.call_id), ["d1"])
-    }).pipe(Effect.provide(handlers), Effect.provide(ExtensionHost.layerFake([], { sessionId: "s" }).pipe(
-      Layer.provideMerge(AuditLog.layerMemory)
-    ))))
+      assert.deepStrictEqual(
+        (yield* toolCalls).map((r) => r.call_id),
+        ["d1"]
+      )
+    }).pipe(
+      Effect.provide(handlers),
+      Effect.provide(ExtensionHost.layerFake([], { sessionId: "s" }).pipe(Layer.provideMerge(AuditLog.layerMemory)))
+    )
+  )
 })
 
 describe("no tool runs unjudged: the other paths into a handler", () => {
   const invoked: Array<unknown> = []
   const provider = FakeExtension.fromReplies("provider", {
     list_tools: () => ({
-      tools: [{ name: "wipe", description: "", input_schema: { type: "object", properties: { path: { type: "string" } } } }]
+      tools: [
+        { name: "wipe", description: "", input_schema: { type: "object", properties: { path: { type: "string" } } } }
+      ]
     }),
     invoke_tool: (req) => (invoked.push(req.args), { result: "wiped" })
   })
 
   it.effect("an extension tool's handler given to the model without the guard invokes nobody", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       invoked.length = 0
       const toolkit = yield* ExtensionToolkit.make
-      const model = yield* ScriptedModel.make([() => [ScriptedModel.toolCall("w", "wipe", { path: "/" }), ScriptedModel.finish("tool-calls")]])
+      const model = yield* ScriptedModel.make([
+        () => [ScriptedModel.toolCall("w", "wipe", { path: "/" }), ScriptedModel.finish("tool-calls")]
+      ])
       const response = yield* LanguageModel.generateText({ prompt: "go", toolkit }).pipe(
         Effect.provideService(LanguageModel.LanguageModel, model)
       )
       assert.deepStrictEqual(invoked, [])
       assert.isTrue(response.toolResults[0]?.isFailure)
       assert.include(String(response.toolResults[0]?.result), "wipe was not called through GuardedToolkit")
-      assert.deepStrictEqual((yield* AuditLog.use((a) => a.entries)).filter((r) => r.event === "invoke_tool"), [])
-    }).pipe(Effect.provide(host([provider]))))
+      assert.deepStrictEqual(
+        (yield* AuditLog.use((a) => a.entries)).filter((r) => r.event === "invoke_tool"),
+        []
+      )
+    }).pipe(Effect.provide(host([provider])))
+  )
 
   it.effect("an unknown tool is refused without asking the inner toolkit, whatever its handle knows", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       ran.length = 0
       const handled = yield* Tools
       // An inner toolkit whose handle answers names its tools do not offer.
       const sneaky: Toolkit.WithHandler<typeof Tools.tools> = {
         tools: handled.tools,
-        handle: (name, params, toolCallId, options) => Effect.suspend(() => (ran.push(name), handled.handle(name, params, toolCallId, options)))
+        handle: (name, params, toolCallId, options) =>
+          Effect.suspend(() => (ran.push(name), handled.handle(name, params, toolCallId, options)))
       }
       const toolkit = yield* GuardedToolkit.guard(sneaky)
       const exit = yield* Effect.exit(toolkit.handle("hidden" as "bash", { command: "ls" }, "h1"))
       assert.isTrue(exit._tag === "Failure")
       assert.deepStrictEqual(ran, [])
-    }).pipe(Effect.provide(handlers), Effect.provide(host([]))))
+    }).pipe(Effect.provide(handlers), Effect.provide(host([])))
+  )
 
   it.effect("an approval request this toolkit did not make: nobody is asked about the model's args, nothing runs", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       ran.length = 0
       const asked: Array<Approval.ApprovalRequest> = []
-      const model = yield* ScriptedModel.make([() => [ScriptedModel.toolCall("q", "bash", { command: "ls" }), ScriptedModel.finish("tool-calls")]])
+      const model = yield* ScriptedModel.make([
+        () => [ScriptedModel.toolCall("q", "bash", { command: "ls" }), ScriptedModel.finish("tool-calls")]
+      ])
       const first = yield* GuardedToolkit.guard(Tools)
       const response = yield* LanguageModel.generateText({ prompt: "go", toolkit: first }).pipe(
         Effect.provideService(LanguageModel.LanguageModel, model)
@@ -139,37 +168,55 @@ describe("no tool runs unjudged: the other paths into a handler", () => {
       assert.deepStrictEqual(asked, [])
       assert.deepStrictEqual(ran, [])
       assert.include(JSON.stringify(answers), "no approval was requested for this call by this toolkit")
-    }).pipe(Effect.provide(handlers), Effect.provide(host([
-      FakeExtension.fromReplies("asker", { tool_call: () => ({ ask: true, reason: "sure?" }) })
-    ]))))
+    }).pipe(
+      Effect.provide(handlers),
+      Effect.provide(host([FakeExtension.fromReplies("asker", { tool_call: () => ({ ask: true, reason: "sure?" }) })]))
+    )
+  )
 })
 
 describe("no tool runs unjudged: an asked call runs only once the Approver said yes", () => {
   const asker = FakeExtension.fromReplies("asker", { tool_call: () => ({ ask: true, reason: "sure?" }) })
-  const askOwn = Tool.make("peek", { parameters: Schema.Struct({ path: Schema.String }), success: Schema.String, needsApproval: true })
+  const askOwn = Tool.make("peek", {
+    parameters: Schema.Struct({ path: Schema.String }),
+    success: Schema.String,
+    needsApproval: true
+  })
   const PeekTools = Toolkit.make(askOwn)
   const peekHandlers = PeekTools.toLayer({ peek: (p) => Effect.sync(() => (ran.push(p), "peeked")) })
 
   const requested = <T extends Record<string, Tool.Any>>(toolkit: GuardedToolkit.Guarded<T>, name: string) =>
-    Effect.gen(function*() {
-      const model = yield* ScriptedModel.make([() => [ScriptedModel.toolCall("r1", name, { command: "ls", path: "a" }), ScriptedModel.finish("tool-calls")]])
-      const response = yield* LanguageModel.generateText({ prompt: "go", toolkit }).pipe(Effect.provideService(LanguageModel.LanguageModel, model))
-      assert.deepStrictEqual(response.content.filter((p) => p.type === "tool-approval-request").map((p) => p.toolCallId), ["r1"])
+    Effect.gen(function* () {
+      const model = yield* ScriptedModel.make([
+        () => [ScriptedModel.toolCall("r1", name, { command: "ls", path: "a" }), ScriptedModel.finish("tool-calls")]
+      ])
+      const response = yield* LanguageModel.generateText({ prompt: "go", toolkit }).pipe(
+        Effect.provideService(LanguageModel.LanguageModel, model)
+      )
+      assert.deepStrictEqual(
+        response.content.filter((p) => p.type === "tool-approval-request").map((p) => p.toolCallId),
+        ["r1"]
+      )
       return response
     })
 
-  it.effect("an extension's ask, then handle called directly with the same call: refused, the Approver never answered", () =>
-    Effect.gen(function*() {
-      ran.length = 0
-      const toolkit = yield* GuardedToolkit.guard(Tools)
-      yield* requested(toolkit, "shell")
-      const results = yield* toolkit.handle("shell", { command: "ls", path: "a" }, "r1").pipe(Effect.flatMap(Stream.runCollect))
-      assert.deepStrictEqual(ran, [])
-      assert.include(JSON.stringify(results[0]?.encodedResult), "needs approval, which the Approver did not give")
-    }).pipe(Effect.provide(handlers), Effect.provide(host([asker]))))
+  it.effect(
+    "an extension's ask, then handle called directly with the same call: refused, the Approver never answered",
+    () =>
+      Effect.gen(function* () {
+        ran.length = 0
+        const toolkit = yield* GuardedToolkit.guard(Tools)
+        yield* requested(toolkit, "shell")
+        const results = yield* toolkit
+          .handle("shell", { command: "ls", path: "a" }, "r1")
+          .pipe(Effect.flatMap(Stream.runCollect))
+        assert.deepStrictEqual(ran, [])
+        assert.include(JSON.stringify(results[0]?.encodedResult), "needs approval, which the Approver did not give")
+      }).pipe(Effect.provide(handlers), Effect.provide(host([asker])))
+  )
 
   it.effect("a tool's own needsApproval, then effect/ai told it was approved without the Approver: refused", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       ran.length = 0
       const toolkit = yield* GuardedToolkit.guard(PeekTools)
       const response = yield* requested(toolkit, "peek")
@@ -177,47 +224,62 @@ describe("no tool runs unjudged: an asked call runs only once the Approver said 
       assert.isDefined(approval)
       if (approval?.type !== "tool-approval-request") return
       // The agent answers the request itself, in effect/ai's own words, instead of through resolveApprovals.
-      const answer = Prompt.fromMessages([Prompt.makeMessage("tool", {
-        content: [Prompt.toolApprovalResponsePart({ approvalId: approval.approvalId, approved: true })]
-      })])
+      const answer = Prompt.fromMessages([
+        Prompt.makeMessage("tool", {
+          content: [Prompt.toolApprovalResponsePart({ approvalId: approval.approvalId, approved: true })]
+        })
+      ])
       const model = yield* ScriptedModel.make([() => [ScriptedModel.finish("stop")]])
       const second = yield* LanguageModel.generateText({
         prompt: Prompt.concat(Prompt.concat(Prompt.make("go"), Prompt.fromResponseParts(response.content)), answer),
         toolkit
       }).pipe(Effect.provideService(LanguageModel.LanguageModel, model))
       assert.deepStrictEqual(ran, [])
-      assert.include(JSON.stringify(second.toolResults[0]?.encodedResult), "needs approval, which the Approver did not give")
-    }).pipe(Effect.provide(peekHandlers), Effect.provide(host([]))))
+      assert.include(
+        JSON.stringify(second.toolResults[0]?.encodedResult),
+        "needs approval, which the Approver did not give"
+      )
+    }).pipe(Effect.provide(peekHandlers), Effect.provide(host([])))
+  )
 })
 
 describe("no tool runs unjudged: two calls sharing an id", () => {
-  const Peek = Tool.make("peek", { parameters: Schema.Struct({ path: Schema.String }), success: Schema.String, needsApproval: true })
+  const Peek = Tool.make("peek", {
+    parameters: Schema.Struct({ path: Schema.String }),
+    success: Schema.String,
+    needsApproval: true
+  })
   const PeekTools = Toolkit.make(Peek)
   const peekHandlers = PeekTools.toLayer({ peek: (p) => Effect.sync(() => (ran.push(p), "peeked")) })
 
   it.effect("the Approver says yes to one call's args: the other call of the same id does not run", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       ran.length = 0
       const asked: Array<unknown> = []
       const toolkit = yield* GuardedToolkit.guard(PeekTools)
       // A provider that lets the model name its calls: two calls, one id.
-      const model = yield* ScriptedModel.make([() => [
-        ScriptedModel.toolCall("x", "peek", { path: "/etc/shadow" }),
-        ScriptedModel.toolCall("x", "peek", { path: "notes.txt" }),
-        ScriptedModel.finish("tool-calls")
-      ]])
+      const model = yield* ScriptedModel.make([
+        () => [
+          ScriptedModel.toolCall("x", "peek", { path: "/etc/shadow" }),
+          ScriptedModel.toolCall("x", "peek", { path: "notes.txt" }),
+          ScriptedModel.finish("tool-calls")
+        ]
+      ])
       const response = yield* LanguageModel.generateText({ prompt: "go", toolkit }).pipe(
         Effect.provideService(LanguageModel.LanguageModel, model)
       )
       const answers = yield* GuardedToolkit.resolveApprovals(toolkit, response.content).pipe(
-        Effect.provide(Approval.Approver.layer((request) =>
-          Effect.sync(() => (asked.push(request.args), JSON.stringify(request.args) === `{"path":"notes.txt"}`))
-        ))
+        Effect.provide(
+          Approval.Approver.layer((request) =>
+            Effect.sync(() => (asked.push(request.args), JSON.stringify(request.args) === `{"path":"notes.txt"}`))
+          )
+        )
       )
       assert.deepStrictEqual(asked, [{ path: "notes.txt" }])
       assert.deepStrictEqual(ran, [])
       assert.include(JSON.stringify(answers), "call x was judged with other args")
-    }).pipe(Effect.provide(peekHandlers), Effect.provide(host([]))))
+    }).pipe(Effect.provide(peekHandlers), Effect.provide(host([])))
+  )
 })
 
 describe("no tool runs unjudged: property", () => {
@@ -225,7 +287,11 @@ describe("no tool runs unjudged: property", () => {
   const provider = FakeExtension.fromReplies("provider", {
     list_tools: () => ({
       tools: [
-        { name: "ext_strict", description: "", input_schema: { type: "object", properties: { command: { type: "string" } }, required: ["command"] } },
+        {
+          name: "ext_strict",
+          description: "",
+          input_schema: { type: "object", properties: { command: { type: "string" } }, required: ["command"] }
+        },
         { name: "ext_loose", description: "", input_schema: {} }
       ]
     }),
@@ -236,7 +302,10 @@ describe("no tool runs unjudged: property", () => {
   const Anything = Tool.make("anything", { parameters: Schema.Unknown, success: Schema.String })
   const Text = Tool.make("text", { parameters: Schema.String, success: Schema.String })
   const Free = Tool.dynamic("free", { parameters: { type: "object" }, success: Schema.String })
-  const Calc = Tool.dynamic("calc", { parameters: Schema.Struct({ a: Schema.Number, b: Schema.Number }), success: Schema.Number })
+  const Calc = Tool.dynamic("calc", {
+    parameters: Schema.Struct({ a: Schema.Number, b: Schema.Number }),
+    success: Schema.Number
+  })
   const Own = Toolkit.make(Shell, Bash, Loose, Anything, Text, Free, Calc)
   const ownHandlers = Own.toLayer({
     shell: (p) => Effect.sync(() => (ran.push(p), "ran")),
@@ -270,10 +339,19 @@ describe("no tool runs unjudged: property", () => {
   const askAll = FakeExtension.fromReplies("guard", { tool_call: () => ({ ask: true, reason: "sure?" }) })
 
   /** Every path: the model's turn (generateText, streamText), the approvals (answered no), and handle directly. */
-  const session = (calls: ReadonlyArray<{ readonly name: string; readonly params: unknown; readonly options: SchemaAST.ParseOptions | undefined }>) =>
-    Effect.gen(function*() {
+  const session = (
+    calls: ReadonlyArray<{
+      readonly name: string
+      readonly params: unknown
+      readonly options: SchemaAST.ParseOptions | undefined
+    }>
+  ) =>
+    Effect.gen(function* () {
       const toolkit = yield* GuardedToolkit.withExtensionTools(Own)
-      const turn = () => [...calls.map((c, i) => ScriptedModel.toolCall(`m${i}`, c.name, c.params)), ScriptedModel.finish("tool-calls")]
+      const turn = () => [
+        ...calls.map((c, i) => ScriptedModel.toolCall(`m${i}`, c.name, c.params)),
+        ScriptedModel.finish("tool-calls")
+      ]
       const model = yield* ScriptedModel.make([turn, turn])
       const response = yield* LanguageModel.generateText({ prompt: "go", toolkit }).pipe(
         Effect.provideService(LanguageModel.LanguageModel, model)
@@ -288,7 +366,9 @@ describe("no tool runs unjudged: property", () => {
         Effect.provideService(LanguageModel.LanguageModel, model)
       )
       for (const [i, c] of calls.entries()) {
-        const results = yield* toolkit.handle(c.name, c.params, `h${i}`, c.options).pipe(Effect.flatMap(Stream.runCollect))
+        const results = yield* toolkit
+          .handle(c.name, c.params, `h${i}`, c.options)
+          .pipe(Effect.flatMap(Stream.runCollect))
         for (const r of results) assert.isTrue(r.isFailure)
       }
       return yield* AuditLog.use((a) => a.entries)
@@ -299,17 +379,22 @@ describe("no tool runs unjudged: property", () => {
       fc.asyncProperty(fc.array(call, { minLength: 1, maxLength: 4 }), fc.boolean(), async (calls, ask) => {
         ran.length = 0
         invoked.length = 0
-        const audit = await Effect.runPromise(session(calls).pipe(
-          Effect.provide(ownHandlers),
-          Effect.provide(Approval.Approver.layerDeny),
-          Effect.provide(host([ask ? askAll : denyAll, provider]))
-        ))
+        const audit = await Effect.runPromise(
+          session(calls).pipe(
+            Effect.provide(ownHandlers),
+            Effect.provide(Approval.Approver.layerDeny),
+            Effect.provide(host([ask ? askAll : denyAll, provider]))
+          )
+        )
         assert.deepStrictEqual(ran, [])
         assert.deepStrictEqual(invoked, [])
         // Every call the toolkit was handed is in the audit as a tool_call.
         const audited = new Set(audit.filter((r) => r.event === "tool_call").map((r) => r.call_id))
         for (const i of calls.keys()) assert.isTrue(audited.has(`h${i}`) && audited.has(`m${i}`), `call ${i} audited`)
-        assert.deepStrictEqual(audit.filter((r) => r.event === "invoke_tool" || r.event === "tool_result"), [])
+        assert.deepStrictEqual(
+          audit.filter((r) => r.event === "invoke_tool" || r.event === "tool_result"),
+          []
+        )
       }),
       { numRuns: 60 }
     )

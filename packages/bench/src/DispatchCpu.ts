@@ -12,11 +12,16 @@ import { hostToolCall, rawToolCall } from "./scenarios/ToolCall.ts"
  * collector's helpers too), and its context switches per dispatch. Not a budget row; for comparing host changes.
  */
 const count = Number(process.argv[2] ?? 8)
-if (!Number.isInteger(count) || count < 1) throw new Error(`DispatchCpu: expected a number of extensions, got ${process.argv[2]}`)
+if (!Number.isInteger(count) || count < 1)
+  throw new Error(`DispatchCpu: expected a number of extensions, got ${process.argv[2]}`)
 const command = process.argv.includes("--ids") ? noopIds : noop
 const blocks = 10
 const perBlock = 500
-const median = (xs: ReadonlyArray<number>) => percentile([...xs].sort((a, b) => a - b), 50)
+const median = (xs: ReadonlyArray<number>) =>
+  percentile(
+    [...xs].sort((a, b) => a - b),
+    50
+  )
 const switches = (): [number, number] => {
   const status = readFileSync("/proc/self/status", "utf8")
   const field = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+)`, "m").exec(status)?.[1] ?? Number.NaN)
@@ -56,5 +61,7 @@ await withSides({ count, command }, [{ count, command }], async (host, [raw = []
     const r = readings[key]
     return `${key}: p50 ${median(r.p50).toFixed(1)} µs, CPU ${median(r.cpu).toFixed(1)} µs, switches ${median(r.voluntary).toFixed(2)} + ${median(r.involuntary).toFixed(2)} involuntary`
   }
-  process.stdout.write(`${count} ${command === noopIds ? "id-echoing " : ""}no-op ext, per dispatch\n  ${line("host")}\n  ${line("raw")}\n  p50 ratio ${(median(readings.host.p50) / median(readings.raw.p50)).toFixed(3)}\n`)
+  process.stdout.write(
+    `${count} ${command === noopIds ? "id-echoing " : ""}no-op ext, per dispatch\n  ${line("host")}\n  ${line("raw")}\n  p50 ratio ${(median(readings.host.p50) / median(readings.raw.p50)).toFixed(3)}\n`
+  )
 })

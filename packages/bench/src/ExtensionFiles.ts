@@ -17,10 +17,17 @@ const file = (name: string) => fileURLToPath(new URL(`./extensions/${name}`, imp
 export const noop: ExtensionCommand = { command: process.execPath, args: [file("noop.mjs")] }
 
 /** Reads a line, writes `{"id": <its id>}`; run with `reply_ids: "required"`. */
-export const noopIds: ExtensionCommand = { command: process.execPath, args: [file("noop-ids.mjs")], replyIds: "required" }
+export const noopIds: ExtensionCommand = {
+  command: process.execPath,
+  args: [file("noop-ids.mjs")],
+  replyIds: "required"
+}
 
 /** Replies `{}` to tool_call after `ms` milliseconds, at once to anything else. */
-export const sleeping = (ms: number): ExtensionCommand => ({ command: process.execPath, args: [file("sleep.mjs"), String(ms)] })
+export const sleeping = (ms: number): ExtensionCommand => ({
+  command: process.execPath,
+  args: [file("sleep.mjs"), String(ms)]
+})
 
 /** `Extension.main({})` from @abhed/extension: the SDK's no-op. */
 export const sdkNoop: ExtensionCommand = { command: process.execPath, args: [file("sdk-noop.ts")] }

@@ -24,7 +24,10 @@ export const time = async (run: () => Promise<unknown>): Promise<number> => {
 }
 
 /** A side measured by wall time, start to end. Sides with untimed setup or teardown measure themselves. */
-export const timed = (run: () => Promise<unknown>): Side => () => time(run)
+export const timed =
+  (run: () => Promise<unknown>): Side =>
+  () =>
+    time(run)
 
 /** The order the sides run in on iteration `i`: rotated by one each iteration. */
 export const rotation = <K extends string>(keys: ReadonlyArray<K>, i: number): ReadonlyArray<K> =>

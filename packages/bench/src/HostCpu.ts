@@ -7,9 +7,10 @@ import { Effect, Layer } from "effect"
  * the best µs per dispatch. Not a budget row (the fakes' own fibers are in it); for comparing host changes.
  */
 const count = Number(process.argv[2] ?? 1)
-if (!Number.isInteger(count) || count < 1) throw new Error(`HostCpu: expected a number of fakes, got ${process.argv[2]}`)
+if (!Number.isInteger(count) || count < 1)
+  throw new Error(`HostCpu: expected a number of fakes, got ${process.argv[2]}`)
 const fakes = Array.from({ length: count }, (_, i) => FakeExtension.fromReplies(`fake-${i}`, { tool_call: () => ({}) }))
-const perDispatch = Effect.gen(function*() {
+const perDispatch = Effect.gen(function* () {
   const host = yield* ExtensionHost
   const readings: Array<number> = []
   for (let r = 0; r < 7; r++) {
@@ -20,4 +21,6 @@ const perDispatch = Effect.gen(function*() {
   return readings.sort((a, b) => a - b)
 }).pipe(Effect.provide(ExtensionHost.layerFake(fakes, { sessionId: "s" }).pipe(Layer.provide(AuditLog.layerNone))))
 const readings = await Effect.runPromise(perDispatch)
-process.stdout.write(`${count} fakes: µs per dispatch, median ${readings[3]?.toFixed(2)}, best ${readings[0]?.toFixed(2)}\n`)
+process.stdout.write(
+  `${count} fakes: µs per dispatch, median ${readings[3]?.toFixed(2)}, best ${readings[0]?.toFixed(2)}\n`
+)

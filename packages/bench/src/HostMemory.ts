@@ -18,9 +18,11 @@ if (!Number.isInteger(first) || !Number.isInteger(total) || first < 1 || total <
 const host = await startHost(configOf(4, noop), sessionId)
 // Sequential dispatches, 1000 per runPromise: the loop's own bookkeeping stays out of the readings.
 const dispatchMany = (n: number) =>
-  host.run(Effect.gen(function*() {
-    for (let i = 0; i < n; i++) yield* host.host.toolCall({ tool: "bash", args: toolArgs })
-  }))
+  host.run(
+    Effect.gen(function* () {
+      for (let i = 0; i < n; i++) yield* host.host.toolCall({ tool: "bash", args: toolArgs })
+    })
+  )
 const runUpTo = async (from: number, to: number) => {
   for (let done = from; done < to; done += 1000) await dispatchMany(Math.min(1000, to - done))
 }

@@ -32,16 +32,17 @@ export const configOf = (count: number, command: ExtensionCommand): Config => ({
   builtin_tools: Defaults.builtin_tools
 })
 
-const quiet = Layer.mergeAll(
-  Layer.succeed(Logger.LogToStderr, true),
-  Layer.succeed(References.MinimumLogLevel, "Warn")
-)
+const quiet = Layer.mergeAll(Layer.succeed(Logger.LogToStderr, true), Layer.succeed(References.MinimumLogLevel, "Warn"))
 
 /**
  * Start the host: spawn every extension, session_start, list_tools. Resolves when the host is ready. `around`: a
  * layer the host and its dispatches run in (e.g. `Telemetry.layer`).
  */
-export const startHost = async (config: Config, sessionId: string, around: Layer.Layer<never> = Layer.empty): Promise<HostHandle> => {
+export const startHost = async (
+  config: Config,
+  sessionId: string,
+  around: Layer.Layer<never> = Layer.empty
+): Promise<HostHandle> => {
   const layer = ExtensionHost.layer(config, { sessionId, baseDir: extensionsDir }).pipe(
     Layer.provide(AuditLog.layerNone),
     Layer.provideMerge(around),

@@ -27,7 +27,10 @@ export interface Placement {
 const affinityOf = (pid: number): string | undefined => {
   try {
     // "pid 11250's current affinity list: 0,1"
-    const out = execFileSync("taskset", ["-p", "-c", String(pid)], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] })
+    const out = execFileSync("taskset", ["-p", "-c", String(pid)], {
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "ignore"]
+    })
     return /list:\s*(\S+)/.exec(out)?.[1]
   } catch {
     return undefined

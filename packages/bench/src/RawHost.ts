@@ -69,7 +69,10 @@ export const spawnRaw = (command: string, args: ReadonlyArray<string>, session: 
 }
 
 /** One request, encoded once, to every extension at once; the replies in extension order. */
-export const rawDispatch = (extensions: ReadonlyArray<RawExtension>, value: unknown): Promise<ReadonlyArray<unknown>> => {
+export const rawDispatch = (
+  extensions: ReadonlyArray<RawExtension>,
+  value: unknown
+): Promise<ReadonlyArray<unknown>> => {
   const line = Buffer.from(`${JSON.stringify(value)}\n`)
   return Promise.all(extensions.map((x) => x.send(line)))
 }

@@ -8,7 +8,8 @@ import { rawToolCall, sessionId } from "./scenarios/ToolCall.ts"
  * `argv[2]` sequential tool_call dispatches to 4 no-op extensions, then prints its `Usage` as one JSON line.
  */
 const total = Number(process.argv[2])
-if (!Number.isInteger(total) || total < 1) throw new Error(`RawMemory: expected a dispatch count, got ${process.argv[2]}`)
+if (!Number.isInteger(total) || total < 1)
+  throw new Error(`RawMemory: expected a dispatch count, got ${process.argv[2]}`)
 const extensions = await rawStartup(4, noop.command, noop.args, sessionId)
 try {
   // The same request the other scenarios' raw side sends (scenarios/ToolCall.ts).

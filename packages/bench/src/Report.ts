@@ -66,29 +66,33 @@ const round = (x: number): number => (Number.isFinite(x) ? Number(x.toPrecision(
 
 /** The `--json` output: one JSON document. Non-finite numbers become null (JSON has no NaN). */
 export const toJson = (doc: Document): string =>
-  JSON.stringify({
-    machine: doc.machine,
-    scenarios: doc.scenarios.map((r) => ({
-      name: r.name,
-      metric: r.metric,
-      host: Number.isFinite(r.host) ? round(r.host) : null,
-      raw: Number.isFinite(r.raw) ? round(r.raw) : null,
-      ratio: r.ratio === null ? null : round(r.ratio),
-      budget: r.budget,
-      unit: r.unit
-    }))
-  }, null, 2)
+  JSON.stringify(
+    {
+      machine: doc.machine,
+      scenarios: doc.scenarios.map((r) => ({
+        name: r.name,
+        metric: r.metric,
+        host: Number.isFinite(r.host) ? round(r.host) : null,
+        raw: Number.isFinite(r.raw) ? round(r.raw) : null,
+        ratio: r.ratio === null ? null : round(r.ratio),
+        budget: r.budget,
+        unit: r.unit
+      }))
+    },
+    null,
+    2
+  )
 
 const fmt = (x: number): string =>
   !Number.isFinite(x)
     ? "n/a"
     : Math.abs(x) >= 1000
-    ? x.toFixed(0)
-    : Math.abs(x) >= 100
-    ? x.toFixed(1)
-    : Math.abs(x) >= 1
-    ? x.toFixed(2)
-    : x.toPrecision(3)
+      ? x.toFixed(0)
+      : Math.abs(x) >= 100
+        ? x.toFixed(1)
+        : Math.abs(x) >= 1
+          ? x.toFixed(2)
+          : x.toPrecision(3)
 
 export const describeMachine = (m: Machine): string =>
   `${m.cpus} × ${m.cpu_model}, ${m.memory_mib} MiB, ${m.os} ${m.arch}, node ${m.node}, load ${m.load_avg_1m.toFixed(2)}, ${m.mode} run`
@@ -110,7 +114,10 @@ export const toTable = (doc: Document): string => {
   const widths = header.map((_, i) => Math.max(...all.map((c) => (c[i] ?? "").length)))
   const numeric = new Set([2, 3, 4])
   const line = (c: ReadonlyArray<string>) =>
-    c.map((cell, i) => (numeric.has(i) ? cell.padStart(widths[i] ?? 0) : cell.padEnd(widths[i] ?? 0))).join("  ").trimEnd()
+    c
+      .map((cell, i) => (numeric.has(i) ? cell.padStart(widths[i] ?? 0) : cell.padEnd(widths[i] ?? 0)))
+      .join("  ")
+      .trimEnd()
   return [
     `machine: ${describeMachine(doc.machine)}`,
     "",

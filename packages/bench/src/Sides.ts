@@ -23,7 +23,8 @@ export const withSides = async <A>(
   const handle = await startHost(configOf(host.count, host.command), sessionId)
   const clients: Array<ReadonlyArray<RawExtension>> = []
   try {
-    for (const group of raw) clients.push(await rawStartup(group.count, group.command.command, group.command.args, sessionId, group.session))
+    for (const group of raw)
+      clients.push(await rawStartup(group.count, group.command.command, group.command.args, sessionId, group.session))
     return await body(handle, clients)
   } finally {
     await handle.dispose()

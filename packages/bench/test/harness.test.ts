@@ -104,12 +104,21 @@ describe("output", () => {
     expect(parsed).toEqual({
       machine,
       scenarios: [
-        { name: "1. sequential tool_call, 1 no-op ext", metric: "p50", host: 0.3, raw: 0.2, ratio: 1.5, budget: 1.5, unit: "ms" },
+        {
+          name: "1. sequential tool_call, 1 no-op ext",
+          metric: "p50",
+          host: 0.3,
+          raw: 0.2,
+          ratio: 1.5,
+          budget: 1.5,
+          unit: "ms"
+        },
         { name: "6. spawn per event", metric: "p50", host: 0.25, raw: 25, ratio: 0.01, budget: null, unit: "ms" },
         { name: "5. memory", metric: "open fds", host: null, raw: null, ratio: null, budget: 1.1, unit: "fds" }
       ]
     })
-    for (const s of (parsed as { scenarios: Array<object> }).scenarios) { // shape checked by toEqual above
+    for (const s of (parsed as { scenarios: Array<object> }).scenarios) {
+      // shape checked by toEqual above
       expect(Object.keys(s)).toEqual(["name", "metric", "host", "raw", "ratio", "budget", "unit"])
     }
   })
@@ -150,7 +159,10 @@ describe("line splitter", () => {
   it("gives the same lines however the bytes are chunked, skipping blank lines", () => {
     fc.assert(
       fc.property(
-        fc.array(fc.string({ unit: "grapheme" }).map((s) => s.replaceAll("\n", " ")), { maxLength: 10 }),
+        fc.array(
+          fc.string({ unit: "grapheme" }).map((s) => s.replaceAll("\n", " ")),
+          { maxLength: 10 }
+        ),
         fc.array(fc.integer({ min: 1, max: 7 }), { minLength: 1, maxLength: 20 }),
         (lines, cuts) => {
           const bytes = Buffer.from(lines.map((l) => `${l}\n`).join(""))

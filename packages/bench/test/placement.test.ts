@@ -35,7 +35,13 @@ describe("placements", () => {
 
   it("a pinned command runs the extension itself on the placement's CPU; the agent's thread is put back after", async () => {
     for (const placement of placements) {
-      const command = pinnedCommand({ command: process.execPath, args: ["-e", "process.stdout.write(require('fs').readFileSync('/proc/self/status','utf8'))"] }, placement)
+      const command = pinnedCommand(
+        {
+          command: process.execPath,
+          args: ["-e", "process.stdout.write(require('fs').readFileSync('/proc/self/status','utf8'))"]
+        },
+        placement
+      )
       expect(command.command).toBe("taskset")
       const status = execFileSync(command.command, [...command.args], { encoding: "utf8" })
       expect(allowedCpusIn(status)).toBe(String(placement.extensionCpu))

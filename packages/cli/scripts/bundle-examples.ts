@@ -13,12 +13,14 @@ const target = fileURLToPath(new URL("../examples/", import.meta.url))
 
 mkdirSync(target, { recursive: true })
 for (const name of readdirSync(source)) {
-  if (name.endsWith(".sh") || name.endsWith(".py") || name.endsWith(".jsonl")) copyFileSync(`${source}${name}`, `${target}${name}`)
+  if (name.endsWith(".sh") || name.endsWith(".py") || name.endsWith(".jsonl"))
+    copyFileSync(`${source}${name}`, `${target}${name}`)
 }
 
 const config: unknown = JSON.parse(readFileSync(`${source}abhed.json`, "utf8"))
 const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
-if (!isRecord(config) || !Array.isArray(config["extensions"])) throw new Error(`${source}abhed.json: no extensions array`)
+if (!isRecord(config) || !Array.isArray(config["extensions"]))
+  throw new Error(`${source}abhed.json: no extensions array`)
 // The schema path is relative to docs/; the package does not ship it.
 delete config["$schema"]
 for (const extension of config["extensions"]) {

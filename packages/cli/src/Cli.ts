@@ -31,9 +31,26 @@ export const cli = Command.make("abhed-ext", {}, () => runDemo).pipe(
     { command: "abhed-ext", description: "run the demo" },
     { command: "abhed-ext run --config abhed.json session.jsonl", description: "decide every request of a session" },
     { command: "abhed-ext check -- bash my-extension.sh", description: "check that an extension follows the protocol" },
-    { command: "abhed-ext import-hooks .claude/settings.json > abhed.json", description: "bring your Claude Code hooks" }
+    {
+      command: "abhed-ext import-hooks .claude/settings.json > abhed.json",
+      description: "bring your Claude Code hooks"
+    }
   ]),
-  Command.withSubcommands([run, check, demo, hook, importHooks, importMcp, list, trust, untrust, test, replay, audit, mcp])
+  Command.withSubcommands([
+    run,
+    check,
+    demo,
+    hook,
+    importHooks,
+    importMcp,
+    list,
+    trust,
+    untrust,
+    test,
+    replay,
+    audit,
+    mcp
+  ])
 )
 
 /** Global flags that take a value: the word after them is not the command. */
@@ -64,7 +81,7 @@ export const dataCommandFlags = (args: ReadonlyArray<string>): Effect.Effect<voi
 // stderr setting, as runMain would write it. runMain's own report runs outside `main`, where it would go to stdout,
 // so bin.ts turns it off (`disableErrorReporting`). A bad command line is reported by Usage.ts: problems and a
 // hint on stderr, exit 64.
-export const main = Effect.gen(function*() {
+export const main = Effect.gen(function* () {
   yield* dataCommandFlags(yield* (yield* Stdio.Stdio).args)
   yield* Command.run(cli, { version: Version })
 }).pipe(
@@ -72,7 +89,9 @@ export const main = Effect.gen(function*() {
   Effect.provide(layerPresenter),
   Effect.provide(NodeServices.layer),
   Effect.tapCause((cause) =>
-    Cause.hasInterruptsOnly(cause) || !Runtime.getErrorReported(Cause.squash(cause)) ? Effect.void : Effect.logError(cause)
+    Cause.hasInterruptsOnly(cause) || !Runtime.getErrorReported(Cause.squash(cause))
+      ? Effect.void
+      : Effect.logError(cause)
   ),
   Effect.provideService(Logger.LogToStderr, true)
 )

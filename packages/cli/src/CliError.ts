@@ -25,7 +25,9 @@ export class ConfigRejected extends Schema.TaggedError<ConfigRejected>()("Config
 }
 
 /** `check` found at least one violation: exit 1 (the report is already printed). */
-export class CheckFailed extends Schema.TaggedError<CheckFailed>()("CheckFailed", { failed: Schema.Array(Schema.String) }) {
+export class CheckFailed extends Schema.TaggedError<CheckFailed>()("CheckFailed", {
+  failed: Schema.Array(Schema.String)
+}) {
   override get [Runtime.errorExitCode](): number {
     return 1
   }
@@ -38,7 +40,9 @@ export class CheckFailed extends Schema.TaggedError<CheckFailed>()("CheckFailed"
 }
 
 /** `run --strict`: no extension was configured, or one died: exit 1 (one line on stderr, after the output). */
-export class StrictRunFailed extends Schema.TaggedError<StrictRunFailed>()("StrictRunFailed", { problem: Schema.String }) {
+export class StrictRunFailed extends Schema.TaggedError<StrictRunFailed>()("StrictRunFailed", {
+  problem: Schema.String
+}) {
   override get [Runtime.errorExitCode](): number {
     return 1
   }

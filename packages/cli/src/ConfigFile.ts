@@ -1,4 +1,10 @@
-import { type ConfigInvalid, ConfigUnreadable, decodeConfig, loadConfig as loadConfigFile, type LoadedConfig } from "@abhed/host"
+import {
+  type ConfigInvalid,
+  ConfigUnreadable,
+  decodeConfig,
+  loadConfig as loadConfigFile,
+  type LoadedConfig
+} from "@abhed/host"
 import { Console, Effect, type FileSystem, Path, Stdio, Stream } from "effect"
 import { ConfigRejected } from "./CliError.ts"
 
@@ -16,23 +22,28 @@ export const StdinConfig = "-"
 export const loadConfig = (
   file: string
 ): Effect.Effect<LoadedConfig, ConfigRejected, FileSystem.FileSystem | Path.Path | Stdio.Stdio> => {
-  const source: Effect.Effect<LoadedConfig, ConfigUnreadable | ConfigInvalid, FileSystem.FileSystem | Path.Path | Stdio.Stdio> =
-    file === StdinConfig ? fromStdin : loadConfigFile(file)
+  const source: Effect.Effect<
+    LoadedConfig,
+    ConfigUnreadable | ConfigInvalid,
+    FileSystem.FileSystem | Path.Path | Stdio.Stdio
+  > = file === StdinConfig ? fromStdin : loadConfigFile(file)
   return source.pipe(
-    Effect.mapError((e) =>
-      new ConfigRejected({
-        file,
-        // A FIFO or a process substitution is refused (it could hang the open): say what works instead.
-        detail: e._tag === "ConfigUnreadable" && e.detail.includes("not a regular file")
-          ? `${e.message}; give it as a file, or on stdin with -c -`
-          : e.message
-      })
+    Effect.mapError(
+      (e) =>
+        new ConfigRejected({
+          file,
+          // A FIFO or a process substitution is refused (it could hang the open): say what works instead.
+          detail:
+            e._tag === "ConfigUnreadable" && e.detail.includes("not a regular file")
+              ? `${e.message}; give it as a file, or on stdin with -c -`
+              : e.message
+        })
     ),
     Effect.tapError((e) => Console.error(e.message))
   )
 }
 
-const fromStdin = Effect.gen(function*() {
+const fromStdin = Effect.gen(function* () {
   const path = yield* Path.Path
   const text = yield* (yield* Stdio.Stdio).stdin.pipe(
     Stream.decodeText(),

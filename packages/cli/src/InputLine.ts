@@ -52,10 +52,15 @@ export type InputRequest = { readonly [E in keyof InputSchemas]: InputSchemas[E]
  */
 const LineSchemas = {
   ...InputSchemas,
-  tool_result: Schema.Struct({ ...InputSchemas.tool_result.fields, args: Schema.optionalKey(ToolResultRequest.fields.args) })
+  tool_result: Schema.Struct({
+    ...InputSchemas.tool_result.fields,
+    args: Schema.optionalKey(ToolResultRequest.fields.args)
+  })
 } as const
 
-export type InputLine = { readonly [E in keyof typeof LineSchemas]: (typeof LineSchemas)[E]["Type"] }[keyof typeof LineSchemas]
+export type InputLine = {
+  readonly [E in keyof typeof LineSchemas]: (typeof LineSchemas)[E]["Type"]
+}[keyof typeof LineSchemas]
 
 /** A blank (or whitespace-only) line carries no request: `run` skips it without output. */
 export const isBlank = (text: string): boolean => text.trim() === ""
@@ -68,12 +73,15 @@ export const decodeInputLine = (text: string): Result.Result<InputLine, string> 
   } catch (cause) {
     return Result.fail(`invalid JSON: ${cause instanceof Error ? cause.message : String(cause)}`)
   }
-  if (!isJsonObject(json)) return Result.fail("expected a JSON object with an \"event\" field")
+  if (!isJsonObject(json)) return Result.fail('expected a JSON object with an "event" field')
   const event = json["event"]
   if (event === undefined) return Result.fail(`missing "event"; expected one of ${EventNames.join(", ")}`)
   if (!isEventName(event)) {
     // Only a string is quoted: any other value may be JSON nested too deep to print (docs/design.md#failures).
-    const got = typeof event === "string" ? JSON.stringify(event) : `of type ${Array.isArray(event) ? "array" : event === null ? "null" : typeof event}`
+    const got =
+      typeof event === "string"
+        ? JSON.stringify(event)
+        : `of type ${Array.isArray(event) ? "array" : event === null ? "null" : typeof event}`
     return Result.fail(`unknown event ${got}; expected one of ${EventNames.join(", ")}`)
   }
   const decoded = Schema.decodeUnknownResult(LineSchemas[event])(json)
@@ -83,4 +91,9 @@ export const decodeInputLine = (text: string): Result.Result<InputLine, string> 
 }
 
 /** Schema messages can span lines; the error field is one line of JSON either way, but a short line reads better. */
-const oneLine = (message: string): string => message.split("\n").map((s) => s.trim()).filter((s) => s !== "").join("; ")
+const oneLine = (message: string): string =>
+  message
+    .split("\n")
+    .map((s) => s.trim())
+    .filter((s) => s !== "")
+    .join("; ")

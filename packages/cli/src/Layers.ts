@@ -28,16 +28,20 @@ export const trustStoreFile = (): string => defaultTrustStore(process.env, NodeO
 
 /** Why a project's extensions are not started, and the command that would trust it. */
 export const untrustedMessage = (command: string, u: UntrustedProject): string =>
-  describeUntrusted(u).map((line, i) => (i === 0 ? `${command}: ${line}` : line)).join("\n")
+  describeUntrusted(u)
+    .map((line, i) => (i === 0 ? `${command}: ${line}` : line))
+    .join("\n")
 
 /** Load the layers from the current directory; an invalid layer is exit 2 (its problems on stderr). */
 export const loadCliLayers = (command: string): Effect.Effect<Layers, ConfigRejected, Path.Path> =>
   loadLayers(layerPlaces(process.env, NodeOs.homedir(), process.cwd())).pipe(
     Effect.provide(Trust.layer(trustStoreFile())),
-    Effect.mapError((e) => new ConfigRejected({ file: e._tag === "LayerConflict" ? e.files.join(", ") : e.file, detail: e.message })),
+    Effect.mapError(
+      (e) => new ConfigRejected({ file: e._tag === "LayerConflict" ? e.files.join(", ") : e.file, detail: e.message })
+    ),
     Effect.tapError((e) => Console.error(e.message)),
     Effect.tap((layers) =>
-      Effect.gen(function*() {
+      Effect.gen(function* () {
         for (const w of layers.warnings) yield* Console.error(`${command}: warning: ${w}`)
         if (layers.untrusted !== undefined) yield* Console.error(untrustedMessage(command, layers.untrusted))
       })
@@ -74,14 +78,14 @@ export const runSource = (
 ): Effect.Effect<RunSource, ConfigRejected, FileSystem.FileSystem | Path.Path | Stdio.Stdio> =>
   Option.isSome(config)
     ? Effect.map(loadConfig(config.value), (loaded) => ({
-      label: config.value,
-      config: loaded.config,
-      host: processHost(loaded),
-      untrusted: undefined
-    }))
+        label: config.value,
+        config: loaded.config,
+        host: processHost(loaded),
+        untrusted: undefined
+      }))
     : Effect.map(loadCliLayers("abhed-ext run"), (layers) => ({
-      label: layersLabel(layers),
-      config: layers.config,
-      host: layersHost(layers),
-      untrusted: layers.untrusted
-    }))
+        label: layersLabel(layers),
+        config: layers.config,
+        host: layersHost(layers),
+        untrusted: layers.untrusted
+      }))

@@ -62,7 +62,7 @@ const unasked = (status: ExtensionStatus): boolean => status.state._tag === "sta
  * they take, and an exit at startup is noticed by the host as it happens, not at once.
  */
 const watch = (statuses: Effect.Effect<ReadonlyArray<ExtensionStatus>>, watchMs: number) =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     for (let waited = 0; ; waited += PollMillis) {
       const now = yield* statuses
       if (waited >= watchMs || !now.some(unasked)) return now
@@ -70,12 +70,14 @@ const watch = (statuses: Effect.Effect<ReadonlyArray<ExtensionStatus>>, watchMs:
     }
   })
 
-const stateOf = (status: ExtensionStatus | undefined): { readonly state: Listed["state"]; readonly cause: string | null } =>
+const stateOf = (
+  status: ExtensionStatus | undefined
+): { readonly state: Listed["state"]; readonly cause: string | null } =>
   status === undefined
     ? { state: "dead", cause: "not started" }
     : status.state._tag === "dead"
-    ? { state: "dead", cause: describeDeathCause(status.state.cause) }
-    : { state: status.state._tag === "live" ? "live" : "running", cause: null }
+      ? { state: "dead", cause: describeDeathCause(status.state.cause) }
+      : { state: status.state._tag === "live" ? "live" : "running", cause: null }
 
 const listed = (
   config: ExtensionConfig,
@@ -99,28 +101,31 @@ const listed = (
 const listSource = (config: Option.Option<string>) =>
   Option.isSome(config)
     ? Effect.map(loadConfig(config.value), (loaded) => ({
-      label: config.value,
-      config: loaded.config,
-      host: processHost(loaded),
-      untrusted: undefined as Listing["untrusted_project"]
-    }))
+        label: config.value,
+        config: loaded.config,
+        host: processHost(loaded),
+        untrusted: undefined as Listing["untrusted_project"]
+      }))
     : Effect.map(loadCliLayers("abhed-ext list"), (layers) => ({
-      label: layersLabel(layers),
-      config: layers.config,
-      host: layersHost(layers),
-      untrusted: layers.untrusted === undefined ? null : {
-        file: layers.untrusted.print.file,
-        extensions: layers.untrusted.print.extensions.map((x) => x.name),
-        changes: layers.untrusted.changes,
-        trust: `abhed-ext trust ${layers.untrusted.print.root}`
-      }
-    }))
+        label: layersLabel(layers),
+        config: layers.config,
+        host: layersHost(layers),
+        untrusted:
+          layers.untrusted === undefined
+            ? null
+            : {
+                file: layers.untrusted.print.file,
+                extensions: layers.untrusted.print.extensions.map((x) => x.name),
+                changes: layers.untrusted.changes,
+                trust: `abhed-ext trust ${layers.untrusted.print.root}`
+              }
+      }))
 
 /** Start the config's extensions, probe them, close them: the listing. */
 export const probe = (config: Option.Option<string>, watchMs: number) =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const source = yield* listSource(config)
-    return yield* Effect.gen(function*() {
+    return yield* Effect.gen(function* () {
       const host = yield* ExtensionHost
       const statuses = yield* watch(host.status, watchMs)
       const accepted = yield* host.tools
@@ -132,7 +137,9 @@ export const probe = (config: Option.Option<string>, watchMs: number) =>
           listed(
             x,
             statuses.find((s) => s.name === x.name),
-            accepted.filter((t) => t.extension === x.name).map((t) => ({ name: t.tool.name, description: t.tool.description }))
+            accepted
+              .filter((t) => t.extension === x.name)
+              .map((t) => ({ name: t.tool.name, description: t.tool.description }))
           )
         ),
         rejected_tools: startupTools?.notes.filter((note) => note.startsWith("tool ")) ?? [],
@@ -149,14 +156,17 @@ const quote = (word: string): string => (/^[\w./:=@%+-]+$/.test(word) ? word : J
 /** The listing for people. */
 export const renderText = (listing: Listing): string => {
   const count = listing.extensions.length
-  const lines = [`${listing.config}: ${count} extension${count === 1 ? "" : "s"}, started and probed (session_start, list_tools)`]
+  const lines = [
+    `${listing.config}: ${count} extension${count === 1 ? "" : "s"}, started and probed (session_start, list_tools)`
+  ]
   if (count === 0) lines.push("  none: nothing can veto a call, the policy alone decides")
   for (const x of listing.extensions) {
-    const state = x.state === "dead"
-      ? `DEAD: ${x.cause ?? "unknown"}`
-      : x.state === "running"
-      ? "running, not asked anything (it takes neither session_start nor list_tools)"
-      : "live"
+    const state =
+      x.state === "dead"
+        ? `DEAD: ${x.cause ?? "unknown"}`
+        : x.state === "running"
+          ? "running, not asked anything (it takes neither session_start nor list_tools)"
+          : "live"
     lines.push(
       "",
       `${x.name}  ${state}`,
@@ -168,7 +178,8 @@ export const renderText = (listing: Listing): string => {
       `  tools       ${x.tools.length === 0 ? "none" : x.tools.map((t) => t.name).join(", ")}`
     )
   }
-  if (listing.rejected_tools.length > 0) lines.push("", "rejected tools:", ...listing.rejected_tools.map((note) => `  ${note}`))
+  if (listing.rejected_tools.length > 0)
+    lines.push("", "rejected tools:", ...listing.rejected_tools.map((note) => `  ${note}`))
   const u = listing.untrusted_project
   if (u !== undefined && u !== null) {
     lines.push(
@@ -199,9 +210,12 @@ export const list = Command.make(
       Flag.withDefault(1000),
       nonNegative
     ),
-    json: Flag.Boolean("json").pipe(Flag.withDescription("print one JSON document instead of text"), Flag.withDefault(false))
+    json: Flag.Boolean("json").pipe(
+      Flag.withDescription("print one JSON document instead of text"),
+      Flag.withDefault(false)
+    )
   },
-  Effect.fn("list")(function*({ config, json, watchMs }) {
+  Effect.fn("list")(function* ({ config, json, watchMs }) {
     const listing = yield* probe(config, watchMs)
     yield* Console.log(json ? JSON.stringify(listing) : renderText(listing))
   })
@@ -216,6 +230,9 @@ export const list = Command.make(
   ),
   Command.withExamples([
     { command: "abhed-ext list -c abhed.json", description: "what the config sets up, and whether it starts" },
-    { command: "abhed-ext list -c abhed.json --json | jq '.extensions[] | select(.state == \"dead\")'", description: "the dead ones" }
+    {
+      command: "abhed-ext list -c abhed.json --json | jq '.extensions[] | select(.state == \"dead\")'",
+      description: "the dead ones"
+    }
   ])
 )

@@ -7,19 +7,19 @@ import type { JsonObject, ToolDeclaration } from "@abhed/protocol"
  */
 export type OutputLine =
   | {
-    readonly event: "tool_call"
-    readonly decision: FinalDecision
-    readonly reasons: ReadonlyArray<Reason>
-    readonly args: JsonObject
-    readonly rounds: number
-  }
+      readonly event: "tool_call"
+      readonly decision: FinalDecision
+      readonly reasons: ReadonlyArray<Reason>
+      readonly args: JsonObject
+      readonly rounds: number
+    }
   | { readonly event: "tool_result"; readonly content: string; readonly is_error: boolean }
   | {
-    readonly event: "context"
-    readonly keep: ReadonlyArray<number>
-    /** Only when a failure withheld the whole context (`keep` is then empty): who, and why. */
-    readonly withheld?: ReadonlyArray<Reason>
-  }
+      readonly event: "context"
+      readonly keep: ReadonlyArray<number>
+      /** Only when a failure withheld the whole context (`keep` is then empty): who, and why. */
+      readonly withheld?: ReadonlyArray<Reason>
+    }
   | { readonly event: "before_agent_start"; readonly system: string }
   | { readonly event: "before_compact"; readonly cancel: boolean; readonly summary: string | null }
   | { readonly event: "list_tools"; readonly tools: ReadonlyArray<ToolDeclaration> }

@@ -75,19 +75,26 @@ export const preflightProblem = ({ manifest, node, packageDir }: PreflightInput)
   const wantsNode = manifest.engines?.node
   if (wantsNode !== undefined && !satisfies(node, wantsNode)) {
     const major = pinned(wantsNode).split(".")[0] ?? ""
-    return `abhed-ext: needs Node ${wantsNode} (this is Node ${node}): install Node ${major}, or in this project ` +
+    return (
+      `abhed-ext: needs Node ${wantsNode} (this is Node ${node}): install Node ${major}, or in this project ` +
       `\`npm install node@${major}\` and run \`npx abhed-ext\` (README, "From the registry")`
+    )
   }
   const peers = manifest.peerDependencies ?? {}
   const effectRange = peers["effect"] ?? "*"
   const platformRange = peers["@effect/platform-node"] ?? "*"
-  const fix = `\`npm install effect@${pinned(effectRange)} @effect/platform-node@${pinned(platformRange)}\`` +
+  const fix =
+    `\`npm install effect@${pinned(effectRange)} @effect/platform-node@${pinned(platformRange)}\`` +
     " (with -g for a global abhed-ext)"
   const effect = locate("effect", packageDir)
   const platform = locate("@effect/platform-node", packageDir)
   if (effect === undefined || platform === undefined) {
-    const missing = [effect === undefined ? "effect" : undefined, platform === undefined ? "@effect/platform-node" : undefined]
-      .filter((name) => name !== undefined).join(" and ")
+    const missing = [
+      effect === undefined ? "effect" : undefined,
+      platform === undefined ? "@effect/platform-node" : undefined
+    ]
+      .filter((name) => name !== undefined)
+      .join(" and ")
     return `abhed-ext: ${missing} not installed beside @abhed/cli: run ${fix}`
   }
   const effectVersion = effect.manifest.version ?? "?"
@@ -97,14 +104,19 @@ export const preflightProblem = ({ manifest, node, packageDir }: PreflightInput)
   const platformsEffect = locate("effect", platform.dir)
   const platformWants = platform.manifest.peerDependencies?.["effect"] ?? "*"
   if (
-    !satisfies(effectVersion, effectRange) || !satisfies(platformVersion, platformRange) ||
-    !satisfies(effectVersion, platformWants) || platformsEffect?.dir !== effect.dir
+    !satisfies(effectVersion, effectRange) ||
+    !satisfies(platformVersion, platformRange) ||
+    !satisfies(effectVersion, platformWants) ||
+    platformsEffect?.dir !== effect.dir
   ) {
-    const copies = platformsEffect !== undefined && platformsEffect.dir !== effect.dir
-      ? ` (and a second effect, ${platformsEffect.manifest.version ?? "?"}, under @effect/platform-node)`
-      : ""
-    return `abhed-ext: needs effect ${effectRange} with @effect/platform-node ${platformRange}, ${found}${copies}: ` +
+    const copies =
+      platformsEffect !== undefined && platformsEffect.dir !== effect.dir
+        ? ` (and a second effect, ${platformsEffect.manifest.version ?? "?"}, under @effect/platform-node)`
+        : ""
+    return (
+      `abhed-ext: needs effect ${effectRange} with @effect/platform-node ${platformRange}, ${found}${copies}: ` +
       `run ${fix}`
+    )
   }
   return undefined
 }

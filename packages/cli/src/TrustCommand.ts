@@ -49,9 +49,10 @@ const showExtension = (root: string, x: ExtensionPrint): ReadonlyArray<string> =
   `    env      ${x.env_keys.length === 0 ? "(none set)" : x.env_keys.join(", ")}`,
   ...(x.scripts.length === 0
     ? ["    scripts  (none named inside the project)"]
-    : x.scripts.map((s, i) =>
-      `    ${i === 0 ? "scripts " : "        "} ${NodePath.join(root, s.path)}  ${s.sha256 === null ? "(missing)" : `sha256:${s.sha256}`}`
-    ))
+    : x.scripts.map(
+        (s, i) =>
+          `    ${i === 0 ? "scripts " : "        "} ${NodePath.join(root, s.path)}  ${s.sha256 === null ? "(missing)" : `sha256:${s.sha256}`}`
+      ))
 ]
 
 /** What `trust` shows before it asks. */
@@ -77,26 +78,34 @@ const ask = (question: string): Effect.Effect<boolean> =>
     }
   })
 
-const listTrusted = Effect.gen(function*() {
+const listTrusted = Effect.gen(function* () {
   const store = yield* readTrustStore(trustStoreFile()).pipe(Effect.catch(storeFailed("abhed-ext trust")))
   const entries = Object.values(store.projects).sort((a, b) => (a.root < b.root ? -1 : 1))
   if (entries.length === 0) return yield* Console.log("no project is trusted")
   for (const e of entries) {
-    yield* Console.log(`${e.root}  trusted ${e.trusted_at}  (${e.extensions.map((x) => x.name).join(", ") || "no extension"})`)
+    yield* Console.log(
+      `${e.root}  trusted ${e.trusted_at}  (${e.extensions.map((x) => x.name).join(", ") || "no extension"})`
+    )
   }
 })
 
 export const trust = Command.make(
   "trust",
   {
-    yes: Flag.Boolean("yes").pipe(Flag.withAlias("y"), Flag.withDescription("trust without asking (for scripts)"), Flag.withDefault(false)),
+    yes: Flag.Boolean("yes").pipe(
+      Flag.withAlias("y"),
+      Flag.withDescription("trust without asking (for scripts)"),
+      Flag.withDefault(false)
+    ),
     list: Flag.Boolean("list").pipe(Flag.withDescription("list the trusted projects"), Flag.withDefault(false)),
     dir: Argument.String("dir").pipe(
-      Argument.withDescription("the project (default: the current directory; its nearest .abhed up to the repository root)"),
+      Argument.withDescription(
+        "the project (default: the current directory; its nearest .abhed up to the repository root)"
+      ),
       Argument.optional
     )
   },
-  Effect.fn("trust")(function*({ dir, list, yes }) {
+  Effect.fn("trust")(function* ({ dir, list, yes }) {
     if (list) return yield* listTrusted
     const from = dirOf(dir)
     const found = yield* findProjectLayer(from)
@@ -109,7 +118,8 @@ export const trust = Command.make(
     const verdict = verdictOf(yield* readTrustStore(store).pipe(Effect.catch(storeFailed("abhed-ext trust"))), print)
     yield* Console.log(describeProject(print, verdict.trusted ? undefined : verdict.changes))
     if (verdict.trusted) return yield* Console.log("\nalready trusted, as it is")
-    const given = yes || (process.stdin.isTTY === true && (yield* ask("\nTrust it, and let these processes start? [y/N] ")))
+    const given =
+      yes || (process.stdin.isTTY === true && (yield* ask("\nTrust it, and let these processes start? [y/N] ")))
     if (!given) {
       return yield* fail(
         process.stdin.isTTY === true
@@ -121,7 +131,9 @@ export const trust = Command.make(
     yield* Console.log(`\ntrusted: ${found.root} (recorded in ${store})`)
   })
 ).pipe(
-  Command.withShortDescription("Trust a project's .abhed/abhed.json, bound to its content, so that `run` starts its extensions"),
+  Command.withShortDescription(
+    "Trust a project's .abhed/abhed.json, bound to its content, so that `run` starts its extensions"
+  ),
   Command.withDescription(
     "Show every process a project's config layer would start (name, command, args, cwd, env keys, and each script " +
       "it names with its sha256) and what changed since it was last trusted, then ask (on a terminal) or take --yes. " +
@@ -138,9 +150,12 @@ export const trust = Command.make(
 export const untrust = Command.make(
   "untrust",
   {
-    dir: Argument.String("dir").pipe(Argument.withDescription("the project (default: the current directory)"), Argument.optional)
+    dir: Argument.String("dir").pipe(
+      Argument.withDescription("the project (default: the current directory)"),
+      Argument.optional
+    )
   },
-  Effect.fn("untrust")(function*({ dir }) {
+  Effect.fn("untrust")(function* ({ dir }) {
     const from = dirOf(dir)
     const found = yield* findProjectLayer(from)
     // A project whose .abhed is gone can still be forgotten, by its folder.

@@ -53,7 +53,12 @@ const presenter: CliOutput.Presenter = {
           return toStderr ? Console.error(text) : Console.log(text)
         }
         case "InvalidInvocation":
-          return Console.error(usageText(event.commandPath, event.errors.map((error) => error.message)))
+          return Console.error(
+            usageText(
+              event.commandPath,
+              event.errors.map((error) => error.message)
+            )
+          )
         case "Version":
           return Console.log(formatterFor(process.stdout).formatVersion(event.name, event.version))
       }
@@ -74,5 +79,7 @@ export const exitCodes = <A, E, R>(program: Effect.Effect<A, E, R>): Effect.Effe
     (help) =>
       help.errors.length === 0
         ? Effect.void
-        : Effect.fail(new UsageError({ command: help.commandPath.join(" "), problems: help.errors.map((e) => e.message) }))
+        : Effect.fail(
+            new UsageError({ command: help.commandPath.join(" "), problems: help.errors.map((e) => e.message) })
+          )
   )

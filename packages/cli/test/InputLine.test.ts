@@ -10,9 +10,11 @@ const error = (text: string) => {
 describe("decodeInputLine", () => {
   it("accepts wire requests with or without session_id and call_id", () => {
     expect(Result.isSuccess(decodeInputLine(`{"event":"tool_call","tool":"bash","args":{"command":"ls"}}`))).toBe(true)
-    expect(Result.isSuccess(decodeInputLine(
-      `{"event":"tool_call","session_id":"s","call_id":"c","tool":"bash","args":{},"round":2}`
-    ))).toBe(true)
+    expect(
+      Result.isSuccess(
+        decodeInputLine(`{"event":"tool_call","session_id":"s","call_id":"c","tool":"bash","args":{},"round":2}`)
+      )
+    ).toBe(true)
     expect(Result.isSuccess(decodeInputLine(`{"event":"list_tools"}`))).toBe(true)
   })
 
@@ -21,7 +23,9 @@ describe("decodeInputLine", () => {
       Result.succeed({ event: "tool_result", tool: "bash", content: "c", is_error: false })
     )
     expect(error(`{"event":"tool_call","tool":"bash"}`)).toMatch(/^tool_call: .*args/)
-    expect(error(`{"event":"tool_result","tool":"bash","args":[],"content":"c","is_error":false}`)).toMatch(/^tool_result: .*args/)
+    expect(error(`{"event":"tool_result","tool":"bash","args":[],"content":"c","is_error":false}`)).toMatch(
+      /^tool_result: .*args/
+    )
   })
 
   it("names what is wrong", () => {

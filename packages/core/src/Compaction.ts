@@ -19,6 +19,8 @@ export const combineCompact = (replies: ReadonlyArray<Named<BeforeCompactReply>>
   const sorted = sortByName(replies)
   const cancelledBy = sorted.filter((r) => r.value.cancel === true).map((r) => r.name)
   if (cancelledBy.length > 0) return { cancel: true, cancelledBy, summary: null }
-  const summaries = sorted.flatMap((r) => (r.value.summary === undefined || r.value.summary === "" ? [] : [r.value.summary]))
+  const summaries = sorted.flatMap((r) =>
+    r.value.summary === undefined || r.value.summary === "" ? [] : [r.value.summary]
+  )
   return { cancel: false, cancelledBy: [], summary: summaries.length === 0 ? null : summaries.join("\n\n") }
 }

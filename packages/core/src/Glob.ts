@@ -46,9 +46,10 @@ const compile = (pattern: string): Compiled => {
       current.push(c)
     }
   }
-  const literal = segments.every((segment) => segment.every((u) => u !== AnyChar)) && pattern.isWellFormed()
-    ? segments.map((segment) => segment.join(""))
-    : undefined
+  const literal =
+    segments.every((segment) => segment.every((u) => u !== AnyChar)) && pattern.isWellFormed()
+      ? segments.map((segment) => segment.join(""))
+      : undefined
   return { segments, starred: segments.length > 1, literal }
 }
 

@@ -26,14 +26,18 @@ const Types: ReadonlySet<unknown> = new Set(["string", "number", "integer", "boo
 const badType = (schema: unknown, path: string): string | undefined => {
   if (!isJsonObject(schema)) return undefined
   const type = schema["type"]
-  if (type !== undefined && !(Types.has(type) || (Array.isArray(type) && type.length > 0 && type.every((t) => Types.has(t))))) {
+  if (
+    type !== undefined &&
+    !(Types.has(type) || (Array.isArray(type) && type.length > 0 && type.every((t) => Types.has(t))))
+  ) {
     return `${path}.type: ${JSON.stringify(type)} is not a JSON Schema type (string, number, integer, boolean, array, object, null)`
   }
   const children = subschemas(schema).map(([child, , at]) => [child, `${path}${at}`] as const)
   // Definitions are subschemas too, whether or not a `$ref` reaches them.
   for (const key of ["$defs", "definitions"]) {
     const group = schema[key]
-    if (isJsonObject(group)) for (const [name, child] of Object.entries(group)) children.push([child, `${path}.${key}.${name}`])
+    if (isJsonObject(group))
+      for (const [name, child] of Object.entries(group)) children.push([child, `${path}.${key}.${name}`])
   }
   for (const [child, at] of children) {
     const found = badType(child, at)
@@ -108,11 +112,13 @@ export const InputSchemaLimits = { maxSteps: 1_000_000, maxDepth: 512 } as const
 
 /** `schema`, whose check first refuses args too costly (or too deeply nested) to check: before any work is done. */
 const bounded = (graph: SchemaGraph, schema: Schema.Codec<unknown, unknown>): Schema.Codec<unknown, unknown> =>
-  Schema.Unknown.check(Schema.makeFilter((args: unknown) => {
-    const cost = checkingCost(graph, args, InputSchemaLimits)
-    return cost === "too costly"
-      ? `args too costly to check against input_schema (more than ${InputSchemaLimits.maxSteps} steps)`
-      : cost === "too deep"
-      ? `args nested too deeply to check against input_schema (more than ${InputSchemaLimits.maxDepth} subschemas deep)`
-      : true
-  })).pipe(Schema.decodeTo(schema))
+  Schema.Unknown.check(
+    Schema.makeFilter((args: unknown) => {
+      const cost = checkingCost(graph, args, InputSchemaLimits)
+      return cost === "too costly"
+        ? `args too costly to check against input_schema (more than ${InputSchemaLimits.maxSteps} steps)`
+        : cost === "too deep"
+          ? `args nested too deeply to check against input_schema (more than ${InputSchemaLimits.maxDepth} subschemas deep)`
+          : true
+    })
+  ).pipe(Schema.decodeTo(schema))

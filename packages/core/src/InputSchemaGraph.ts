@@ -55,9 +55,7 @@ const AnyElement: Part = { _tag: "AnyElement" }
  * (`.properties.name`, `.anyOf[0]`). The one walk of JSON Schema's subschema keywords: the graph below is built on
  * it, and so is the check of every `type` (InputSchema.ts).
  */
-export const subschemas = (
-  schema: { readonly [key: string]: unknown }
-): Array<readonly [unknown, Part, string]> => {
+export const subschemas = (schema: { readonly [key: string]: unknown }): Array<readonly [unknown, Part, string]> => {
   const out: Array<readonly [unknown, Part, string]> = []
   const each = (key: string, part: (i: number) => Part) => {
     const list = schema[key]
@@ -65,7 +63,8 @@ export const subschemas = (
   }
   const values = (key: string, part: (name: string) => Part) => {
     const group = schema[key]
-    if (isJsonObject(group)) for (const [name, child] of Object.entries(group)) out.push([child, part(name), `.${key}.${name}`])
+    if (isJsonObject(group))
+      for (const [name, child] of Object.entries(group)) out.push([child, part(name), `.${key}.${name}`])
   }
   const one = (key: string, part: Part) => {
     if (key in schema) out.push([schema[key], part, `.${key}`])
@@ -146,7 +145,9 @@ export const sameValueCycle = (graph: SchemaGraph): ReadonlyArray<string> | unde
   const state = new Map<Node, "open" | "done">()
   for (const start of graph.nodes) {
     if (state.has(start)) continue
-    const stack: Array<{ readonly node: Node; next: number; readonly via: Edge | undefined }> = [{ node: start, next: 0, via: undefined }]
+    const stack: Array<{ readonly node: Node; next: number; readonly via: Edge | undefined }> = [
+      { node: start, next: 0, via: undefined }
+    ]
     state.set(start, "open")
     while (stack.length > 0) {
       const top = stack[stack.length - 1]

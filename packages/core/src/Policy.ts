@@ -66,7 +66,7 @@ export const hooksThen = (
   call: ToolCall,
   rules: () => PolicyDecision
 ): Effect.Effect<PolicyDecision> =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     for (const hook of hooks) {
       const decision = yield* hook.decide(call)
       if (decision !== "abstain") return { level: decision, source: `hook:${hook.name}`, reason: undefined }

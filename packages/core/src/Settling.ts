@@ -40,35 +40,35 @@ export interface RoundReply<P, V> {
 export type SettleOutcome<P, V> =
   /** A round with no differing proposal: `payload` is what every subscriber saw in that round. */
   | {
-    readonly _tag: "Settled"
-    readonly payload: P
-    readonly rounds: number
-    readonly value: V
-    /** Whose proposal was adopted after each round but the last, in round order (empty: nobody rewrote). */
-    readonly adopted: ReadonlyArray<string>
-  }
+      readonly _tag: "Settled"
+      readonly payload: P
+      readonly rounds: number
+      readonly value: V
+      /** Whose proposal was adopted after each round but the last, in round order (empty: nobody rewrote). */
+      readonly adopted: ReadonlyArray<string>
+    }
   /** `stop(value)` became true (a deny): ended at once. `payload` is the one fanned out in the last round. */
   | {
-    readonly _tag: "Stopped"
-    readonly payload: P
-    readonly rounds: number
-    readonly value: V
-    readonly adopted: ReadonlyArray<string>
-  }
+      readonly _tag: "Stopped"
+      readonly payload: P
+      readonly rounds: number
+      readonly value: V
+      readonly adopted: ReadonlyArray<string>
+    }
   /**
    * Still proposing after `maxRounds` rounds: the caller must fail closed. `payload` is the one fanned out in the
    * last round (not the unadopted proposal); `proposers` are that round's proposers, sorted; `fighters` everyone
    * who proposed a different payload in any round, sorted (with two fighters the last round names only one).
    */
   | {
-    readonly _tag: "Unsettled"
-    readonly payload: P
-    readonly rounds: number
-    readonly value: V
-    readonly proposers: ReadonlyArray<string>
-    readonly fighters: ReadonlyArray<string>
-    readonly adopted: ReadonlyArray<string>
-  }
+      readonly _tag: "Unsettled"
+      readonly payload: P
+      readonly rounds: number
+      readonly value: V
+      readonly proposers: ReadonlyArray<string>
+      readonly fighters: ReadonlyArray<string>
+      readonly adopted: ReadonlyArray<string>
+    }
 
 export interface SettleOptions<P, V> {
   readonly initial: P
@@ -141,7 +141,9 @@ export const settle = <P, V>(
     readonly round: (payload: P, round: number) => ReadonlyArray<RoundReply<P, V>>
   }
 ): SettleOutcome<P, V> =>
-  Effect.runSync(settleEffect({ ...options, round: (payload, round) => Effect.sync(() => options.round(payload, round)) }))
+  Effect.runSync(
+    settleEffect({ ...options, round: (payload, round) => Effect.sync(() => options.round(payload, round)) })
+  )
 
 /** The reason a `tool_call` is denied when its args did not settle (docs/design.md#combination, fail closed). */
 export const unsettledReason = (proposers: ReadonlyArray<string>): string =>

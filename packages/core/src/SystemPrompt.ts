@@ -11,6 +11,8 @@ export const SystemSeparator = "\n\n"
  * leading separator. An extension can only append: it cannot remove or reorder what the agent wrote.
  */
 export const combineSystem = (system: string, replies: ReadonlyArray<Named<BeforeAgentStartReply>>): string => {
-  const parts = sortByName(replies).flatMap((r) => (r.value.system === undefined || r.value.system === "" ? [] : [r.value.system]))
+  const parts = sortByName(replies).flatMap((r) =>
+    r.value.system === undefined || r.value.system === "" ? [] : [r.value.system]
+  )
   return (system === "" ? parts : [system, ...parts]).join(SystemSeparator)
 }

@@ -45,7 +45,10 @@ const distinctSorted = (names: Iterable<string>): Array<string> => [...new Set(n
  * ignoring case, is rejected for every declarer: picking a winner would make the outcome depend on load order, and
  * shadowing a built-in would let an extension impersonate it.
  */
-export const combineTools = (builtin: ReadonlyArray<string>, replies: ReadonlyArray<Named<ListToolsReply>>): ToolsOutcome => {
+export const combineTools = (
+  builtin: ReadonlyArray<string>,
+  replies: ReadonlyArray<Named<ListToolsReply>>
+): ToolsOutcome => {
   const builtins = new Set(builtin.map(fold))
   const byKey = new Map<string, Array<AcceptedTool>>()
   const invalid = new Map<string, Array<string>>()
@@ -70,7 +73,13 @@ export const combineTools = (builtin: ReadonlyArray<string>, replies: ReadonlyAr
     if (first !== undefined && declarations.length === 1 && !builtins.has(key)) {
       const compiled = compileInputSchema(first.tool.input_schema)
       if (Result.isSuccess(compiled)) accepted.push(first)
-      else rejected.push({ name: first.tool.name, extensions: [first.extension], reason: "input_schema", detail: compiled.failure })
+      else
+        rejected.push({
+          name: first.tool.name,
+          extensions: [first.extension],
+          reason: "input_schema",
+          detail: compiled.failure
+        })
       continue
     }
     const reason = builtins.has(key) ? "builtin" : "duplicate"
@@ -82,9 +91,11 @@ export const combineTools = (builtin: ReadonlyArray<string>, replies: ReadonlyAr
       if (extensions === undefined) bySpelling.set(spelling, [extension])
       else extensions.push(extension)
     }
-    for (const [spelling, extensions] of bySpelling) rejected.push({ name: spelling, extensions: distinctSorted(extensions), reason })
+    for (const [spelling, extensions] of bySpelling)
+      rejected.push({ name: spelling, extensions: distinctSorted(extensions), reason })
   }
-  for (const [name, extensions] of invalid) rejected.push({ name, extensions: distinctSorted(extensions), reason: "invalid_name" })
+  for (const [name, extensions] of invalid)
+    rejected.push({ name, extensions: distinctSorted(extensions), reason: "invalid_name" })
   accepted.sort((a, b) => NameOrder(a.tool.name, b.tool.name))
   // A spelling is either invalid or in exactly one group: names are unique here.
   rejected.sort((a, b) => NameOrder(a.name, b.name))

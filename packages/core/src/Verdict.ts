@@ -38,7 +38,10 @@ export const none: Verdict = { level: "none", reasons: [] }
 
 export const ask = (extension: string, reason: string): Verdict => ({ level: "ask", reasons: [{ extension, reason }] })
 
-export const deny = (extension: string, reason: string): Verdict => ({ level: "deny", reasons: [{ extension, reason }] })
+export const deny = (extension: string, reason: string): Verdict => ({
+  level: "deny",
+  reasons: [{ extension, reason }]
+})
 
 /** Sorted, duplicates removed: the normal form that makes `join` commutative and idempotent as deep equality. */
 export const normalizeReasons = (reasons: ReadonlyArray<Reason>): ReadonlyArray<Reason> => {

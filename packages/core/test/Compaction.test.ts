@@ -11,7 +11,12 @@ describe("combineCompact", () => {
     })
   })
   it("summaries joined in name order", () => {
-    expect(combineCompact([{ name: "b", value: { summary: "B" } }, { name: "a", value: { summary: "A" } }])).toEqual({
+    expect(
+      combineCompact([
+        { name: "b", value: { summary: "B" } },
+        { name: "a", value: { summary: "A" } }
+      ])
+    ).toEqual({
       cancel: false,
       cancelledBy: [],
       summary: "A\n\nB"

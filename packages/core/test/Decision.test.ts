@@ -7,11 +7,21 @@ import { ask, deny, join, none, type Verdict } from "../src/Verdict.ts"
 const policyAt = (level: PolicyLevel, reason?: string): PolicyDecision => ({ level, source: "rule:x[0]", reason })
 
 describe("decide", () => {
-  const verdicts: ReadonlyArray<[Verdict, string]> = [[none, "allow"], [ask("e", "r"), "ask"], [deny("e", "r"), "deny"]]
+  const verdicts: ReadonlyArray<[Verdict, string]> = [
+    [none, "allow"],
+    [ask("e", "r"), "ask"],
+    [deny("e", "r"), "deny"]
+  ]
   const table: ReadonlyArray<[PolicyLevel, number, string]> = [
-    ["allow", 0, "allow"], ["allow", 1, "ask"], ["allow", 2, "deny"],
-    ["ask", 0, "ask"], ["ask", 1, "ask"], ["ask", 2, "deny"],
-    ["deny", 0, "deny"], ["deny", 1, "deny"], ["deny", 2, "deny"]
+    ["allow", 0, "allow"],
+    ["allow", 1, "ask"],
+    ["allow", 2, "deny"],
+    ["ask", 0, "ask"],
+    ["ask", 1, "ask"],
+    ["ask", 2, "deny"],
+    ["deny", 0, "deny"],
+    ["deny", 1, "deny"],
+    ["deny", 2, "deny"]
   ]
   it.each(table)("policy %s × verdict #%i → %s", (p, v, expected) => {
     const [verdict] = verdicts[v] ?? [none]

@@ -32,51 +32,68 @@ describe("compileInputSchema", () => {
     expect(failure({ type: "object", properties: { a: { type: "strin" } } })).toBe(
       `input_schema.properties.a.type: "strin" is not a JSON Schema type (string, number, integer, boolean, array, object, null)`
     )
-    expect(failure({ type: "object", properties: { a: { items: [{ type: 3 }] } } })).toContain("input_schema.properties.a.items[0].type: 3")
+    expect(failure({ type: "object", properties: { a: { items: [{ type: 3 }] } } })).toContain(
+      "input_schema.properties.a.items[0].type: 3"
+    )
     expect(failure({ type: "string" })).toBe(`input_schema: the args are an object, but "type" is "string"`)
-    expect(failure({ type: "object", properties: { a: { $ref: "#/$defs/nope" } } })).toContain(`Missing definition "nope"`)
+    expect(failure({ type: "object", properties: { a: { $ref: "#/$defs/nope" } } })).toContain(
+      `Missing definition "nope"`
+    )
     // 1e999 in a declaration: that declaration is rejected (the reply stays good, the extension alive).
-    expect(failure({ type: "object", properties: { n: { type: "number", maximum: Number.POSITIVE_INFINITY } } }))
-      .toBe("input_schema holds a number JSON cannot carry (1e999 reads as Infinity)")
+    expect(failure({ type: "object", properties: { n: { type: "number", maximum: Number.POSITIVE_INFINITY } } })).toBe(
+      "input_schema holds a number JSON cannot carry (1e999 reads as Infinity)"
+    )
   })
   it("checks every `type` wherever a subschema may stand, as the $ref graph walks them (one walker)", () => {
     const bad = { type: "strin" }
-    for (
-      const [schema, at] of [
-        [{ if: {}, then: bad }, "then"],
-        [{ if: {}, else: bad }, "else"],
-        [{ if: bad }, "if"],
-        [{ dependentSchemas: { a: bad } }, "dependentSchemas.a"],
-        [{ unevaluatedProperties: bad }, "unevaluatedProperties"],
-        [{ unevaluatedItems: bad }, "unevaluatedItems"],
-        [{ additionalItems: bad }, "additionalItems"]
-      ] as const
-    ) {
-      expect(failure({ type: "object", properties: { a: schema } })).toContain(`input_schema.properties.a.${at}.type: "strin"`)
+    for (const [schema, at] of [
+      [{ if: {}, then: bad }, "then"],
+      [{ if: {}, else: bad }, "else"],
+      [{ if: bad }, "if"],
+      [{ dependentSchemas: { a: bad } }, "dependentSchemas.a"],
+      [{ unevaluatedProperties: bad }, "unevaluatedProperties"],
+      [{ unevaluatedItems: bad }, "unevaluatedItems"],
+      [{ additionalItems: bad }, "additionalItems"]
+    ] as const) {
+      expect(failure({ type: "object", properties: { a: schema } })).toContain(
+        `input_schema.properties.a.${at}.type: "strin"`
+      )
     }
   })
   it("a property named type is a property, not a keyword", () => {
     expect(accepts({ type: "object", properties: { type: { type: "string" } } }, { type: "x" })).toBe(true)
   })
   it("patterns are not run (a declared regular expression could be catastrophic)", () => {
-    expect(accepts({ type: "object", properties: { a: { type: "string", pattern: "^(a+)+$" } } }, { a: "b" })).toBe(true)
+    expect(accepts({ type: "object", properties: { a: { type: "string", pattern: "^(a+)+$" } } }, { a: "b" })).toBe(
+      true
+    )
   })
 })
 
 describe("combineTools with input_schema", () => {
   it("a declaration with an unusable input_schema is rejected with why; the extension's other tools stay", () => {
-    const out = combineTools([], [{
-      name: "x",
-      value: {
-        tools: [
-          { name: "ok", description: "", input_schema: { type: "object" } },
-          { name: "bad", description: "", input_schema: { type: "array" } }
-        ]
-      }
-    }])
+    const out = combineTools(
+      [],
+      [
+        {
+          name: "x",
+          value: {
+            tools: [
+              { name: "ok", description: "", input_schema: { type: "object" } },
+              { name: "bad", description: "", input_schema: { type: "array" } }
+            ]
+          }
+        }
+      ]
+    )
     expect(out.accepted.map((a) => a.tool.name)).toEqual(["ok"])
     expect(out.rejected).toEqual([
-      { name: "bad", extensions: ["x"], reason: "input_schema", detail: `input_schema: the args are an object, but "type" is "array"` }
+      {
+        name: "bad",
+        extensions: ["x"],
+        reason: "input_schema",
+        detail: `input_schema: the args are an object, but "type" is "array"`
+      }
     ])
   })
 })
@@ -105,7 +122,10 @@ describe("compileInputSchema: $ref cycles", () => {
   it("through anyOf / allOf / oneOf, sibling keywords and pointers below a definition too", () => {
     const viaApplicators = {
       type: "object",
-      $defs: { a: { anyOf: [{ type: "string" }, { $ref: "#/$defs/b" }] }, b: { allOf: [{ oneOf: [{ $ref: "#/$defs/a" }] }] } },
+      $defs: {
+        a: { anyOf: [{ type: "string" }, { $ref: "#/$defs/b" }] },
+        b: { allOf: [{ oneOf: [{ $ref: "#/$defs/a" }] }] }
+      },
       properties: { x: { $ref: "#/$defs/a" } }
     }
     expect(failure(viaApplicators)).toContain(`"#/$defs/b"`)
@@ -152,7 +172,9 @@ describe("compileInputSchema: the cost of checking is bounded", () => {
   const branching = (n: number): Record<string, unknown> => {
     const defs: Record<string, unknown> = { [`d_${n}`]: { type: "string" } }
     for (let i = 0; i < n; i++) {
-      defs[`d_${i}`] = { anyOf: [{ $ref: `#/$defs/d_${i + 1}` }, { type: "array", items: { $ref: `#/$defs/d_${i + 1}` } }] }
+      defs[`d_${i}`] = {
+        anyOf: [{ $ref: `#/$defs/d_${i + 1}` }, { type: "array", items: { $ref: `#/$defs/d_${i + 1}` } }]
+      }
     }
     return { type: "object", $defs: defs, properties: { a: { $ref: "#/$defs/d_0" } } }
   }
@@ -179,7 +201,10 @@ describe("compileInputSchema: the cost of checking is bounded", () => {
     // A count, not a clock: the guard's reads grow with the steps it counts (it stops at `maxSteps`), and it refuses
     // before the check expands any path, so the refusal reads the args some 270,000 times here, the same on any
     // machine; expanding 2^22 or 2^30 paths would read them millions or billions of times.
-    for (const [n, leaf] of [[22, 1], [30, "s"]] as const) {
+    for (const [n, leaf] of [
+      [22, 1],
+      [30, "s"]
+    ] as const) {
       const { args, counter } = countingReads(n, leaf, InputSchemaLimits.maxSteps)
       expect(refusal(branching(n), args)).toContain("too costly to check")
       expect(counter.reads).toBeGreaterThan(0)
@@ -193,7 +218,11 @@ describe("compileInputSchema: the cost of checking is bounded", () => {
     expect(checkingCost(graph, { a: nested(30, 1) }, { maxSteps: Infinity, maxDepth: 20 })).toBe("too deep")
   })
   it("args nested too deeply to check are refused, not a stack overflow", () => {
-    const list = { type: "object", $defs: { l: { type: "array", items: { $ref: "#/$defs/l" } } }, properties: { a: { $ref: "#/$defs/l" } } }
+    const list = {
+      type: "object",
+      $defs: { l: { type: "array", items: { $ref: "#/$defs/l" } } },
+      properties: { a: { $ref: "#/$defs/l" } }
+    }
     expect(refusal(list, { a: nested(5000, "x") })).toContain("nested too deeply to check")
     expect(refusal(list, { a: nested(50, []) })).toBe("accepted")
   })
@@ -201,7 +230,12 @@ describe("compileInputSchema: the cost of checking is bounded", () => {
     const small = branching(3)
     expect(refusal(small, { a: nested(3, "s") })).toBe("accepted")
     expect(refusal(small, { a: nested(3, 1) })).not.toContain("too costly")
-    const list = { type: "object", properties: { xs: { type: "array", items: { anyOf: [{ type: "string" }, { type: "number" }] } } } }
-    expect(refusal(list, { xs: Array.from({ length: 10_000 }, (_, i) => (i % 2 === 0 ? i : String(i))) })).toBe("accepted")
+    const list = {
+      type: "object",
+      properties: { xs: { type: "array", items: { anyOf: [{ type: "string" }, { type: "number" }] } } }
+    }
+    expect(refusal(list, { xs: Array.from({ length: 10_000 }, (_, i) => (i % 2 === 0 ? i : String(i))) })).toBe(
+      "accepted"
+    )
   })
 })

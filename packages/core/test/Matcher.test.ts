@@ -36,7 +36,9 @@ describe("takesPart", () => {
     )
     const call = fc.record({
       tool: fc.constantFrom("bash", "read", "*"),
-      args: fc.dictionary(fc.constantFrom("command", "path"), fc.constantFrom("ls", "git push", "*", "", "bash"), { maxKeys: 2 })
+      args: fc.dictionary(fc.constantFrom("command", "path"), fc.constantFrom("ls", "git push", "*", "", "bash"), {
+        maxKeys: 2
+      })
     })
     fc.assert(
       fc.property(fc.option(rules, { nil: undefined }), call, (match, c) => {

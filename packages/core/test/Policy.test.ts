@@ -1,7 +1,14 @@
 import { isJsonObject, type PolicyConfig, type PolicyRule } from "@abhed/protocol"
 import { Effect } from "effect"
 import { describe, expect, it } from "vitest"
-import { allowAll, evaluatePolicy, evaluateRules, type HookDecision, matchesRule, type PolicyHook } from "../src/Policy.ts"
+import {
+  allowAll,
+  evaluatePolicy,
+  evaluateRules,
+  type HookDecision,
+  matchesRule,
+  type PolicyHook
+} from "../src/Policy.ts"
 
 const rule = (tool: string, args: Record<string, string> = {}, reason?: string): PolicyRule => ({ tool, args, reason })
 const bash = (command: string, extra: Record<string, unknown> = {}) => ({ tool: "bash", args: { command, ...extra } })
@@ -31,8 +38,8 @@ describe("matchesRule", () => {
     expect(matchesRule(rule("t", { n: "42" }), { tool: "t", args: { n: 42 } })).toBe(true)
     expect(matchesRule(rule("t", { f: "true" }), { tool: "t", args: { f: true } })).toBe(true)
     expect(matchesRule(rule("t", { v: "null" }), { tool: "t", args: { v: null } })).toBe(true)
-    expect(matchesRule(rule("t", { o: "{\"a\":1,\"b\":2}" }), { tool: "t", args: { o: { b: 2, a: 1 } } })).toBe(true)
-    expect(matchesRule(rule("t", { xs: "*\"rm\"*" }), { tool: "t", args: { xs: ["ls", "rm"] } })).toBe(true)
+    expect(matchesRule(rule("t", { o: '{"a":1,"b":2}' }), { tool: "t", args: { o: { b: 2, a: 1 } } })).toBe(true)
+    expect(matchesRule(rule("t", { xs: '*"rm"*' }), { tool: "t", args: { xs: ["ls", "rm"] } })).toBe(true)
   })
   it("a rule without args matches any args of the tool", () => {
     expect(matchesRule(rule("read"), { tool: "read", args: {} })).toBe(true)
@@ -41,11 +48,27 @@ describe("matchesRule", () => {
 
 describe("evaluateRules", () => {
   it("deny rules before ask before allow, then the default; first match in a list", () => {
-    expect(evaluateRules(policy, bash("rm -rf /"))).toEqual({ level: "deny", source: "rule:deny[0]", reason: "no rm -rf" })
-    expect(evaluateRules(policy, bash("git push origin"))).toEqual({ level: "ask", source: "rule:ask[1]", reason: undefined })
-    expect(evaluateRules(policy, { tool: "write", args: {} })).toEqual({ level: "ask", source: "rule:ask[0]", reason: undefined })
+    expect(evaluateRules(policy, bash("rm -rf /"))).toEqual({
+      level: "deny",
+      source: "rule:deny[0]",
+      reason: "no rm -rf"
+    })
+    expect(evaluateRules(policy, bash("git push origin"))).toEqual({
+      level: "ask",
+      source: "rule:ask[1]",
+      reason: undefined
+    })
+    expect(evaluateRules(policy, { tool: "write", args: {} })).toEqual({
+      level: "ask",
+      source: "rule:ask[0]",
+      reason: undefined
+    })
     expect(evaluateRules(policy, bash("ls"))).toEqual({ level: "allow", source: "rule:allow[1]", reason: undefined })
-    expect(evaluateRules(policy, { tool: "fetch", args: {} })).toEqual({ level: "deny", source: "default", reason: undefined })
+    expect(evaluateRules(policy, { tool: "fetch", args: {} })).toEqual({
+      level: "deny",
+      source: "default",
+      reason: undefined
+    })
   })
   it("a deny rule wins even when an allow rule also matches", () => {
     const p: PolicyConfig = { deny: [rule("bash")], ask: [], allow: [rule("*")], default: "allow" }
@@ -59,9 +82,14 @@ describe("evaluateRules", () => {
 describe("evaluatePolicy", () => {
   const hook = (name: string, decision: HookDecision, calls: Array<string>): PolicyHook => ({
     name,
-    decide: () => Effect.sync(() => { calls.push(name); return decision })
+    decide: () =>
+      Effect.sync(() => {
+        calls.push(name)
+        return decision
+      })
   })
-  const run = (hooks: ReadonlyArray<PolicyHook>, call = bash("rm -rf /")) => Effect.runSync(evaluatePolicy(policy, hooks, call))
+  const run = (hooks: ReadonlyArray<PolicyHook>, call = bash("rm -rf /")) =>
+    Effect.runSync(evaluatePolicy(policy, hooks, call))
 
   it("no hooks, or all abstain → the rules", () => {
     const calls: Array<string> = []

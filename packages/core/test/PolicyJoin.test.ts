@@ -15,10 +15,20 @@ describe("layered policies", () => {
       { layer: "user", policy: policy({ allow: [rule("*")] }) },
       { layer: "project", policy: policy({ deny: [rule("bash", "no shell here")] }) }
     ]
-    expect(evaluateLayerRules(layers, call("bash"))).toEqual({ level: "deny", source: "project:rule:deny[0]", reason: "no shell here" })
-    expect(evaluateLayerRules(layers, call("write"))).toEqual({ level: "ask", source: "managed:rule:ask[0]", reason: "managed asks" })
+    expect(evaluateLayerRules(layers, call("bash"))).toEqual({
+      level: "deny",
+      source: "project:rule:deny[0]",
+      reason: "no shell here"
+    })
+    expect(evaluateLayerRules(layers, call("write"))).toEqual({
+      level: "ask",
+      source: "managed:rule:ask[0]",
+      reason: "managed asks"
+    })
     // A user's allow lowers nothing another layer decided; a layer's default counts like a rule.
-    expect(evaluateLayerRules([...layers, { layer: "x", policy: policy({ default: "ask" }) }], call("read")).level).toBe("ask")
+    expect(
+      evaluateLayerRules([...layers, { layer: "x", policy: policy({ default: "ask" }) }], call("read")).level
+    ).toBe("ask")
     expect(evaluateLayerRules(layers, call("read")).level).toBe("allow")
     expect(evaluateLayerRules([], call("read")).level).toBe("allow")
   })
@@ -31,11 +41,15 @@ describe("layered policies", () => {
   })
 
   it("the join is order independent: commutative, associative, idempotent", () => {
-    fc.assert(fc.property(decision, decision, decision, (a, b, c) => {
-      expect(joinPolicyDecisions(a, b)).toEqual(joinPolicyDecisions(b, a))
-      expect(joinPolicyDecisions(joinPolicyDecisions(a, b), c)).toEqual(joinPolicyDecisions(a, joinPolicyDecisions(b, c)))
-      expect(joinPolicyDecisions(a, a)).toEqual(a)
-    }))
+    fc.assert(
+      fc.property(decision, decision, decision, (a, b, c) => {
+        expect(joinPolicyDecisions(a, b)).toEqual(joinPolicyDecisions(b, a))
+        expect(joinPolicyDecisions(joinPolicyDecisions(a, b), c)).toEqual(
+          joinPolicyDecisions(a, joinPolicyDecisions(b, c))
+        )
+        expect(joinPolicyDecisions(a, a)).toEqual(a)
+      })
+    )
   })
 
   const layerPolicy: fc.Arbitrary<LayerPolicy> = fc.record({
@@ -49,11 +63,18 @@ describe("layered policies", () => {
   })
 
   it("any order of the layers gives the same decision, as strict as the strictest layer alone", () => {
-    fc.assert(fc.property(fc.array(layerPolicy, { maxLength: 4 }), fc.constantFrom("bash", "write", "read", "x"), (layers, tool) => {
-      const joined = evaluateLayerRules(layers, call(tool))
-      expect(evaluateLayerRules([...layers].reverse(), call(tool))).toEqual(joined)
-      const rank = { allow: 0, ask: 1, deny: 2 }
-      for (const l of layers) expect(rank[joined.level]).toBeGreaterThanOrEqual(rank[evaluateLayerRules([l], call(tool)).level])
-    }))
+    fc.assert(
+      fc.property(
+        fc.array(layerPolicy, { maxLength: 4 }),
+        fc.constantFrom("bash", "write", "read", "x"),
+        (layers, tool) => {
+          const joined = evaluateLayerRules(layers, call(tool))
+          expect(evaluateLayerRules([...layers].reverse(), call(tool))).toEqual(joined)
+          const rank = { allow: 0, ask: 1, deny: 2 }
+          for (const l of layers)
+            expect(rank[joined.level]).toBeGreaterThanOrEqual(rank[evaluateLayerRules([l], call(tool)).level])
+        }
+      )
+    )
   })
 })

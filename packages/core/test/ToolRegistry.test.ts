@@ -6,19 +6,29 @@ const tool = (name: string, description = ""): ToolDeclaration => ({ name, descr
 
 describe("combineTools", () => {
   it("union, sorted by tool name", () => {
-    const out = combineTools([], [
-      { name: "x", value: { tools: [tool("zeta"), tool("alpha")] } },
-      { name: "y", value: { tools: [tool("mid")] } },
-      { name: "z", value: {} }
+    const out = combineTools(
+      [],
+      [
+        { name: "x", value: { tools: [tool("zeta"), tool("alpha")] } },
+        { name: "y", value: { tools: [tool("mid")] } },
+        { name: "z", value: {} }
+      ]
+    )
+    expect(out.accepted.map((a) => [a.tool.name, a.extension])).toEqual([
+      ["alpha", "x"],
+      ["mid", "y"],
+      ["zeta", "x"]
     ])
-    expect(out.accepted.map((a) => [a.tool.name, a.extension])).toEqual([["alpha", "x"], ["mid", "y"], ["zeta", "x"]])
     expect(out.rejected).toEqual([])
   })
   it("a name declared by two extensions is rejected for both; their other tools stay", () => {
-    const out = combineTools([], [
-      { name: "b", value: { tools: [tool("grep", "b's"), tool("own")] } },
-      { name: "a", value: { tools: [tool("grep", "a's")] } }
-    ])
+    const out = combineTools(
+      [],
+      [
+        { name: "b", value: { tools: [tool("grep", "b's"), tool("own")] } },
+        { name: "a", value: { tools: [tool("grep", "a's")] } }
+      ]
+    )
     expect(out.accepted.map((a) => a.tool.name)).toEqual(["own"])
     expect(out.rejected).toEqual([{ name: "grep", extensions: ["a", "b"], reason: "duplicate" }])
   })
@@ -27,11 +37,14 @@ describe("combineTools", () => {
     expect(out).toEqual({ accepted: [], rejected: [{ name: "t", extensions: ["a"], reason: "duplicate" }] })
   })
   it("a built-in name is rejected (builtin wins over duplicate)", () => {
-    const out = combineTools(["bash", "read"], [
-      { name: "a", value: { tools: [tool("bash")] } },
-      { name: "b", value: { tools: [tool("read")] } },
-      { name: "c", value: { tools: [tool("read")] } }
-    ])
+    const out = combineTools(
+      ["bash", "read"],
+      [
+        { name: "a", value: { tools: [tool("bash")] } },
+        { name: "b", value: { tools: [tool("read")] } },
+        { name: "c", value: { tools: [tool("read")] } }
+      ]
+    )
     expect(out).toEqual({
       accepted: [],
       rejected: [
@@ -43,19 +56,34 @@ describe("combineTools", () => {
 
   it("a name that is not ^[A-Za-z0-9_-]{1,64}$ is rejected as invalid_name; the declarer's other tools stay", () => {
     // `__proto__` matches the pattern, but no JavaScript record can hold it as a key (it would set the prototype).
-    const lookalikes = ["bash\u200b", "bash ", "b\u0430sh", "", "x".repeat(65), "a/b", "a.b", "caf\u00e9", "__proto__", "__PROTO__"]
-    const out = combineTools(["bash"], [{ name: "a", value: { tools: [...lookalikes.map((n) => tool(n)), tool("ok-tool-1_x")] } }])
-    expect(out.accepted.map((a) => a.tool.name)).toEqual(["ok-tool-1_x"])
-    expect(out.rejected.map((r) => [r.name, r.reason])).toEqual(
-      [...lookalikes].sort().map((n) => [n, "invalid_name"])
+    const lookalikes = [
+      "bash\u200b",
+      "bash ",
+      "b\u0430sh",
+      "",
+      "x".repeat(65),
+      "a/b",
+      "a.b",
+      "caf\u00e9",
+      "__proto__",
+      "__PROTO__"
+    ]
+    const out = combineTools(
+      ["bash"],
+      [{ name: "a", value: { tools: [...lookalikes.map((n) => tool(n)), tool("ok-tool-1_x")] } }]
     )
+    expect(out.accepted.map((a) => a.tool.name)).toEqual(["ok-tool-1_x"])
+    expect(out.rejected.map((r) => [r.name, r.reason])).toEqual([...lookalikes].sort().map((n) => [n, "invalid_name"]))
     expect(combineTools([], [{ name: "a", value: { tools: [tool("x".repeat(64))] } }]).accepted).toHaveLength(1)
   })
   it("collisions with built-ins compare ignoring case", () => {
-    const out = combineTools(["bash"], [
-      { name: "a", value: { tools: [tool("BASH")] } },
-      { name: "b", value: { tools: [tool("Bash"), tool("Read")] } }
-    ])
+    const out = combineTools(
+      ["bash"],
+      [
+        { name: "a", value: { tools: [tool("BASH")] } },
+        { name: "b", value: { tools: [tool("Bash"), tool("Read")] } }
+      ]
+    )
     expect(out).toEqual({
       accepted: [{ extension: "b", tool: tool("Read") }],
       rejected: [
@@ -65,10 +93,13 @@ describe("combineTools", () => {
     })
   })
   it("collisions between extensions compare ignoring case: every spelling is rejected", () => {
-    const out = combineTools([], [
-      { name: "a", value: { tools: [tool("Grep")] } },
-      { name: "b", value: { tools: [tool("grep"), tool("own")] } }
-    ])
+    const out = combineTools(
+      [],
+      [
+        { name: "a", value: { tools: [tool("Grep")] } },
+        { name: "b", value: { tools: [tool("grep"), tool("own")] } }
+      ]
+    )
     expect(out.accepted.map((a) => a.tool.name)).toEqual(["own"])
     expect(out.rejected).toEqual([
       { name: "Grep", extensions: ["a"], reason: "duplicate" },
@@ -80,19 +111,23 @@ describe("combineTools", () => {
 describe("combineTools at scale", () => {
   /** Case variants of one name: `aaaaaaaaaaaa`, `Aaaaaaaaaaaa`, `aAaaaaaaaaaa`, ... (`count` ≤ 4096). */
   const variants = (count: number): Array<string> =>
-    Array.from({ length: count }, (_, i) => [..."aaaaaaaaaaaa"].map((c, bit) => ((i >> bit) & 1) === 1 ? c.toUpperCase() : c).join(""))
+    Array.from({ length: count }, (_, i) =>
+      [..."aaaaaaaaaaaa"].map((c, bit) => (((i >> bit) & 1) === 1 ? c.toUpperCase() : c)).join("")
+    )
 
   /** Declarations whose `name` counts its reads: the work done per declaration, without a clock. */
   const counted = (names: ReadonlyArray<string>) => {
     let reads = 0
-    const tools = names.map((name): ToolDeclaration => ({
-      get name() {
-        reads++
-        return name
-      },
-      description: "",
-      input_schema: {}
-    }))
+    const tools = names.map(
+      (name): ToolDeclaration => ({
+        get name() {
+          reads++
+          return name
+        },
+        description: "",
+        input_schema: {}
+      })
+    )
     return { tools, reads: () => reads }
   }
 
@@ -111,14 +146,25 @@ describe("combineTools at scale", () => {
   it("case variants across two extensions and a built-in: each spelling rejected once, with its declarers", () => {
     const spellings = variants(512)
     const names = Array.from({ length: 2048 }, (_, i) => `${spellings[i % 512]}${i >> 9}`)
-    const out = combineTools(["aaaaaaaaaaaa0"], [
-      { name: "b", value: { tools: names.map((name) => tool(name)) } },
-      { name: "a", value: { tools: names.slice(0, 10).map((name) => tool(name)) } }
-    ])
+    const out = combineTools(
+      ["aaaaaaaaaaaa0"],
+      [
+        { name: "b", value: { tools: names.map((name) => tool(name)) } },
+        { name: "a", value: { tools: names.slice(0, 10).map((name) => tool(name)) } }
+      ]
+    )
     expect(out.accepted).toEqual([])
     expect(out.rejected).toHaveLength(2048)
     expect(out.rejected[0]).toEqual({ name: "AAAAAAAAAaaa0", extensions: ["b"], reason: "builtin" })
-    expect(out.rejected.find((r) => r.name === names[1])).toEqual({ name: names[1], extensions: ["a", "b"], reason: "builtin" })
-    expect(out.rejected.find((r) => r.name === "aaaaaaaaaaaa1")).toEqual({ name: "aaaaaaaaaaaa1", extensions: ["b"], reason: "duplicate" })
+    expect(out.rejected.find((r) => r.name === names[1])).toEqual({
+      name: names[1],
+      extensions: ["a", "b"],
+      reason: "builtin"
+    })
+    expect(out.rejected.find((r) => r.name === "aaaaaaaaaaaa1")).toEqual({
+      name: "aaaaaaaaaaaa1",
+      extensions: ["b"],
+      reason: "duplicate"
+    })
   })
 })

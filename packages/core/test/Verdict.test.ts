@@ -33,7 +33,10 @@ describe("Verdict", () => {
     expect(VerdictReducer.combineAll([])).toEqual(none)
     expect(VerdictReducer.combineAll([ask("b", "q"), none, ask("a", "p")])).toEqual({
       level: "ask",
-      reasons: [{ extension: "a", reason: "p" }, { extension: "b", reason: "q" }]
+      reasons: [
+        { extension: "a", reason: "p" },
+        { extension: "b", reason: "q" }
+      ]
     })
   })
 

@@ -40,9 +40,9 @@ const verdict: fc.Arbitrary<Verdict> = fc.array(atom, { maxLength: 4 }).map((vs)
 
 /** A set of (unique name, reply) pairs, together with a permutation of it. */
 const namedSet = <A>(reply: fc.Arbitrary<A>, maxLength = 6) =>
-  fc.uniqueArray(fc.record({ name: extName, value: reply }), { selector: (r) => r.name, maxLength }).chain((xs) =>
-    fc.tuple(fc.constant(xs), fc.shuffledSubarray(xs, { minLength: xs.length, maxLength: xs.length }))
-  )
+  fc
+    .uniqueArray(fc.record({ name: extName, value: reply }), { selector: (r) => r.name, maxLength })
+    .chain((xs) => fc.tuple(fc.constant(xs), fc.shuffledSubarray(xs, { minLength: xs.length, maxLength: xs.length })))
 
 const toolCallReply: fc.Arbitrary<ToolCallReply> = fc.record(
   { block: fc.boolean(), ask: fc.boolean(), reason: reasonText, args: fc.constant({ x: 1 }) },
@@ -93,25 +93,37 @@ const verdictOf = (replies: ReadonlyArray<Named<ToolCallReply>>): Verdict =>
 
 describe("Verdict join is a commutative, idempotent monoid", () => {
   it("associative", () => {
-    fc.assert(fc.property(verdict, verdict, verdict, (a, b, c) => {
-      expect(join(join(a, b), c)).toEqual(join(a, join(b, c)))
-    }), runs)
+    fc.assert(
+      fc.property(verdict, verdict, verdict, (a, b, c) => {
+        expect(join(join(a, b), c)).toEqual(join(a, join(b, c)))
+      }),
+      runs
+    )
   })
   it("commutative", () => {
-    fc.assert(fc.property(verdict, verdict, (a, b) => {
-      expect(join(a, b)).toEqual(join(b, a))
-    }), runs)
+    fc.assert(
+      fc.property(verdict, verdict, (a, b) => {
+        expect(join(a, b)).toEqual(join(b, a))
+      }),
+      runs
+    )
   })
   it("idempotent", () => {
-    fc.assert(fc.property(verdict, (a) => {
-      expect(join(a, a)).toEqual(a)
-    }), runs)
+    fc.assert(
+      fc.property(verdict, (a) => {
+        expect(join(a, a)).toEqual(a)
+      }),
+      runs
+    )
   })
   it("none is the identity", () => {
-    fc.assert(fc.property(verdict, (a) => {
-      expect(join(none, a)).toEqual(a)
-      expect(join(a, none)).toEqual(a)
-    }), runs)
+    fc.assert(
+      fc.property(verdict, (a) => {
+        expect(join(none, a)).toEqual(a)
+        expect(join(a, none)).toEqual(a)
+      }),
+      runs
+    )
   })
 })
 
@@ -119,50 +131,71 @@ describe("Verdict join is a commutative, idempotent monoid", () => {
 
 describe("load order never changes an outcome", () => {
   it("tool_call verdict", () => {
-    fc.assert(fc.property(namedSet(toolCallReply), ([xs, ys]) => {
-      expect(verdictOf(ys)).toEqual(verdictOf(xs))
-    }), runs)
+    fc.assert(
+      fc.property(namedSet(toolCallReply), ([xs, ys]) => {
+        expect(verdictOf(ys)).toEqual(verdictOf(xs))
+      }),
+      runs
+    )
   })
   it("tool_result is_error", () => {
-    fc.assert(fc.property(fc.boolean(), namedSet(toolResultReply), (original, [xs, ys]) => {
-      expect(combineIsError(original, ys)).toBe(combineIsError(original, xs))
-    }), runs)
+    fc.assert(
+      fc.property(fc.boolean(), namedSet(toolResultReply), (original, [xs, ys]) => {
+        expect(combineIsError(original, ys)).toBe(combineIsError(original, xs))
+      }),
+      runs
+    )
   })
   it("context keep", () => {
-    fc.assert(fc.property(fc.nat(10), namedSet(contextReply), (n, [xs, ys]) => {
-      expect(combineKeep(n, ys)).toEqual(combineKeep(n, xs))
-    }), runs)
+    fc.assert(
+      fc.property(fc.nat(10), namedSet(contextReply), (n, [xs, ys]) => {
+        expect(combineKeep(n, ys)).toEqual(combineKeep(n, xs))
+      }),
+      runs
+    )
   })
   it("before_agent_start system", () => {
-    fc.assert(fc.property(fc.string({ maxLength: 3 }), namedSet(systemReply), (system, [xs, ys]) => {
-      expect(combineSystem(system, ys)).toBe(combineSystem(system, xs))
-    }), runs)
+    fc.assert(
+      fc.property(fc.string({ maxLength: 3 }), namedSet(systemReply), (system, [xs, ys]) => {
+        expect(combineSystem(system, ys)).toBe(combineSystem(system, xs))
+      }),
+      runs
+    )
   })
   it("before_compact", () => {
-    fc.assert(fc.property(namedSet(compactReply), ([xs, ys]) => {
-      expect(combineCompact(ys)).toEqual(combineCompact(xs))
-    }), runs)
+    fc.assert(
+      fc.property(namedSet(compactReply), ([xs, ys]) => {
+        expect(combineCompact(ys)).toEqual(combineCompact(xs))
+      }),
+      runs
+    )
   })
   it("list_tools", () => {
     const builtin = fc.subarray(["bash", "read"])
-    fc.assert(fc.property(builtin, namedSet(toolsReply), (b, [xs, ys]) => {
-      expect(combineTools(b, ys)).toEqual(combineTools(b, xs))
-    }), runs)
+    fc.assert(
+      fc.property(builtin, namedSet(toolsReply), (b, [xs, ys]) => {
+        expect(combineTools(b, ys)).toEqual(combineTools(b, xs))
+      }),
+      runs
+    )
   })
   it("list_tools: every accepted name is valid and unique ignoring case, and none folds to a built-in", () => {
     const builtin = fc.subarray(["bash", "read", "Fetch"])
-    fc.assert(fc.property(builtin, namedSet(toolsReply), (b, [xs]) => {
-      const { accepted, rejected } = combineTools(b, xs)
-      const folded = accepted.map((a) => a.tool.name.toLowerCase())
-      expect(new Set(folded).size).toBe(folded.length)
-      for (const name of folded) {
-        expect(name).toMatch(/^[a-z0-9_-]{1,64}$/)
-        expect(b.map((x) => x.toLowerCase())).not.toContain(name)
-      }
-      // Nothing is lost: every declaration is accepted or rejected.
-      const declared = new Set(xs.flatMap((x) => (x.value.tools ?? []).map((t) => t.name)))
-      expect(new Set([...accepted.map((a) => a.tool.name), ...rejected.map((r) => r.name)])).toEqual(declared)
-    }), runs)
+    fc.assert(
+      fc.property(builtin, namedSet(toolsReply), (b, [xs]) => {
+        const { accepted, rejected } = combineTools(b, xs)
+        const folded = accepted.map((a) => a.tool.name.toLowerCase())
+        expect(new Set(folded).size).toBe(folded.length)
+        for (const name of folded) {
+          expect(name).toMatch(/^[a-z0-9_-]{1,64}$/)
+          expect(b.map((x) => x.toLowerCase())).not.toContain(name)
+        }
+        // Nothing is lost: every declaration is accepted or rejected.
+        const declared = new Set(xs.flatMap((x) => (x.value.tools ?? []).map((t) => t.name)))
+        expect(new Set([...accepted.map((a) => a.tool.name), ...rejected.map((r) => r.name)])).toEqual(declared)
+      }),
+      runs
+    )
   })
 })
 
@@ -201,23 +234,32 @@ const policyLevels: ReadonlyArray<PolicyLevel> = ["allow", "ask", "deny"]
 
 describe("veto never permits", () => {
   it("no reply, however malformed, brings the decision below the policy or a well-formed veto", () => {
-    fc.assert(fc.property(fc.uniqueArray(fc.record({ name: extName, raw: arbitraryReply }), { selector: (r) => r.name, maxLength: 6 }), (raws) => {
-      const replies: Array<Named<ToolCallReply>> = []
-      for (const { name, raw } of raws) {
-        const decoded = decodeReply("tool_call", raw)
-        // A malformed reply marks the extension dead: its reply counts as no opinion.
-        if (Result.isSuccess(decoded)) replies.push({ name, value: decoded.success.reply })
-      }
-      const v = verdictOf(replies)
-      const strongest = Math.max(0, ...replies.map((r) => (r.value.block === true ? 2 : r.value.ask === true ? 1 : 0)))
-      expect(levelRank[v.level]).toBe(strongest)
-      for (const level of policyLevels) {
-        const d = decide({ level, source: "default", reason: undefined }, v)
-        expect(levelRank[d.decision]).toBeGreaterThanOrEqual(levelRank[level])
-        expect(levelRank[d.decision]).toBeGreaterThanOrEqual(levelRank[v.level])
-        expect(levelRank[d.decision]).toBe(Math.max(levelRank[level], levelRank[v.level]))
-      }
-    }), runs)
+    fc.assert(
+      fc.property(
+        fc.uniqueArray(fc.record({ name: extName, raw: arbitraryReply }), { selector: (r) => r.name, maxLength: 6 }),
+        (raws) => {
+          const replies: Array<Named<ToolCallReply>> = []
+          for (const { name, raw } of raws) {
+            const decoded = decodeReply("tool_call", raw)
+            // A malformed reply marks the extension dead: its reply counts as no opinion.
+            if (Result.isSuccess(decoded)) replies.push({ name, value: decoded.success.reply })
+          }
+          const v = verdictOf(replies)
+          const strongest = Math.max(
+            0,
+            ...replies.map((r) => (r.value.block === true ? 2 : r.value.ask === true ? 1 : 0))
+          )
+          expect(levelRank[v.level]).toBe(strongest)
+          for (const level of policyLevels) {
+            const d = decide({ level, source: "default", reason: undefined }, v)
+            expect(levelRank[d.decision]).toBeGreaterThanOrEqual(levelRank[level])
+            expect(levelRank[d.decision]).toBeGreaterThanOrEqual(levelRank[v.level])
+            expect(levelRank[d.decision]).toBe(Math.max(levelRank[level], levelRank[v.level]))
+          }
+        }
+      ),
+      runs
+    )
   })
 })
 
@@ -244,7 +286,10 @@ const behave = (name: string, sim: Sim, p: Payload): { proposal: Payload | undef
     case "asker":
       return { proposal: undefined, value: cmd.includes(sim.word) ? ask(name, `ask ${sim.word}`) : none }
     case "redactor":
-      return { proposal: cmd.includes("SECRET") ? { ...p, cmd: cmd.replaceAll("SECRET", "***") } : undefined, value: none }
+      return {
+        proposal: cmd.includes("SECRET") ? { ...p, cmd: cmd.replaceAll("SECRET", "***") } : undefined,
+        value: none
+      }
     case "appender":
       return { proposal: cmd.endsWith(" --safe") ? undefined : { ...p, cmd: `${cmd} --safe` }, value: none }
     case "setX":
@@ -298,52 +343,64 @@ describe("settling", () => {
   const scenario = fc.tuple(namedSet(sim, 6), initialPayload, fc.integer({ min: 1, max: 6 }))
 
   it("outcome does not depend on subscriber order", () => {
-    fc.assert(fc.property(scenario, ([[xs, ys], initial, maxRounds]) => {
-      expect(simulate(ys, initial, maxRounds).outcome).toEqual(simulate(xs, initial, maxRounds).outcome)
-    }), runs)
+    fc.assert(
+      fc.property(scenario, ([[xs, ys], initial, maxRounds]) => {
+        expect(simulate(ys, initial, maxRounds).outcome).toEqual(simulate(xs, initial, maxRounds).outcome)
+      }),
+      runs
+    )
   })
 
   it("when Settled, every subscriber's last-round input was the final payload", () => {
-    fc.assert(fc.property(scenario, ([[xs], initial, maxRounds]) => {
-      const { outcome, inputs } = simulate(xs, initial, maxRounds)
-      expect(outcome.rounds).toBeLessThanOrEqual(maxRounds)
-      for (const { name } of xs) expect(inputs.get(name)?.length).toBe(outcome.rounds)
-      if (outcome._tag === "Settled") {
-        for (const { name } of xs) expect(jsonEquals(inputs.get(name)?.at(-1), outcome.payload)).toBe(true)
-        // and nobody wanted anything else for it
-        for (const { name, value } of xs) {
-          const p = behave(name, value, outcome.payload).proposal
-          expect(p === undefined || jsonEquals(p, outcome.payload)).toBe(true)
+    fc.assert(
+      fc.property(scenario, ([[xs], initial, maxRounds]) => {
+        const { outcome, inputs } = simulate(xs, initial, maxRounds)
+        expect(outcome.rounds).toBeLessThanOrEqual(maxRounds)
+        for (const { name } of xs) expect(inputs.get(name)?.length).toBe(outcome.rounds)
+        if (outcome._tag === "Settled") {
+          for (const { name } of xs) expect(jsonEquals(inputs.get(name)?.at(-1), outcome.payload)).toBe(true)
+          // and nobody wanted anything else for it
+          for (const { name, value } of xs) {
+            const p = behave(name, value, outcome.payload).proposal
+            expect(p === undefined || jsonEquals(p, outcome.payload)).toBe(true)
+          }
         }
-      }
-    }), runs)
+      }),
+      runs
+    )
   })
 
   it("fighting rewriters end Unsettled at maxRounds unless a deny stops them", () => {
-    fc.assert(fc.property(scenario, ([[xs], initial, maxRounds]) => {
-      const fighters = new Set(xs.flatMap((s) => (s.value.kind === "setX" ? [s.value.x] : [])))
-      fc.pre(fighters.size === 2)
-      const { outcome } = simulate(xs, initial, maxRounds)
-      if (outcome._tag !== "Stopped") {
-        expect(outcome._tag).toBe("Unsettled")
-        expect(outcome.rounds).toBe(maxRounds)
-      }
-    }), runs)
+    fc.assert(
+      fc.property(scenario, ([[xs], initial, maxRounds]) => {
+        const fighters = new Set(xs.flatMap((s) => (s.value.kind === "setX" ? [s.value.x] : [])))
+        fc.pre(fighters.size === 2)
+        const { outcome } = simulate(xs, initial, maxRounds)
+        if (outcome._tag !== "Stopped") {
+          expect(outcome._tag).toBe("Unsettled")
+          expect(outcome.rounds).toBe(maxRounds)
+        }
+      }),
+      runs
+    )
   })
 
   it("a deny in any round → Stopped with deny, in that round; no deny → never Stopped", () => {
-    fc.assert(fc.property(scenario, ([[xs], initial, maxRounds]) => {
-      const { outcome, denials } = simulate(xs, initial, maxRounds)
-      const first = denials[0]
-      if (first === undefined) {
-        expect(outcome._tag).not.toBe("Stopped")
-        expect(outcome.value.level).not.toBe("deny")
-      } else {
-        expect(outcome._tag).toBe("Stopped")
-        expect(outcome.value.level).toBe("deny")
-        expect(outcome.rounds).toBe(first)
-      }
-    }), runs)
+    fc.assert(
+      fc.property(scenario, ([[xs], initial, maxRounds]) => {
+        const { outcome, denials } = simulate(xs, initial, maxRounds)
+        const first = denials[0]
+        if (first === undefined) {
+          expect(outcome._tag).not.toBe("Stopped")
+          expect(outcome.value.level).not.toBe("deny")
+        } else {
+          expect(outcome._tag).toBe("Stopped")
+          expect(outcome.value.level).toBe("deny")
+          expect(outcome.rounds).toBe(first)
+        }
+      }),
+      runs
+    )
   })
 })
 
@@ -351,24 +408,30 @@ describe("settling", () => {
 
 describe("raise-only and subset rules", () => {
   it("is_error is never lowered, and raised exactly when some extension raises it", () => {
-    fc.assert(fc.property(namedSet(toolResultReply), ([xs]) => {
-      expect(combineIsError(true, xs)).toBe(true)
-      expect(combineIsError(false, xs)).toBe(xs.some((r) => r.value.is_error === true))
-    }), runs)
+    fc.assert(
+      fc.property(namedSet(toolResultReply), ([xs]) => {
+        expect(combineIsError(true, xs)).toBe(true)
+        expect(combineIsError(false, xs)).toBe(xs.some((r) => r.value.is_error === true))
+      }),
+      runs
+    )
   })
   it("kept context is a subset of every extension's in-range keep, and keeps all they agree on", () => {
-    fc.assert(fc.property(fc.nat(10), namedSet(contextReply), (n, [xs]) => {
-      const { keep } = combineKeep(n, xs)
-      const inRange = (i: unknown) => typeof i === "number" && Number.isInteger(i) && i >= 0 && i < n
-      for (const { value } of xs) {
-        if (value.keep === undefined) continue
-        const allowed = new Set(value.keep.filter(inRange))
-        for (const i of keep) expect(allowed.has(i)).toBe(true)
-      }
-      for (let i = 0; i < n; i++) {
-        const everyone = xs.every((r) => r.value.keep === undefined || r.value.keep.includes(i))
-        expect(keep.includes(i)).toBe(everyone)
-      }
-    }), runs)
+    fc.assert(
+      fc.property(fc.nat(10), namedSet(contextReply), (n, [xs]) => {
+        const { keep } = combineKeep(n, xs)
+        const inRange = (i: unknown) => typeof i === "number" && Number.isInteger(i) && i >= 0 && i < n
+        for (const { value } of xs) {
+          if (value.keep === undefined) continue
+          const allowed = new Set(value.keep.filter(inRange))
+          for (const i of keep) expect(allowed.has(i)).toBe(true)
+        }
+        for (let i = 0; i < n; i++) {
+          const everyone = xs.every((r) => r.value.keep === undefined || r.value.keep.includes(i))
+          expect(keep.includes(i)).toBe(everyone)
+        }
+      }),
+      runs
+    )
   })
 })

@@ -37,8 +37,10 @@ const decoders: Decoders = {
 }
 
 /** The request as its handler sees it, or what is wrong with it. */
-export const decodeRequest = <E extends EventName>(event: E, request: JsonObject): Result.Result<RequestOf<E>, string> =>
-  decoders[event](request)
+export const decodeRequest = <E extends EventName>(
+  event: E,
+  request: JsonObject
+): Result.Result<RequestOf<E>, string> => decoders[event](request)
 
 /**
  * The reply encoded as one JSON object (no newline), or why it cannot be sent. Fields that do not belong to the
@@ -53,14 +55,19 @@ export const encodeReply = (event: EventName, reply: unknown): Result.Result<str
     }
     const text = JSON.stringify(decoded.success.reply)
     // JSON.stringify returns undefined for functions and symbols, despite its declared type.
-    if (typeof text !== "string") return Result.fail(`${event}: reply cannot be encoded as JSON: got ${typeof reply} (sent {} instead)`)
+    if (typeof text !== "string")
+      return Result.fail(`${event}: reply cannot be encoded as JSON: got ${typeof reply} (sent {} instead)`)
     // The text is checked too, as the host will read it: a nested `toJSON` or getter runs again when encoding and
     // can turn a checked value into one the host rejects (`args` as a string), which would mark the extension dead.
     const sent = decodeReply(event, JSON.parse(text))
     return Result.isFailure(sent)
-      ? Result.fail(`${event}: handler's reply encodes as a malformed reply (a toJSON or getter changed it; sent {} instead): ${sent.failure.message}`)
+      ? Result.fail(
+          `${event}: handler's reply encodes as a malformed reply (a toJSON or getter changed it; sent {} instead): ${sent.failure.message}`
+        )
       : Result.succeed(text)
   } catch (error) {
-    return Result.fail(`${event}: handler returned a reply that cannot be checked (sent {} instead): ${describe(error)}`)
+    return Result.fail(
+      `${event}: handler returned a reply that cannot be checked (sent {} instead): ${describe(error)}`
+    )
   }
 }

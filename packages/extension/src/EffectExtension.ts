@@ -17,7 +17,9 @@ const responderIn = <R>(handlers: Handlers<R>) =>
   Effect.map(Effect.context<R>(), (context) => {
     const runExit = Effect.runPromiseExitWith(context)
     const logAt = (level: LogLevel, message: string) =>
-      Effect.runFork((level === "Error" ? Effect.logError(message) : Effect.logWarning(message)).pipe(Effect.provide(context)))
+      Effect.runFork(
+        (level === "Error" ? Effect.logError(message) : Effect.logWarning(message)).pipe(Effect.provide(context))
+      )
     return responder(handlers, {
       runEffect: (effect) =>
         runExit(effect).then((exit) =>
@@ -31,8 +33,10 @@ const responderIn = <R>(handlers: Handlers<R>) =>
  * The reply line (newline included) for one request line. Never fails: a line that is not JSON, not an object,
  * or names an unknown event gets `{}` like an event without a handler.
  */
-export const respond = <R>(handlers: Handlers<R>): (line: string) => Effect.Effect<string, never, R> => (line) =>
-  Effect.flatMap(responderIn(handlers), (reply) => asEffect(reply(line)))
+export const respond =
+  <R>(handlers: Handlers<R>): ((line: string) => Effect.Effect<string, never, R>) =>
+  (line) =>
+    Effect.flatMap(responderIn(handlers), (reply) => asEffect(reply(line)))
 
 /** A reply line now (no handler ran, or it answered synchronously) or later, as an Effect. */
 const asEffect = (answer: string | PromiseLike<string>): Effect.Effect<string> =>
@@ -62,18 +66,17 @@ const consoleOnStderr = Effect.acquireRelease(
  * requests and get no reply, as in the protocol's framing. Writes wait for stdout to drain.
  */
 export const run = <R = never>(handlers: Handlers<R>): Effect.Effect<void, PlatformError, Stdio | R> =>
-  Effect.scoped(Effect.gen(function*() {
-    yield* consoleOnStderr
-    const stdio = yield* Stdio
-    const reply = yield* responderIn(handlers)
-    yield* stdio.stdin.pipe(
-      Stream.decodeText(),
-      Stream.splitLines,
-      Stream.filter((line) => line.trim() !== ""),
-      Stream.mapEffect((line) => asEffect(reply(line))),
-      Stream.run(stdio.stdout())
-    )
-  })).pipe(
-    Effect.provideService(Logger.LogToStderr, true),
-    Effect.provideService(Console.Console, stderrConsole)
-  )
+  Effect.scoped(
+    Effect.gen(function* () {
+      yield* consoleOnStderr
+      const stdio = yield* Stdio
+      const reply = yield* responderIn(handlers)
+      yield* stdio.stdin.pipe(
+        Stream.decodeText(),
+        Stream.splitLines,
+        Stream.filter((line) => line.trim() !== ""),
+        Stream.mapEffect((line) => asEffect(reply(line))),
+        Stream.run(stdio.stdout())
+      )
+    })
+  ).pipe(Effect.provideService(Logger.LogToStderr, true), Effect.provideService(Console.Console, stderrConsole))

@@ -36,7 +36,7 @@ const runEffect = async (effect: import("effect").Effect.Effect<unknown, unknown
 export const respond = (
   handlers: Handlers,
   log: (level: LogLevel, message: string) => void = logToStderr
-): (line: string) => Promise<string> => {
+): ((line: string) => Promise<string>) => {
   const reply = responder(handlers, { runEffect, log })
   return async (line) => reply(line)
 }

@@ -62,12 +62,14 @@ export const failureOutcome = <C>(cause: C, print: (cause: C) => string): Effect
  * object; a handler's own `id` field was already dropped by the protocol check.
  */
 const line = (reply: string, id: unknown): string =>
-  id === undefined ? `${reply}\n` : `${reply.slice(0, -1)}${reply === NoOpinion ? "" : ","}"id":${JSON.stringify(id)}}\n`
+  id === undefined
+    ? `${reply}\n`
+    : `${reply.slice(0, -1)}${reply === NoOpinion ? "" : ","}"id":${JSON.stringify(id)}}\n`
 
 let checks: Promise<typeof import("./Checks.ts")> | undefined
 const loadChecks = () => (checks ??= import("./Checks.ts"))
 
-export const responder = <R>(handlers: Handlers<R>, options: ResponderOptions<R>): (text: string) => ReplyLine => {
+export const responder = <R>(handlers: Handlers<R>, options: ResponderOptions<R>): ((text: string) => ReplyLine) => {
   const { log } = options
 
   const serve = async <E extends EventName>(event: E, request: JsonObject, id: unknown): Promise<string> => {

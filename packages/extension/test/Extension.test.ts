@@ -27,7 +27,9 @@ const runInProcess = (handlers: EffectExtension.Handlers, chunks: ReadonlyArray<
         })
       )
   })
-  return Effect.runPromise(EffectExtension.run(handlers).pipe(Effect.provide(layer), quiet)).then(() => written.join(""))
+  return Effect.runPromise(EffectExtension.run(handlers).pipe(Effect.provide(layer), quiet)).then(() =>
+    written.join("")
+  )
 }
 
 describe("EffectExtension.respond (in-process)", () => {
@@ -62,14 +64,15 @@ describe("EffectExtension.respond (in-process)", () => {
     expect(await reply(JSON.stringify(request("tool_calls", { tool: "rm" })))).toBe("{}\n")
     expect(await reply(JSON.stringify(request("toString", { tool: "rm" })))).toBe("{}\n")
     expect(await reply("[1,2]")).toBe("{}\n")
-    expect(await reply("{\"event\":\"tool_call\"")).toBe("{}\n")
+    expect(await reply('{"event":"tool_call"')).toBe("{}\n")
     expect(await reply(JSON.stringify(request("tool_call", { tool: "rm" })))).toBe("{}\n") // call_id, args missing
   })
 
   it("drops fields that do not belong to the event and answers {} for a malformed reply", async () => {
     const odd = EffectExtension.respond({
       // Deliberately wrong at runtime (the types forbid it): the SDK must not forward it.
-      tool_call: (req) => Effect.succeed(JSON.parse(req.tool === "bad" ? '{"keep":"x","block":1}' : '{"keep":[1],"ask":true}')),
+      tool_call: (req) =>
+        Effect.succeed(JSON.parse(req.tool === "bad" ? '{"keep":"x","block":1}' : '{"keep":[1],"ask":true}')),
       list_tools: () => Effect.succeed({ tools: [{ name: "t", description: "d", input_schema: {} }] }),
       // A cycle cannot be encoded as JSON.
       invoke_tool: () => {
@@ -97,24 +100,27 @@ describe("EffectExtension.respond (in-process)", () => {
 
 describe("Extension.respond (in-process, handlers with or without Effect)", () => {
   const logged: Array<string> = []
-  const respond = Extension.respond({
-    tool_call: (req) =>
-      req.tool === "plain"
-        ? { block: true, reason: "plain" }
-        : req.tool === "promise"
-        ? Promise.resolve({ reason: "promise" })
-        : req.tool === "effect"
-        ? Effect.succeed({ reason: "effect" })
-        : req.tool === "reject"
-        ? Promise.reject(new Error("rejected on purpose"))
-        : req.tool === "fail"
-        ? Effect.fail("failed on purpose")
-        : (() => {
-          throw new Error("thrown on purpose")
-        })(),
-    // Deliberately the wrong shape at runtime (the types forbid it).
-    tool_result: () => JSON.parse('{"content":"x","is_error":"yes"}')
-  }, (level, message) => void logged.push(`${level}: ${message}`))
+  const respond = Extension.respond(
+    {
+      tool_call: (req) =>
+        req.tool === "plain"
+          ? { block: true, reason: "plain" }
+          : req.tool === "promise"
+            ? Promise.resolve({ reason: "promise" })
+            : req.tool === "effect"
+              ? Effect.succeed({ reason: "effect" })
+              : req.tool === "reject"
+                ? Promise.reject(new Error("rejected on purpose"))
+                : req.tool === "fail"
+                  ? Effect.fail("failed on purpose")
+                  : (() => {
+                      throw new Error("thrown on purpose")
+                    })(),
+      // Deliberately the wrong shape at runtime (the types forbid it).
+      tool_result: () => JSON.parse('{"content":"x","is_error":"yes"}')
+    },
+    (level, message) => void logged.push(`${level}: ${message}`)
+  )
   const call = (tool: string, extra: object = {}) => respond(JSON.stringify({ ...toolCall(tool, {}), ...extra }))
 
   it("takes a plain value, a Promise or an Effect", async () => {
@@ -140,9 +146,10 @@ describe("Extension.respond (in-process, handlers with or without Effect)", () =
   it("echoes the request's id, as the JSON value it was, on every reply", async () => {
     await fc.assert(
       fc.asyncProperty(fc.jsonValue(), fc.constantFrom("plain", "effect", "throw", "unknown"), async (id, tool) => {
-        const line = tool === "unknown"
-          ? JSON.stringify({ ...request("no_such_event"), id })
-          : JSON.stringify({ ...toolCall(tool, {}), id })
+        const line =
+          tool === "unknown"
+            ? JSON.stringify({ ...request("no_such_event"), id })
+            : JSON.stringify({ ...toolCall(tool, {}), id })
         const reply: unknown = JSON.parse(await respond(line))
         // JSON has no -0: the id goes over the wire as text, so the host sees 0.
         expect(reply).toEqual(expect.objectContaining({ id: JSON.parse(JSON.stringify(id)) }))
@@ -169,12 +176,15 @@ describe("EffectExtension.run (in-process stdio)", () => {
   it("the global console goes to stderr while it serves (a handler's console.log would end the extension), and is put back", async () => {
     const original = globalThis.console
     let inHandler: Console | undefined
-    const out = await runInProcess({
-      tool_call: () => {
-        inHandler = globalThis.console
-        return {}
-      }
-    }, [`${JSON.stringify(toolCall("a", {}))}\n`])
+    const out = await runInProcess(
+      {
+        tool_call: () => {
+          inHandler = globalThis.console
+          return {}
+        }
+      },
+      [`${JSON.stringify(toolCall("a", {}))}\n`]
+    )
     expect(out).toBe("{}\n")
     expect(inHandler).toBeDefined()
     expect(inHandler).not.toBe(original)
@@ -252,7 +262,11 @@ describe("Extension.main (real child process)", () => {
   })
 
   it("loads nothing from effect or the protocol when no handler runs", async () => {
-    const done = await exchange("node", ["--import", traceImports, noopExtension], [request("session_start"), toolCall("rm", {})])
+    const done = await exchange(
+      "node",
+      ["--import", traceImports, noopExtension],
+      [request("session_start"), toolCall("rm", {})]
+    )
     expect(done.code).toBe(0)
     expect(done.replies).toEqual([{}, {}])
     expect(done.stderr).not.toContain("trace: import")
@@ -274,14 +288,20 @@ describe("Extension.main (real child process)", () => {
     const done = await ext.close()
     expect(done.code).toBe(0)
     expect(done.stdout).toBe('{}\n{"block":true,"reason":"no"}\n')
-    expect(done.stderr).toContain("tool_call: handler returned a malformed reply (sent {} instead): reason: expected JSON (a BigInt is not), got a BigInt")
+    expect(done.stderr).toContain(
+      "tool_call: handler returned a malformed reply (sent {} instead): reason: expected JSON (a BigInt is not), got a BigInt"
+    )
   })
 
   it("round-trips unicode and newlines inside strings", async () => {
     const ext = start("node", [sdkExtension])
     await fc.assert(
       fc.asyncProperty(
-        fc.oneof(fc.string({ unit: "grapheme" }), fc.string({ unit: "binary" }), fc.constantFrom("a\nb", "\r\n", "\u2028\u2029", "\\n")),
+        fc.oneof(
+          fc.string({ unit: "grapheme" }),
+          fc.string({ unit: "binary" }),
+          fc.constantFrom("a\nb", "\r\n", "\u2028\u2029", "\\n")
+        ),
         async (content) => {
           expect(await ext.send(toolResult("t", content))).toEqual({ content })
         }

@@ -39,13 +39,19 @@ describe("SDK extensions answer {} for hostile thrown and returned values (real 
 
 describe("a promise a handler did not wait for rejects later (real child process)", () => {
   it("Extension.main logs it and lives on: the next call is still judged", async () => {
-    const done = await exchange("node", [`${fixtures}floating-extension.ts`], [
-      { ...toolCall("ls", {}, "c-1"), id: 1 },
-      { ...toolCall("rm", { path: "/" }, "c-2"), id: 2 }
-    ])
+    const done = await exchange(
+      "node",
+      [`${fixtures}floating-extension.ts`],
+      [
+        { ...toolCall("ls", {}, "c-1"), id: 1 },
+        { ...toolCall("rm", { path: "/" }, "c-2"), id: 2 }
+      ]
+    )
     expect(done.replies).toEqual([{ id: 1 }, { block: true, reason: "no", id: 2 }])
     expect(done.code).toBe(0)
-    expect(done.stderr).toContain("a promise nobody awaited rejected (the extension goes on): Error: metrics endpoint unreachable")
+    expect(done.stderr).toContain(
+      "a promise nobody awaited rejected (the extension goes on): Error: metrics endpoint unreachable"
+    )
   })
 })
 
@@ -59,26 +65,60 @@ const thrower = (value: Recipe) => (): never => {
 const recipe: fc.Arbitrary<Recipe> = fc.letrec<{ value: Recipe }>((tie) => ({
   value: fc.oneof(
     { depthSize: "small", withCrossShrink: true },
-    fc.constantFrom(...hostileNames).map((name): Recipe => () => hostile(name)),
-    fc.anything().map((value): Recipe => () => value),
-    tie("value").map((inner): Recipe => () => ({ toString: thrower(inner) })),
-    tie("value").map((inner): Recipe => () => Object.defineProperty({}, "block", { get: thrower(inner), enumerable: true })),
-    tie("value").map((inner): Recipe => () => ({ block: true, reason: inner() })),
-    tie("value").map((inner): Recipe => () => ({ args: { nested: [inner()] } })),
-    tie("value").map((inner): Recipe => () => trapProxy(thrower(inner))),
-    tie("value").map((inner): Recipe => () => {
-      const error = new Error("wrapped")
-      Object.defineProperty(error, "stack", { get: thrower(inner) })
-      return error
-    }),
-    tie("value").map((inner): Recipe => () => ({ then: (_: unknown, reject: (e: unknown) => void) => reject(inner()) }))
+    fc.constantFrom(...hostileNames).map(
+      (name): Recipe =>
+        () =>
+          hostile(name)
+    ),
+    fc.anything().map(
+      (value): Recipe =>
+        () =>
+          value
+    ),
+    tie("value").map(
+      (inner): Recipe =>
+        () => ({ toString: thrower(inner) })
+    ),
+    tie("value").map(
+      (inner): Recipe =>
+        () =>
+          Object.defineProperty({}, "block", { get: thrower(inner), enumerable: true })
+    ),
+    tie("value").map(
+      (inner): Recipe =>
+        () => ({ block: true, reason: inner() })
+    ),
+    tie("value").map(
+      (inner): Recipe =>
+        () => ({ args: { nested: [inner()] } })
+    ),
+    tie("value").map(
+      (inner): Recipe =>
+        () =>
+          trapProxy(thrower(inner))
+    ),
+    tie("value").map(
+      (inner): Recipe =>
+        () => {
+          const error = new Error("wrapped")
+          Object.defineProperty(error, "stack", { get: thrower(inner) })
+          return error
+        }
+    ),
+    tie("value").map(
+      (inner): Recipe =>
+        () => ({ then: (_: unknown, reject: (e: unknown) => void) => reject(inner()) })
+    )
   )
 })).value
 
 type How = (typeof failures)[number] | (typeof returns)[number]
 
 /** Hands `make()` over the way `how` says; for the types, a reply (it is anything at run time). */
-const handOver = (how: How, make: Recipe): { block: true } | PromiseLike<{ block: true }> | Effect.Effect<{ block: true }, unknown> => {
+const handOver = (
+  how: How,
+  make: Recipe
+): { block: true } | PromiseLike<{ block: true }> | Effect.Effect<{ block: true }, unknown> => {
   switch (how) {
     case "throw":
       throw make()

@@ -15,9 +15,12 @@ export interface ApprovalRequest {
   readonly reasons: ReadonlyArray<Reason>
 }
 
-export class Approver extends Context.Service<Approver, {
-  readonly approve: (request: ApprovalRequest) => Effect.Effect<boolean>
-}>()("@abhed/host/Approver") {
+export class Approver extends Context.Service<
+  Approver,
+  {
+    readonly approve: (request: ApprovalRequest) => Effect.Effect<boolean>
+  }
+>()("@abhed/host/Approver") {
   /** Unattended runs: nobody is there to say yes, so an ask is a no. */
   static readonly layerDeny = Layer.succeed(Approver, Approver.of({ approve: () => Effect.succeed(false) }))
   /** Ask someone: `prompt` shows the call and its reasons and returns the answer. */

@@ -31,9 +31,8 @@ export const roundAudience = (extensions: ReadonlyArray<Extension>, event: Event
   const subscribers = extensions.filter((x) => subscribes(x.config, event))
   const notSubscribed = extensions.filter((x) => !subscribes(x.config, event)).map((x) => skip(x, "not_subscribed"))
   const fixed: Audience = { subscribers, skipped: notSubscribed }
-  const matched = event === "tool_call" || event === "tool_result"
-    ? subscribers.some((x) => x.config.match !== undefined)
-    : false
+  const matched =
+    event === "tool_call" || event === "tool_result" ? subscribers.some((x) => x.config.match !== undefined) : false
   if (!matched) return () => fixed
   // Every extension in name order, with the entry it gets when it sits the round out: `skipped` comes out in
   // name order too, so the round's audit entries are a merge, not a sort.
@@ -58,10 +57,7 @@ export const roundAudience = (extensions: ReadonlyArray<Extension>, event: Event
  * A round's audit entries in name order, from the exchanges (in name order: the subscribers are) and the skipped
  * (in name order: `roundAudience` makes them so): merged, not sorted, since this runs on every round.
  */
-export const mergeByName = (
-  a: ReadonlyArray<AuditExchange>,
-  b: ReadonlyArray<AuditExchange>
-): Array<AuditExchange> => {
+export const mergeByName = (a: ReadonlyArray<AuditExchange>, b: ReadonlyArray<AuditExchange>): Array<AuditExchange> => {
   if (b.length === 0) return [...a]
   if (a.length === 0) return [...b]
   const out: Array<AuditExchange> = []

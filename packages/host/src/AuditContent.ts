@@ -13,10 +13,9 @@ export type { ContentDigest, RecordedInput } from "./AuditRecord.ts"
  */
 export type AuditContent = "digest" | "full"
 
-
 /** A string is digested as itself; any other JSON value as its JSON text. */
 export const contentDigest = (value: unknown): ContentDigest => {
-  const text = typeof value === "string" ? value : JSON.stringify(value) ?? "null"
+  const text = typeof value === "string" ? value : (JSON.stringify(value) ?? "null")
   const bytes = Buffer.from(text, "utf8")
   return { sha256: createHash("sha256").update(bytes).digest("hex"), bytes: bytes.length }
 }
@@ -63,13 +62,18 @@ export const auditView = (record: AuditRecord, content: AuditContent): AuditReco
   // A dead extension's stderr line, in any event's record.
   const stderr = record.rounds.some((round) => round.exchanges.some((x) => typeof x.stderr === "string"))
   if (inReplies.length === 0 && inOutcome.length === 0 && record.input === undefined && !stderr) return record
-  const rounds = inReplies.length === 0 && !stderr ? record.rounds : record.rounds.map((round): AuditRound => ({
-    ...round,
-    exchanges: round.exchanges.map((x): AuditExchange => {
-      const y = typeof x.stderr === "string" ? { ...x, stderr: contentDigest(x.stderr) } : x
-      return y.reply === undefined ? y : { ...y, reply: digestFields(y.reply, inReplies) }
-    })
-  }))
+  const rounds =
+    inReplies.length === 0 && !stderr
+      ? record.rounds
+      : record.rounds.map(
+          (round): AuditRound => ({
+            ...round,
+            exchanges: round.exchanges.map((x): AuditExchange => {
+              const y = typeof x.stderr === "string" ? { ...x, stderr: contentDigest(x.stderr) } : x
+              return y.reply === undefined ? y : { ...y, reply: digestFields(y.reply, inReplies) }
+            })
+          })
+        )
   const outcome = digestFields(record.outcome, inOutcome)
   return record.input === undefined
     ? { ...record, rounds, outcome }

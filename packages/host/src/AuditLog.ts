@@ -23,23 +23,26 @@ export class AuditWriteError extends Schema.TaggedError<AuditWriteError>()("Audi
   detail: Schema.String
 }) {}
 
-export class AuditLog extends Context.Service<AuditLog, {
-  readonly record: (record: AuditRecord) => Effect.Effect<void>
-  /** Records kept in memory (empty for sinks that keep nothing). */
-  readonly entries: Effect.Effect<ReadonlyArray<AuditRecord>>
-  /**
-   * `false`: this sink keeps nothing, so the host neither builds records for it nor calls `record` (what
-   * `layerNone` says). Absent or `true`: every dispatch is recorded.
-   */
-  readonly enabled?: boolean | undefined
-}>()("@abhed/host/AuditLog") {
+export class AuditLog extends Context.Service<
+  AuditLog,
+  {
+    readonly record: (record: AuditRecord) => Effect.Effect<void>
+    /** Records kept in memory (empty for sinks that keep nothing). */
+    readonly entries: Effect.Effect<ReadonlyArray<AuditRecord>>
+    /**
+     * `false`: this sink keeps nothing, so the host neither builds records for it nor calls `record` (what
+     * `layerNone` says). Absent or `true`: every dispatch is recorded.
+     */
+    readonly enabled?: boolean | undefined
+  }
+>()("@abhed/host/AuditLog") {
   /**
    * Keeps every record in memory, as it is (content verbatim: nothing is written anywhere): for tests, the demo and
    * short sessions. A sink of your own can keep what the JSONL sink keeps with `auditView(record, "digest")`.
    */
   static readonly layerMemory = Layer.effect(
     AuditLog,
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const ref = yield* Ref.make<ReadonlyArray<AuditRecord>>([])
       return AuditLog.of({
         record: (r) => Ref.update(ref, (all) => [...all, r]),
@@ -66,7 +69,7 @@ export class AuditLog extends Context.Service<AuditLog, {
   static readonly layerJsonl = (path: string, options?: AuditJsonlOptions) =>
     Layer.effect(
       AuditLog,
-      Effect.gen(function*() {
+      Effect.gen(function* () {
         const content = options?.content ?? "digest"
         const { handle, stats } = yield* openForAppend(path, 0o600).pipe(
           Effect.mapError((e) => new AuditWriteError({ path, detail: e.detail }))
@@ -77,9 +80,11 @@ export class AuditLog extends Context.Service<AuditLog, {
         }
         const encoder = new TextEncoder()
         const writeAll = (bytes: Uint8Array): Promise<void> =>
-          handle.write(bytes).then(({ bytesWritten }) =>
-            bytesWritten < bytes.length ? writeAll(bytes.subarray(bytesWritten)) : undefined
-          )
+          handle
+            .write(bytes)
+            .then(({ bytesWritten }) =>
+              bytesWritten < bytes.length ? writeAll(bytes.subarray(bytesWritten)) : undefined
+            )
         // Concurrent dispatches finish concurrently: one writer at a time keeps every line whole.
         const lock = yield* Semaphore.make(1)
         return AuditLog.of({

@@ -35,9 +35,10 @@ export const layerPlaces = (
   home: string,
   cwd: string
 ): LayerPlaces => ({
-  managed: env["ABHED_MANAGED_CONFIG"] !== undefined && env["ABHED_MANAGED_CONFIG"] !== ""
-    ? NodePath.resolve(cwd, env["ABHED_MANAGED_CONFIG"])
-    : "/etc/abhed/abhed.json",
+  managed:
+    env["ABHED_MANAGED_CONFIG"] !== undefined && env["ABHED_MANAGED_CONFIG"] !== ""
+      ? NodePath.resolve(cwd, env["ABHED_MANAGED_CONFIG"])
+      : "/etc/abhed/abhed.json",
   user: NodePath.join(configHome(env, home), "abhed", "abhed.json"),
   cwd
 })
@@ -48,8 +49,10 @@ export class LayerConflict extends Schema.TaggedError<LayerConflict>()("LayerCon
   files: Schema.Array(Schema.String)
 }) {
   override get message(): string {
-    return `extension "${this.name}" is configured in two layers: ${this.files.join(" and ")}; rename one ` +
+    return (
+      `extension "${this.name}" is configured in two layers: ${this.files.join(" and ")}; rename one ` +
       `(a layer never replaces another's extension)`
+    )
   }
 }
 
@@ -80,12 +83,25 @@ export interface Layers {
 }
 
 const exists = (file: string): Effect.Effect<boolean> =>
-  Effect.promise(() => NodeFs.promises.access(file).then(() => true, () => false))
+  Effect.promise(() =>
+    NodeFs.promises.access(file).then(
+      () => true,
+      () => false
+    )
+  )
 
 /** A layer's file when it exists; a missing layer is no layer (any other problem is the loader's to report). */
-const loadLayer = (kind: LayerKind, file: string): Effect.Effect<LoadedLayer | undefined, ConfigUnreadable | ConfigInvalid, Path.Path> =>
-  Effect.gen(function*() {
-    const present = yield* Effect.promise(() => NodeFs.promises.lstat(file).then(() => true, () => false))
+const loadLayer = (
+  kind: LayerKind,
+  file: string
+): Effect.Effect<LoadedLayer | undefined, ConfigUnreadable | ConfigInvalid, Path.Path> =>
+  Effect.gen(function* () {
+    const present = yield* Effect.promise(() =>
+      NodeFs.promises.lstat(file).then(
+        () => true,
+        () => false
+      )
+    )
     if (!present) return undefined
     const loaded = yield* loadConfig(file)
     const text = yield* Effect.tryPromise({
@@ -102,8 +118,10 @@ const loadLayer = (kind: LayerKind, file: string): Effect.Effect<LoadedLayer | u
  * nearest folder holding `.git`). Outside a repository only `cwd` itself is looked in: a parent folder (a shared
  * /tmp, a home directory) is no project. Returns the file and the project root (the folder holding `.abhed`).
  */
-export const findProjectLayer = (cwd: string): Effect.Effect<{ readonly file: string; readonly root: string } | undefined> =>
-  Effect.gen(function*() {
+export const findProjectLayer = (
+  cwd: string
+): Effect.Effect<{ readonly file: string; readonly root: string } | undefined> =>
+  Effect.gen(function* () {
     const start = yield* Effect.promise(() => NodeFs.promises.realpath(cwd).catch(() => NodePath.resolve(cwd)))
     const chain: Array<string> = []
     let dir = start
@@ -125,23 +143,25 @@ export const findProjectLayer = (cwd: string): Effect.Effect<{ readonly file: st
     return undefined
   })
 
-const absoluteCwd = (layer: LoadedLayer) => (x: ExtensionConfig): ExtensionConfig => ({ ...x, cwd: extensionCwd(layer.loaded, x) })
+const absoluteCwd =
+  (layer: LoadedLayer) =>
+  (x: ExtensionConfig): ExtensionConfig => ({ ...x, cwd: extensionCwd(layer.loaded, x) })
 
 /** Load the layers at `places` and merge them. */
 export const loadLayers = (
   places: LayerPlaces
 ): Effect.Effect<Layers, ConfigUnreadable | ConfigInvalid | LayerConflict, Trust | Path.Path> =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const managed = yield* loadLayer("managed", places.managed)
     const userLayer = yield* loadLayer("user", places.user)
     // The same file named twice (a managed config pointed at the user's) is one layer.
     const user = userLayer !== undefined && userLayer.loaded.file === managed?.loaded.file ? undefined : userLayer
     const found = yield* findProjectLayer(places.cwd)
     const projectLayer = found === undefined ? undefined : yield* loadLayer("project", found.file)
-    const project = projectLayer !== undefined &&
-        [managed?.loaded.file, user?.loaded.file].includes(projectLayer.loaded.file)
-      ? undefined
-      : projectLayer
+    const project =
+      projectLayer !== undefined && [managed?.loaded.file, user?.loaded.file].includes(projectLayer.loaded.file)
+        ? undefined
+        : projectLayer
     let untrusted: UntrustedProject | undefined
     let trustedProject: LoadedLayer | undefined
     if (project !== undefined && found !== undefined) {
@@ -196,7 +216,7 @@ export const layerRoots = (layers: Layers): ReadonlyArray<string> =>
 /** The lines an untrusted project is reported with: which file, what changed, and the command that trusts it. */
 export const describeUntrusted = (u: UntrustedProject): ReadonlyArray<string> => [
   `the project config ${u.print.file} is not trusted: its extensions are not started` +
-  (u.print.extensions.length > 0 ? ` (${u.print.extensions.map((x) => x.name).join(", ")})` : ""),
+    (u.print.extensions.length > 0 ? ` (${u.print.extensions.map((x) => x.name).join(", ")})` : ""),
   ...u.changes.map((line) => `  ${line}`),
   `  review it and trust it with: abhed-ext trust ${u.print.root}`
 ]
@@ -210,14 +230,16 @@ export const hostFromLayers = (
   places: LayerPlaces,
   options: Omit<ProcessHostOptions, "baseDir" | "policies">
 ): Layer.Layer<ExtensionHost, ConfigUnreadable | ConfigInvalid | LayerConflict, AuditLog | Trust | Path.Path> =>
-  Layer.unwrap(Effect.gen(function*() {
-    const layers = yield* loadLayers(places)
-    for (const w of layers.warnings) yield* Effect.logWarning(w)
-    if (layers.untrusted !== undefined) yield* Effect.logWarning(describeUntrusted(layers.untrusted).join("\n"))
-    return ExtensionHost.layer(layers.config, {
-      ...options,
-      baseDir: places.cwd,
-      policies: layers.policies,
-      scriptRoots: layerRoots(layers)
+  Layer.unwrap(
+    Effect.gen(function* () {
+      const layers = yield* loadLayers(places)
+      for (const w of layers.warnings) yield* Effect.logWarning(w)
+      if (layers.untrusted !== undefined) yield* Effect.logWarning(describeUntrusted(layers.untrusted).join("\n"))
+      return ExtensionHost.layer(layers.config, {
+        ...options,
+        baseDir: places.cwd,
+        policies: layers.policies,
+        scriptRoots: layerRoots(layers)
+      })
     })
-  }))
+  )

@@ -59,10 +59,8 @@ export const decodeConfig = (
  * extensions (against the link's folder, a relative guard script would not be found, and its veto lost). Anything
  * but a regular file (a FIFO, a device) is refused without waiting on it.
  */
-export const loadConfig = (
-  file: string
-): Effect.Effect<LoadedConfig, ConfigUnreadable | ConfigInvalid, Path.Path> =>
-  Effect.gen(function*() {
+export const loadConfig = (file: string): Effect.Effect<LoadedConfig, ConfigUnreadable | ConfigInvalid, Path.Path> =>
+  Effect.gen(function* () {
     const path = yield* Path.Path
     const absolute = yield* Effect.tryPromise({
       try: () => NodeFs.promises.realpath(path.resolve(file)),

@@ -8,7 +8,13 @@ import {
   type WithId
 } from "@abhed/protocol"
 import { Cause, Clock, Deferred, Effect, Exit, Result, Scope } from "effect"
-import { type EncodedRequest, type Extension, type ExtensionState, type StartedExchange, subscribes } from "./Extension.ts"
+import {
+  type EncodedRequest,
+  type Extension,
+  type ExtensionState,
+  type StartedExchange,
+  subscribes
+} from "./Extension.ts"
 import {
   type DeathCause,
   deathCauseOf,
@@ -20,7 +26,15 @@ import {
   stderrOf
 } from "./ExtensionError.ts"
 import * as Permit from "./Permit.ts"
-import { type DeathError, deadTransport, decode, type Due, outOfStep, type Transport, type TransportEvents } from "./Transport.ts"
+import {
+  type DeathError,
+  deadTransport,
+  decode,
+  type Due,
+  outOfStep,
+  type Transport,
+  type TransportEvents
+} from "./Transport.ts"
 import * as Watchdog from "./Watchdog.ts"
 
 /**
@@ -52,7 +66,7 @@ export interface CoreOptions<R> {
   readonly connect: (events: TransportEvents) => Effect.Effect<Transport, SpawnFailed, R | Scope.Scope>
 }
 
-export const make = Effect.fnUntraced(function*<R>(options: CoreOptions<R>) {
+export const make = Effect.fnUntraced(function* <R>(options: CoreOptions<R>) {
   const { config } = options
   const name = config.name
   const idsRequired = config.reply_ids === "required"
@@ -90,7 +104,10 @@ export const make = Effect.fnUntraced(function*<R>(options: CoreOptions<R>) {
     scope
   })
   const terminator = yield* Watchdog.terminator(
-    Effect.andThen(Deferred.await(transportReady), Effect.suspend(() => transport.terminate)),
+    Effect.andThen(
+      Deferred.await(transportReady),
+      Effect.suspend(() => transport.terminate)
+    ),
     scope
   )
 
@@ -121,7 +138,11 @@ export const make = Effect.fnUntraced(function*<R>(options: CoreOptions<R>) {
   const events: TransportEvents = { read, fail: dieNow }
   const deadError = (cause: DeathCause) => {
     const stderr = stderrOf(cause)
-    return new ExtensionDead({ extension: name, cause: describeDeathCause(cause), ...(stderr === undefined ? {} : { stderr }) })
+    return new ExtensionDead({
+      extension: name,
+      cause: describeDeathCause(cause),
+      ...(stderr === undefined ? {} : { stderr })
+    })
   }
 
   /**
@@ -190,17 +211,22 @@ export const make = Effect.fnUntraced(function*<R>(options: CoreOptions<R>) {
    * extension's scope, which keeps the permit until the reply (or the timeout, or a death) comes, so the next
    * request can never read this one's reply. The common case forks nothing.
    */
-  const handOff = <E extends EventName>(reply: Deferred.Deferred<unknown, ExtensionError>, request: EncodedRequest<E>) =>
+  const handOff = <E extends EventName>(
+    reply: Deferred.Deferred<unknown, ExtensionError>,
+    request: EncodedRequest<E>
+  ) =>
     Effect.suspend(() => {
       orphanedExchanges++
       return Deferred.await(reply).pipe(
         Effect.flatMap((json) => Effect.suspend(() => accept(request.event, json))),
         Effect.onInterrupt(() => Effect.sync(() => void (abandoned = true))),
         Effect.ignore,
-        Effect.ensuring(Effect.sync(() => {
-          orphanedExchanges--
-          permit.release()
-        })),
+        Effect.ensuring(
+          Effect.sync(() => {
+            orphanedExchanges--
+            permit.release()
+          })
+        ),
         Effect.forkIn(exchangesScope, { startImmediately: true }),
         Effect.asVoid
       )
@@ -257,7 +283,8 @@ export const make = Effect.fnUntraced(function*<R>(options: CoreOptions<R>) {
     Permit.beginHeld<DecodedReply<E>, ExtensionError>(permit, {
       begin: (end) => {
         const dead = begin(request, undefined, (reply) =>
-          end(Exit.isFailure(reply) ? Exit.failCause(reply.cause) : accept(request.event, reply.value)))
+          end(Exit.isFailure(reply) ? Exit.failCause(reply.cause) : accept(request.event, reply.value))
+        )
         if (dead !== undefined) end(Exit.fail(dead))
       },
       orphans: (delta) => {
@@ -266,18 +293,35 @@ export const make = Effect.fnUntraced(function*<R>(options: CoreOptions<R>) {
     })
 
   transport = yield* options.connect(events).pipe(
-    Effect.catch((error) => Effect.as(Effect.sync(() => dieNow(error)), deadTransport))
+    Effect.catch((error) =>
+      Effect.as(
+        Effect.sync(() => dieNow(error)),
+        deadTransport
+      )
+    )
   )
   const connected = transport
   Deferred.doneUnsafe(transportReady, Effect.void)
 
-  const sessionEnd: WithId<SessionEndRequest> = { event: "session_end", session_id: options.sessionId, id: `${name}-session-end` }
+  const sessionEnd: WithId<SessionEndRequest> = {
+    event: "session_end",
+    session_id: options.sessionId,
+    id: `${name}-session-end`
+  }
   yield* Effect.addFinalizer(() =>
-    Effect.gen(function*() {
-      if (phase._tag !== "dead" && !abandoned && orphanedExchanges === 0 && !sessionEnded && subscribes(config, "session_end")) {
+    Effect.gen(function* () {
+      if (
+        phase._tag !== "dead" &&
+        !abandoned &&
+        orphanedExchanges === 0 &&
+        !sessionEnded &&
+        subscribes(config, "session_end")
+      ) {
         // Bounded by timeout_ms even when it is the first exchange; a failure here just kills it.
-        yield* send({ event: "session_end", value: sessionEnd, bytes: Framing.encodeLine(sessionEnd) }, config.timeout_ms)
-          .pipe(Effect.ignore)
+        yield* send(
+          { event: "session_end", value: sessionEnd, bytes: Framing.encodeLine(sessionEnd) },
+          config.timeout_ms
+        ).pipe(Effect.ignore)
       }
       const dead = phase._tag === "dead"
       closing = true
@@ -292,7 +336,13 @@ export const make = Effect.fnUntraced(function*<R>(options: CoreOptions<R>) {
     send: (request) => send(request),
     beginNow,
     idle: () => !permit.busy(),
-    status: Effect.map(connected.stderrTail, (stderr_tail) => ({ name, state: phase, served, stderr_tail, pid: connected.pid }))
+    status: Effect.map(connected.stderrTail, (stderr_tail) => ({
+      name,
+      state: phase,
+      served,
+      stderr_tail,
+      pid: connected.pid
+    }))
   }
   return extension
 })

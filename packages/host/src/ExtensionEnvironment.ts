@@ -40,7 +40,7 @@ export const Baseline: ReadonlyArray<string> = [
 ]
 
 /** A name or a glob where `*` matches any run of characters (and nothing else is special). */
-export const nameMatcher = (pattern: string): (name: string) => boolean => {
+export const nameMatcher = (pattern: string): ((name: string) => boolean) => {
   if (!pattern.includes("*")) return (name) => name === pattern
   // The policy's glob (core), with `?` and `\` escaped so that only `*` is special.
   const glob = pattern.replace(/[\\?]/g, "\\$&")
@@ -84,7 +84,8 @@ export const KnownSecrets: ReadonlyArray<string> = [
 ]
 
 /** A variable name that looks like it holds a credential (the host's own variables are checked against it). */
-const secretShape = /SECRET|TOKEN|PASSWORD|PASSWD|PASSPHRASE|CREDENTIAL|PRIVATE|API_?KEY|ACCESS_KEY|(^|_)(KEY|AUTH|SESSION|COOKIE)(_|$)/i
+const secretShape =
+  /SECRET|TOKEN|PASSWORD|PASSWD|PASSPHRASE|CREDENTIAL|PRIVATE|API_?KEY|ACCESS_KEY|(^|_)(KEY|AUTH|SESSION|COOKIE)(_|$)/i
 
 /** A known credential, or a name shaped like one (`import-mcp` withholds such a variable's literal value). */
 export const looksLikeSecretName = (name: string): boolean => KnownSecrets.includes(name) || secretShape.test(name)
@@ -106,13 +107,16 @@ export const passthroughWarnings = (
     if (!pattern.includes("*")) continue
     const where = `extension ${config.name}: env_passthrough ${JSON.stringify(pattern)}`
     if (pattern.replaceAll("*", "") === "") {
-      warnings.push(`${where} passes every variable of the host, API keys and credentials included: name the ones it needs`)
+      warnings.push(
+        `${where} passes every variable of the host, API keys and credentials included: name the ones it needs`
+      )
       continue
     }
     const matches = nameMatcher(pattern)
     const secrets = candidates.filter(matches)
     if (secrets.length === 0) continue
-    const listed = secrets.slice(0, shown).join(", ") + (secrets.length > shown ? ` and ${secrets.length - shown} more` : "")
+    const listed =
+      secrets.slice(0, shown).join(", ") + (secrets.length > shown ? ` and ${secrets.length - shown} more` : "")
     warnings.push(`${where} passes secrets such as ${listed}: name the variables it needs instead`)
   }
   return warnings
@@ -120,4 +124,6 @@ export const passthroughWarnings = (
 
 /** Logs `passthroughWarnings` for the host's current environment, at Warning: when an extension is set up. */
 export const warnAboutPassthrough = (config: Pick<ExtensionConfig, "name" | "env_passthrough">): Effect.Effect<void> =>
-  Effect.forEach(passthroughWarnings(config, Object.keys(process.env)), (warning) => Effect.logWarning(warning), { discard: true })
+  Effect.forEach(passthroughWarnings(config, Object.keys(process.env)), (warning) => Effect.logWarning(warning), {
+    discard: true
+  })

@@ -88,12 +88,12 @@ export type ExtensionError =
 export type DeathCause =
   | { readonly _tag: "spawn_failed"; readonly detail: string }
   | {
-    readonly _tag: "exited"
-    readonly code: number | null
-    readonly signal: string | null
-    /** The line of its stderr that says why, when it wrote one (StderrTail.errorLine). */
-    readonly stderr?: string
-  }
+      readonly _tag: "exited"
+      readonly code: number | null
+      readonly signal: string | null
+      /** The line of its stderr that says why, when it wrote one (StderrTail.errorLine). */
+      readonly stderr?: string
+    }
   | { readonly _tag: "timed_out"; readonly timeout_ms: number }
   | { readonly _tag: "malformed_reply"; readonly detail: string }
   | { readonly _tag: "unsolicited_output"; readonly detail: string }

@@ -91,82 +91,100 @@ export const optionsFromConfig = (
 export const make = (
   extensionsInput: ReadonlyArray<Extension>,
   options: HostOptions
-): Effect.Effect<ExtensionHostShape, never, AuditLog | Scope.Scope> => Effect.gen(function*() {
-  const audit = yield* AuditLog
-  const telemetry = yield* TelemetrySink
-  // Canonical order is name order (docs/design.md#combination): config order never reaches any outcome or record.
-  const extensions = sortByName(extensionsInput)
-  const duplicates = extensions.filter((x, i) => i > 0 && extensions[i - 1]?.name === x.name).map((x) => x.name)
-  if (duplicates.length > 0) {
-    // Names are the canonical order and the identity in every record: two alike would let load order decide.
-    return yield* Effect.die(new DuplicateExtensionNames({ names: [...new Set(duplicates)] }))
-  }
-  const sessionId = options.sessionId
-  const nextCallId = IdCounter.make("c-")
-  // What every dispatch shares, made once here. The pipeline lives in dispatch/: each event's file (ToolCall.ts,
-  // ...) runs rounds (Round.ts: audience, round id, one encoding, fan-out) of exchanges (Exchange.ts: one extension,
-  // one request), folds the replies by the event's rule, and records the dispatch (Dispatch.ts: span, metrics, audit).
-  const ctx: DispatchContext = {
-    ...makeRoundContext(extensions),
-    audit,
-    telemetry,
-    recording: audit.enabled !== false || telemetry !== undefined,
-    sessionId,
-    policy: options.policy ?? Defaults.policy,
-    policies: options.policies,
-    hooks: options.policyHooks ?? [],
-    maxRounds: options.maxRewriteRounds ?? Defaults.max_rewrite_rounds,
-    builtin: options.builtinTools ?? Defaults.builtin_tools,
-    callIdOf: (given) => given ?? nextCallId(),
-    seq: 0
-  }
-  const listTools = ListTools.listTools(ctx)
+): Effect.Effect<ExtensionHostShape, never, AuditLog | Scope.Scope> =>
+  Effect.gen(function* () {
+    const audit = yield* AuditLog
+    const telemetry = yield* TelemetrySink
+    // Canonical order is name order (docs/design.md#combination): config order never reaches any outcome or record.
+    const extensions = sortByName(extensionsInput)
+    const duplicates = extensions.filter((x, i) => i > 0 && extensions[i - 1]?.name === x.name).map((x) => x.name)
+    if (duplicates.length > 0) {
+      // Names are the canonical order and the identity in every record: two alike would let load order decide.
+      return yield* Effect.die(new DuplicateExtensionNames({ names: [...new Set(duplicates)] }))
+    }
+    const sessionId = options.sessionId
+    const nextCallId = IdCounter.make("c-")
+    // What every dispatch shares, made once here. The pipeline lives in dispatch/: each event's file (ToolCall.ts,
+    // ...) runs rounds (Round.ts: audience, round id, one encoding, fan-out) of exchanges (Exchange.ts: one extension,
+    // one request), folds the replies by the event's rule, and records the dispatch (Dispatch.ts: span, metrics, audit).
+    const ctx: DispatchContext = {
+      ...makeRoundContext(extensions),
+      audit,
+      telemetry,
+      recording: audit.enabled !== false || telemetry !== undefined,
+      sessionId,
+      policy: options.policy ?? Defaults.policy,
+      policies: options.policies,
+      hooks: options.policyHooks ?? [],
+      maxRounds: options.maxRewriteRounds ?? Defaults.max_rewrite_rounds,
+      builtin: options.builtinTools ?? Defaults.builtin_tools,
+      callIdOf: (given) => given ?? nextCallId(),
+      seq: 0
+    }
+    const listTools = ListTools.listTools(ctx)
 
-  // ---- startup: session_start, then list_tools (docs/design.md#lifecycle)
-  yield* single(ctx, "session_start", { event: "session_start", session_id: sessionId }, () => ({ outcome: {}, notes: [] }))
-  const startupTools = yield* listTools
-  // Said where the operator looks, not only in the audit: a rejected tool is one the model will never see.
-  yield* Effect.forEach(startupTools.rejected, (r) => Effect.logWarning(ListTools.rejectedNote(r)), { discard: true })
-  // Fixed per set: `listTools` asks again and reports, but what the agent may invoke stays what was accepted at
-  // startup (or at the last reload). Made before the finalizer below: what a reload starts closes after it.
-  const sets = yield* Reload.makeSets(ctx, extensions, startupTools.accepted, options.reloading)
-  // At close, session_end is one more dispatch: in parallel, bounded by each timeout, and in the audit log.
-  // It runs before the extensions' own close sequences (finalizers run in reverse), which then skip it. Not to an
-  // extension still busy at close: nothing else runs then, so its request is one whose caller went away (an
-  // interrupted agent, Ctrl-C), and session_end would wait for that reply, then for its own (a timeout each).
-  yield* Effect.addFinalizer(() =>
-    sets.lock.withPermit(Effect.suspend(() => {
-      sets.closed = true
-      const { ctx, extensions } = sets.current
-      const busy = extensions.filter((x) => x.idle?.() === false).map((x) => x.name)
-      const note = busy.length === 0 ? [] : [`session_end not sent to ${busy.join(", ")}: still busy with a request whose caller went away`]
-      return Effect.asVoid(
-        single(ctx, "session_end", { event: "session_end", session_id: sessionId }, () => ({ outcome: {}, notes: note }), new Set(busy))
-      )
+    // ---- startup: session_start, then list_tools (docs/design.md#lifecycle)
+    yield* single(ctx, "session_start", { event: "session_start", session_id: sessionId }, () => ({
+      outcome: {},
+      notes: []
     }))
-  )
+    const startupTools = yield* listTools
+    // Said where the operator looks, not only in the audit: a rejected tool is one the model will never see.
+    yield* Effect.forEach(startupTools.rejected, (r) => Effect.logWarning(ListTools.rejectedNote(r)), { discard: true })
+    // Fixed per set: `listTools` asks again and reports, but what the agent may invoke stays what was accepted at
+    // startup (or at the last reload). Made before the finalizer below: what a reload starts closes after it.
+    const sets = yield* Reload.makeSets(ctx, extensions, startupTools.accepted, options.reloading)
+    // At close, session_end is one more dispatch: in parallel, bounded by each timeout, and in the audit log.
+    // It runs before the extensions' own close sequences (finalizers run in reverse), which then skip it. Not to an
+    // extension still busy at close: nothing else runs then, so its request is one whose caller went away (an
+    // interrupted agent, Ctrl-C), and session_end would wait for that reply, then for its own (a timeout each).
+    yield* Effect.addFinalizer(() =>
+      sets.lock.withPermit(
+        Effect.suspend(() => {
+          sets.closed = true
+          const { ctx, extensions } = sets.current
+          const busy = extensions.filter((x) => x.idle?.() === false).map((x) => x.name)
+          const note =
+            busy.length === 0
+              ? []
+              : [`session_end not sent to ${busy.join(", ")}: still busy with a request whose caller went away`]
+          return Effect.asVoid(
+            single(
+              ctx,
+              "session_end",
+              { event: "session_end", session_id: sessionId },
+              () => ({ outcome: {}, notes: note }),
+              new Set(busy)
+            )
+          )
+        })
+      )
+    )
 
-  // Each call runs over the set current when it begins (Reload.ts).
-  return {
-    toolCall: (call) => Reload.using(sets, (s) => ToolCall.toolCall(s.ctx, call)),
-    toolResult: (result) => Reload.using(sets, (s) => ToolResult.toolResult(s.ctx, result)),
-    context: (messages) => Reload.using(sets, (s) => ContextEvent.context(s.ctx, messages)),
-    beforeAgentStart: (system) => Reload.using(sets, (s) => BeforeAgentStart.beforeAgentStart(s.ctx, system)),
-    beforeCompact: (messages) => Reload.using(sets, (s) => BeforeCompact.beforeCompact(s.ctx, messages)),
-    listTools: Reload.using(sets, (s) => ListTools.listTools(s.ctx)),
-    tools: Effect.sync((): ReadonlyArray<AcceptedTool> => sets.current.tools),
-    invokeTool: (call) => Reload.using(sets, (s) => InvokeTool.invokeTool(s.ctx, s.tools, s.extensions, call)),
-    status: Effect.suspend(() => Effect.forEach(sets.current.extensions, (x) => x.status)),
-    reload: (next) => Reload.reload(sets, next)
-  } satisfies ExtensionHostShape
-})
+    // Each call runs over the set current when it begins (Reload.ts).
+    return {
+      toolCall: (call) => Reload.using(sets, (s) => ToolCall.toolCall(s.ctx, call)),
+      toolResult: (result) => Reload.using(sets, (s) => ToolResult.toolResult(s.ctx, result)),
+      context: (messages) => Reload.using(sets, (s) => ContextEvent.context(s.ctx, messages)),
+      beforeAgentStart: (system) => Reload.using(sets, (s) => BeforeAgentStart.beforeAgentStart(s.ctx, system)),
+      beforeCompact: (messages) => Reload.using(sets, (s) => BeforeCompact.beforeCompact(s.ctx, messages)),
+      listTools: Reload.using(sets, (s) => ListTools.listTools(s.ctx)),
+      tools: Effect.sync((): ReadonlyArray<AcceptedTool> => sets.current.tools),
+      invokeTool: (call) => Reload.using(sets, (s) => InvokeTool.invokeTool(s.ctx, s.tools, s.extensions, call)),
+      status: Effect.suspend(() => Effect.forEach(sets.current.extensions, (x) => x.status)),
+      reload: (next) => Reload.reload(sets, next)
+    } satisfies ExtensionHostShape
+  })
 
 /** Build the service from already-acquired extensions (fakes, or your own). */
 const layerFromExtensions = <R>(
   extensions: Effect.Effect<ReadonlyArray<Extension>, never, R>,
   options: HostOptions
 ): Layer.Layer<ExtensionHost, never, AuditLog | Exclude<R, Scope.Scope>> =>
-  Layer.effect(ExtensionHost, Effect.flatMap(extensions, (xs) => make(xs, options)))
+  Layer.effect(
+    ExtensionHost,
+    Effect.flatMap(extensions, (xs) => make(xs, options))
+  )
 
 export interface ProcessHostOptions {
   readonly sessionId: string
@@ -191,10 +209,7 @@ export interface ProcessHostOptions {
  * The host over real processes, one per configured extension, spawned concurrently. Each is a scoped resource:
  * when the layer's scope closes, each gets `session_end`, then stdin closed, a grace, SIGTERM, SIGKILL.
  */
-const layer = (
-  config: Config,
-  options: ProcessHostOptions
-): Layer.Layer<ExtensionHost, never, AuditLog> => {
+const layer = (config: Config, options: ProcessHostOptions): Layer.Layer<ExtensionHost, never, AuditLog> => {
   // Each extension in a scope of its own (Reload.startExtensions), so that a reload can close it alone.
   const start = (x: ExtensionConfig) =>
     ProcessExtension.make(x, {
@@ -208,7 +223,10 @@ const layer = (
     roots: options.scriptRoots ?? [options.baseDir],
     builtinTools: options.builtinTools ?? []
   }
-  return layerFromExtensions(Reload.startExtensions(config.extensions, start), { ...optionsFromConfig(config, options), reloading })
+  return layerFromExtensions(Reload.startExtensions(config.extensions, start), {
+    ...optionsFromConfig(config, options),
+    reloading
+  })
 }
 
 /**
@@ -219,11 +237,8 @@ const layer = (
 const layerFromFile = (
   file: string,
   options: Omit<ProcessHostOptions, "baseDir">
-): Layer.Layer<
-  ExtensionHost,
-  ConfigUnreadable | ConfigInvalid,
-  AuditLog | FileSystem.FileSystem | Path.Path
-> => Layer.unwrap(Effect.map(loadConfig(file), (loaded) => layer(loaded.config, { ...options, baseDir: loaded.baseDir })))
+): Layer.Layer<ExtensionHost, ConfigUnreadable | ConfigInvalid, AuditLog | FileSystem.FileSystem | Path.Path> =>
+  Layer.unwrap(Effect.map(loadConfig(file), (loaded) => layer(loaded.config, { ...options, baseDir: loaded.baseDir })))
 
 /**
  * The extension host service. Layers:

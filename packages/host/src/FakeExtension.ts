@@ -44,7 +44,7 @@ export const make = (
     config: config(name, overrides),
     sessionId: options?.sessionId ?? "fake-session",
     connect: (events) =>
-      Effect.gen(function*() {
+      Effect.gen(function* () {
         // The handlers running now; terminating the fake interrupts them, as killing a process would. Each is
         // started from `write` itself (synchronously, as a process's stdin is written), in the fake's context.
         const running = yield* FiberSet.make<void, never>()

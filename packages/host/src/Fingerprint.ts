@@ -77,7 +77,9 @@ const realOrSelf = (file: string): Effect.Effect<string> =>
 const onPath = (x: ExtensionConfig): ReadonlyArray<string> =>
   x.command.includes("/")
     ? [x.command]
-    : (x.env["PATH"] ?? process.env["PATH"] ?? "").split(":").map((entry) => NodePath.join(entry === "" ? "." : entry, x.command))
+    : (x.env["PATH"] ?? process.env["PATH"] ?? "")
+        .split(":")
+        .map((entry) => NodePath.join(entry === "" ? "." : entry, x.command))
 
 /**
  * Paths an extension's command line names: the command (as a path, or on PATH), each argument but options, the value of
@@ -85,17 +87,19 @@ const onPath = (x: ExtensionConfig): ReadonlyArray<string> =>
  */
 const candidates = (x: ExtensionConfig): ReadonlyArray<string> => {
   const words = [...onPath(x), ...x.args]
-  return words.flatMap((w) => {
-    // An argument starting with "-" is an option, not a file; the value of `--x=path` may be one.
-    if (!w.startsWith("-")) return [w]
-    const eq = w.indexOf("=")
-    return eq > 0 ? [w.slice(eq + 1)] : []
-  }).filter((w) => w !== "")
+  return words
+    .flatMap((w) => {
+      // An argument starting with "-" is an option, not a file; the value of `--x=path` may be one.
+      if (!w.startsWith("-")) return [w]
+      const eq = w.indexOf("=")
+      return eq > 0 ? [w.slice(eq + 1)] : []
+    })
+    .filter((w) => w !== "")
 }
 
 /** Its scripts: the named paths inside the project (as written or once links are resolved), with their digests. */
 export const scriptsOf = (root: string, cwd: string, x: ExtensionConfig): Effect.Effect<ReadonlyArray<ScriptPrint>> =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const found = new Map<string, string | null>()
     for (const word of candidates(x)) {
       const file = NodePath.resolve(cwd, word)
@@ -105,26 +109,33 @@ export const scriptsOf = (root: string, cwd: string, x: ExtensionConfig): Effect
       const digest = yield* digestOf(file)
       if (digest !== undefined) found.set(rel, digest)
     }
-    return [...found].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([path, digest]) => ({ path, sha256: digest }))
+    return [...found]
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([path, digest]) => ({ path, sha256: digest }))
   })
 
 /** The working directory an extension of this config starts in. */
-export const extensionCwd = (loaded: LoadedConfig, x: ExtensionConfig): string => NodePath.resolve(loaded.baseDir, x.cwd ?? ".")
+export const extensionCwd = (loaded: LoadedConfig, x: ExtensionConfig): string =>
+  NodePath.resolve(loaded.baseDir, x.cwd ?? ".")
 
 /** The fingerprint of a project layer whose root (the folder holding `.abhed/`) is `root`. */
 export const fingerprintProject = (root: string, loaded: LoadedConfig): Effect.Effect<ProjectPrint> =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const { extensions, ...settings } = loaded.config
     const prints = yield* Effect.forEach(extensions, (x) =>
-      Effect.map(scriptsOf(root, extensionCwd(loaded, x), x), (scripts): ExtensionPrint => ({
-        name: x.name,
-        command: x.command,
-        args: x.args,
-        cwd: extensionCwd(loaded, x),
-        env_keys: Object.keys(x.env).sort(),
-        definition: sha256(canonicalJson(x)),
-        scripts
-      })))
+      Effect.map(
+        scriptsOf(root, extensionCwd(loaded, x), x),
+        (scripts): ExtensionPrint => ({
+          name: x.name,
+          command: x.command,
+          args: x.args,
+          cwd: extensionCwd(loaded, x),
+          env_keys: Object.keys(x.env).sort(),
+          definition: sha256(canonicalJson(x)),
+          scripts
+        })
+      )
+    )
     const settingsDigest = sha256(canonicalJson(settings))
     const fingerprint = sha256(canonicalJson({ file: loaded.file, settings: settingsDigest, extensions: prints }))
     return { root, file: loaded.file, settings: settingsDigest, extensions: prints, fingerprint }
@@ -145,7 +156,8 @@ export const describeChanges = (before: ProjectPrint, now: ProjectPrint): Readon
       continue
     }
     const at = `extension ${x.name}:`
-    if (was.command !== x.command) lines.push(`${at} command changed: ${JSON.stringify(was.command)} -> ${JSON.stringify(x.command)}`)
+    if (was.command !== x.command)
+      lines.push(`${at} command changed: ${JSON.stringify(was.command)} -> ${JSON.stringify(x.command)}`)
     if (canonicalJson(was.args) !== canonicalJson(x.args)) {
       lines.push(`${at} args changed: ${JSON.stringify(was.args)} -> ${JSON.stringify(x.args)}`)
     }
@@ -165,13 +177,16 @@ export const describeChanges = (before: ProjectPrint, now: ProjectPrint): Readon
           s.sha256 === null
             ? `${at} script ${s.path} is gone`
             : prior === null
-            ? `${at} script ${s.path} was created`
-            : `${at} script ${s.path} changed (sha256 ${prior.slice(0, 12)}… -> ${s.sha256.slice(0, 12)}…)`
+              ? `${at} script ${s.path} was created`
+              : `${at} script ${s.path} changed (sha256 ${prior.slice(0, 12)}… -> ${s.sha256.slice(0, 12)}…)`
         )
       }
     }
-    const explained = was.command !== x.command || canonicalJson(was.args) !== canonicalJson(x.args) ||
-      was.cwd !== x.cwd || added.length + removed.length > 0
+    const explained =
+      was.command !== x.command ||
+      canonicalJson(was.args) !== canonicalJson(x.args) ||
+      was.cwd !== x.cwd ||
+      added.length + removed.length > 0
     if (was.definition !== x.definition && !explained) {
       lines.push(`${at} its settings changed (env values, events, timeouts, ...)`)
     }

@@ -9,15 +9,24 @@ import type * as Context from "effect/Context"
  */
 type EventAttribute = { readonly event: EventName } | undefined
 const dispatchesWith = (attributes: EventAttribute) =>
-  Metric.counter("abhed_dispatch_total", { description: "events dispatched to extensions", incremental: true, attributes })
+  Metric.counter("abhed_dispatch_total", {
+    description: "events dispatched to extensions",
+    incremental: true,
+    attributes
+  })
 const latencyWith = (attributes: EventAttribute) =>
   Metric.timer("abhed_dispatch_latency", { description: "time to decide one event", attributes })
 const dispatches = dispatchesWith(undefined)
 const dispatchLatency = latencyWith(undefined)
-const deaths = Metric.counter("abhed_extension_deaths_total", { description: "extensions marked dead", incremental: true })
-const decisionsWith = (attributes: { readonly event: string; readonly decision: string; readonly extension: string } | undefined) =>
+const deaths = Metric.counter("abhed_extension_deaths_total", {
+  description: "extensions marked dead",
+  incremental: true
+})
+const decisionsWith = (
+  attributes: { readonly event: string; readonly decision: string; readonly extension: string } | undefined
+) =>
   Metric.counter("abhed_decisions_total", {
-    description: "decisions made, by verdict and by the extensions that decided (comma-separated, none: \"\")",
+    description: 'decisions made, by verdict and by the extensions that decided (comma-separated, none: "")',
     incremental: true,
     attributes
   })
@@ -31,7 +40,14 @@ const telemetryDropped = Metric.counter("abhed_telemetry_dropped_total", {
 })
 
 /** The host's metrics, for exporters and tests. */
-export const HostMetrics = { dispatches, dispatchLatency, deaths, decisions, extensionLatency, telemetryDropped } as const
+export const HostMetrics = {
+  dispatches,
+  dispatchLatency,
+  deaths,
+  decisions,
+  extensionLatency,
+  telemetryDropped
+} as const
 
 // Built once per event, not per dispatch: a metric with attributes is a new key each time it is made. The event is
 // a construction attribute rather than `Metric.withAttributes`: the same series (the key is made of the merged
@@ -42,11 +58,14 @@ interface EventMetrics {
   readonly span: string
 }
 export const metricsByEvent: Record<EventName, EventMetrics> = Object.fromEntries(
-  EventNames.map((event): [EventName, EventMetrics] => [event, {
-    count: dispatchesWith({ event }),
-    latency: latencyWith({ event }),
-    span: `abhed.${event}`
-  }])
+  EventNames.map((event): [EventName, EventMetrics] => [
+    event,
+    {
+      count: dispatchesWith({ event }),
+      latency: latencyWith({ event }),
+      span: `abhed.${event}`
+    }
+  ])
 ) as Record<EventName, EventMetrics> // fromEntries over every EventName: the record is total
 
 // Series made on first use and kept: extension names and verdicts are few (a config's), so these maps stay small.

@@ -40,7 +40,8 @@ export const make = (): Permit => {
         const at = waiters.indexOf(turn)
         if (at >= 0) waiters.splice(at, 1)
         else release() // handed the permit already: pass it on
-      }))
+      })
+    )
   })
   return { busy: () => busy, tryTake, take, release }
 }

@@ -27,7 +27,8 @@ const loopCountOf = (): LoopCount | undefined => {
   try {
     const timing: unknown = performance.nodeTiming
     const read = () => {
-      const info: unknown = typeof timing === "object" && timing !== null ? Reflect.get(timing, "uvMetricsInfo") : undefined
+      const info: unknown =
+        typeof timing === "object" && timing !== null ? Reflect.get(timing, "uvMetricsInfo") : undefined
       const count: unknown = typeof info === "object" && info !== null ? Reflect.get(info, "loopCount") : undefined
       return typeof count === "number" ? count : Number.NaN
     }

@@ -40,10 +40,7 @@ export interface Options {
  */
 const ExitDrainMillis = 100
 
-export const make = (
-  config: ExtensionConfig,
-  options: Options
-): Effect.Effect<Extension, never, Scope.Scope> =>
+export const make = (config: ExtensionConfig, options: Options): Effect.Effect<Extension, never, Scope.Scope> =>
   Effect.andThen(
     warnAboutPassthrough(config),
     ExtensionCore.make({
@@ -60,24 +57,29 @@ const folderProblem = (path: string): string | undefined => {
   try {
     return NodeFs.statSync(path).isDirectory() ? undefined : "is not a folder"
   } catch (error) {
-    return error instanceof Error && "code" in error && error.code === "ENOENT" ? "does not exist" : `cannot be used: ${String(error)}`
+    return error instanceof Error && "code" in error && error.code === "ENOENT"
+      ? "does not exist"
+      : `cannot be used: ${String(error)}`
   }
 }
 
 const spawn = (config: ExtensionConfig, options: Options) =>
   Effect.callback<Child, SpawnFailed>((resume) => {
     const failed = (error: unknown) =>
-      resume(Effect.fail(
-        new SpawnFailed({
-          extension: config.name,
-          command: config.command,
-          detail: error instanceof Error ? error.message : String(error)
-        })
-      ))
+      resume(
+        Effect.fail(
+          new SpawnFailed({
+            extension: config.name,
+            command: config.command,
+            detail: error instanceof Error ? error.message : String(error)
+          })
+        )
+      )
     const cwd = NodePath.resolve(options.baseDir, config.cwd ?? ".")
     // Node reports a missing working directory as `spawn COMMAND ENOENT`, which blames the command: say which.
     const folder = folderProblem(cwd)
-    if (folder !== undefined) return failed(new Error(`its working directory ${cwd} ${folder} (cwd, relative to the config's folder)`))
+    if (folder !== undefined)
+      return failed(new Error(`its working directory ${cwd} ${folder} (cwd, relative to the config's folder)`))
     let child: Child
     try {
       child = NodeChildProcess.spawn(config.command, [...config.args], {
@@ -138,7 +140,7 @@ const ended = (stream: Readable): Effect.Effect<void> =>
     })
   })
 
-const connect = Effect.fnUntraced(function*(
+const connect = Effect.fnUntraced(function* (
   config: ExtensionConfig,
   options: Options,
   events: ExtensionCore.TransportEvents
@@ -151,7 +153,8 @@ const connect = Effect.fnUntraced(function*(
     Effect.andThen(
       child.pid === undefined ? Effect.void : ProcessGroup.terminate(child, child.pid, grace),
       Effect.sync(() => destroyPipes(child))
-    ))
+    )
+  )
   const pid = child.pid ?? 0
 
   // stdout: split and attributed where it is read (docs/design.md#failures).
@@ -181,7 +184,11 @@ const connect = Effect.fnUntraced(function*(
   const log = (lines: ReadonlyArray<string>) => {
     if (debug && lines.length > 0) {
       // Escaped: a log line must not drive the terminal it is shown on (Printable.ts).
-      runLog(Effect.forEach(lines, (line) => Effect.logDebug(printable(line)), { discard: true }).pipe(Effect.annotateLogs({ extension: name })))
+      runLog(
+        Effect.forEach(lines, (line) => Effect.logDebug(printable(line)), { discard: true }).pipe(
+          Effect.annotateLogs({ extension: name })
+        )
+      )
     }
   }
   child.stderr.on("data", (chunk: Uint8Array) => log(stderr.push(chunk)))
@@ -191,13 +198,17 @@ const connect = Effect.fnUntraced(function*(
   // are drained for at most `grace_ms` after it, then destroyed.
   const exit = Deferred.makeUnsafe<{ readonly code: number | null; readonly signal: string | null }>()
   child.once("exit", (code, signal) => Deferred.doneUnsafe(exit, Effect.succeed({ code, signal })))
-  yield* Effect.gen(function*() {
+  yield* Effect.gen(function* () {
     const { code, signal } = yield* Deferred.await(exit)
     const drain = Effect.all([ended(child.stdout), ended(child.stderr)], { concurrency: 2 })
     // stderr too: its last lines say why it died (`SyntaxError: …`), for the cause.
     yield* drain.pipe(Effect.timeout(Duration.millis(Math.min(ExitDrainMillis, grace))), Effect.ignore)
     const why = StderrTail.errorLine(stderr.tail())
-    events.fail(new ExtensionExited(why === undefined ? { extension: name, code, signal } : { extension: name, code, signal, stderr: why }))
+    events.fail(
+      new ExtensionExited(
+        why === undefined ? { extension: name, code, signal } : { extension: name, code, signal, stderr: why }
+      )
+    )
     yield* drain.pipe(Effect.timeout(Duration.millis(grace)), Effect.ignore)
     destroyPipes(child)
   }).pipe(Effect.forkScoped)
@@ -212,7 +223,7 @@ const connect = Effect.fnUntraced(function*(
     catchUp,
     // SIGTERM to the group, SIGKILL after the grace; waits until the whole group is gone.
     terminate: Effect.andThen(closeStdin, ProcessGroup.terminate(child, pid, grace)),
-    close: Effect.gen(function*() {
+    close: Effect.gen(function* () {
       yield* closeStdin
       yield* ProcessGroup.awaitExit(child, grace)
       // Even after a clean exit: children it left behind in its group are ended too.

@@ -62,16 +62,22 @@ const awaitGone = (child: NodeChildProcess.ChildProcess, pgid: number, millis: n
   })
 
 /** SIGTERM to the group; SIGKILL after `graceMillis` if anything of it is left; then wait until it is gone. */
-export const terminate = (child: NodeChildProcess.ChildProcess, pgid: number, graceMillis: number): Effect.Effect<void> =>
+export const terminate = (
+  child: NodeChildProcess.ChildProcess,
+  pgid: number,
+  graceMillis: number
+): Effect.Effect<void> =>
   Effect.suspend(() => {
     if (!alive(child, pgid)) return Effect.void
     signalGroup(child, pgid, "SIGTERM")
     return awaitGone(child, pgid, graceMillis).pipe(
-      Effect.andThen(Effect.suspend(() => {
-        if (!alive(child, pgid)) return Effect.void
-        signalGroup(child, pgid, "SIGKILL")
-        return awaitGone(child, pgid, AfterKillMillis)
-      }))
+      Effect.andThen(
+        Effect.suspend(() => {
+          if (!alive(child, pgid)) return Effect.void
+          signalGroup(child, pgid, "SIGKILL")
+          return awaitGone(child, pgid, AfterKillMillis)
+        })
+      )
     )
   })
 

@@ -27,14 +27,14 @@ const kindOf = (stats: NodeFs.Stats): string =>
   stats.isDirectory()
     ? "a folder"
     : stats.isFIFO()
-    ? "a FIFO (named pipe)"
-    : stats.isSocket()
-    ? "a socket"
-    : stats.isCharacterDevice()
-    ? "a character device"
-    : stats.isBlockDevice()
-    ? "a block device"
-    : "not a regular file"
+      ? "a FIFO (named pipe)"
+      : stats.isSocket()
+        ? "a socket"
+        : stats.isCharacterDevice()
+          ? "a character device"
+          : stats.isBlockDevice()
+            ? "a block device"
+            : "not a regular file"
 
 const codeOf = (error: unknown): string | undefined =>
   typeof error === "object" && error !== null && "code" in error ? String(error.code) : undefined
@@ -81,12 +81,14 @@ const notRegular = (path: string, stats: NodeFs.Stats, hint: string) =>
  * folder) is refused without waiting on it; `hint` ends that refusal (`; give it on stdin with -`).
  */
 export const readRegularFile = (path: string, hint = ""): Effect.Effect<string, FileRefused> =>
-  Effect.scoped(Effect.gen(function*() {
-    const handle = yield* open(path, O_RDONLY | O_NONBLOCK)
-    const stats = yield* stat(path, handle)
-    if (!stats.isFile()) return yield* notRegular(path, stats, hint)
-    return yield* Effect.tryPromise({ try: () => handle.readFile("utf8"), catch: refuse(path) })
-  }))
+  Effect.scoped(
+    Effect.gen(function* () {
+      const handle = yield* open(path, O_RDONLY | O_NONBLOCK)
+      const stats = yield* stat(path, handle)
+      if (!stats.isFile()) return yield* notRegular(path, stats, hint)
+      return yield* Effect.tryPromise({ try: () => handle.readFile("utf8"), catch: refuse(path) })
+    })
+  )
 
 /**
  * `path` opened for appending, for the scope's lifetime: created with `mode` if new. Refused: a symbolic link (the
@@ -97,8 +99,12 @@ export const readRegularFile = (path: string, hint = ""): Effect.Effect<string, 
 export const openForAppend = (
   path: string,
   mode: number
-): Effect.Effect<{ readonly handle: NodeFsPromises.FileHandle; readonly stats: NodeFs.Stats }, FileRefused, Scope.Scope> =>
-  Effect.gen(function*() {
+): Effect.Effect<
+  { readonly handle: NodeFsPromises.FileHandle; readonly stats: NodeFs.Stats },
+  FileRefused,
+  Scope.Scope
+> =>
+  Effect.gen(function* () {
     const handle = yield* open(path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_NONBLOCK, mode, {
       ELOOP: "is a symbolic link: it is opened without following links; give the real file"
     })

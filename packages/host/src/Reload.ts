@@ -82,13 +82,14 @@ export const startExtensions = (
   configs: ReadonlyArray<ExtensionConfig>,
   start: Reloading["start"]
 ): Effect.Effect<ReadonlyArray<Extension>, never, Scope.Scope> =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const all = yield* Scope.fork(yield* Effect.scope, "parallel")
     return yield* Effect.forEach(
       configs,
       (x) =>
         Effect.flatMap(Scope.fork(all, "sequential"), (own) =>
-          Effect.tap(Scope.provide(start(x), own), (extension) => Effect.sync(() => ownScopes.set(extension, own)))),
+          Effect.tap(Scope.provide(start(x), own), (extension) => Effect.sync(() => ownScopes.set(extension, own)))
+        ),
       { concurrency: "unbounded" }
     )
   })
@@ -127,7 +128,7 @@ export const makeSets = (
   tools: ReadonlyArray<AcceptedTool>,
   reloading: Reloading | undefined
 ): Effect.Effect<Sets, never, Scope.Scope> =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const roots = reloading?.roots ?? []
     const baseDir = reloading?.baseDir ?? "."
     const prints = new Map<string, string>()
@@ -177,58 +178,77 @@ const idle = (set: ExtensionSet): Effect.Effect<void> =>
  * (stdin, grace, signals). Not to one still busy: its request is one whose caller went away.
  */
 const retire = (ctx: DispatchContext, leaving: ReadonlyArray<Extension>): Effect.Effect<void> =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     if (leaving.length === 0) return
     const busy = leaving.filter((x) => x.idle?.() === false).map((x) => x.name)
-    const note = busy.length === 0 ? [] : [`session_end not sent to ${busy.join(", ")}: still busy with a request whose caller went away`]
-    yield* single(ctx, "session_end", { event: "session_end", session_id: ctx.sessionId }, () => ({ outcome: {}, notes: note }), new Set(busy))
-    yield* Effect.forEach(leaving, (x) => {
-      const own = ownScopes.get(x)
-      return own === undefined ? Effect.void : Scope.close(own, Exit.void)
-    }, { concurrency: "unbounded", discard: true })
+    const note =
+      busy.length === 0
+        ? []
+        : [`session_end not sent to ${busy.join(", ")}: still busy with a request whose caller went away`]
+    yield* single(
+      ctx,
+      "session_end",
+      { event: "session_end", session_id: ctx.sessionId },
+      () => ({ outcome: {}, notes: note }),
+      new Set(busy)
+    )
+    yield* Effect.forEach(
+      leaving,
+      (x) => {
+        const own = ownScopes.get(x)
+        return own === undefined ? Effect.void : Scope.close(own, Exit.void)
+      },
+      { concurrency: "unbounded", discard: true }
+    )
   })
 
 /** Switch `sets` to `next` (one reload at a time; see the top of this file). */
 export const reload = (sets: Sets, next: ReloadInput): Effect.Effect<ReloadReport, ReloadRejected> =>
-  sets.lock.withPermit(Effect.gen(function*() {
-    if (sets.closed) return yield* new ReloadRejected({ reason: "the session has ended" })
-    const old = sets.current
-    const reloading = sets.reloading
-    const plan = yield* planReload(old, next, reloading)
-    const { kept, settings } = plan
-    // Started in a scope of their own until the swap: a reload interrupted before it closes them again.
-    const staging = yield* Scope.fork(sets.scope, "parallel")
-    const started = reloading === undefined || plan.fresh.length === 0
-      ? []
-      : yield* startExtensions(plan.fresh, reloading.start).pipe(Scope.provide(staging))
-    const set = yield* Effect.gen(function*() {
-      const extensions = sortByName([...kept, ...started])
-      const ctx = deriveContext(sets.root, extensions, settings, old.ctx.reported)
-      if (started.length > 0) {
-        const startCtx = deriveContext(sets.root, sortByName(started), settings, new Set())
-        yield* single(startCtx, "session_start", { event: "session_start", session_id: ctx.sessionId }, () => ({ outcome: {}, notes: [] }))
-      }
-      const tools = yield* ListTools.listTools(ctx)
-      yield* Effect.forEach(tools.rejected, (r) => Effect.logWarning(ListTools.rejectedNote(r)), { discard: true })
-      const made: ExtensionSet = {
-        ctx,
-        extensions,
-        tools: tools.accepted,
-        prints: plan.prints,
-        fingerprint: fingerprintOf(settings, plan.prints),
-        running: 0,
-        whenIdle: []
-      }
-      return made
-    }).pipe(Effect.onExit((exit) => Exit.isSuccess(exit) ? Effect.void : Scope.close(staging, exit)))
-    sets.current = set
-    const report = reportOf(old, plan, started, set.fingerprint)
-    yield* record(set.ctx, report)
-    // Calls that began over the old set finish over it; then what it alone held ends.
-    yield* idle(old)
-    yield* retire(deriveContext(sets.root, plan.leaving, settingsOf(old.ctx), old.ctx.reported), plan.leaving)
-    return report
-  }))
+  sets.lock.withPermit(
+    Effect.gen(function* () {
+      if (sets.closed) return yield* new ReloadRejected({ reason: "the session has ended" })
+      const old = sets.current
+      const reloading = sets.reloading
+      const plan = yield* planReload(old, next, reloading)
+      const { kept, settings } = plan
+      // Started in a scope of their own until the swap: a reload interrupted before it closes them again.
+      const staging = yield* Scope.fork(sets.scope, "parallel")
+      const started =
+        reloading === undefined || plan.fresh.length === 0
+          ? []
+          : yield* startExtensions(plan.fresh, reloading.start).pipe(Scope.provide(staging))
+      const set = yield* Effect.gen(function* () {
+        const extensions = sortByName([...kept, ...started])
+        const ctx = deriveContext(sets.root, extensions, settings, old.ctx.reported)
+        if (started.length > 0) {
+          const startCtx = deriveContext(sets.root, sortByName(started), settings, new Set())
+          yield* single(startCtx, "session_start", { event: "session_start", session_id: ctx.sessionId }, () => ({
+            outcome: {},
+            notes: []
+          }))
+        }
+        const tools = yield* ListTools.listTools(ctx)
+        yield* Effect.forEach(tools.rejected, (r) => Effect.logWarning(ListTools.rejectedNote(r)), { discard: true })
+        const made: ExtensionSet = {
+          ctx,
+          extensions,
+          tools: tools.accepted,
+          prints: plan.prints,
+          fingerprint: fingerprintOf(settings, plan.prints),
+          running: 0,
+          whenIdle: []
+        }
+        return made
+      }).pipe(Effect.onExit((exit) => (Exit.isSuccess(exit) ? Effect.void : Scope.close(staging, exit))))
+      sets.current = set
+      const report = reportOf(old, plan, started, set.fingerprint)
+      yield* record(set.ctx, report)
+      // Calls that began over the old set finish over it; then what it alone held ends.
+      yield* idle(old)
+      yield* retire(deriveContext(sets.root, plan.leaving, settingsOf(old.ctx), old.ctx.reported), plan.leaving)
+      return report
+    })
+  )
 
 /** The audit's `reload` record: what changed, and the set's fingerprints before and after. */
 const record = (ctx: DispatchContext, report: ReloadReport): Effect.Effect<void> =>
@@ -236,16 +256,18 @@ const record = (ctx: DispatchContext, report: ReloadReport): Effect.Effect<void>
     if (!ctx.recording) return Effect.void
     const seq = ctx.seq++
     const { after, before, ...outcome } = report
-    return Effect.flatMap(Clock.currentTimeMillis, (now) => ctx.audit.record({
-      seq,
-      session_id: ctx.sessionId,
-      time: new Date(now).toISOString(),
-      event: "reload",
-      call_id: undefined,
-      rounds: [],
-      outcome,
-      notes: [],
-      duration_ms: 0,
-      reload: { before, after }
-    }))
+    return Effect.flatMap(Clock.currentTimeMillis, (now) =>
+      ctx.audit.record({
+        seq,
+        session_id: ctx.sessionId,
+        time: new Date(now).toISOString(),
+        event: "reload",
+        call_id: undefined,
+        rounds: [],
+        outcome,
+        notes: [],
+        duration_ms: 0,
+        reload: { before, after }
+      })
+    )
   })

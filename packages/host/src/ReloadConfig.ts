@@ -31,4 +31,5 @@ export const reloadFromLayers = (
     Effect.map(
       host.reload({ config: layers.config, policies: layers.policies, baseDir: places.cwd, roots: layerRoots(layers) }),
       (report) => ({ report, layers })
-    ))
+    )
+  )

@@ -60,13 +60,18 @@ export const settingsOf = (ctx: DispatchContext): Settings => ({
 
 const sha256 = (text: string): string => NodeCrypto.createHash("sha256").update(text).digest("hex")
 
-export const absolute = (baseDir: string) => (x: ExtensionConfig): ExtensionConfig => ({ ...x, cwd: NodePath.resolve(baseDir, x.cwd ?? ".") })
+export const absolute =
+  (baseDir: string) =>
+  (x: ExtensionConfig): ExtensionConfig => ({ ...x, cwd: NodePath.resolve(baseDir, x.cwd ?? ".") })
 
 /** An extension's digest: its definition with an absolute cwd, and the digests of its scripts under `roots`. */
 export const printOf = (roots: ReadonlyArray<string>, x: ExtensionConfig): Effect.Effect<string> =>
   Effect.map(
     Effect.forEach(roots, (root) =>
-      Effect.map(scriptsOf(root, x.cwd ?? ".", x), (scripts) => scripts.map((s) => [NodePath.join(root, s.path), s.sha256]))),
+      Effect.map(scriptsOf(root, x.cwd ?? ".", x), (scripts) =>
+        scripts.map((s) => [NodePath.join(root, s.path), s.sha256])
+      )
+    ),
     (scripts) => sha256(canonicalJson({ definition: x, scripts: scripts.flat() }))
   )
 
@@ -112,7 +117,7 @@ export const planReload = (
   next: ReloadInput,
   places: PlanPlaces | undefined
 ): Effect.Effect<ReloadPlan, ReloadRejected> =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const twice = duplicatesOf(next.config.extensions)
     if (twice.length > 0) {
       return yield* new ReloadRejected({ reason: `extension names must be unique: ${twice.join(", ")}` })

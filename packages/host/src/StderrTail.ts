@@ -122,7 +122,10 @@ const escapeLine = (line: string, max: number): string => {
  */
 export const errorLine = (tail: string, max: number = MaxErrorLineChars): string | undefined => {
   // Colour codes (CSI sequences) are formatting, not text: dropped, so a coloured `Error:` is still found.
-  const lines = tail.replace(/\u001b\[[0-?]*[ -/]*[@-~]/g, "").split(/\r\n|\r|\n/).map((l) => l.trimEnd())
+  const lines = tail
+    .replace(/\u001b\[[0-?]*[ -/]*[@-~]/g, "")
+    .split(/\r\n|\r|\n/)
+    .map((l) => l.trimEnd())
     .filter((l) => l.trim() !== "")
   const pick = lines.findLast((l) => ErrorLine.test(l)) ?? lines.findLast((l) => !Noise.test(l)) ?? lines.at(-1)
   return pick === undefined ? undefined : escapeLine(pick.trim(), max)

@@ -8,7 +8,15 @@ import { recordDecision, recordExtensionLatency } from "./HostMetrics.ts"
 import * as TelemetryConfig from "./TelemetryConfig.ts"
 import * as TelemetryExport from "./TelemetryExport.ts"
 import * as TelemetryTracer from "./TelemetryTracer.ts"
-import { bounded, decidingOf, logBody, outcomeSummary, reasonOf, recordAttributes, verdictOf } from "./TelemetryRecord.ts"
+import {
+  bounded,
+  decidingOf,
+  logBody,
+  outcomeSummary,
+  reasonOf,
+  recordAttributes,
+  verdictOf
+} from "./TelemetryRecord.ts"
 
 /**
  * Decisions into the observability stack a fleet already runs: OpenTelemetry traces, metrics and logs over
@@ -144,14 +152,17 @@ const logRecordOf = ({ observed, record, spanId, traceId }: PendingLog, args: "d
 
 /** The sink: span attributes from the record, and the record as a log record when logs are exported. */
 const makeSink = (settings: TelemetryConfig.TelemetrySettings, stats: TelemetryExport.ExportStats) =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const logsUrl = settings.endpoints.logs
     const clock = yield* Clock.Clock
     let push: ((pending: PendingLog) => void) | undefined
     const buffer = TelemetryExport.boundedBuffer<PendingLog>("logs", bufferCap(settings), stats)
     if (logsUrl !== undefined) {
       const serialization = yield* OtlpSerialization.OtlpSerialization
-      const resource = yield* OtlpResource.fromConfig({ serviceName: settings.serviceName, attributes: settings.resourceAttributes })
+      const resource = yield* OtlpResource.fromConfig({
+        serviceName: settings.serviceName,
+        attributes: settings.resourceAttributes
+      })
       const exporter = yield* OtlpExporter.make({
         label: "OtlpLogger",
         url: logsUrl,
@@ -162,11 +173,16 @@ const makeSink = (settings: TelemetryConfig.TelemetrySettings, stats: TelemetryE
         body: (data: ReadonlyArray<PendingLog>) => {
           buffer.taken(data.length)
           return [
-          serialization.logs({
-            resourceLogs: [{ resource, scopeLogs: [{ scope: { name: "abhed" }, logRecords: data.map((p) => logRecordOf(p, settings.args)) }] }]
-          }),
-          Effect.void
-        ]
+            serialization.logs({
+              resourceLogs: [
+                {
+                  resource,
+                  scopeLogs: [{ scope: { name: "abhed" }, logRecords: data.map((p) => logRecordOf(p, settings.args)) }]
+                }
+              ]
+            }),
+            Effect.void
+          ]
         },
         shutdownTimeout: Duration.millis(settings.timeoutMillis)
       })
@@ -203,80 +219,113 @@ const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one :
  * and what could not be sent is one warning.
  */
 export const layer = (settings: TelemetryConfig.TelemetrySettings): Layer.Layer<never> =>
-  Layer.unwrap(Effect.gen(function*() {
-    const stats = TelemetryExport.makeStats()
-    const batches: TelemetryExport.Batches = new WeakMap()
-    const serialization = yield* TelemetryExport.serialization(settings.protocol, batches)
-    const { client, whenIdle } = yield* TelemetryExport.transport(Duration.millis(settings.timeoutMillis), batches, stats)
-    const resource = { serviceName: settings.serviceName, attributes: settings.resourceAttributes }
-    const common = {
-      headers: settings.headers,
-      shutdownTimeout: Duration.millis(settings.timeoutMillis)
-    }
-    const { logs, metrics, traces } = settings.endpoints
-    const spansBuffer = TelemetryExport.boundedBuffer<unknown>("traces", bufferCap(settings), stats)
-    const tracer = traces === undefined ? Layer.empty : Layer.effect(Tracer.Tracer, TelemetryTracer.make({
-      ...common,
-      url: traces,
-      resource,
-      exportInterval: Duration.millis(settings.intervalMillis),
-      buffer: spansBuffer,
-      maxBatchSize: settings.maxBatchSize
-    }))
-    const metricsLayer = metrics === undefined ? Layer.empty : Layer.effectDiscard(OtlpMetrics.make({
-      ...common,
-      url: metrics,
-      resource,
-      exportInterval: Duration.millis(settings.intervalMillis)
-    }))
-    const sink = Layer.effect(TelemetrySink, makeSink(settings, stats))
-    const exporters = Layer.mergeAll(tracer, metricsLayer, logs === undefined && traces === undefined ? Layer.empty : sink)
-    // Built after the exporters, so closed before them: one concurrent flush of every signal within the timeout,
-    // then the transport drops whatever else comes (the exporters' own final exports), so the end takes one bound.
-    const flushAtEnd = Layer.effectDiscard(Effect.gen(function*() {
-      const flusher = yield* OtlpExporter.Flusher
-      yield* Effect.addFinalizer(() =>
-        // The buffers' hand-over to the exporters first (one turn of the event loop), then the requests in flight:
-        // the last flush must not find one and drop its batch (the final metrics).
-        Effect.andThen(afterHandOver, Effect.andThen(whenIdle, flusher.flush)).pipe(
-          Effect.timeoutOption(Duration.millis(settings.timeoutMillis)),
-          Effect.andThen(Effect.sync(() => {
-            stats.closed = true
-          }))
+  Layer.unwrap(
+    Effect.gen(function* () {
+      const stats = TelemetryExport.makeStats()
+      const batches: TelemetryExport.Batches = new WeakMap()
+      const serialization = yield* TelemetryExport.serialization(settings.protocol, batches)
+      const { client, whenIdle } = yield* TelemetryExport.transport(
+        Duration.millis(settings.timeoutMillis),
+        batches,
+        stats
+      )
+      const resource = { serviceName: settings.serviceName, attributes: settings.resourceAttributes }
+      const common = {
+        headers: settings.headers,
+        shutdownTimeout: Duration.millis(settings.timeoutMillis)
+      }
+      const { logs, metrics, traces } = settings.endpoints
+      const spansBuffer = TelemetryExport.boundedBuffer<unknown>("traces", bufferCap(settings), stats)
+      const tracer =
+        traces === undefined
+          ? Layer.empty
+          : Layer.effect(
+              Tracer.Tracer,
+              TelemetryTracer.make({
+                ...common,
+                url: traces,
+                resource,
+                exportInterval: Duration.millis(settings.intervalMillis),
+                buffer: spansBuffer,
+                maxBatchSize: settings.maxBatchSize
+              })
+            )
+      const metricsLayer =
+        metrics === undefined
+          ? Layer.empty
+          : Layer.effectDiscard(
+              OtlpMetrics.make({
+                ...common,
+                url: metrics,
+                resource,
+                exportInterval: Duration.millis(settings.intervalMillis)
+              })
+            )
+      const sink = Layer.effect(TelemetrySink, makeSink(settings, stats))
+      const exporters = Layer.mergeAll(
+        tracer,
+        metricsLayer,
+        logs === undefined && traces === undefined ? Layer.empty : sink
+      )
+      // Built after the exporters, so closed before them: one concurrent flush of every signal within the timeout,
+      // then the transport drops whatever else comes (the exporters' own final exports), so the end takes one bound.
+      const flushAtEnd = Layer.effectDiscard(
+        Effect.gen(function* () {
+          const flusher = yield* OtlpExporter.Flusher
+          yield* Effect.addFinalizer(() =>
+            // The buffers' hand-over to the exporters first (one turn of the event loop), then the requests in flight:
+            // the last flush must not find one and drop its batch (the final metrics).
+            Effect.andThen(afterHandOver, Effect.andThen(whenIdle, flusher.flush)).pipe(
+              Effect.timeoutOption(Duration.millis(settings.timeoutMillis)),
+              Effect.andThen(
+                Effect.sync(() => {
+                  stats.closed = true
+                })
+              )
+            )
+          )
+        })
+      )
+      // Built before the exporters, so closed after them: the warning counts what their own ends dropped too.
+      const warnAtEnd = Layer.effectDiscard(
+        Effect.addFinalizer(() =>
+          Effect.suspend(() => {
+            const { dropped } = stats
+            const total = dropped.traces + dropped.metrics + dropped.logs
+            return total === 0
+              ? Effect.void
+              : Effect.logWarning(
+                  `telemetry: not exported: ${plural(dropped.traces, "span", "spans")}, ${plural(dropped.logs, "log record", "log records")}, ` +
+                    `${plural(dropped.metrics, "metrics export", "metrics exports")} (${stats.firstFailure ?? "too many batches in flight"})`
+                )
+          })
         )
       )
-    }))
-    // Built before the exporters, so closed after them: the warning counts what their own ends dropped too.
-    const warnAtEnd = Layer.effectDiscard(Effect.addFinalizer(() =>
-      Effect.suspend(() => {
-        const { dropped } = stats
-        const total = dropped.traces + dropped.metrics + dropped.logs
-        return total === 0 ? Effect.void : Effect.logWarning(
-          `telemetry: not exported: ${plural(dropped.traces, "span", "spans")}, ${plural(dropped.logs, "log record", "log records")}, ` +
-            `${plural(dropped.metrics, "metrics export", "metrics exports")} (${stats.firstFailure ?? "too many batches in flight"})`
-        )
-      })
-    ))
-    return flushAtEnd.pipe(
-      Layer.provideMerge(exporters),
-      Layer.provideMerge(warnAtEnd),
-      Layer.provide(Layer.mergeAll(
-        OtlpExporter.layerFlusher,
-        Layer.succeed(OtlpSerialization.OtlpSerialization, serialization),
-        Layer.succeed(HttpClient.HttpClient, client)
-      )),
-      // Every setting is explicit: effect's resource reader must not read (and die on) the environment itself.
-      Layer.provide(Layer.succeed(ConfigProvider.ConfigProvider, ConfigProvider.fromUnknown({})))
-    )
-  }))
+      return flushAtEnd.pipe(
+        Layer.provideMerge(exporters),
+        Layer.provideMerge(warnAtEnd),
+        Layer.provide(
+          Layer.mergeAll(
+            OtlpExporter.layerFlusher,
+            Layer.succeed(OtlpSerialization.OtlpSerialization, serialization),
+            Layer.succeed(HttpClient.HttpClient, client)
+          )
+        ),
+        // Every setting is explicit: effect's resource reader must not read (and die on) the environment itself.
+        Layer.provide(Layer.succeed(ConfigProvider.ConfigProvider, ConfigProvider.fromUnknown({})))
+      )
+    })
+  )
 
 /**
  * From the standard environment variables (`process.env` by default): `layer` when an endpoint is set and
  * `OTEL_SDK_DISABLED` is not true, else nothing. Each bad value is a warning on the log that names the variable.
  */
 export const layerFromEnv = (env: Readonly<Record<string, string | undefined>> = process.env): Layer.Layer<never> =>
-  Layer.unwrap(Effect.gen(function*() {
-    const { settings, warnings } = TelemetryConfig.fromEnv(env)
-    for (const w of warnings) yield* Effect.logWarning(`telemetry: ${w}`)
-    return settings === undefined ? Layer.empty : layer(settings)
-  }))
+  Layer.unwrap(
+    Effect.gen(function* () {
+      const { settings, warnings } = TelemetryConfig.fromEnv(env)
+      for (const w of warnings) yield* Effect.logWarning(`telemetry: ${w}`)
+      return settings === undefined ? Layer.empty : layer(settings)
+    })
+  )

@@ -43,11 +43,16 @@ interface Batch {
 export type Batches = WeakMap<HttpBody.HttpBody, Batch>
 
 const serviceOf = (layer: Layer.Layer<OtlpSerialization.OtlpSerialization>) =>
-  Effect.provide(Effect.gen(function*() { return yield* OtlpSerialization.OtlpSerialization }), layer)
+  Effect.provide(
+    Effect.gen(function* () {
+      return yield* OtlpSerialization.OtlpSerialization
+    }),
+    layer
+  )
 
 /** effect's own serialization for each signal's protocol, noting each body's signal and item count. */
 export const serialization = (protocol: { readonly [S in Signal]: OtlpProtocol }, batches: Batches) =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const effectProtobuf = yield* serviceOf(OtlpSerialization.layerProtobuf)
     const byProtocol = {
       "http/json": yield* serviceOf(OtlpSerialization.layerJson),
@@ -66,10 +71,18 @@ export const serialization = (protocol: { readonly [S in Signal]: OtlpProtocol }
     }
     return OtlpSerialization.OtlpSerialization.of({
       traces: (data) =>
-        noted("traces", pick("traces").traces(data), data.resourceSpans.reduce((n, r) => n + r.scopeSpans.reduce((m, s) => m + s.spans.length, 0), 0)),
+        noted(
+          "traces",
+          pick("traces").traces(data),
+          data.resourceSpans.reduce((n, r) => n + r.scopeSpans.reduce((m, s) => m + s.spans.length, 0), 0)
+        ),
       metrics: (data) => noted("metrics", pick("metrics").metrics(data), 1),
       logs: (data) =>
-        noted("logs", pick("logs").logs(data), data.resourceLogs.reduce((n, r) => n + r.scopeLogs.reduce((m, s) => m + (s.logRecords?.length ?? 0), 0), 0))
+        noted(
+          "logs",
+          pick("logs").logs(data),
+          data.resourceLogs.reduce((n, r) => n + r.scopeLogs.reduce((m, s) => m + (s.logRecords?.length ?? 0), 0), 0)
+        )
     })
   })
 
@@ -122,51 +135,69 @@ export const MaxInFlight = 4
  * (the session's end waits for them before its last flush, within the same bound).
  */
 export const transport = (timeout: Duration.Input, batches: Batches, stats: ExportStats) =>
-  Effect.map(Effect.provide(Effect.gen(function*() { return yield* HttpClient.HttpClient }), FetchHttpClient.layer), (base) => {
-    const inFlight: Record<Signal, Set<Deferred.Deferred<void>>> = { traces: new Set(), metrics: new Set(), logs: new Set() }
-    const dropped = (batch: Batch | undefined, why: string, collector = true) =>
-      Effect.withFiber((fiber) => {
-        if (batch === undefined) return Effect.void
-        stats.dropped[batch.signal] += batch.items
-        // The collector's own failure is what the warning names: a batch dropped for one in flight follows from it.
-        if (collector) stats.firstFailure ??= `${batch.signal}: ${why}`
-        else stats.inFlightDrops = true
-        Metric.withAttributes(HostMetrics.telemetryDropped, { signal: batch.signal }).updateUnsafe(batch.items, fiber.context)
-        return Effect.void
-      })
-    const client = HttpClient.transform(base, (response, request) => {
-      const batch = request.body._tag === "Empty" ? undefined : batches.get(request.body)
-      if (stats.closed) return Effect.as(dropped(batch, "after the session's end"), ok(request))
-      if (batch !== undefined && inFlight[batch.signal].size >= MaxInFlight) {
-        return Effect.as(dropped(batch, `${MaxInFlight} batches were still in flight`, false), ok(request))
+  Effect.map(
+    Effect.provide(
+      Effect.gen(function* () {
+        return yield* HttpClient.HttpClient
+      }),
+      FetchHttpClient.layer
+    ),
+    (base) => {
+      const inFlight: Record<Signal, Set<Deferred.Deferred<void>>> = {
+        traces: new Set(),
+        metrics: new Set(),
+        logs: new Set()
       }
-      const done = Deferred.makeUnsafe<void>()
-      if (batch !== undefined) inFlight[batch.signal].add(done)
-      return response.pipe(
-        Effect.flatMap((r) =>
-          Effect.flatMap(Effect.ignore(r.arrayBuffer), () =>
-            r.status >= 200 && r.status < 300
-              ? Effect.sync(() => {
-                if (batch !== undefined) stats.sent[batch.signal] += batch.items
-              })
-              : dropped(batch, `HTTP ${r.status}`))
-        ),
-        Effect.timeoutOrElse({
-          duration: timeout,
-          orElse: () => dropped(batch, `no answer within ${Duration.format(Duration.fromInputUnsafe(timeout))}`)
-        }),
-        Effect.catchCause((cause) => dropped(batch, `unreachable (${String(cause).split("\n")[0]})`)),
-        // Still in flight when the session's end gave up on it.
-        Effect.onInterrupt(() => dropped(batch, "cut off at the session's end")),
-        Effect.ensuring(Effect.suspend(() => {
-          if (batch !== undefined) inFlight[batch.signal].delete(done)
-          return Deferred.succeed(done, undefined)
-        })),
-        Effect.as(ok(request))
+      const dropped = (batch: Batch | undefined, why: string, collector = true) =>
+        Effect.withFiber((fiber) => {
+          if (batch === undefined) return Effect.void
+          stats.dropped[batch.signal] += batch.items
+          // The collector's own failure is what the warning names: a batch dropped for one in flight follows from it.
+          if (collector) stats.firstFailure ??= `${batch.signal}: ${why}`
+          else stats.inFlightDrops = true
+          Metric.withAttributes(HostMetrics.telemetryDropped, { signal: batch.signal }).updateUnsafe(
+            batch.items,
+            fiber.context
+          )
+          return Effect.void
+        })
+      const client = HttpClient.transform(base, (response, request) => {
+        const batch = request.body._tag === "Empty" ? undefined : batches.get(request.body)
+        if (stats.closed) return Effect.as(dropped(batch, "after the session's end"), ok(request))
+        if (batch !== undefined && inFlight[batch.signal].size >= MaxInFlight) {
+          return Effect.as(dropped(batch, `${MaxInFlight} batches were still in flight`, false), ok(request))
+        }
+        const done = Deferred.makeUnsafe<void>()
+        if (batch !== undefined) inFlight[batch.signal].add(done)
+        return response.pipe(
+          Effect.flatMap((r) =>
+            Effect.flatMap(Effect.ignore(r.arrayBuffer), () =>
+              r.status >= 200 && r.status < 300
+                ? Effect.sync(() => {
+                    if (batch !== undefined) stats.sent[batch.signal] += batch.items
+                  })
+                : dropped(batch, `HTTP ${r.status}`)
+            )
+          ),
+          Effect.timeoutOrElse({
+            duration: timeout,
+            orElse: () => dropped(batch, `no answer within ${Duration.format(Duration.fromInputUnsafe(timeout))}`)
+          }),
+          Effect.catchCause((cause) => dropped(batch, `unreachable (${String(cause).split("\n")[0]})`)),
+          // Still in flight when the session's end gave up on it.
+          Effect.onInterrupt(() => dropped(batch, "cut off at the session's end")),
+          Effect.ensuring(
+            Effect.suspend(() => {
+              if (batch !== undefined) inFlight[batch.signal].delete(done)
+              return Deferred.succeed(done, undefined)
+            })
+          ),
+          Effect.as(ok(request))
+        )
+      })
+      const whenIdle = Effect.suspend(() =>
+        Effect.forEach([...inFlight.traces, ...inFlight.metrics, ...inFlight.logs], Deferred.await, { discard: true })
       )
-    })
-    const whenIdle = Effect.suspend(() =>
-      Effect.forEach([...inFlight.traces, ...inFlight.metrics, ...inFlight.logs], Deferred.await, { discard: true })
-    )
-    return { client, whenIdle }
-  })
+      return { client, whenIdle }
+    }
+  )

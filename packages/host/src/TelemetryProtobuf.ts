@@ -49,7 +49,8 @@ class Writer {
   fixed64(field: number, value: string | number | bigint | OtlpResource.LongBits) {
     this.tag(field, 1)
     this.ensure(8)
-    const n = typeof value === "object" ? (BigInt(value.high >>> 0) << BigInt(32)) | BigInt(value.low >>> 0) : BigInt(value)
+    const n =
+      typeof value === "object" ? (BigInt(value.high >>> 0) << BigInt(32)) | BigInt(value.low >>> 0) : BigInt(value)
     new DataView(this.buf.buffer, this.buf.byteOffset).setBigUint64(this.pos, BigInt.asUintN(64, n), true)
     this.pos += 8
   }

@@ -40,10 +40,10 @@ interface NamedReason {
 const reasonsIn = (value: unknown): ReadonlyArray<NamedReason> =>
   Array.isArray(value)
     ? value.flatMap((r) =>
-      isJsonObject(r) && typeof r["extension"] === "string" && typeof r["reason"] === "string"
-        ? [{ extension: r["extension"], reason: bounded(r["reason"]) }]
-        : []
-    )
+        isJsonObject(r) && typeof r["extension"] === "string" && typeof r["reason"] === "string"
+          ? [{ extension: r["extension"], reason: bounded(r["reason"]) }]
+          : []
+      )
     : []
 
 /** The outcome's decision-shaped fields, whatever the event: decision, reasons (or withheld), rounds, rewriters. */

@@ -115,7 +115,7 @@ export const make = (options: {
   never,
   OtlpExporter.Flusher | OtlpSerialization.OtlpSerialization | HttpClient.HttpClient | Scope
 > =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const resource = yield* OtlpResource.fromConfig(options.resource)
     const serialization = yield* OtlpSerialization.OtlpSerialization
     const exporter = yield* OtlpExporter.make({
@@ -127,9 +127,11 @@ export const make = (options: {
       body: (spans: ReadonlyArray<ExportedSpan>) => {
         options.buffer.taken(spans.length)
         return [
-        serialization.traces({ resourceSpans: [{ resource, scopeSpans: [{ scope: { name: "abhed" }, spans: spans.map(toOtlp) }] }] }),
-        Effect.void
-      ]
+          serialization.traces({
+            resourceSpans: [{ resource, scopeSpans: [{ scope: { name: "abhed" }, spans: spans.map(toOtlp) }] }]
+          }),
+          Effect.void
+        ]
       },
       shutdownTimeout: options.shutdownTimeout
     })

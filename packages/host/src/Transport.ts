@@ -1,4 +1,12 @@
-import { type DecodedReply, decodeReply, type EventName, MalformedReply, replyIdOf, type ReadLine, shapeJson } from "@abhed/protocol"
+import {
+  type DecodedReply,
+  decodeReply,
+  type EventName,
+  MalformedReply,
+  replyIdOf,
+  type ReadLine,
+  shapeJson
+} from "@abhed/protocol"
 import { Effect, Exit, Result } from "effect"
 import type { EncodedRequest } from "./Extension.ts"
 import { type ExtensionDead, type ExtensionError, UnsolicitedOutput } from "./ExtensionError.ts"
@@ -73,11 +81,12 @@ const describeLine = (line: ReadLine): string =>
   line._tag === "Json"
     ? shapeJson(line.value, 200, (key, s) => key === "id" && isHostId(s))
     : line._tag === "Invalid"
-    ? `(${line.got}, ${line.bytes} bytes)`
-    : `more than ${line.count - 1} blank lines in a row`
+      ? `(${line.got}, ${line.bytes} bytes)`
+      : `more than ${line.count - 1} blank lines in a row`
 
 /** A reply's `id` for the mismatch message: as it is when it looks like the host's, else by its shape. */
-export const showId = (id: unknown): string => (typeof id === "string" && isHostId(id) ? JSON.stringify(id) : shapeJson(id, 60))
+export const showId = (id: unknown): string =>
+  typeof id === "string" && isHostId(id) ? JSON.stringify(id) : shapeJson(id, 60)
 
 /**
  * Why a read with more lines than replies due is out of step, naming the stray line rather than the reply: the one
@@ -85,7 +94,8 @@ export const showId = (id: unknown): string => (typeof id === "string" && isHost
  * print, an earlier stray reply: whatever came before the reply). A stray carrying another id says so.
  */
 const describeStray = (lines: ReadonlyArray<ReadLine>, due: Due | undefined): string => {
-  const reply = due === undefined ? -1 : lines.findIndex((line) => line._tag === "Json" && replyIdOf(line.value) === due.id)
+  const reply =
+    due === undefined ? -1 : lines.findIndex((line) => line._tag === "Json" && replyIdOf(line.value) === due.id)
   const stray = lines[reply === 0 ? 1 : 0]
   if (stray === undefined) return ""
   const id = stray._tag === "Json" ? replyIdOf(stray.value) : undefined
@@ -110,7 +120,8 @@ export const outOfStep = (
   const last = lines[lines.length - 1]
   if (last?._tag === "Blanks") return new UnsolicitedOutput({ extension, line: describeLine(last) })
   // More lines than requests in flight.
-  if (due === undefined || lines.length > 1) return new UnsolicitedOutput({ extension, line: describeStray(lines, due) })
+  if (due === undefined || lines.length > 1)
+    return new UnsolicitedOutput({ extension, line: describeStray(lines, due) })
   const line = lines[0]
   if (line === undefined || line._tag === "Blanks") return undefined
   if (line._tag === "Invalid") {

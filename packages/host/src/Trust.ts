@@ -54,18 +54,22 @@ const empty: TrustStoreFile = { version: 1, projects: {} }
 
 /** The store at `file`; a missing store is an empty one. */
 export const readTrustStore = (file: string): Effect.Effect<TrustStoreFile, TrustStoreError> =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const text = yield* Effect.tryPromise({
-      try: () => NodeFs.promises.readFile(file, "utf8").catch((e: unknown) => {
-        if (typeof e === "object" && e !== null && "code" in e && e.code === "ENOENT") return undefined
-        throw e
-      }),
+      try: () =>
+        NodeFs.promises.readFile(file, "utf8").catch((e: unknown) => {
+          if (typeof e === "object" && e !== null && "code" in e && e.code === "ENOENT") return undefined
+          throw e
+        }),
       catch: (e) => new TrustStoreError({ file, detail: `cannot read the trust store: ${String(e)}` })
     })
     if (text === undefined) return empty
     const decoded = decodeStore(text)
     if (decoded._tag === "Failure") {
-      return yield* new TrustStoreError({ file, detail: `not a valid trust store (fix or remove it): ${String(decoded.failure)}` })
+      return yield* new TrustStoreError({
+        file,
+        detail: `not a valid trust store (fix or remove it): ${String(decoded.failure)}`
+      })
     }
     return decoded.success
   })
@@ -89,7 +93,8 @@ export const recordTrust = (file: string, print: ProjectPrint, now: Date): Effec
     writeTrustStore(file, {
       version: 1,
       projects: { ...store.projects, [print.root]: { ...print, trusted_at: now.toISOString() } }
-    }))
+    })
+  )
 
 /** Forget the trust of the project at `root`; whether it was trusted. */
 export const removeTrust = (file: string, root: string): Effect.Effect<boolean, TrustStoreError> =>
@@ -132,31 +137,46 @@ export const configHome = (env: { readonly [name: string]: string | undefined },
  *   shown the print and what changed); a yes is recorded;
  * - `Trust.layerFake(decide)`: for tests.
  */
-export class Trust extends Context.Service<Trust, {
-  readonly check: (print: ProjectPrint) => Effect.Effect<TrustVerdict>
-}>()("@abhed/host/Trust") {
+export class Trust extends Context.Service<
+  Trust,
+  {
+    readonly check: (print: ProjectPrint) => Effect.Effect<TrustVerdict>
+  }
+>()("@abhed/host/Trust") {
   static readonly layer = (storeFile: string): Layer.Layer<Trust> =>
     Layer.succeed(Trust, Trust.of({ check: (print) => checkStore(storeFile, print) }))
   static readonly layerPrompt = (
     storeFile: string,
     ask: (print: ProjectPrint, changes: ReadonlyArray<string>) => Effect.Effect<boolean>
   ): Layer.Layer<Trust> =>
-    Layer.succeed(Trust, Trust.of({
-      check: (print) =>
-        Effect.flatMap(checkStore(storeFile, print), (verdict) =>
-          verdict.trusted
-            ? Effect.succeed(verdict)
-            : Effect.flatMap(ask(print, verdict.changes), (yes): Effect.Effect<TrustVerdict> =>
-              yes
-                ? recordTrust(storeFile, print, new Date()).pipe(
-                  Effect.as<TrustVerdict>({ trusted: true }),
-                  Effect.catch((e) => Effect.succeed<TrustVerdict>({ trusted: false, changes: [e.message] }))
+    Layer.succeed(
+      Trust,
+      Trust.of({
+        check: (print) =>
+          Effect.flatMap(checkStore(storeFile, print), (verdict) =>
+            verdict.trusted
+              ? Effect.succeed(verdict)
+              : Effect.flatMap(
+                  ask(print, verdict.changes),
+                  (yes): Effect.Effect<TrustVerdict> =>
+                    yes
+                      ? recordTrust(storeFile, print, new Date()).pipe(
+                          Effect.as<TrustVerdict>({ trusted: true }),
+                          Effect.catch((e) => Effect.succeed<TrustVerdict>({ trusted: false, changes: [e.message] }))
+                        )
+                      : Effect.succeed(verdict)
                 )
-                : Effect.succeed(verdict)))
-    }))
+          )
+      })
+    )
   static readonly layerFake = (decide: (print: ProjectPrint) => boolean): Layer.Layer<Trust> =>
-    Layer.succeed(Trust, Trust.of({
-      check: (print) =>
-        Effect.succeed<TrustVerdict>(decide(print) ? { trusted: true } : { trusted: false, changes: ["not trusted (fake)"] })
-    }))
+    Layer.succeed(
+      Trust,
+      Trust.of({
+        check: (print) =>
+          Effect.succeed<TrustVerdict>(
+            decide(print) ? { trusted: true } : { trusted: false, changes: ["not trusted (fake)"] }
+          )
+      })
+    )
 }

@@ -25,8 +25,8 @@ const action: fc.Arbitrary<Action> = fc.oneof(
   { arbitrary: fc.constant({ _tag: "send" } as const), weight: 4 },
   { arbitrary: fc.constant({ _tag: "answer", twice: false } as const), weight: 4 },
   { arbitrary: fc.constant({ _tag: "answer", twice: true } as const), weight: 1 },
-  { arbitrary: fc.constantFrom("none", "old", "next").map((id) => ({ _tag: "stray", id } as const)), weight: 1 },
-  { arbitrary: fc.integer({ min: 1, max: 80 }).map((bytes) => ({ _tag: "read", bytes } as const)), weight: 6 },
+  { arbitrary: fc.constantFrom("none", "old", "next").map((id) => ({ _tag: "stray", id }) as const), weight: 1 },
+  { arbitrary: fc.integer({ min: 1, max: 80 }).map((bytes) => ({ _tag: "read", bytes }) as const), weight: 6 },
   { arbitrary: fc.constant({ _tag: "yield" } as const), weight: 2 },
   { arbitrary: fc.constant({ _tag: "turn" } as const), weight: 3 }
 )
@@ -46,7 +46,7 @@ const scenario = (
   pollOnTurn = false,
   replyIds: "optional" | "required" = "optional"
 ) =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     let catchUps = 0
     /** Writes waiting for the event loop's next turn (`catchUp`). */
     let waitingWrites: Array<() => void> = []
@@ -101,20 +101,28 @@ const scenario = (
           return transport
         })
     }).pipe(Scope.provide(scope))
-    const sends: Array<{ readonly id: string; readonly fiber: Fiber.Fiber<{ readonly reason: string | undefined }, unknown> }> = []
+    const sends: Array<{
+      readonly id: string
+      readonly fiber: Fiber.Fiber<{ readonly reason: string | undefined }, unknown>
+    }> = []
     // The actions, then a well-behaved tail: answer what is left, in reads of any size, until nothing moves.
-    const tail: Array<Action> = Array.from({ length: 12 }, (): ReadonlyArray<Action> => [
-      { _tag: "turn" },
-      { _tag: "answer", twice: false },
-      { _tag: "read", bytes: 1 << 16 },
-      { _tag: "yield" }
-    ]).flat()
+    const tail: Array<Action> = Array.from(
+      { length: 12 },
+      (): ReadonlyArray<Action> => [
+        { _tag: "turn" },
+        { _tag: "answer", twice: false },
+        { _tag: "read", bytes: 1 << 16 },
+        { _tag: "yield" }
+      ]
+    ).flat()
     for (const a of [...actions, ...tail]) {
       step++
       switch (a._tag) {
         case "send": {
           const id = `r${sends.length + 1}`
-          const fiber = yield* Effect.forkChild(Effect.map(extension.send(toolCallRequest(id)), (r) => ({ reason: r.reply.reason })))
+          const fiber = yield* Effect.forkChild(
+            Effect.map(extension.send(toolCallRequest(id)), (r) => ({ reason: r.reply.reason }))
+          )
           sends.push({ id, fiber })
           break
         }
@@ -153,7 +161,10 @@ const scenario = (
     }
     let checked = 0
     for (const send of sends) {
-      const exit = yield* Fiber.await(send.fiber).pipe(Effect.timeoutOption("1 millis"), Effect.map((o) => (o._tag === "Some" ? o.value : undefined)))
+      const exit = yield* Fiber.await(send.fiber).pipe(
+        Effect.timeoutOption("1 millis"),
+        Effect.map((o) => (o._tag === "Some" ? o.value : undefined))
+      )
       if (exit === undefined || !Exit.isSuccess(exit)) continue
       const line = lines.get(exit.value.reason ?? "")
       const request = written.find((w) => w.id === send.id)
@@ -178,9 +189,14 @@ describe("attribution over a simulated pipe (docs/design.md#failures)", () => {
   it("no reply is applied to a request written after its line was read; with ids, no mismatched reply", async () => {
     let replied = 0
     await fc.assert(
-      fc.asyncProperty(fc.array(action, { minLength: 5, maxLength: 40 }), fc.boolean(), fc.boolean(), async (actions, echoIds, pending) => {
-        replied += await Effect.runPromise(scenario(actions, echoIds, pending))
-      }),
+      fc.asyncProperty(
+        fc.array(action, { minLength: 5, maxLength: 40 }),
+        fc.boolean(),
+        fc.boolean(),
+        async (actions, echoIds, pending) => {
+          replied += await Effect.runPromise(scenario(actions, echoIds, pending))
+        }
+      ),
       { numRuns: 1000 }
     )
     // The property is not vacuous: many replies were applied and checked.
@@ -199,54 +215,74 @@ describe("attribution over a simulated pipe (docs/design.md#failures)", () => {
   })
 
   it("a stray line before a request is written is never that request's reply (the old late attribution did this)", () =>
-    Effect.runPromise(Effect.gen(function*() {
-      // A stray line read with nothing in flight, then a request, then its real reply: the extension is dead at
-      // the stray line, and the request fails without a reply rather than take the stray one.
-      const checked = yield* scenario([
-        { _tag: "stray", id: "none" },
-        { _tag: "read", bytes: 80 },
-        { _tag: "send" },
-        { _tag: "answer", twice: false },
-        { _tag: "read", bytes: 80 }
-      ], false)
-      expect(checked).toBe(0)
-    })))
+    Effect.runPromise(
+      Effect.gen(function* () {
+        // A stray line read with nothing in flight, then a request, then its real reply: the extension is dead at
+        // the stray line, and the request fails without a reply rather than take the stray one.
+        const checked = yield* scenario(
+          [
+            { _tag: "stray", id: "none" },
+            { _tag: "read", bytes: 80 },
+            { _tag: "send" },
+            { _tag: "answer", twice: false },
+            { _tag: "read", bytes: 80 }
+          ],
+          false
+        )
+        expect(checked).toBe(0)
+      })
+    ))
 
   it("a stray line already in the pipe when a request is begun is read by the poll before the write: never applied", () =>
-    Effect.runPromise(Effect.gen(function*() {
-      // The stray line is written, unread (the event loop is held up); then a request is begun. Its write waits for
-      // the loop's next poll, which reads the stray line with nothing in flight: the extension dies, the request is
-      // never written. Without that poll the stray line would be the first read after the write: applied.
-      const steps: ReadonlyArray<Action> = [
-        { _tag: "stray", id: "none" },
-        { _tag: "send" },
-        { _tag: "turn" },
-        { _tag: "read", bytes: 80 },
-        { _tag: "answer", twice: false },
-        { _tag: "read", bytes: 80 }
-      ]
-      expect(yield* scenario(steps, false, true)).toBe(0)
-      expect(yield* scenario(steps, false, false)).toBe(1)
-    })))
-
-  it.effect("reply ids: the id in flight is accepted, another id kills (never applied), reply_ids required needs one", () =>
-    Effect.gen(function*() {
-      const echo = yield* FakeExtension.fromReplies("echo", { tool_call: (r) => ({ id: r.id, block: true }) })
-      expect((yield* echo.send(toolCallRequest("7"))).reply).toEqual({ block: true })
-
-      const wrong = yield* FakeExtension.fromReplies("wrong", { tool_call: () => ({ id: "6", block: true }) })
-      const error = yield* Effect.flip(wrong.send(toolCallRequest("7")))
-      expect(error._tag).toBe("UnsolicitedOutput")
-      expect(error.message).toBe(`wrong: unsolicited output (a line no request in flight can own): reply to id "6" while "7" was in flight`)
-      expect((yield* wrong.status).state).toEqual({
-        _tag: "dead",
-        cause: { _tag: "unsolicited_output", detail: `reply to id "6" while "7" was in flight` }
+    Effect.runPromise(
+      Effect.gen(function* () {
+        // The stray line is written, unread (the event loop is held up); then a request is begun. Its write waits for
+        // the loop's next poll, which reads the stray line with nothing in flight: the extension dies, the request is
+        // never written. Without that poll the stray line would be the first read after the write: applied.
+        const steps: ReadonlyArray<Action> = [
+          { _tag: "stray", id: "none" },
+          { _tag: "send" },
+          { _tag: "turn" },
+          { _tag: "read", bytes: 80 },
+          { _tag: "answer", twice: false },
+          { _tag: "read", bytes: 80 }
+        ]
+        expect(yield* scenario(steps, false, true)).toBe(0)
+        expect(yield* scenario(steps, false, false)).toBe(1)
       })
+    ))
 
-      const required = yield* FakeExtension.fromReplies("required", { tool_call: () => ({ block: true }) }, { reply_ids: "required" })
-      const missing = yield* Effect.flip(required.send(toolCallRequest("7")))
-      expect(missing._tag === "MalformedReply" && [missing.path, missing.got]).toEqual(["id", "nothing"])
-      const nullId = yield* FakeExtension.fromReplies("null-id", { tool_call: () => ({ id: null }) }, { reply_ids: "required" })
-      expect((yield* Effect.flip(nullId.send(toolCallRequest("7"))))._tag).toBe("MalformedReply")
-    }))
+  it.effect(
+    "reply ids: the id in flight is accepted, another id kills (never applied), reply_ids required needs one",
+    () =>
+      Effect.gen(function* () {
+        const echo = yield* FakeExtension.fromReplies("echo", { tool_call: (r) => ({ id: r.id, block: true }) })
+        expect((yield* echo.send(toolCallRequest("7"))).reply).toEqual({ block: true })
+
+        const wrong = yield* FakeExtension.fromReplies("wrong", { tool_call: () => ({ id: "6", block: true }) })
+        const error = yield* Effect.flip(wrong.send(toolCallRequest("7")))
+        expect(error._tag).toBe("UnsolicitedOutput")
+        expect(error.message).toBe(
+          `wrong: unsolicited output (a line no request in flight can own): reply to id "6" while "7" was in flight`
+        )
+        expect((yield* wrong.status).state).toEqual({
+          _tag: "dead",
+          cause: { _tag: "unsolicited_output", detail: `reply to id "6" while "7" was in flight` }
+        })
+
+        const required = yield* FakeExtension.fromReplies(
+          "required",
+          { tool_call: () => ({ block: true }) },
+          { reply_ids: "required" }
+        )
+        const missing = yield* Effect.flip(required.send(toolCallRequest("7")))
+        expect(missing._tag === "MalformedReply" && [missing.path, missing.got]).toEqual(["id", "nothing"])
+        const nullId = yield* FakeExtension.fromReplies(
+          "null-id",
+          { tool_call: () => ({ id: null }) },
+          { reply_ids: "required" }
+        )
+        expect((yield* Effect.flip(nullId.send(toolCallRequest("7"))))._tag).toBe("MalformedReply")
+      })
+  )
 })

@@ -4,7 +4,8 @@ import type { AuditExchange } from "../src/AuditLog.ts"
 import { mergeByName } from "../src/Audience.ts"
 
 const entry = (extension: string): AuditExchange => ({ extension, status: "replied", latency_ms: 0 })
-const byName = (a: AuditExchange, b: AuditExchange) => (a.extension < b.extension ? -1 : a.extension > b.extension ? 1 : 0)
+const byName = (a: AuditExchange, b: AuditExchange) =>
+  a.extension < b.extension ? -1 : a.extension > b.extension ? 1 : 0
 
 describe("mergeByName", () => {
   it("of two name-ordered lists of distinct names is their union in name order", () => {

@@ -10,24 +10,26 @@ import * as FakeHost from "./FakeHost.ts"
  */
 
 const lastRecord = (event: string) =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const all = yield* (yield* AuditLog).entries
     return all.filter((r) => r.event === event).at(-1) satisfies AuditRecord | undefined
   })
 
 const result = (fakes: ReadonlyArray<FakeHost.Fake>, content: string, is_error = false) =>
   FakeHost.withHost(fakes, (h) =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const outcome = yield* h.toolResult({ tool: "read", args: { path: "a" }, content, is_error, call_id: "c-1" })
       return { outcome, record: yield* lastRecord("tool_result") }
-    }))
+    })
+  )
 
 const context = (fakes: ReadonlyArray<FakeHost.Fake>, messages: ReadonlyArray<unknown>) =>
   FakeHost.withHost(fakes, (h) =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const outcome = yield* h.context(messages)
       return { outcome, record: yield* lastRecord("context") }
-    }))
+    })
+  )
 
 const redactor = FakeExtension.fromReplies("redactor", {
   tool_result: (req) => ({ content: req.content.replaceAll("KEY=abc", "KEY=[redacted]") })
@@ -38,28 +40,31 @@ const silent = FakeExtension.fromReplies("silent", {})
 
 describe("the audit record's input", () => {
   it.effect("a tool_result nobody changed has none: its outcome is what came in", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const { record } = yield* result([redactor, silent], "nothing to hide")
       assert.deepStrictEqual(record?.outcome, { content: "nothing to hide", is_error: false, rounds: 1 })
       assert.isFalse(record !== undefined && "input" in record)
-    }))
+    })
+  )
 
   it.effect("a rewritten tool_result keeps the content the agent passed", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const { outcome, record } = yield* result([redactor], "KEY=abc")
       assert.strictEqual(outcome.content, "KEY=[redacted]")
       assert.deepStrictEqual(record?.input, { content: "KEY=abc", is_error: false })
-    }))
+    })
+  )
 
   it.effect("is_error raised by an extension: the input keeps the agent's own is_error", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const { outcome, record } = yield* result([flagger], "ok")
       assert.isTrue(outcome.is_error)
       assert.deepStrictEqual(record?.input, { content: "ok", is_error: false })
-    }))
+    })
+  )
 
   it.effect("an extension that acted without changing the outcome: the input is recorded all the same", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       // The agent's own is_error was true: raising it changes nothing, and is still an act.
       const raised = yield* result([flagger], "failed", true)
       assert.deepStrictEqual(raised.record?.outcome, { content: "failed", is_error: true, rounds: 1 })
@@ -68,17 +73,19 @@ describe("the audit record's input", () => {
       const kept = yield* context([everything], ["m0", "m1"])
       assert.deepStrictEqual(kept.outcome.messages, ["m0", "m1"])
       assert.deepStrictEqual(kept.record?.input, { messages: ["m0", "m1"] })
-    }))
+    })
+  )
 
   it.effect("a withheld tool_result keeps the content the agent passed", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const { outcome, record } = yield* result([dead], "the tool's output", true)
       assert.match(outcome.content, /^\[withheld: /)
       assert.deepStrictEqual(record?.input, { content: "the tool's output", is_error: true })
-    }))
+    })
+  )
 
   it.effect("a context no filter touched has none; a keep or a withheld context keeps the messages sent", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const all = yield* context([silent], ["m0", "m1"])
       assert.deepStrictEqual(all.record?.outcome, { keep: [0, 1], messages: ["m0", "m1"], withheld: [] })
       assert.isFalse(all.record !== undefined && "input" in all.record)
@@ -91,12 +98,14 @@ describe("the audit record's input", () => {
       const withheld = yield* context([dead], ["m0"])
       assert.isAbove(withheld.outcome.withheld.length, 0)
       assert.deepStrictEqual(withheld.record?.input, { messages: ["m0"] })
-    }))
+    })
+  )
 
   it.effect("input the host could not send is not recorded at all", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const { record } = yield* context([silent], [{ n: 1n }])
       assert.isAbove(record?.notes.filter((n) => n.startsWith("not sent to any extension")).length ?? 0, 0)
       assert.isFalse(record !== undefined && "input" in record)
-    }))
+    })
+  )
 })

@@ -18,11 +18,19 @@ describe("ExtensionEnvironment (docs/design.md#failures)", () => {
     extensionConfig({ name: "x", command: "x", ...over })
 
   it("the baseline only, by default", () => {
-    expect(environmentFor(config({}), host)).toEqual({ SHLVL: "1", PATH: "/bin", HOME: "/home/dev", LC_ALL: "C", LANG: "en_US.UTF-8" })
+    expect(environmentFor(config({}), host)).toEqual({
+      SHLVL: "1",
+      PATH: "/bin",
+      HOME: "/home/dev",
+      LC_ALL: "C",
+      LANG: "en_US.UTF-8"
+    })
   })
 
   it("what env_passthrough names (a name, a glob), then env, which wins", () => {
-    expect(environmentFor(config({ env_passthrough: ["GITHUB_TOKEN", "AWS_R*"], env: { HOME: "/x", K: "V" } }), host)).toEqual({
+    expect(
+      environmentFor(config({ env_passthrough: ["GITHUB_TOKEN", "AWS_R*"], env: { HOME: "/x", K: "V" } }), host)
+    ).toEqual({
       SHLVL: "1",
       PATH: "/bin",
       HOME: "/x",
@@ -60,7 +68,10 @@ describe("ExtensionEnvironment (docs/design.md#failures)", () => {
       LC_PAPER: "C",
       LC_TELEPHONE: "C"
     }
-    expect(environmentFor(config({}), { ...locale, LC_SECRET: "s", LC_API_TOKEN: "t", LCX: "x" })).toEqual({ SHLVL: "1", ...locale })
+    expect(environmentFor(config({}), { ...locale, LC_SECRET: "s", LC_API_TOKEN: "t", LCX: "x" })).toEqual({
+      SHLVL: "1",
+      ...locale
+    })
   })
 })
 
@@ -79,7 +90,9 @@ describe("passthroughWarnings", () => {
     expect(warnings(["AWS_*"])).toEqual([
       'extension guard: env_passthrough "AWS_*" passes secrets such as AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN: name the variables it needs instead'
     ])
-    expect(warnings(["*_TOKEN"])[0]).toMatch(/passes secrets such as AWS_SESSION_TOKEN, GH_TOKEN, GITHUB_TOKEN and 3 more:/)
+    expect(warnings(["*_TOKEN"])[0]).toMatch(
+      /passes secrets such as AWS_SESSION_TOKEN, GH_TOKEN, GITHUB_TOKEN and 3 more:/
+    )
     expect(warnings(["*KEY*", "AWS_*"])).toHaveLength(2)
   })
 
@@ -99,6 +112,10 @@ describe("SHLVL", () => {
   it("is 1 unless given: bash on a socket stdin without it sources ~/.bashrc", () => {
     expect(environmentFor(extensionConfig({ name: "x", command: "bash" }), {})["SHLVL"]).toBe("1")
     expect(environmentFor(extensionConfig({ name: "x", command: "bash", env: { SHLVL: "3" } }), {})["SHLVL"]).toBe("3")
-    expect(environmentFor(extensionConfig({ name: "x", command: "bash", env_passthrough: ["SHLVL"] }), { SHLVL: "2" })["SHLVL"]).toBe("2")
+    expect(
+      environmentFor(extensionConfig({ name: "x", command: "bash", env_passthrough: ["SHLVL"] }), { SHLVL: "2" })[
+        "SHLVL"
+      ]
+    ).toBe("2")
   })
 })

@@ -88,7 +88,7 @@ describe("StderrTail", () => {
 describe("errorLine: the line of a dead extension's stderr that says why", () => {
   const node = [
     "file:///work/guard.cjs:1",
-    "import * as fs from \"node:fs\"",
+    'import * as fs from "node:fs"',
     "^^^^^^",
     "",
     "SyntaxError: Cannot use import statement outside a module",
@@ -101,7 +101,7 @@ describe("errorLine: the line of a dead extension's stderr that says why", () =>
   ].join("\n")
   const python = [
     "Traceback (most recent call last):",
-    "  File \"/work/guard.py\", line 3, in <module>",
+    '  File "/work/guard.py", line 3, in <module>',
     "    import requests",
     "ModuleNotFoundError: No module named 'requests'",
     ""
@@ -115,8 +115,16 @@ describe("errorLine: the line of a dead extension's stderr that says why", () =>
       "node:internal/modules/esm/resolve:1\n\nError [ERR_MODULE_NOT_FOUND]: Cannot find package 'x'\n    at f (a:1:2)\n{\n  code: 'ERR_MODULE_NOT_FOUND'\n}\n\nNode.js v24.1.0\n",
       "Error [ERR_MODULE_NOT_FOUND]: Cannot find package 'x'"
     ],
-    ["a dotted Python exception", "Traceback:\n  File \"x\"\njson.decoder.JSONDecodeError: Expecting value\n", "json.decoder.JSONDecodeError: Expecting value"],
-    ["no error line: the last line that is not a frame", "guard.sh: line 3: jq: command not found\n", "guard.sh: line 3: jq: command not found"],
+    [
+      "a dotted Python exception",
+      'Traceback:\n  File "x"\njson.decoder.JSONDecodeError: Expecting value\n',
+      "json.decoder.JSONDecodeError: Expecting value"
+    ],
+    [
+      "no error line: the last line that is not a frame",
+      "guard.sh: line 3: jq: command not found\n",
+      "guard.sh: line 3: jq: command not found"
+    ],
     ["\\r\\n line ends, and a coloured error", "starting\r\n\u001b[31mError: boom\u001b[0m\r\n", "Error: boom"],
     ["control and invisible characters escaped", "Error: a\u0007b\u202ec\u0000", "Error: a\\x07b\\u202ec\\x00"]
   ])("%s", (_, tail, line) => {

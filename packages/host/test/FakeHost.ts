@@ -15,13 +15,15 @@ export const withHost = <A, E>(
   body: (h: ExtensionHost["Service"]) => Effect.Effect<A, E, AuditLog>,
   options?: Partial<HostOptions>
 ) =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const h = yield* ExtensionHost
     return yield* body(h)
   }).pipe(Effect.provide(host(fakes, options)))
 
 /** A request as the host sends it to one extension: the value, and its bytes encoded once. */
-export const encodeRequest = <E extends EventName>(value: WithId<RequestOf<E>> & { readonly event: E }): EncodedRequest<E> => ({
+export const encodeRequest = <E extends EventName>(
+  value: WithId<RequestOf<E>> & { readonly event: E }
+): EncodedRequest<E> => ({
   event: value.event,
   value,
   bytes: Framing.encodeLine(value)
@@ -29,4 +31,11 @@ export const encodeRequest = <E extends EventName>(value: WithId<RequestOf<E>> &
 
 /** A `tool_call` request whose round id and call id are both `id`. */
 export const toolCallRequest = (id: string) =>
-  encodeRequest<"tool_call">({ event: "tool_call", session_id: "s", id, call_id: id, tool: "bash", args: { command: "ls" } })
+  encodeRequest<"tool_call">({
+    event: "tool_call",
+    session_id: "s",
+    id,
+    call_id: id,
+    tool: "bash",
+    args: { command: "ls" }
+  })

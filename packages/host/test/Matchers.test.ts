@@ -27,10 +27,15 @@ const str = (u: unknown): string => (typeof u === "string" ? u : "")
 
 /** A fake that records every request it is written. */
 const recording = (name: string, seen: Array<Request>, reply: (req: Request) => unknown, overrides = {}) =>
-  FakeExtension.make(name, (req) => Effect.sync(() => {
-    seen.push(req)
-    return reply(req)
-  }), overrides)
+  FakeExtension.make(
+    name,
+    (req) =>
+      Effect.sync(() => {
+        seen.push(req)
+        return reply(req)
+      }),
+    overrides
+  )
 
 const statuses = (record: AuditRecord | undefined) =>
   record?.rounds.map((r) => r.exchanges.map((x) => [x.extension, x.status]))
@@ -44,17 +49,32 @@ describe("matchers over fakes", () => {
       match: gitPush
     })
     return withHost([guard, FakeExtension.fromReplies("other", {})], (h) =>
-      Effect.gen(function*() {
+      Effect.gen(function* () {
         const ls = yield* h.toolCall({ tool: "bash", args: { command: "ls", description: "before git push" } })
         assert.strictEqual(ls.decision, "allow")
-        assert.deepStrictEqual(statuses(yield* lastRecord), [[["guard", "not_matched"], ["other", "replied"]]])
+        assert.deepStrictEqual(statuses(yield* lastRecord), [
+          [
+            ["guard", "not_matched"],
+            ["other", "replied"]
+          ]
+        ])
         const push = yield* h.toolCall({ tool: "bash", args: { command: "git push origin main" } })
         assert.strictEqual(push.decision, "ask")
         assert.deepStrictEqual(push.reasons, [{ extension: "guard", reason: "push?" }])
         yield* h.toolResult({ tool: "bash", args: { command: "ls" }, content: "x", is_error: false })
-        assert.deepStrictEqual(statuses(yield* lastRecord), [[["guard", "not_matched"], ["other", "replied"]]])
+        assert.deepStrictEqual(statuses(yield* lastRecord), [
+          [
+            ["guard", "not_matched"],
+            ["other", "replied"]
+          ]
+        ])
         yield* h.toolResult({ tool: "bash", args: { command: "git push" }, content: "x", is_error: false })
-        assert.deepStrictEqual(statuses(yield* lastRecord), [[["guard", "replied"], ["other", "replied"]]])
+        assert.deepStrictEqual(statuses(yield* lastRecord), [
+          [
+            ["guard", "replied"],
+            ["other", "replied"]
+          ]
+        ])
         // Other events are not filtered by match.
         yield* h.beforeAgentStart("sys")
         assert.deepStrictEqual(
@@ -67,7 +87,8 @@ describe("matchers over fakes", () => {
             ["before_agent_start", undefined]
           ]
         )
-      }))
+      })
+    )
   })
 
   it.effect("the audience is recomputed per round: a call rewritten into git push reaches the guard in round 2", () => {
@@ -82,18 +103,35 @@ describe("matchers over fakes", () => {
       { match: gitPush, events: ["tool_call"] }
     )
     return withHost([guard, rewriter], (h) =>
-      Effect.gen(function*() {
+      Effect.gen(function* () {
         const out = yield* h.toolCall({ tool: "bash", args: { command: "ls" }, call_id: "c-1" })
         assert.strictEqual(out.decision, "deny")
         assert.deepStrictEqual(out.reasons, [{ extension: "z-guard", reason: "no git push --force" }])
         assert.deepStrictEqual(statuses(yield* lastRecord), [
-          [["a-rewriter", "replied"], ["z-guard", "not_matched"]],
-          [["a-rewriter", "replied"], ["z-guard", "replied"]]
+          [
+            ["a-rewriter", "replied"],
+            ["z-guard", "not_matched"]
+          ],
+          [
+            ["a-rewriter", "replied"],
+            ["z-guard", "replied"]
+          ]
         ])
-        assert.deepStrictEqual(seen.filter((r) => r.event === "tool_call").map(({ id: _id, ...r }) => r), [
-          { event: "tool_call", session_id: "s-1", call_id: "c-1", tool: "bash", args: { command: "git push --force" }, round: 2 }
-        ])
-      }))
+        assert.deepStrictEqual(
+          seen.filter((r) => r.event === "tool_call").map(({ id: _id, ...r }) => r),
+          [
+            {
+              event: "tool_call",
+              session_id: "s-1",
+              call_id: "c-1",
+              tool: "bash",
+              args: { command: "git push --force" },
+              round: 2
+            }
+          ]
+        )
+      })
+    )
   })
 
   it.effect("a rewrite away from a matcher's calls: the matcher is not written the final round", () => {
@@ -103,14 +141,27 @@ describe("matchers over fakes", () => {
     })
     const guard = recording("z-guard", seen, () => ({}), { match: gitPush })
     return withHost([guard, rewriter], (h) =>
-      Effect.gen(function*() {
+      Effect.gen(function* () {
         const out = yield* h.toolCall({ tool: "bash", args: { command: "git push" } })
-        assert.deepStrictEqual(out, { decision: "allow", reasons: [], args: { command: "git status" }, rounds: 2, rewrittenBy: ["a-rewriter"] })
+        assert.deepStrictEqual(out, {
+          decision: "allow",
+          reasons: [],
+          args: { command: "git status" },
+          rounds: 2,
+          rewrittenBy: ["a-rewriter"]
+        })
         assert.deepStrictEqual(statuses(yield* lastRecord), [
-          [["a-rewriter", "replied"], ["z-guard", "replied"]],
-          [["a-rewriter", "replied"], ["z-guard", "not_matched"]]
+          [
+            ["a-rewriter", "replied"],
+            ["z-guard", "replied"]
+          ],
+          [
+            ["a-rewriter", "replied"],
+            ["z-guard", "not_matched"]
+          ]
         ])
-      }))
+      })
+    )
   })
 
   it.effect("on_failure of a dead extension applies only to the calls it matches", () => {
@@ -124,39 +175,54 @@ describe("matchers over fakes", () => {
       on_failure: "deny"
     })
     return withHost([dead, deadRedactor], (h) =>
-      Effect.gen(function*() {
+      Effect.gen(function* () {
         const ls = yield* h.toolCall({ tool: "bash", args: { command: "ls" } })
         assert.strictEqual(ls.decision, "allow")
         const push = yield* h.toolCall({ tool: "bash", args: { command: "git push" } })
         assert.strictEqual(push.decision, "deny")
         assert.match(push.reasons[0]?.reason ?? "", /^extension guard unavailable: /)
-        const bashResult = yield* h.toolResult({ tool: "bash", args: { command: "ls" }, content: "ok", is_error: false })
+        const bashResult = yield* h.toolResult({
+          tool: "bash",
+          args: { command: "ls" },
+          content: "ok",
+          is_error: false
+        })
         assert.deepStrictEqual(bashResult, { content: "ok", is_error: false, rounds: 1 })
         const readResult = yield* h.toolResult({ tool: "read", args: { path: "x" }, content: "ok", is_error: false })
         assert.match(readResult.content, /^\[withheld: extension redactor unavailable/)
-      }))
+      })
+    )
   })
 
   it.effect("an empty match list takes part in no call, but still gets the other events", () => {
     const seen: Array<Request> = []
     return withHost([recording("never", seen, () => ({}), { match: [] })], (h) =>
-      Effect.gen(function*() {
+      Effect.gen(function* () {
         yield* h.toolCall({ tool: "bash", args: { command: "ls" } })
         yield* h.context(["a"])
-        assert.deepStrictEqual(seen.map((r) => r.event), ["session_start", "list_tools", "context"])
-      }))
+        assert.deepStrictEqual(
+          seen.map((r) => r.event),
+          ["session_start", "list_tools", "context"]
+        )
+      })
+    )
   })
 
   it.effect("invoke_tool still goes to the owner, whatever its match says", () => {
-    const owner = FakeExtension.fromReplies("owner", {
-      list_tools: () => ({ tools: [{ name: "count", description: "", input_schema: {} }] }),
-      invoke_tool: () => ({ result: 3 })
-    }, { match: [] })
+    const owner = FakeExtension.fromReplies(
+      "owner",
+      {
+        list_tools: () => ({ tools: [{ name: "count", description: "", input_schema: {} }] }),
+        invoke_tool: () => ({ result: 3 })
+      },
+      { match: [] }
+    )
     return withHost([owner], (h) =>
-      Effect.gen(function*() {
+      Effect.gen(function* () {
         const out = yield* h.invokeTool({ tool: "count", args: {} })
         assert.deepStrictEqual(out, { result: 3, is_error: false })
-      }))
+      })
+    )
   })
 })
 
@@ -247,15 +313,22 @@ interface Seen {
 /** Runs one tool_call (and a tool_result) through a host over the specs; returns outcomes, audit and what each saw. */
 const run = (set: ReadonlyArray<Spec>, tool: string, command: string, policyDefault: PolicyLevel) => {
   const seen: Array<Seen> = []
-  const all: ReadonlyArray<Spec> = [...set, { name: observer, behaviour: { kind: "silent" }, match: 0, onFailure: "ignore" }]
+  const all: ReadonlyArray<Spec> = [
+    ...set,
+    { name: observer, behaviour: { kind: "silent" }, match: 0, onFailure: "ignore" }
+  ]
   const fakes = all.map((spec) =>
-    FakeExtension.make(spec.name, (req) =>
-      Effect.sync(() => {
-        if (req.event === "tool_call") seen.push({ name: spec.name, round: req.round ?? 1, args: req.args })
-        return reply(spec.behaviour, req)
-      }), { on_failure: spec.onFailure, match: matchers[spec.match] })
+    FakeExtension.make(
+      spec.name,
+      (req) =>
+        Effect.sync(() => {
+          if (req.event === "tool_call") seen.push({ name: spec.name, round: req.round ?? 1, args: req.args })
+          return reply(spec.behaviour, req)
+        }),
+      { on_failure: spec.onFailure, match: matchers[spec.match] }
+    )
   )
-  return Effect.gen(function*() {
+  return Effect.gen(function* () {
     const h = yield* ExtensionHost
     const call = yield* h.toolCall({ tool, args: { command }, call_id: "c-1" })
     const result = yield* h.toolResult({ tool, args: { command }, content: "out", is_error: false, call_id: "c-1" })
@@ -272,7 +345,6 @@ const run = (set: ReadonlyArray<Spec>, tool: string, command: string, policyDefa
     Effect.provideService(References.MinimumLogLevel, "None")
   )
 }
-
 
 const scenario = fc.record({
   set: specs,
@@ -332,7 +404,10 @@ describe("matcher properties (fakes)", () => {
         assert.strictEqual(rounds.length, call.rounds)
         // The observer (no match, silent) is written every round: what it saw is each round's args.
         const roundArgs = seen.filter((x) => x.name === observer)
-        assert.deepStrictEqual(roundArgs.map((x) => x.round), rounds.map((r) => r.round))
+        assert.deepStrictEqual(
+          roundArgs.map((x) => x.round),
+          rounds.map((r) => r.round)
+        )
         for (const spec of s.set) {
           const match = matchers[spec.match]
           const writes = seen.filter((x) => x.name === spec.name)

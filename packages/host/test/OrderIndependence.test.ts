@@ -18,7 +18,7 @@ import * as FakeExtension from "../src/FakeExtension.ts"
  * - config order alone: a cheap smoke test (the host sorts by name before anything happens).
  */
 
-const str = (u: unknown) => (typeof u === "string" ? u : JSON.stringify(u) ?? "")
+const str = (u: unknown) => (typeof u === "string" ? u : (JSON.stringify(u) ?? ""))
 
 type Behaviour = (req: Request) => unknown
 const behaviours: ReadonlyArray<Behaviour> = [
@@ -34,10 +34,16 @@ const behaviours: ReadonlyArray<Behaviour> = [
   (req) => (req.event === "tool_result" ? { content: req.content.replaceAll("KEY", "[r]"), is_error: true } : {}),
   (req) => (req.event === "context" ? { keep: [0, 2, 7] } : req.event === "before_agent_start" ? { system: "x" } : {}),
   (req) => (req.event === "context" ? { keep: [2, 1] } : req.event === "before_compact" ? { summary: "s" } : {}),
-  (req) => (req.event === "before_compact" ? { cancel: true } : req.event === "before_agent_start" ? { system: "y" } : {}),
+  (req) =>
+    req.event === "before_compact" ? { cancel: true } : req.event === "before_agent_start" ? { system: "y" } : {},
   (req) =>
     req.event === "list_tools"
-      ? { tools: [{ name: "shared", description: "", input_schema: {} }, { name: `own`, description: "", input_schema: {} }] }
+      ? {
+          tools: [
+            { name: "shared", description: "", input_schema: {} },
+            { name: `own`, description: "", input_schema: {} }
+          ]
+        }
       : {},
   (req) => (req.event === "tool_call" ? { block: "yes" } : {}), // malformed: dies on the first tool_call
   () => "garbage", // malformed at once
@@ -52,7 +58,7 @@ const behaviourOf = (i: number): Behaviour => behaviours[i] ?? (() => ({}))
  * other events too.
  */
 const session = (fakes: ReadonlyArray<Effect.Effect<Extension, never, Scope.Scope>>, every: boolean) =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const h = yield* ExtensionHost
     const outcomes: Array<unknown> = [
       yield* h.toolCall({ tool: "bash", args: { command: "ls" }, call_id: "c1" }),
@@ -78,10 +84,12 @@ type OnFailure = "ignore" | "ask" | "deny"
 
 /** Config order only: replies at once. */
 const run = (set: ReadonlyArray<{ name: string; behaviour: number; onFailure: OnFailure }>) =>
-  session(set.map(({ behaviour, name, onFailure }) =>
-    FakeExtension.make(name, (req) => Effect.succeed(behaviourOf(behaviour)(req)), { on_failure: onFailure })
-  ), true)
-
+  session(
+    set.map(({ behaviour, name, onFailure }) =>
+      FakeExtension.make(name, (req) => Effect.succeed(behaviourOf(behaviour)(req)), { on_failure: onFailure })
+    ),
+    true
+  )
 
 const extensionSet = fc.uniqueArray(
   fc.record({
@@ -121,8 +129,10 @@ const fault = (kind: FaultKind, request: Request): Effect.Effect<unknown, FakeEx
   kind === "hang"
     ? Effect.never // → timed_out when its timeout passes
     : kind === "crash"
-    ? Effect.fail(request.event === "tool_call" ? FakeExtension.FakeExit.signal("SIGKILL") : FakeExtension.FakeExit.code(3))
-    : Effect.succeed(request.event === "context" ? { keep: "all" } : "garbage") // → malformed
+      ? Effect.fail(
+          request.event === "tool_call" ? FakeExtension.FakeExit.signal("SIGKILL") : FakeExtension.FakeExit.code(3)
+        )
+      : Effect.succeed(request.event === "context" ? { keep: "all" } : "garbage") // → malformed
 
 const scheduled = (spec: Spec, delays: ReadonlyArray<number>) => {
   let requests = 0
@@ -130,12 +140,13 @@ const scheduled = (spec: Spec, delays: ReadonlyArray<number>) => {
     spec.name,
     (request) => {
       const n = requests++
-      const permille = delays.length === 0 ? 0 : delays[n % delays.length] ?? 0
+      const permille = delays.length === 0 ? 0 : (delays[n % delays.length] ?? 0)
       // Strictly before the timeout: a reply that comes at all is never late, whatever the schedule.
       const delay = Math.floor((permille * (spec.timeoutMs - 1)) / 1000)
-      const act = spec.fault !== null && spec.fault.at === n
-        ? fault(spec.fault.kind, request)
-        : Effect.sync(() => behaviourOf(spec.behaviour)(request))
+      const act =
+        spec.fault !== null && spec.fault.at === n
+          ? fault(spec.fault.kind, request)
+          : Effect.sync(() => behaviourOf(spec.behaviour)(request))
       return Effect.andThen(Effect.sleep(Duration.millis(delay)), act)
     },
     { on_failure: spec.onFailure, timeout_ms: spec.timeoutMs, startup_timeout_ms: spec.timeoutMs }
@@ -144,7 +155,7 @@ const scheduled = (spec: Spec, delays: ReadonlyArray<number>) => {
 
 /** Plays the session under `schedule` on a fresh TestClock, driving the clock in the schedule's steps. */
 const runScheduled = (schedule: Schedule) =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const fakes = schedule.order.map((spec) => scheduled(spec, schedule.delays[spec.name] ?? []))
     // The events where replies are combined and settled; the others combine the same way, and run in the smoke test.
     const fiber = yield* Effect.forkChild(session(fakes, false))
@@ -167,7 +178,10 @@ const specSet: fc.Arbitrary<ReadonlyArray<Spec>> = fc.uniqueArray(
     onFailure: fc.constantFrom("ignore" as const, "ask" as const, "deny" as const),
     timeoutMs: fc.integer({ min: 2, max: 200 }),
     fault: fc.option(
-      fc.record({ kind: fc.constantFrom("hang" as const, "crash" as const, "garbage" as const), at: fc.nat({ max: 12 }) }),
+      fc.record({
+        kind: fc.constantFrom("hang" as const, "crash" as const, "garbage" as const),
+        at: fc.nat({ max: 12 })
+      }),
       { freq: 2 }
     )
   }),

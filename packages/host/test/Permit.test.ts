@@ -4,13 +4,19 @@ import * as Permit from "../src/Permit.ts"
 
 describe("Permit", () => {
   it.effect("waiters are served in arrival order; a release with nobody waiting frees it", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const permit = Permit.make()
       assert.isTrue(permit.tryTake())
       assert.isFalse(permit.tryTake())
       const order: Array<string> = []
       const wait = (name: string) =>
-        Effect.forkChild(Effect.andThen(permit.take, Effect.sync(() => order.push(name))), { startImmediately: true })
+        Effect.forkChild(
+          Effect.andThen(
+            permit.take,
+            Effect.sync(() => order.push(name))
+          ),
+          { startImmediately: true }
+        )
       const a = yield* wait("a")
       const b = yield* wait("b")
       permit.release()
@@ -22,10 +28,11 @@ describe("Permit", () => {
       assert.deepStrictEqual(order, ["a", "b"])
       permit.release()
       assert.isFalse(permit.busy())
-    }))
+    })
+  )
 
   it.effect("a waiter interrupted in line leaves it; the permit goes to the next", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const permit = Permit.make()
       permit.tryTake()
       const a = yield* Effect.forkChild(permit.take, { startImmediately: true })
@@ -34,7 +41,8 @@ describe("Permit", () => {
       permit.release()
       yield* Fiber.join(b)
       assert.isTrue(permit.busy())
-    }))
+    })
+  )
 
   it("beginHeld: only when free; the permit is held until the end, even when the caller abandoned it", () => {
     const permit = Permit.make()

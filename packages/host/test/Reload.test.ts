@@ -26,28 +26,33 @@ interface World {
 
 const makeWorld = (): World => ({ log: [], starts: new Map(), toolCall: new Map() })
 
-const starter = (world: World) => (x: ExtensionConfig): Effect.Effect<Extension, never, Scope.Scope> =>
-  Effect.suspend(() => {
-    const n = (world.starts.get(x.name) ?? 0) + 1
-    world.starts.set(x.name, n)
-    const me = `${x.name}#${n}`
-    return FakeExtension.make(
-      x.name,
-      (request) =>
-        Effect.suspend(() => {
-          world.log.push(`${me} ${request.event}`)
-          if (request.event === "list_tools" && x.name.startsWith("tools")) {
-            return Effect.succeed({ tools: [{ name: "lookup", description: "look up", input_schema: { type: "object" } }] })
-          }
-          const answer = request.event === "tool_call" ? world.toolCall.get(x.name) : undefined
-          return answer === undefined ? Effect.succeed({}) : answer(request)
-        }),
-      x,
-      { sessionId: "s-1" }
-    )
-  })
+const starter =
+  (world: World) =>
+  (x: ExtensionConfig): Effect.Effect<Extension, never, Scope.Scope> =>
+    Effect.suspend(() => {
+      const n = (world.starts.get(x.name) ?? 0) + 1
+      world.starts.set(x.name, n)
+      const me = `${x.name}#${n}`
+      return FakeExtension.make(
+        x.name,
+        (request) =>
+          Effect.suspend(() => {
+            world.log.push(`${me} ${request.event}`)
+            if (request.event === "list_tools" && x.name.startsWith("tools")) {
+              return Effect.succeed({
+                tools: [{ name: "lookup", description: "look up", input_schema: { type: "object" } }]
+              })
+            }
+            const answer = request.event === "tool_call" ? world.toolCall.get(x.name) : undefined
+            return answer === undefined ? Effect.succeed({}) : answer(request)
+          }),
+        x,
+        { sessionId: "s-1" }
+      )
+    })
 
-const ext = (name: string, overrides?: Partial<ExtensionConfig>): ExtensionConfig => FakeExtension.config(name, overrides)
+const ext = (name: string, overrides?: Partial<ExtensionConfig>): ExtensionConfig =>
+  FakeExtension.config(name, overrides)
 
 const configOf = (extensions: ReadonlyArray<ExtensionConfig>, overrides?: Partial<Config>): Config => ({
   extensions,
@@ -63,10 +68,10 @@ const withReloadable = <A, E>(
   config: Config,
   body: (h: ExtensionHostShape) => Effect.Effect<A, E, AuditLog>
 ) =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const scope = yield* Scope.make()
     const reloading: Reloading = { start: starter(world), baseDir: "/", roots: [], builtinTools: [] }
-    const h = yield* Effect.gen(function*() {
+    const h = yield* Effect.gen(function* () {
       const started = yield* startExtensions(config.extensions, reloading.start)
       return yield* ExtensionHost.make(started, {
         sessionId: "s-1",
@@ -85,7 +90,7 @@ const names = (h: ExtensionHostShape) => Effect.map(h.status, (all) => all.map((
 
 /** Yield until `cond` holds (a swap happens in another fiber: no clock involved). */
 const until = (cond: Effect.Effect<boolean>) =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     for (let i = 0; i < 10_000; i++) {
       if (yield* cond) return
       yield* Effect.yieldNow
@@ -93,15 +98,18 @@ const until = (cond: Effect.Effect<boolean>) =>
     return yield* Effect.die(new Error("condition never held"))
   })
 
-const events = (world: World, who: string) => world.log.filter((line) => line.startsWith(`${who} `)).map((line) => line.split(" ")[1])
+const events = (world: World, who: string) =>
+  world.log.filter((line) => line.startsWith(`${who} `)).map((line) => line.split(" ")[1])
 
 describe("ExtensionHost.reload", () => {
   it.effect("keeps the unchanged, restarts the changed, ends the removed, starts the added", () => {
     const world = makeWorld()
     world.toolCall.set("added", () => Effect.succeed({ block: true, reason: "added says no" }))
     return withReloadable(world, configOf([ext("kept"), ext("changed"), ext("removed")]), (h) =>
-      Effect.gen(function*() {
-        const report = yield* h.reload({ config: configOf([ext("kept"), ext("changed", { timeout_ms: 1234 }), ext("added")]) })
+      Effect.gen(function* () {
+        const report = yield* h.reload({
+          config: configOf([ext("kept"), ext("changed", { timeout_ms: 1234 }), ext("added")])
+        })
         assert.deepStrictEqual(
           { kept: report.kept, restarted: report.restarted, removed: report.removed, added: report.added },
           { kept: ["kept"], restarted: ["changed"], removed: ["removed"], added: ["added"] }
@@ -123,39 +131,47 @@ describe("ExtensionHost.reload", () => {
         assert.notInclude(events(world, "changed#1"), "tool_call")
         const records = yield* (yield* AuditLog).entries
         const reload = records.find((r) => r.event === "reload")
-        assert.deepStrictEqual(reload?.outcome, { kept: ["kept"], restarted: ["changed"], removed: ["removed"], added: ["added"] })
+        assert.deepStrictEqual(reload?.outcome, {
+          kept: ["kept"],
+          restarted: ["changed"],
+          removed: ["removed"],
+          added: ["added"]
+        })
         assert.deepStrictEqual(reload?.reload, { before: report.before, after: report.after })
         // One sequence across the sets: no two records share a number.
         const seqs = records.map((r) => r.seq)
         assert.deepStrictEqual(new Set(seqs).size, seqs.length)
-      }))
+      })
+    )
   })
 
   it.effect("the same config again keeps everything and starts nothing", () => {
     const world = makeWorld()
     const config = configOf([ext("a"), ext("b")])
     return withReloadable(world, config, (h) =>
-      Effect.gen(function*() {
+      Effect.gen(function* () {
         const report = yield* h.reload({ config })
         assert.deepStrictEqual(report.kept, ["a", "b"])
         assert.deepStrictEqual([report.restarted, report.removed, report.added], [[], [], []])
         assert.strictEqual(report.before, report.after)
         assert.deepStrictEqual([...world.starts.values()], [1, 1])
-      }))
+      })
+    )
   })
 
   it.effect("a call in flight finishes over the set it began with; the removed extension ends after it", () => {
     const world = makeWorld()
-    return Effect.gen(function*() {
+    return Effect.gen(function* () {
       const received = yield* Deferred.make<void>()
       const release = yield* Deferred.make<void>()
       world.toolCall.set("slow", () =>
         Effect.andThen(Deferred.succeed(received, undefined), Deferred.await(release)).pipe(
           Effect.as({ ask: true, reason: "slow asks" })
-        ))
+        )
+      )
       world.toolCall.set("strict", () => Effect.succeed({ block: true, reason: "strict says no" }))
       yield* withReloadable(world, configOf([ext("slow")]), (h) =>
-        Effect.gen(function*() {
+        Effect.gen(function* () {
           const inFlight = yield* Effect.forkChild(h.toolCall({ tool: "bash", args: { command: "ls" } }))
           yield* Deferred.await(received)
           const reloading = yield* Effect.forkChild(h.reload({ config: configOf([ext("strict")]) }))
@@ -175,19 +191,26 @@ describe("ExtensionHost.reload", () => {
           // The host said session_end once the call was done, not its own close sequence after a skipped one.
           const records = yield* (yield* AuditLog).entries
           const ends = records.filter((r) => r.event === "session_end")
-          assert.deepStrictEqual(ends.map((r) => [r.notes, r.rounds[0]?.exchanges.map((x) => [x.extension, x.status])]), [
-            [[], [["slow", "replied"]]]
-          ])
-        }))
+          assert.deepStrictEqual(
+            ends.map((r) => [r.notes, r.rounds[0]?.exchanges.map((x) => [x.extension, x.status])]),
+            [[[], [["slow", "replied"]]]]
+          )
+        })
+      )
     })
   })
 
   it.effect("a dead extension, unchanged, is started again", () => {
     const world = makeWorld()
     world.toolCall.set("fragile", (request) =>
-      Effect.suspend(() => world.starts.get("fragile") === 1 ? Effect.fail(FakeExtension.FakeExit.code(3)) : Effect.succeed({ block: true, reason: `${request.event} refused` })))
+      Effect.suspend(() =>
+        world.starts.get("fragile") === 1
+          ? Effect.fail(FakeExtension.FakeExit.code(3))
+          : Effect.succeed({ block: true, reason: `${request.event} refused` })
+      )
+    )
     return withReloadable(world, configOf([ext("fragile")]), (h) =>
-      Effect.gen(function*() {
+      Effect.gen(function* () {
         yield* h.toolCall({ tool: "bash", args: { command: "ls" } })
         assert.strictEqual((yield* h.status)[0]?.state._tag, "dead")
         const report = yield* h.reload({ config: configOf([ext("fragile")]) })
@@ -195,23 +218,25 @@ describe("ExtensionHost.reload", () => {
         assert.strictEqual((yield* h.status)[0]?.state._tag, "live")
         const outcome = yield* h.toolCall({ tool: "bash", args: { command: "ls" } })
         assert.deepStrictEqual(outcome.reasons, [{ extension: "fragile", reason: "tool_call refused" }])
-      }))
+      })
+    )
   })
 
   it.effect("a call whose caller went away does not hold a reload up", () => {
     const world = makeWorld()
-    return Effect.gen(function*() {
+    return Effect.gen(function* () {
       const received = yield* Deferred.make<void>()
       world.toolCall.set("stuck", () => Effect.andThen(Deferred.succeed(received, undefined), Effect.never))
       yield* withReloadable(world, configOf([ext("stuck")]), (h) =>
-        Effect.gen(function*() {
+        Effect.gen(function* () {
           const call = yield* Effect.forkChild(h.toolCall({ tool: "bash", args: { command: "ls" } }))
           yield* Deferred.await(received)
           yield* Fiber.interrupt(call)
           const report = yield* h.reload({ config: configOf([ext("other")]) })
           assert.deepStrictEqual([report.removed, report.added], [["stuck"], ["other"]])
           assert.deepStrictEqual(yield* names(h), ["other"])
-        }))
+        })
+      )
     })
   })
 
@@ -219,7 +244,7 @@ describe("ExtensionHost.reload", () => {
     const world = makeWorld()
     world.toolCall.set("guard", () => Effect.succeed({ block: true, reason: "guard says no" }))
     return withReloadable(world, configOf([ext("guard")]), (h) =>
-      Effect.gen(function*() {
+      Effect.gen(function* () {
         const error = yield* Effect.flip(h.reload({ config: configOf([ext("x"), ext("x", { timeout_ms: 5 })]) }))
         assert.strictEqual(error._tag, "ReloadRejected")
         assert.include(error.message, "extension names must be unique: x")
@@ -229,14 +254,18 @@ describe("ExtensionHost.reload", () => {
         assert.deepStrictEqual(still.reasons, [{ extension: "guard", reason: "guard says no" }])
         const records = yield* (yield* AuditLog).entries
         assert.isUndefined(records.find((r) => r.event === "reload"))
-      }))
+      })
+    )
   })
 
   it.effect("the policy, builtin_tools and max_rewrite_rounds switch with the set", () => {
     const world = makeWorld()
     return withReloadable(world, configOf([ext("tools-a")]), (h) =>
-      Effect.gen(function*() {
-        assert.deepStrictEqual((yield* h.tools).map((t) => t.tool.name), ["lookup"])
+      Effect.gen(function* () {
+        assert.deepStrictEqual(
+          (yield* h.tools).map((t) => t.tool.name),
+          ["lookup"]
+        )
         const open = yield* h.toolCall({ tool: "bash", args: { command: "rm -rf /" } })
         assert.strictEqual(open.decision, "allow")
         yield* h.reload({
@@ -250,16 +279,21 @@ describe("ExtensionHost.reload", () => {
         assert.strictEqual(shut.decision, "deny")
         // Unchanged definition: the same extension, asked for its tools again under the new builtin_tools.
         assert.deepStrictEqual(world.starts.get("tools-a"), 1)
-      }))
+      })
+    )
   })
 
   it.effect("a host over extensions given to it can keep and remove, but refuses to start one", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const h = yield* ExtensionHost
       const error = yield* Effect.flip(h.reload({ config: configOf([ext("one"), ext("two")]) }))
       assert.include(error.message, "cannot start any: two")
       const report = yield* h.reload({ config: configOf([]) })
       assert.deepStrictEqual(report.removed, ["one"])
       assert.deepStrictEqual(yield* names(h), [])
-    }).pipe(Effect.provide(ExtensionHost.layerFake([FakeExtension.fromReplies("one", {})], { sessionId: "s-1" })), Effect.provide(AuditLog.layerMemory)))
+    }).pipe(
+      Effect.provide(ExtensionHost.layerFake([FakeExtension.fromReplies("one", {})], { sessionId: "s-1" })),
+      Effect.provide(AuditLog.layerMemory)
+    )
+  )
 })

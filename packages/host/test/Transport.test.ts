@@ -19,15 +19,17 @@ describe("Transport.outOfStep (attribution of one read's lines)", () => {
 
   it("a line with nothing due, or more lines than replies due, kills naming the stray (not the reply)", () => {
     const nothingDue = outOfStep("x", [json({ hello: "there" })], undefined, false)
-    expect(nothingDue !== undefined && "line" in nothingDue ? nothingDue.line : "").toBe("{\"<5 chars>\":\"<5 chars>\"}")
+    expect(nothingDue !== undefined && "line" in nothingDue ? nothingDue.line : "").toBe('{"<5 chars>":"<5 chars>"}')
     const two = outOfStep("x", [json({ id: "7" }), json({ id: "8" })], due, false)
-    expect(two !== undefined && "line" in two ? two.line : "").toBe("reply to id \"8\" while \"7\" was in flight")
+    expect(two !== undefined && "line" in two ? two.line : "").toBe('reply to id "8" while "7" was in flight')
   })
 
   it("another id, no id when ids are required, and a line that is not JSON are each a death", () => {
     expect(outOfStep("x", [json({ id: "8" })], due, false)?._tag).toBe("UnsolicitedOutput")
     expect(outOfStep("x", [json({})], due, true)?._tag).toBe("MalformedReply")
-    expect(outOfStep("x", [{ _tag: "Invalid", got: "invalid JSON", bytes: 3 }], due, false)?._tag).toBe("MalformedReply")
+    expect(outOfStep("x", [{ _tag: "Invalid", got: "invalid JSON", bytes: 3 }], due, false)?._tag).toBe(
+      "MalformedReply"
+    )
   })
 })
 

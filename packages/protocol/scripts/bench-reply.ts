@@ -30,7 +30,7 @@ const time = (label: string, run: (event: EventName, input: unknown) => unknown)
     for (let i = 0; i < 50_000; i++) run(event, input) // warm up
     const start = performance.now()
     for (let i = 0; i < n; i++) run(event, input)
-    const ns = (performance.now() - start) * 1e6 / n
+    const ns = ((performance.now() - start) * 1e6) / n
     const key = `${label.padEnd(7)} ${JSON.stringify(input).padEnd(42)}`
     best.set(key, Math.min(best.get(key) ?? Infinity, ns))
   }

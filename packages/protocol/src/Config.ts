@@ -1,5 +1,12 @@
 import { Schema } from "effect"
-import { ConfigFile, ExtensionFile, OnFailureValues, PolicyFile, PolicyRuleFile, ReplyIdsValues } from "./ConfigSchema.ts"
+import {
+  ConfigFile,
+  ExtensionFile,
+  OnFailureValues,
+  PolicyFile,
+  PolicyRuleFile,
+  ReplyIdsValues
+} from "./ConfigSchema.ts"
 
 /**
  * The decoded, defaulted configuration (`abhed.json`, docs/design.md#configuration): what `decodeConfig` gives. Every

@@ -41,22 +41,27 @@ const decodeWith = (
   if (Result.isSuccess(decoded)) return Result.succeed(decoded.success)
   const spans = spansOf()
   const under = (path: ReadonlyArray<PropertyKey>) => within === undefined || within.every((k, i) => path[i] === k)
-  return Result.fail(schemaProblems(decoded.failure.issue).filter((p) => under(p.path)).map((problem) => {
-    // A problem is placed at its key (for a member of an object) or value; a missing key at its object. Problems
-    // are listed in the order of these places (a missing key first among its object's problems).
-    const path = problem.missingKey ? problem.path.slice(0, -1) : problem.path
-    let span: Span | undefined
-    for (let n = path.length; span === undefined && n >= 0; n--) {
-      const prefix = pathKey(path.slice(0, n))
-      span = (n === path.length && !problem.missingKey ? spans.keys.get(prefix) : undefined) ?? spans.values.get(prefix)
-    }
-    const start = span?.start ?? 0
-    const at = where?.(start)
-    return {
-      order: start,
-      issue: { path: renderPath(problem.path), message: problem.message, ...(at === undefined ? {} : at) }
-    }
-  }))
+  return Result.fail(
+    schemaProblems(decoded.failure.issue)
+      .filter((p) => under(p.path))
+      .map((problem) => {
+        // A problem is placed at its key (for a member of an object) or value; a missing key at its object. Problems
+        // are listed in the order of these places (a missing key first among its object's problems).
+        const path = problem.missingKey ? problem.path.slice(0, -1) : problem.path
+        let span: Span | undefined
+        for (let n = path.length; span === undefined && n >= 0; n--) {
+          const prefix = pathKey(path.slice(0, n))
+          span =
+            (n === path.length && !problem.missingKey ? spans.keys.get(prefix) : undefined) ?? spans.values.get(prefix)
+        }
+        const start = span?.start ?? 0
+        const at = where?.(start)
+        return {
+          order: start,
+          issue: { path: renderPath(problem.path), message: problem.message, ...(at === undefined ? {} : at) }
+        }
+      })
+  )
 }
 
 const inOrder = (placed: ReadonlyArray<Placed>): ReadonlyArray<ConfigIssue> =>
@@ -89,7 +94,10 @@ const valueSpans = (input: unknown): Spans => {
 
 /** Decode an already-parsed `abhed.json` value. Fails with every problem found, in document order (no lines). */
 export const decodeConfig = (input: unknown): Result.Result<Config, ConfigError> =>
-  Result.mapError(decodeWith(input, () => valueSpans(input)), (placed) => new ConfigError({ issues: inOrder(placed) }))
+  Result.mapError(
+    decodeWith(input, () => valueSpans(input)),
+    (placed) => new ConfigError({ issues: inOrder(placed) })
+  )
 
 /**
  * Parse and decode `abhed.json` text (JSON with comments; see ConfigText.ts). A syntax error, a trailing comma and

@@ -28,8 +28,13 @@ export class ConfigError extends Schema.TaggedError<ConfigError>()("ConfigError"
  */
 export const formatIssue = (issue: ConfigIssue, file?: string): string => {
   const where = issue.line === undefined ? undefined : `${issue.line}:${issue.column ?? 1}`
-  const prefix = file === undefined
-    ? (where === undefined ? "" : `${where}: `)
-    : (where === undefined ? `${file}: ` : `${file}:${where}: `)
+  const prefix =
+    file === undefined
+      ? where === undefined
+        ? ""
+        : `${where}: `
+      : where === undefined
+        ? `${file}: `
+        : `${file}:${where}: `
   return `${prefix}${issue.path === "" ? issue.message : `${issue.path}: ${issue.message}`}`
 }

@@ -116,12 +116,16 @@ const unknownKey = (path: ReadonlyArray<PropertyKey>, ast: SchemaAST.AST): strin
   const key = path[path.length - 1]
   const [record] = SchemaAST.isObjects(ast) ? ast.indexSignatures : []
   if (record !== undefined && typeof key === "string") {
-    const checked = Schema.decodeUnknownResult(Schema.make<Schema.Codec<unknown>>(record.parameter))(key, { errors: "all" })
+    const checked = Schema.decodeUnknownResult(Schema.make<Schema.Codec<unknown>>(record.parameter))(key, {
+      errors: "all"
+    })
     const [why] = Result.isFailure(checked) ? schemaProblems(checked.failure.issue) : []
     if (why !== undefined) return why.message
   }
   const hint = key === undefined ? undefined : closestName(String(key), known)
-  return hint === undefined ? `unknown key; expected one of ${known.join(", ")}` : `unknown key; did you mean "${hint}"?`
+  return hint === undefined
+    ? `unknown key; expected one of ${known.join(", ")}`
+    : `unknown key; did you mean "${hint}"?`
 }
 
 /** A filter's own message; with `duplicateOf`, the first occurrence's path (relative to the filtered value). */
@@ -133,9 +137,10 @@ const filterMessage = (
   if (message === undefined) return undefined
   const duplicateOf = annotations?.["duplicateOf"]
   const fix = annotations?.["fix"]
-  const also = Array.isArray(duplicateOf) && filteredAt !== undefined
-    ? ` (also ${renderPath([...filteredAt, ...duplicateOf.filter((k) => typeof k === "number" || typeof k === "string")])})`
-    : ""
+  const also =
+    Array.isArray(duplicateOf) && filteredAt !== undefined
+      ? ` (also ${renderPath([...filteredAt, ...duplicateOf.filter((k) => typeof k === "number" || typeof k === "string")])})`
+      : ""
   return `${message}${also}${typeof fix === "string" ? `; ${fix}` : ""}`
 }
 

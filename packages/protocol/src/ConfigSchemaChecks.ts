@@ -35,10 +35,11 @@ export const extensionName = pattern(ExtensionNameRule, (name) =>
   name === ""
     ? false // "must be a non-empty string (…)"
     : isReservedExtensionName(name)
-    ? `the name ${JSON.stringify(name)} is reserved in any case (decisions name ${
-      name.toLowerCase() === "policy" ? "the policy engine \"policy\"" : "the host's own reasons \"host\""
-    }); choose another name`
-    : `invalid name ${JSON.stringify(name)}; use letters, digits, ".", "_" and "-", starting with a letter or digit`)
+      ? `the name ${JSON.stringify(name)} is reserved in any case (decisions name ${
+          name.toLowerCase() === "policy" ? 'the policy engine "policy"' : 'the host\'s own reasons "host"'
+        }); choose another name`
+      : `invalid name ${JSON.stringify(name)}; use letters, digits, ".", "_" and "-", starting with a letter or digit`
+)
 
 export const envName = pattern(
   EnvNamePattern,
@@ -65,10 +66,12 @@ export const unique = <A>(options: {
         return []
       }
       const message = `duplicate ${options.noun} ${JSON.stringify(key)}`
-      return [{
-        path: [i, ...(options.at ?? [])],
-        issue: new SchemaIssue.InvalidValue({ message, duplicateOf: [seen], fix: options.fix }, item)
-      }]
+      return [
+        {
+          path: [i, ...(options.at ?? [])],
+          issue: new SchemaIssue.InvalidValue({ message, duplicateOf: [seen], fix: options.fix }, item)
+        }
+      ]
     })
   })
 
@@ -76,7 +79,10 @@ export const unique = <A>(options: {
 export const uniqueItems = <A>(noun: string) =>
   unique<A>({ noun, keyOf: (item) => item }).annotate({ toJsonSchema: () => ({ uniqueItems: true }) })
 
-export const PositiveInt = Schema.Int.check(Schema.isGreaterThan(0), Schema.isLessThanOrEqualTo(Number.MAX_SAFE_INTEGER))
+export const PositiveInt = Schema.Int.check(
+  Schema.isGreaterThan(0),
+  Schema.isLessThanOrEqualTo(Number.MAX_SAFE_INTEGER)
+)
 
 /**
  * The longest a timer can wait: Node's setTimeout takes a signed 32-bit delay, and a longer one fires after 1 ms
@@ -87,7 +93,8 @@ const atMostMaxTimer = Schema.makeFilter<number>(
   (n) =>
     n <= MaxTimerMs ||
     // A value that is not even an integer (1e300, Infinity) keeps its one "must be …" message.
-    (Number.isSafeInteger(n) && `must be at most ${MaxTimerMs} (about 24.8 days, the longest a timer can wait), got ${n}`),
+    (Number.isSafeInteger(n) &&
+      `must be at most ${MaxTimerMs} (about 24.8 days, the longest a timer can wait), got ${n}`),
   { toJsonSchema: () => ({ maximum: MaxTimerMs }) }
 )
 /** A duration in milliseconds: an integer from `min` (0 or 1) to the longest a timer can wait. */
@@ -104,9 +111,8 @@ const nonBlank = (fix: string) => pattern(/\S/u, (s) => s !== "" && blankMessage
 export const noNul = (what: string) => pattern(/^[^\u0000]*$/u, () => nulMessage(what))
 // One pattern, not two: two would be exported to JSON Schema as an `allOf` that hides the field's description.
 const nonBlankPath = (fix: string) =>
-  pattern(
-    /^[^\u0000]*[^\s\u0000][^\u0000]*$/u,
-    (s) => (s.includes("\u0000") ? nulMessage("file path") : s !== "" && blankMessage(fix))
+  pattern(/^[^\u0000]*[^\s\u0000][^\u0000]*$/u, (s) =>
+    s.includes("\u0000") ? nulMessage("file path") : s !== "" && blankMessage(fix)
   )
 
 // `expected` goes on the last check: the one the formatter reads it from (ConfigIssues.ts `mustBe`).
@@ -118,13 +124,11 @@ export const PathString = (fix: string, what = "") =>
   Schema.NonEmptyString.check(nonBlankPath(fix)).annotate({ expected: `a non-empty string${what}` })
 
 // The agent's own tools go to the model next to the extensions' under the same rule: a name outside it is no tool.
-export const builtinToolName = pattern(
-  new RegExp(ToolNamePattern.source, "u"),
-  (name) =>
-    name === ""
-      ? false // "must be a non-empty string"
-      : /^\s+$/u.test(name)
-      ? blankMessage("a tool name, e.g. \"bash\"")
+export const builtinToolName = pattern(new RegExp(ToolNamePattern.source, "u"), (name) =>
+  name === ""
+    ? false // "must be a non-empty string"
+    : /^\s+$/u.test(name)
+      ? blankMessage('a tool name, e.g. "bash"')
       : `invalid tool name ${JSON.stringify(name)}; a tool name has ${ToolNameRule}`
 )
 

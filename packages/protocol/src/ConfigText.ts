@@ -82,16 +82,16 @@ const syntaxMessage = (error: ParseError, text: string): string => {
       return text.trim() === ""
         ? "the file is empty (a config with nothing in it is {})"
         : onlyComments(text)
-        ? "the file is empty (only comments; a config with nothing in it is {})"
-        : "expected a value"
+          ? "the file is empty (only comments; a config with nothing in it is {})"
+          : "expected a value"
     case "ColonExpected":
-      return "expected \":\" after the key"
+      return 'expected ":" after the key'
     case "CommaExpected":
-      return "expected \",\" before this"
+      return 'expected "," before this'
     case "CloseBraceExpected":
-      return "expected \"}\""
+      return 'expected "}"'
     case "CloseBracketExpected":
-      return "expected \"]\""
+      return 'expected "]"'
     case "EndOfFileExpected":
       return "unexpected text after the end of the config (a file holds one object)"
     case "InvalidCommentToken":
@@ -117,7 +117,9 @@ const syntaxMessage = (error: ParseError, text: string): string => {
  * One pass of the tokenizer (iterative, so any depth is safe): trailing commas, and the first place the nesting
  * goes deeper than `MaxDepth`.
  */
-const scan = (text: string): { readonly trailingCommas: ReadonlyArray<number>; readonly tooDeep: number | undefined } => {
+const scan = (
+  text: string
+): { readonly trailingCommas: ReadonlyArray<number>; readonly tooDeep: number | undefined } => {
   const scanner = createScanner(text, true)
   const trailingCommas: Array<number> = []
   let depth = 0
@@ -155,7 +157,7 @@ const lineOf = (starts: ReadonlyArray<number>, offset: number): number => {
  * 1-based line and column of a character offset (a line ends at \n, \r\n or \r, as in the tokenizer). The line
  * starts are found on the first call: a valid config, the common case, never asks.
  */
-const lineColumn = (text: string): (offset: number) => { readonly line: number; readonly column: number } => {
+const lineColumn = (text: string): ((offset: number) => { readonly line: number; readonly column: number }) => {
   let starts: Array<number> | undefined
   return (offset) => {
     if (starts === undefined) {
@@ -181,7 +183,15 @@ export const readConfigText = (raw: string): ConfigText => {
   const where = lineColumn(text)
   if (tooDeep !== undefined) {
     const message = `nested more than ${MaxDepth} levels deep (a config needs 6)`
-    return { text, value: undefined, problems: [{ offset: tooDeep, path: [], message }], replaced: [], values, keys, where }
+    return {
+      text,
+      value: undefined,
+      problems: [{ offset: tooDeep, path: [], message }],
+      replaced: [],
+      values,
+      keys,
+      where
+    }
   }
   const errors: Array<ParseError> = []
   const tree = parseTree(text, errors, { allowTrailingComma: true, disallowComments: false, allowEmptyContent: false })
@@ -193,9 +203,10 @@ export const readConfigText = (raw: string): ConfigText => {
   const [firstError] = errors
   if (firstError !== undefined || tree === undefined) {
     // After the first error the parser guesses, and its further errors mostly follow from the guess.
-    const first = firstError === undefined
-      ? []
-      : [{ offset: firstError.offset, path: [], message: `invalid JSON: ${syntaxMessage(firstError, text)}` }]
+    const first =
+      firstError === undefined
+        ? []
+        : [{ offset: firstError.offset, path: [], message: `invalid JSON: ${syntaxMessage(firstError, text)}` }]
     const problems = [...commas.filter((c) => firstError === undefined || c.offset < firstError.offset), ...first]
     return { text, value: undefined, problems, replaced: [], values, keys, where }
   }
@@ -238,13 +249,19 @@ export const readConfigText = (raw: string): ConfigText => {
                 problems.push({
                   offset: property.children?.[0]?.offset ?? property.offset,
                   path: at,
-                  message: `duplicate key ${JSON.stringify(key)} ${lines(line(previous), line(property))}: ` +
+                  message:
+                    `duplicate key ${JSON.stringify(key)} ${lines(line(previous), line(property))}: ` +
                     "a repeated key would silently replace the first; keep one"
                 })
               })
-              for (const property of occurrences.slice(0, -1)) replacedAt.push({ path: at, forced: new Set([...above, property]) })
+              for (const property of occurrences.slice(0, -1))
+                replacedAt.push({ path: at, forced: new Set([...above, property]) })
             }
-            if (chosen !== undefined) keys.set(pathKey(at), { start: chosen.children?.[0]?.offset ?? chosen.offset, end: chosen.offset + chosen.length })
+            if (chosen !== undefined)
+              keys.set(pathKey(at), {
+                start: chosen.children?.[0]?.offset ?? chosen.offset,
+                end: chosen.offset + chosen.length
+              })
             // fromEntries defines own data properties: a "__proto__" key stays a plain key.
             entries.push([key, value])
           }
@@ -268,7 +285,8 @@ export const readConfigText = (raw: string): ConfigText => {
     problems.push({
       offset: offsetOf(unchecked.forced),
       path: unchecked.path,
-      message: `${ordered.length - MaxReplacedViews} value(s) replaced by repeated keys, from here on, were not checked ` +
+      message:
+        `${ordered.length - MaxReplacedViews} value(s) replaced by repeated keys, from here on, were not checked ` +
         `(only the first ${MaxReplacedViews} are): remove the repeated keys`
     })
   }

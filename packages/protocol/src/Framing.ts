@@ -38,8 +38,9 @@ export const decodeStream = <E, R>(
 ): Stream.Stream<unknown, E | Ndjson.NdjsonError, R> => Stream.pipeThroughChannel(bytes, decodeChannel<E>(options))
 
 /** A stream of JSON values as NDJSON bytes. */
-export const encodeStream = <A, E, R>(values: Stream.Stream<A, E, R>): Stream.Stream<Uint8Array, E | Ndjson.NdjsonError, R> =>
-  Stream.pipeThroughChannel(values, Ndjson.encode<E>())
+export const encodeStream = <A, E, R>(
+  values: Stream.Stream<A, E, R>
+): Stream.Stream<Uint8Array, E | Ndjson.NdjsonError, R> => Stream.pipeThroughChannel(values, Ndjson.encode<E>())
 
 /**
  * One value as one NDJSON line. The host encodes each request once and writes these same bytes to every

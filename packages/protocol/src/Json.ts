@@ -1,8 +1,7 @@
 /** A JSON object as the model or the agent wrote it. Decoded shallowly: payloads can be megabytes. */
 export type JsonObject = { readonly [key: string]: unknown }
 
-export const isJsonObject = (u: unknown): u is JsonObject =>
-  typeof u === "object" && u !== null && !Array.isArray(u)
+export const isJsonObject = (u: unknown): u is JsonObject => typeof u === "object" && u !== null && !Array.isArray(u)
 
 /**
  * The deepest nesting of arrays and objects a reply may carry. `JSON.parse` accepts any depth, but
@@ -27,8 +26,8 @@ const leafProblem = (u: unknown, leaves: Leaves): JsonProblem | undefined =>
   leaves.bigint && typeof u === "bigint"
     ? "bigint"
     : leaves.nonfinite && typeof u === "number" && !Number.isFinite(u)
-    ? "nonfinite"
-    : undefined
+      ? "nonfinite"
+      : undefined
 
 /**
  * One iterative walk for the checks below: the first problem found, if any. Two parallel stacks (values and
@@ -65,7 +64,8 @@ const findProblem = (value: unknown, limit: number, leaves: Leaves): JsonProblem
  * is infinitely deep), a BigInt (only an in-process extension can hand one over), or a number JSON has no text for
  * (`1e999` parses as `Infinity`). Iterative.
  */
-export const jsonProblem = (value: unknown, limit: number): JsonProblem | undefined => findProblem(value, limit, AllLeaves)
+export const jsonProblem = (value: unknown, limit: number): JsonProblem | undefined =>
+  findProblem(value, limit, AllLeaves)
 
 /**
  * `jsonProblem` for a value whose non-finite numbers are harmless (a context filter's `keep`: such an index is
@@ -76,7 +76,8 @@ export const jsonProblemButNumbers = (value: unknown, limit: number): JsonProble
   findProblem(value, limit, BigIntsOnly)
 
 /** Whether `value` nests arrays and objects more than `limit` levels deep (a scalar is 0, `[]` is 1). Iterative. */
-export const nestedDeeperThan = (value: unknown, limit: number): boolean => findProblem(value, limit, NoLeaves) === "deep"
+export const nestedDeeperThan = (value: unknown, limit: number): boolean =>
+  findProblem(value, limit, NoLeaves) === "deep"
 
 /**
  * Why the host cannot send a request field to an extension (docs/design.md#input-from-the-agent, input from the agent),
@@ -90,10 +91,10 @@ export const unsendableField = (field: string, value: unknown): string | undefin
   return problem === "bigint"
     ? `${field} holds a BigInt, which JSON cannot carry`
     : problem === "nonfinite"
-    ? `${field} holds a number JSON cannot carry (Infinity or NaN, which an extension would read as null)`
-    : problem === "deep"
-    ? `${field} nested too deep (a request may nest at most ${MaxJsonDepth} levels)`
-    : undefined
+      ? `${field} holds a number JSON cannot carry (Infinity or NaN, which an extension would read as null)`
+      : problem === "deep"
+        ? `${field} nested too deep (a request may nest at most ${MaxJsonDepth} levels)`
+        : undefined
 }
 
 /**
@@ -112,10 +113,10 @@ export const previewJson = (
     text = nestedDeeperThan(value, MaxJsonDepth)
       ? `(JSON nested more than ${MaxJsonDepth} levels deep)`
       : typeof value === "bigint"
-      ? `${value}n`
-      : JSON.stringify(value, function(this: unknown, key, v: unknown) {
-        return typeof v === "bigint" ? `${v}n` : mapValue(key, v, this)
-      }) ?? String(value)
+        ? `${value}n`
+        : (JSON.stringify(value, function (this: unknown, key, v: unknown) {
+            return typeof v === "bigint" ? `${v}n` : mapValue(key, v, this)
+          }) ?? String(value))
   } catch {
     text = "(a value JSON cannot show)" // a getter or toJSON that throws
   }
@@ -127,8 +128,28 @@ export const previewJson = (
  * content. Any other key may: a redactor's map from the secrets it found to their replacements has them as keys.
  */
 const ProtocolKeys: ReadonlySet<string> = new Set([
-  "event", "session_id", "id", "call_id", "round", "tool", "args", "content", "is_error", "messages", "system",
-  "block", "ask", "reason", "keep", "cancel", "summary", "tools", "name", "description", "input_schema", "result"
+  "event",
+  "session_id",
+  "id",
+  "call_id",
+  "round",
+  "tool",
+  "args",
+  "content",
+  "is_error",
+  "messages",
+  "system",
+  "block",
+  "ask",
+  "reason",
+  "keep",
+  "cancel",
+  "summary",
+  "tools",
+  "name",
+  "description",
+  "input_schema",
+  "result"
 ])
 
 /**
@@ -155,7 +176,11 @@ const hideKeys = (o: { readonly [key: string]: unknown }): Record<string, unknow
  * an author needs to find the stray print. `showTop` keeps the strings of the value's own keys a caller knows to be
  * harmless (the host's own request ids) as they are.
  */
-export const shapeJson = (value: unknown, max: number, showTop: (key: string, s: string) => boolean = () => false): string => {
+export const shapeJson = (
+  value: unknown,
+  max: number,
+  showTop: (key: string, s: string) => boolean = () => false
+): string => {
   // The replacer sees the value itself too (key ""), so a lone string is hidden like any other. `showTop` is asked
   // about the value's own keys only (their holder is the value, as shown): an `id` nested in a payload is content.
   let top: unknown = value

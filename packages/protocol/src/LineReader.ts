@@ -21,7 +21,12 @@
 export type ReadLine =
   | { readonly _tag: "Json"; readonly value: unknown; readonly text?: string }
   /** `bytes`: the line's length in bytes, terminator excluded (its shape, for a cause that must not quote it). */
-  | { readonly _tag: "Invalid"; readonly got: "invalid UTF-8" | "invalid JSON"; readonly bytes: number; readonly text?: string }
+  | {
+      readonly _tag: "Invalid"
+      readonly got: "invalid UTF-8" | "invalid JSON"
+      readonly bytes: number
+      readonly text?: string
+    }
   /** More than `maxBlankLines` empty lines in a row (`count` of them): the last line the reader gives. No text. */
   | { readonly _tag: "Blanks"; readonly count: number; readonly text?: undefined }
 

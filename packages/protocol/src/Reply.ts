@@ -3,14 +3,7 @@
 import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import type { EventName } from "./Event.ts"
-import {
-  isJsonObject,
-  jsonProblem,
-  jsonProblemButNumbers,
-  type JsonProblem,
-  MaxJsonDepth,
-  shapeJson
-} from "./Json.ts"
+import { isJsonObject, jsonProblem, jsonProblemButNumbers, type JsonProblem, MaxJsonDepth, shapeJson } from "./Json.ts"
 import { ToolDeclaration } from "./Tool.ts"
 
 /**
@@ -96,7 +89,7 @@ export class MalformedReply extends Schema.TaggedError<MalformedReply>()("Malfor
 
 /** The `id` a reply carries, if any (`null` counts as absent, as for every reply field; own keys only). */
 export const replyIdOf = (json: unknown): unknown =>
-  isJsonObject(json) && Object.hasOwn(json, "id") ? json["id"] ?? undefined : undefined
+  isJsonObject(json) && Object.hasOwn(json, "id") ? (json["id"] ?? undefined) : undefined
 
 /** A decoded reply plus the known fields that belong to other events (ignored, but audited). */
 export interface DecodedReply<E extends EventName> {
@@ -201,16 +194,16 @@ export const shapeOf = (u: unknown): string =>
   u === undefined
     ? "nothing"
     : u === null || typeof u === "boolean"
-    ? String(u)
-    : typeof u === "string"
-    ? `string (${u.length} chars)`
-    : typeof u === "number" || typeof u === "bigint"
-    ? "number"
-    : Array.isArray(u)
-    ? `array ${shapeJson(u, 80)}`
-    : typeof u === "object"
-    ? `object ${shapeJson(u, 80)}`
-    : typeof u
+      ? String(u)
+      : typeof u === "string"
+        ? `string (${u.length} chars)`
+        : typeof u === "number" || typeof u === "bigint"
+          ? "number"
+          : Array.isArray(u)
+            ? `array ${shapeJson(u, 80)}`
+            : typeof u === "object"
+              ? `object ${shapeJson(u, 80)}`
+              : typeof u
 
 /**
  * The first thing in a reply the host cannot pass on as JSON, and the top-level field it is in. An index in `keep`
@@ -226,7 +219,9 @@ const firstProblem = (input: unknown): { readonly path: string; readonly problem
     // Where a non-finite number is harmless or a smaller matter than the reply: an ignored `keep` index, and a tool
     // declaration, which the registry rejects alone (its input_schema cannot be shown to the model).
     const numbersOk = key === "keep" || key === "tools"
-    const problem = numbersOk ? jsonProblemButNumbers(input[key], MaxJsonDepth - 1) : jsonProblem(input[key], MaxJsonDepth - 1)
+    const problem = numbersOk
+      ? jsonProblemButNumbers(input[key], MaxJsonDepth - 1)
+      : jsonProblem(input[key], MaxJsonDepth - 1)
     if (problem !== undefined) return { path: key, problem }
   }
   return undefined
@@ -249,10 +244,20 @@ export const decodeReply = <E extends EventName>(
     const { path, problem } = found
     return Result.fail(
       problem === "deep"
-        ? new MalformedReply({ event, path, expected: `JSON nested at most ${MaxJsonDepth} levels deep`, got: "deeper" })
+        ? new MalformedReply({
+            event,
+            path,
+            expected: `JSON nested at most ${MaxJsonDepth} levels deep`,
+            got: "deeper"
+          })
         : problem === "bigint"
-        ? new MalformedReply({ event, path, expected: "JSON (a BigInt is not)", got: "a BigInt" })
-        : new MalformedReply({ event, path, expected: "numbers JSON can carry (1e999 reads as Infinity)", got: "a number out of range" })
+          ? new MalformedReply({ event, path, expected: "JSON (a BigInt is not)", got: "a BigInt" })
+          : new MalformedReply({
+              event,
+              path,
+              expected: "numbers JSON can carry (1e999 reads as Infinity)",
+              got: "a number out of range"
+            })
     )
   }
   if (!isJsonObject(input)) {

@@ -97,8 +97,8 @@ export type RequestOf<E extends EventName> = Extract<Request, { readonly event: 
 export type WithId<R> = R & { readonly id: string }
 
 /** A request before the host gives it its round's `id`. */
-export type RequestBody<E extends EventName> = RequestOf<E> extends infer R ? R extends unknown ? Omit<R, "id"> : never
-  : never
+export type RequestBody<E extends EventName> =
+  RequestOf<E> extends infer R ? (R extends unknown ? Omit<R, "id"> : never) : never
 
 export const RequestSchemas = {
   tool_call: ToolCallRequest,

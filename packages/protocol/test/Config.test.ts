@@ -42,21 +42,23 @@ describe("decodeConfig: defaults", () => {
 
   it("an extension with only name and command gets every default", () => {
     const config = decoded({ extensions: [{ name: "guard", command: "bash" }] })
-    expect(config.extensions).toEqual([{
-      name: "guard",
-      command: "bash",
-      args: [],
-      events: [],
-      timeout_ms: 5000,
-      startup_timeout_ms: 10000,
-      grace_ms: 1000,
-      on_failure: "ignore",
-      cwd: undefined,
-      env: {},
-      env_passthrough: [],
-      reply_ids: "optional",
-      match: undefined
-    }])
+    expect(config.extensions).toEqual([
+      {
+        name: "guard",
+        command: "bash",
+        args: [],
+        events: [],
+        timeout_ms: 5000,
+        startup_timeout_ms: 10000,
+        grace_ms: 1000,
+        on_failure: "ignore",
+        cwd: undefined,
+        env: {},
+        env_passthrough: [],
+        reply_ids: "optional",
+        match: undefined
+      }
+    ])
     const [only] = config.extensions
     expect(only !== undefined && Object.hasOwn(only, "cwd")).toBe(true) // present, as the type says
   })
@@ -83,21 +85,24 @@ describe("decodeConfig: defaults", () => {
   it("every key given is carried through unchanged", () => {
     const file = {
       $schema: "./docs/abhed.schema.json",
-      extensions: [{
-        name: "guard.v2_x-1",
-        command: "python3",
-        args: ["guard.py", "--strict"],
-        events: ["tool_call", "tool_result"],
-        timeout_ms: 250,
-        startup_timeout_ms: 3000,
-        grace_ms: 0,
-        on_failure: "deny",
-        cwd: "extensions/guard",
-        env: { GUARD_MODE: "strict", EMPTY: "" },
-        env_passthrough: ["GITHUB_TOKEN", "AWS_*"],
-        reply_ids: "required",
-        match: [{ tool: "bash", args: { command: "git push*" }, reason: "pushes" }]
-      }, { name: "0audit", command: "./audit.sh" }],
+      extensions: [
+        {
+          name: "guard.v2_x-1",
+          command: "python3",
+          args: ["guard.py", "--strict"],
+          events: ["tool_call", "tool_result"],
+          timeout_ms: 250,
+          startup_timeout_ms: 3000,
+          grace_ms: 0,
+          on_failure: "deny",
+          cwd: "extensions/guard",
+          env: { GUARD_MODE: "strict", EMPTY: "" },
+          env_passthrough: ["GITHUB_TOKEN", "AWS_*"],
+          reply_ids: "required",
+          match: [{ tool: "bash", args: { command: "git push*" }, reason: "pushes" }]
+        },
+        { name: "0audit", command: "./audit.sh" }
+      ],
       policy: {
         deny: [{ tool: "bash", args: { command: "rm -rf *" }, reason: "no rm -rf" }],
         ask: [{ tool: "write", args: { path: "/etc/*" } }],
@@ -128,9 +133,9 @@ describe("decodeConfig: defaults", () => {
 describe("decodeConfig: every problem names its path and the fix", () => {
   it("unknown event", () => {
     expect(linesOf({ extensions: [ext(), ext({ name: "b", events: ["tool_calls"] })] })).toEqual([
-      `extensions[1].events[0]: unknown event "tool_calls"; expected one of ${
-        EventNames.join(", ")
-      }; did you mean "tool_call"?`
+      `extensions[1].events[0]: unknown event "tool_calls"; expected one of ${EventNames.join(
+        ", "
+      )}; did you mean "tool_call"?`
     ])
   })
 
@@ -140,17 +145,17 @@ describe("decodeConfig: every problem names its path and the fix", () => {
     ])
     // Repeats are checked once every item is valid (a relation between items, after the items).
     expect(extIssue({ events: ["tool_call", "context", "tool_call", "context"] })).toEqual([
-      "extensions[0].events[2]: duplicate event \"tool_call\" (also extensions[0].events[0])",
-      "extensions[0].events[3]: duplicate event \"context\" (also extensions[0].events[1])"
+      'extensions[0].events[2]: duplicate event "tool_call" (also extensions[0].events[0])',
+      'extensions[0].events[3]: duplicate event "context" (also extensions[0].events[1])'
     ])
     expect(extIssue({ events: "tool_call" })).toEqual([
-      "extensions[0].events: must be an array of event names, got \"tool_call\""
+      'extensions[0].events: must be an array of event names, got "tool_call"'
     ])
   })
 
   it("duplicate names", () => {
     expect(linesOf({ extensions: [ext(), ext({ name: "other" }), ext()] })).toEqual([
-      "extensions[2].name: duplicate name \"guard\" (also extensions[0]); names must be unique"
+      'extensions[2].name: duplicate name "guard" (also extensions[0]); names must be unique'
     ])
   })
 
@@ -165,7 +170,7 @@ describe("decodeConfig: every problem names its path and the fix", () => {
     expect(extIssue({ command: "" })).toEqual(["extensions[0].command: must be a non-empty string"])
     expect(extIssue({ command: ["bash"] })).toEqual(["extensions[0].command: must be a non-empty string, got an array"])
     expect(linesOf({ extensions: [{ name: "guard" }] })).toEqual([
-      "extensions[0].command: missing; the program to run, e.g. \"bash\""
+      'extensions[0].command: missing; the program to run, e.g. "bash"'
     ])
   })
 
@@ -173,7 +178,7 @@ describe("decodeConfig: every problem names its path and the fix", () => {
     [-5, "-5"],
     [0, "0"],
     [1.5, "1.5"],
-    ["5000", "\"5000\""],
+    ["5000", '"5000"'],
     [null, "null"],
     [1e300, "1e+300"]
   ])("timeout_ms %j is not a positive integer", (value, shown) => {
@@ -194,10 +199,10 @@ describe("decodeConfig: every problem names its path and the fix", () => {
 
   it("unknown on_failure", () => {
     expect(extIssue({ on_failure: "block" })).toEqual([
-      "extensions[0].on_failure: unknown value \"block\"; expected one of ignore, ask, deny"
+      'extensions[0].on_failure: unknown value "block"; expected one of ignore, ask, deny'
     ])
     expect(extIssue({ on_failure: "Deny" })).toEqual([
-      "extensions[0].on_failure: unknown value \"Deny\"; expected one of ignore, ask, deny; did you mean \"deny\"?"
+      'extensions[0].on_failure: unknown value "Deny"; expected one of ignore, ask, deny; did you mean "deny"?'
     ])
     expect(extIssue({ on_failure: true })).toEqual([
       "extensions[0].on_failure: must be one of ignore, ask, deny, got true"
@@ -205,18 +210,18 @@ describe("decodeConfig: every problem names its path and the fix", () => {
   })
 
   it("unknown keys, with a hint for typos", () => {
-    expect(extIssue({ timeout: 5 })).toEqual(["extensions[0].timeout: unknown key; did you mean \"timeout_ms\"?"])
-    expect(extIssue({ evnets: [] })).toEqual(["extensions[0].evnets: unknown key; did you mean \"events\"?"])
+    expect(extIssue({ timeout: 5 })).toEqual(['extensions[0].timeout: unknown key; did you mean "timeout_ms"?'])
+    expect(extIssue({ evnets: [] })).toEqual(['extensions[0].evnets: unknown key; did you mean "events"?'])
     expect(extIssue({ zzz: 1 })).toEqual([
       "extensions[0].zzz: unknown key; expected one of name, command, args, events, timeout_ms, startup_timeout_ms, grace_ms, on_failure, cwd, env, env_passthrough, reply_ids, match"
     ])
-    expect(linesOf({ extension: [] })).toEqual(["extension: unknown key; did you mean \"extensions\"?"])
-    expect(linesOf({ policy: { denny: [] } })).toEqual(["policy.denny: unknown key; did you mean \"deny\"?"])
+    expect(linesOf({ extension: [] })).toEqual(['extension: unknown key; did you mean "extensions"?'])
+    expect(linesOf({ policy: { denny: [] } })).toEqual(['policy.denny: unknown key; did you mean "deny"?'])
     expect(linesOf({ policy: { deny: [{ tool: "x", arg: {} }] } })).toEqual([
-      "policy.deny[0].arg: unknown key; did you mean \"args\"?"
+      'policy.deny[0].arg: unknown key; did you mean "args"?'
     ])
     expect(linesOf({ "my key": 1 })).toEqual([
-      "[\"my key\"]: unknown key; expected one of $schema, extensions, policy, max_rewrite_rounds, builtin_tools, allow_managed_only"
+      '["my key"]: unknown key; expected one of $schema, extensions, policy, max_rewrite_rounds, builtin_tools, allow_managed_only'
     ])
   })
 
@@ -227,7 +232,9 @@ describe("decodeConfig: every problem names its path and the fix", () => {
   })
 
   it("keys named like Object.prototype members are unknown keys, not a crash", () => {
-    const input = JSON.parse("{\"__proto__\": {}, \"toString\": 1, \"extensions\": [{\"name\": \"a\", \"command\": \"b\", \"constructor\": 1}]}")
+    const input = JSON.parse(
+      '{"__proto__": {}, "toString": 1, "extensions": [{"name": "a", "command": "b", "constructor": 1}]}'
+    )
     expect(linesOf(input)).toEqual([
       "__proto__: unknown key; expected one of $schema, extensions, policy, max_rewrite_rounds, builtin_tools, allow_managed_only",
       "toString: unknown key; expected one of $schema, extensions, policy, max_rewrite_rounds, builtin_tools, allow_managed_only",
@@ -235,20 +242,20 @@ describe("decodeConfig: every problem names its path and the fix", () => {
     ])
   })
 
-  it("names must match the pattern and must not be \"policy\"", () => {
+  it('names must match the pattern and must not be "policy"', () => {
     const invalid = (name: string) =>
-      `extensions[0].name: invalid name ${
-        JSON.stringify(name)
-      }; use letters, digits, ".", "_" and "-", starting with a letter or digit`
+      `extensions[0].name: invalid name ${JSON.stringify(
+        name
+      )}; use letters, digits, ".", "_" and "-", starting with a letter or digit`
     for (const name of ["my guard", "-x", ".hidden", "a/b", "é", "x\n"]) {
       expect(extIssue({ name })).toEqual([invalid(name)])
     }
     expect(extIssue({ name: "policy" })).toEqual([
-      "extensions[0].name: the name \"policy\" is reserved in any case (decisions name the policy engine \"policy\"); choose another name"
+      'extensions[0].name: the name "policy" is reserved in any case (decisions name the policy engine "policy"); choose another name'
     ])
     // "host" names the host's own fail-closed reasons (input nested too deep): an extension may not pass for it.
     expect(extIssue({ name: "host" })).toEqual([
-      "extensions[0].name: the name \"host\" is reserved in any case (decisions name the host's own reasons \"host\"); choose another name"
+      'extensions[0].name: the name "host" is reserved in any case (decisions name the host\'s own reasons "host"); choose another name'
     ])
     // In any case: a reason from "Policy" would read like the policy's own.
     for (const name of ["Policy", "POLICY", "pOlIcY"]) {
@@ -257,9 +264,12 @@ describe("decodeConfig: every problem names its path and the fix", () => {
       ])
     }
     expect(extIssue({ name: "Host" })).toEqual([
-      "extensions[0].name: the name \"Host\" is reserved in any case (decisions name the host's own reasons \"host\"); choose another name"
+      'extensions[0].name: the name "Host" is reserved in any case (decisions name the host\'s own reasons "host"); choose another name'
     ])
-    expect(decoded({ extensions: [ext({ name: "policy2" }), ext({ name: "hosts" }), ext({ name: "my-policy" })] }).extensions.length).toBe(3)
+    expect(
+      decoded({ extensions: [ext({ name: "policy2" }), ext({ name: "hosts" }), ext({ name: "my-policy" })] }).extensions
+        .length
+    ).toBe(3)
     // An empty match list would silently turn a guard off for every tool call.
     expect(extIssue({ match: [] })).toEqual([
       "extensions[0].match: an empty match list matches no call, so the extension would never see a tool call; leave match out to take part in every call"
@@ -276,9 +286,7 @@ describe("decodeConfig: every problem names its path and the fix", () => {
   })
 
   it("args, cwd and env", () => {
-    expect(extIssue({ args: "guard.sh" })).toEqual([
-      "extensions[0].args: must be an array of strings, got \"guard.sh\""
-    ])
+    expect(extIssue({ args: "guard.sh" })).toEqual(['extensions[0].args: must be an array of strings, got "guard.sh"'])
     expect(extIssue({ args: ["a", 1, null] })).toEqual([
       "extensions[0].args[1]: must be a string, got 1",
       "extensions[0].args[2]: must be a string, got null"
@@ -286,13 +294,11 @@ describe("decodeConfig: every problem names its path and the fix", () => {
     expect(extIssue({ cwd: "" })).toEqual([
       "extensions[0].cwd: must be a non-empty string (a folder, relative to the config file's folder)"
     ])
-    expect(extIssue({ env: ["A=1"] })).toEqual([
-      "extensions[0].env: must be an object of string values, got an array"
-    ])
+    expect(extIssue({ env: ["A=1"] })).toEqual(["extensions[0].env: must be an object of string values, got an array"])
     expect(extIssue({ env: { PORT: 8080, "A=B": "x", "": "y" } })).toEqual([
       "extensions[0].env.PORT: must be a string, got 8080",
-      "extensions[0].env[\"A=B\"]: invalid variable name \"A=B\"; names must be non-empty and contain no \"=\" or NUL",
-      "extensions[0].env[\"\"]: invalid variable name \"\"; names must be non-empty and contain no \"=\" or NUL"
+      'extensions[0].env["A=B"]: invalid variable name "A=B"; names must be non-empty and contain no "=" or NUL',
+      'extensions[0].env[""]: invalid variable name ""; names must be non-empty and contain no "=" or NUL'
     ])
   })
 
@@ -301,56 +307,59 @@ describe("decodeConfig: every problem names its path and the fix", () => {
       "extensions: must be an array of extensions, got an object"
     ])
     expect(linesOf({ extensions: ["bash guard.sh"] })).toEqual([
-      "extensions[0]: must be an extension object like {\"name\": \"guard\", \"command\": \"bash\"}, got \"bash guard.sh\""
+      'extensions[0]: must be an extension object like {"name": "guard", "command": "bash"}, got "bash guard.sh"'
     ])
   })
 
   it("policy rules and default", () => {
     expect(linesOf({ policy: { default: "block" } })).toEqual([
-      "policy.default: unknown value \"block\"; expected one of allow, ask, deny"
+      'policy.default: unknown value "block"; expected one of allow, ask, deny'
     ])
-    expect(linesOf({ policy: "deny" })).toEqual(["policy: must be an object with deny, ask, allow, default, got \"deny\""])
+    expect(linesOf({ policy: "deny" })).toEqual([
+      'policy: must be an object with deny, ask, allow, default, got "deny"'
+    ])
     expect(linesOf({ policy: { ask: { tool: "bash" } } })).toEqual([
       "policy.ask: must be an array of rules, got an object"
     ])
-    expect(linesOf({ policy: { deny: ["bash", { tool: "" }, { args: { command: 1 } }, { tool: "x", reason: 2 }] } }))
-      .toEqual([
-        "policy.deny[0]: must be a rule object like {\"tool\": \"bash\", \"args\": {\"command\": \"rm -rf *\"}}, got \"bash\"",
-        "policy.deny[1].tool: must be a non-empty string (a tool name glob)",
-        "policy.deny[2].tool: missing; the tool name (a glob) this rule matches",
-        "policy.deny[2].args.command: must be a string, got 1",
-        "policy.deny[3].reason: must be a string, got 2"
-      ])
+    expect(
+      linesOf({ policy: { deny: ["bash", { tool: "" }, { args: { command: 1 } }, { tool: "x", reason: 2 }] } })
+    ).toEqual([
+      'policy.deny[0]: must be a rule object like {"tool": "bash", "args": {"command": "rm -rf *"}}, got "bash"',
+      "policy.deny[1].tool: must be a non-empty string (a tool name glob)",
+      "policy.deny[2].tool: missing; the tool name (a glob) this rule matches",
+      "policy.deny[2].args.command: must be a string, got 1",
+      "policy.deny[3].reason: must be a string, got 2"
+    ])
     expect(linesOf({ policy: { allow: [{ tool: "x", args: "y" }] } })).toEqual([
-      "policy.allow[0].args: must be an object of glob strings, got \"y\""
+      'policy.allow[0].args: must be an object of glob strings, got "y"'
     ])
   })
 
   it("max_rewrite_rounds and builtin_tools", () => {
     expect(linesOf({ max_rewrite_rounds: 0 })).toEqual(["max_rewrite_rounds: must be a positive integer, got 0"])
-    expect(linesOf({ builtin_tools: "bash" })).toEqual([
-      "builtin_tools: must be an array of tool names, got \"bash\""
-    ])
+    expect(linesOf({ builtin_tools: "bash" })).toEqual(['builtin_tools: must be an array of tool names, got "bash"'])
     expect(linesOf({ builtin_tools: ["bash", "", 3] })).toEqual([
       "builtin_tools[1]: must be a non-empty string",
       "builtin_tools[2]: must be a non-empty string, got 3"
     ])
     // The rule every tool name the model sees must follow: no ".", no spaces, at most 64 characters.
     expect(linesOf({ builtin_tools: ["bash", "fs.read", "my tool", "x".repeat(65), "mcp__git__status"] })).toEqual([
-      "builtin_tools[1]: invalid tool name \"fs.read\"; a tool name has letters, digits, _ and - only, 1 to 64 characters",
-      "builtin_tools[2]: invalid tool name \"my tool\"; a tool name has letters, digits, _ and - only, 1 to 64 characters",
+      'builtin_tools[1]: invalid tool name "fs.read"; a tool name has letters, digits, _ and - only, 1 to 64 characters',
+      'builtin_tools[2]: invalid tool name "my tool"; a tool name has letters, digits, _ and - only, 1 to 64 characters',
       `builtin_tools[3]: invalid tool name "${"x".repeat(65)}"; a tool name has letters, digits, _ and - only, 1 to 64 characters`
     ])
     expect(linesOf({ builtin_tools: ["bash", "read", "bash"] })).toEqual([
-      "builtin_tools[2]: duplicate tool \"bash\" (also builtin_tools[0])"
+      'builtin_tools[2]: duplicate tool "bash" (also builtin_tools[0])'
     ])
   })
 
   it.each([[[]], ["{}"], [null], [42]])("a config that is not an object (%j)", (input) => {
-    expect(issuesOf(input)).toEqual([{
-      path: "",
-      message: expect.stringMatching(/^the config must be a JSON object like \{"extensions": \[\.\.\.\]\}, got /)
-    }])
+    expect(issuesOf(input)).toEqual([
+      {
+        path: "",
+        message: expect.stringMatching(/^the config must be a JSON object like \{"extensions": \[\.\.\.\]\}, got /)
+      }
+    ])
   })
 
   it("$schema may name the editor schema, and must be a string", () => {
@@ -397,21 +406,23 @@ describe("decodeConfig: the error loses nothing", () => {
 
 describe("parseConfig", () => {
   it("parses JSON text, skipping a leading byte order mark", () => {
-    const r = parseConfig("\ufeff{\"extensions\": [{\"name\": \"guard\", \"command\": \"bash\"}]}")
+    const r = parseConfig('\ufeff{"extensions": [{"name": "guard", "command": "bash"}]}')
     expect(Result.isSuccess(r) && r.success.extensions[0]?.name).toBe("guard")
   })
 
   it("a JSON syntax error is a ConfigError naming the position", () => {
-    const r = parseConfig("{\n  \"extensions\": [\n    {\"name\": \"a\" \"command\": \"b\"}\n  ]\n}")
+    const r = parseConfig('{\n  "extensions": [\n    {"name": "a" "command": "b"}\n  ]\n}')
     if (Result.isSuccess(r)) throw new Error("expected failure")
     expect(r.failure._tag).toBe("ConfigError")
-    expect(r.failure.issues).toEqual([{ path: "", message: "invalid JSON: expected \",\" before this", line: 3, column: 18 }])
-    expect(r.failure.message).toBe("3:18: invalid JSON: expected \",\" before this") // one problem, one line
+    expect(r.failure.issues).toEqual([
+      { path: "", message: 'invalid JSON: expected "," before this', line: 3, column: 18 }
+    ])
+    expect(r.failure.message).toBe('3:18: invalid JSON: expected "," before this') // one problem, one line
   })
 
   it("a syntax error is reported once, on one line, not with the parser's guesses after it", () => {
     const r = parseConfig("nope\n{}")
-    expect(Result.isFailure(r) && r.failure.message).toBe("1:1: invalid JSON: unexpected \"nope\"")
+    expect(Result.isFailure(r) && r.failure.message).toBe('1:1: invalid JSON: unexpected "nope"')
     const quotes = parseConfig("{'extensions': []}")
     expect(Result.isFailure(quotes) && quotes.failure.message).toBe(
       "1:2: invalid JSON: unexpected \"'extensions'\" (strings and keys take double quotes)"
@@ -420,11 +431,13 @@ describe("parseConfig", () => {
 
   it("empty text is a ConfigError", () => {
     const r = parseConfig(" \n")
-    expect(Result.isFailure(r) && r.failure.message).toBe("2:1: invalid JSON: the file is empty (a config with nothing in it is {})")
+    expect(Result.isFailure(r) && r.failure.message).toBe(
+      "2:1: invalid JSON: the file is empty (a config with nothing in it is {})"
+    )
   })
 
   it("decoding problems of parsed text are reported like decodeConfig's, with their line and column", () => {
-    const r = parseConfig("{\"max_rewrite_rounds\": -1, \"builtin_tools\": [\"\"]}")
+    const r = parseConfig('{"max_rewrite_rounds": -1, "builtin_tools": [""]}')
     expect(Result.isFailure(r) && r.failure.message).toBe(
       "1:2: max_rewrite_rounds: must be a positive integer, got -1\n1:46: builtin_tools[0]: must be a non-empty string"
     )

@@ -57,7 +57,9 @@ describe("docs/abhed.schema.json", () => {
       const props: unknown = Reflect.get(node, "properties")
       if (typeof props === "object" && props !== null) {
         for (const [key, schema] of Object.entries(props)) {
-          const described = typeof schema === "object" && schema !== null &&
+          const described =
+            typeof schema === "object" &&
+            schema !== null &&
             (typeof Reflect.get(schema, "description") === "string" || typeof Reflect.get(schema, "$ref") === "string")
           if (!described) undescribed.push(`${path}.${key}`)
         }
@@ -84,79 +86,102 @@ describe("the formatter over the ConfigFile Schema's issues", () => {
     // Sparse noise, so that files with exactly one problem (the interesting ones) are common.
     const pick = <A>(valid: ReadonlyArray<A>, invalid: ReadonlyArray<A>) =>
       noisy && invalid.length > 0
-        ? fc.oneof({ weight: 8, arbitrary: fc.constantFrom(...valid) }, { weight: 1, arbitrary: fc.constantFrom(...invalid) })
+        ? fc.oneof(
+            { weight: 8, arbitrary: fc.constantFrom(...valid) },
+            { weight: 1, arbitrary: fc.constantFrom(...invalid) }
+          )
         : fc.constantFrom(...valid)
     const withExtraKey = (arb: fc.Arbitrary<Record<string, unknown>>, extra: ReadonlyArray<string>) =>
       noisy
-        ? fc.tuple(arb, fc.option(fc.constantFrom(...extra), { freq: 20 })).map(([o, key]) =>
-          key === null ? o : { ...o, [key]: 1 }
-        )
+        ? fc
+            .tuple(arb, fc.option(fc.constantFrom(...extra), { freq: 20 }))
+            .map(([o, key]) => (key === null ? o : { ...o, [key]: 1 }))
         : arb
     const edges = [-1, 0, -0, 0.5, 2 ** 53, 1e300]
-    const int = fc.oneof({ weight: 8, arbitrary: fc.integer({ min: 1, max: 20_000 }) }, {
-      weight: noisy ? 1 : 0,
-      arbitrary: fc.constantFrom(...edges)
-    })
-    const nat = fc.oneof({ weight: 8, arbitrary: fc.integer({ min: 0, max: 20_000 }) }, {
-      weight: noisy ? 1 : 0,
-      arbitrary: fc.constantFrom(...edges)
-    })
+    const int = fc.oneof(
+      { weight: 8, arbitrary: fc.integer({ min: 1, max: 20_000 }) },
+      {
+        weight: noisy ? 1 : 0,
+        arbitrary: fc.constantFrom(...edges)
+      }
+    )
+    const nat = fc.oneof(
+      { weight: 8, arbitrary: fc.integer({ min: 0, max: 20_000 }) },
+      {
+        weight: noisy ? 1 : 0,
+        arbitrary: fc.constantFrom(...edges)
+      }
+    )
     const name = pick(["guard", "audit", "a.b_c-1", "0x", "Guard", "policy2"], ["policy", "my guard", "-x", "", "é"])
     const extension = withExtraKey(
-      fc.record({
-        name: maybe(name),
-        command: maybe(pick(["bash", "./x.sh"], [""])),
-        args: maybe(fc.array(maybe(fc.string()), { maxLength: 3 })),
-        events: maybe(fc.uniqueArray(maybe(pick(EventNames, ["tool_calls"])), { maxLength: 3 })),
-        timeout_ms: maybe(int),
-        startup_timeout_ms: maybe(int),
-        grace_ms: maybe(nat),
-        on_failure: maybe(pick(["ignore", "ask", "deny"], ["block"])),
-        cwd: maybe(pick([".", "ext"], [""])),
-        env: maybe(fc.dictionary(pick(["A", "PATH"], ["A=B", ""]), maybe(fc.string()), { maxKeys: 3 }))
-      }, { requiredKeys: noisy ? [] : ["name", "command"] }),
+      fc.record(
+        {
+          name: maybe(name),
+          command: maybe(pick(["bash", "./x.sh"], [""])),
+          args: maybe(fc.array(maybe(fc.string()), { maxLength: 3 })),
+          events: maybe(fc.uniqueArray(maybe(pick(EventNames, ["tool_calls"])), { maxLength: 3 })),
+          timeout_ms: maybe(int),
+          startup_timeout_ms: maybe(int),
+          grace_ms: maybe(nat),
+          on_failure: maybe(pick(["ignore", "ask", "deny"], ["block"])),
+          cwd: maybe(pick([".", "ext"], [""])),
+          env: maybe(fc.dictionary(pick(["A", "PATH"], ["A=B", ""]), maybe(fc.string()), { maxKeys: 3 }))
+        },
+        { requiredKeys: noisy ? [] : ["name", "command"] }
+      ),
       ["timeout", "allow", "$schema"]
     )
     const rule = withExtraKey(
-      fc.record({
-        tool: maybe(pick(["bash", "*"], [""])),
-        args: maybe(fc.dictionary(fc.constantFrom("command", "path", ""), maybe(fc.string()), { maxKeys: 2 })),
-        reason: maybe(fc.string())
-      }, { requiredKeys: noisy ? [] : ["tool"] }),
+      fc.record(
+        {
+          tool: maybe(pick(["bash", "*"], [""])),
+          args: maybe(fc.dictionary(fc.constantFrom("command", "path", ""), maybe(fc.string()), { maxKeys: 2 })),
+          reason: maybe(fc.string())
+        },
+        { requiredKeys: noisy ? [] : ["tool"] }
+      ),
       ["arg"]
     )
     const rules = maybe(fc.array(maybe(rule), { maxLength: 2 }))
     const policy = withExtraKey(
-      fc.record({ deny: rules, ask: rules, allow: rules, default: maybe(pick(["allow", "ask", "deny"], ["x"])) }, {
-        requiredKeys: []
-      }),
+      fc.record(
+        { deny: rules, ask: rules, allow: rules, default: maybe(pick(["allow", "ask", "deny"], ["x"])) },
+        {
+          requiredKeys: []
+        }
+      ),
       ["alow"]
     )
     return withExtraKey(
-      fc.record({
-        $schema: maybe(fc.constant("./abhed.schema.json")),
-        extensions: maybe(fc.array(maybe(extension), { maxLength: 3 })),
-        policy: maybe(policy),
-        max_rewrite_rounds: maybe(int),
-        builtin_tools: maybe(fc.uniqueArray(maybe(pick(["bash", "read"], [""])), { maxLength: 3 }))
-      }, { requiredKeys: [] }),
+      fc.record(
+        {
+          $schema: maybe(fc.constant("./abhed.schema.json")),
+          extensions: maybe(fc.array(maybe(extension), { maxLength: 3 })),
+          policy: maybe(policy),
+          max_rewrite_rounds: maybe(int),
+          builtin_tools: maybe(fc.uniqueArray(maybe(pick(["bash", "read"], [""])), { maxLength: 3 }))
+        },
+        { requiredKeys: [] }
+      ),
       ["extension", "policies"]
     )
   }
   // A valid-ish file with exactly one targeted change somewhere: the files that tell two validators apart.
   type Path = ReadonlyArray<string | number>
-  const isObject = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
+  const isObject = (u: unknown): u is Record<string, unknown> =>
+    typeof u === "object" && u !== null && !Array.isArray(u)
   const allPaths = (v: unknown, at: Path = []): Array<Path> =>
     Array.isArray(v)
       ? [at, ...v.flatMap((x, i) => allPaths(x, [...at, i]))]
       : isObject(v)
-      ? [at, ...Object.keys(v).flatMap((k) => allPaths(v[k], [...at, k]))]
-      : [at]
+        ? [at, ...Object.keys(v).flatMap((k) => allPaths(v[k], [...at, k]))]
+        : [at]
   const update = (v: unknown, path: Path, f: (u: unknown) => unknown): unknown => {
     const [head, ...rest] = path
     if (head === undefined) return f(v)
     if (Array.isArray(v)) return v.map((x, i) => (i === head ? update(x, rest, f) : x))
-    if (isObject(v)) return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, k === head ? update(x, rest, f) : x]))
+    if (isObject(v))
+      return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, k === head ? update(x, rest, f) : x]))
     return v
   }
   const values = fc.oneof(
@@ -166,7 +191,11 @@ describe("the formatter over the ConfigFile Schema's issues", () => {
   const keys = fc.constantFrom("A=B", "", "timeout", "allow", "PATH", "name", "tool", "x")
   const mutation = fc.oneof(
     values.map((value) => (_: unknown) => value),
-    fc.tuple(keys, values).map(([key, value]) => (u: unknown) => (isObject(u) ? { ...u, [key]: value } : u)),
+    fc.tuple(keys, values).map(
+      ([key, value]) =>
+        (u: unknown) =>
+          isObject(u) ? { ...u, [key]: value } : u
+    ),
     keys.map((key) => (u: unknown) => {
       if (!isObject(u)) return u
       const [first, ...others] = Object.entries(u)
@@ -193,7 +222,8 @@ describe("the formatter over the ConfigFile Schema's issues", () => {
   const formatterFaults = (input: unknown): ReadonlyArray<string> => {
     const decoded = Schema.decodeUnknownResult(ConfigFile)(input, decodeOptions)
     const ours = decodeConfig(input)
-    if (Result.isSuccess(decoded)) return Result.isSuccess(ours) ? [] : ["accepted by the Schema, rejected by decodeConfig"]
+    if (Result.isSuccess(decoded))
+      return Result.isSuccess(ours) ? [] : ["accepted by the Schema, rejected by decodeConfig"]
     if (Result.isSuccess(ours)) return ["rejected by the Schema, accepted by decodeConfig"]
     const problems = schemaProblems(decoded.failure.issue)
     if (problems.length === 0) return ["a rejected file with no issue"]
@@ -222,18 +252,21 @@ describe("the formatter over the ConfigFile Schema's issues", () => {
   it("on every single-point change of a file that uses every key (exhaustive)", () => {
     const full = {
       $schema: "./abhed.schema.json",
-      extensions: [{
-        name: "guard",
-        command: "bash",
-        args: ["guard.sh"],
-        events: ["tool_call", "tool_result"],
-        timeout_ms: 5000,
-        startup_timeout_ms: 10000,
-        grace_ms: 0,
-        on_failure: "ask",
-        cwd: ".",
-        env: { K: "V" }
-      }, { name: "audit", command: "./audit.sh" }],
+      extensions: [
+        {
+          name: "guard",
+          command: "bash",
+          args: ["guard.sh"],
+          events: ["tool_call", "tool_result"],
+          timeout_ms: 5000,
+          startup_timeout_ms: 10000,
+          grace_ms: 0,
+          on_failure: "ask",
+          cwd: ".",
+          env: { K: "V" }
+        },
+        { name: "audit", command: "./audit.sh" }
+      ],
       policy: {
         deny: [{ tool: "bash", args: { command: "rm -rf *" }, reason: "no" }],
         ask: [{ tool: "write" }],
@@ -244,8 +277,28 @@ describe("the formatter over the ConfigFile Schema's issues", () => {
       builtin_tools: ["bash", "read"]
     }
     const pool: ReadonlyArray<unknown> = [
-      -1, 0, -0, 0.5, 1, 2 ** 53, "", "x", null, true, [], {}, ["x"], { a: 1 },
-      "policy", "tool_calls", "tool_call", "block", "deny", "my guard", "guard", "bash"
+      -1,
+      0,
+      -0,
+      0.5,
+      1,
+      2 ** 53,
+      "",
+      "x",
+      null,
+      true,
+      [],
+      {},
+      ["x"],
+      { a: 1 },
+      "policy",
+      "tool_calls",
+      "tool_call",
+      "block",
+      "deny",
+      "my guard",
+      "guard",
+      "bash"
     ]
     const keyPool = ["A=B", "", "timeout", "allow", "PATH", "name", "tool", "x"]
     const variants: Array<unknown> = [full]
@@ -253,11 +306,13 @@ describe("the formatter over the ConfigFile Schema's issues", () => {
       for (const value of pool) variants.push(update(full, path, () => value))
       for (const key of keyPool) {
         variants.push(update(full, path, (u) => (isObject(u) ? { ...u, [key]: "V" } : u)))
-        variants.push(update(full, path, (u) => {
-          if (!isObject(u)) return u
-          const [first, ...others] = Object.entries(u)
-          return first === undefined ? u : Object.fromEntries([[key, first[1]], ...others])
-        }))
+        variants.push(
+          update(full, path, (u) => {
+            if (!isObject(u)) return u
+            const [first, ...others] = Object.entries(u)
+            return first === undefined ? u : Object.fromEntries([[key, first[1]], ...others])
+          })
+        )
       }
       variants.push(update(full, path, (u) => (Array.isArray(u) && u.length > 0 ? [...u, u[0]] : u)))
       variants.push(update(full, path, (u) => (Array.isArray(u) ? [] : u)))
@@ -269,16 +324,18 @@ describe("the formatter over the ConfigFile Schema's issues", () => {
 
   it("on the documented example", () => {
     const example = {
-      extensions: [{
-        name: "guard",
-        command: "bash",
-        args: ["guard.sh"],
-        events: ["tool_call"],
-        timeout_ms: 5000,
-        on_failure: "ignore",
-        cwd: ".",
-        env: { K: "V" }
-      }],
+      extensions: [
+        {
+          name: "guard",
+          command: "bash",
+          args: ["guard.sh"],
+          events: ["tool_call"],
+          timeout_ms: 5000,
+          on_failure: "ignore",
+          cwd: ".",
+          env: { K: "V" }
+        }
+      ],
       policy: { deny: [{ tool: "bash", args: { command: "rm -rf *" } }], ask: [], allow: [], default: "allow" },
       max_rewrite_rounds: 4,
       builtin_tools: ["bash", "read", "write"]

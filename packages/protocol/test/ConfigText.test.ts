@@ -18,46 +18,48 @@ const lines = (...ls: ReadonlyArray<string>): string => ls.join("\n")
 const repeated = "a repeated key would silently replace the first; keep one"
 
 describe("parseConfig: a key repeated in any object is an error naming both lines", () => {
-  it("a second \"extensions\": [] at the top level does not remove the guards", () => {
+  it('a second "extensions": [] at the top level does not remove the guards', () => {
     const text = lines(
       "{",
-      "  \"extensions\": [{ \"name\": \"guard\", \"command\": \"bash\", \"args\": [\"guard.sh\"] }],",
-      "  \"policy\": { \"deny\": [{ \"tool\": \"bash\", \"args\": { \"command\": \"*rm -rf /*\" } }] },",
-      "  \"extensions\": []",
+      '  "extensions": [{ "name": "guard", "command": "bash", "args": ["guard.sh"] }],',
+      '  "policy": { "deny": [{ "tool": "bash", "args": { "command": "*rm -rf /*" } }] },',
+      '  "extensions": []',
       "}"
     )
     expect(linesOf(text)).toEqual([`4:3: extensions: duplicate key "extensions" on lines 2 and 4: ${repeated}`])
   })
 
-  it("a second \"policy\"", () => {
+  it('a second "policy"', () => {
     const text = lines(
       "{",
-      "  \"policy\": { \"deny\": [{ \"tool\": \"bash\" }] },",
-      "  \"max_rewrite_rounds\": 4,",
-      "  \"policy\": {}",
+      '  "policy": { "deny": [{ "tool": "bash" }] },',
+      '  "max_rewrite_rounds": 4,',
+      '  "policy": {}',
       "}"
     )
-    expect(issuesOf(text)).toEqual([{
-      path: "policy",
-      message: `duplicate key "policy" on lines 2 and 4: ${repeated}`,
-      line: 4,
-      column: 3
-    }])
+    expect(issuesOf(text)).toEqual([
+      {
+        path: "policy",
+        message: `duplicate key "policy" on lines 2 and 4: ${repeated}`,
+        line: 4,
+        column: 3
+      }
+    ])
   })
 
   it("inside an extension, a rule, a rule's args, and env", () => {
     const text = lines(
       "{",
-      "  \"extensions\": [{",
-      "    \"name\": \"guard\",",
-      "    \"command\": \"bash\",",
-      "    \"env\": { \"MODE\": \"strict\",",
-      "             \"MODE\": \"off\" },",
-      "    \"command\": \"true\"",
+      '  "extensions": [{',
+      '    "name": "guard",',
+      '    "command": "bash",',
+      '    "env": { "MODE": "strict",',
+      '             "MODE": "off" },',
+      '    "command": "true"',
       "  }],",
-      "  \"policy\": { \"deny\": [{ \"tool\": \"bash\",",
-      "                         \"args\": { \"command\": \"rm *\", \"command\": \"x\" },",
-      "                         \"tool\": \"read\" }] }",
+      '  "policy": { "deny": [{ "tool": "bash",',
+      '                         "args": { "command": "rm *", "command": "x" },',
+      '                         "tool": "read" }] }',
       "}"
     )
     expect(linesOf(text)).toEqual([
@@ -69,13 +71,7 @@ describe("parseConfig: a key repeated in any object is an error naming both line
   })
 
   it("a repeated key is reported with the file's other problems, in document order", () => {
-    const text = lines(
-      "{",
-      "  \"max_rewrite_rounds\": 0,",
-      "  \"builtin_tools\": [],",
-      "  \"builtin_tools\": [\"\"]",
-      "}"
-    )
+    const text = lines("{", '  "max_rewrite_rounds": 0,', '  "builtin_tools": [],', '  "builtin_tools": [""]', "}")
     expect(linesOf(text)).toEqual([
       "2:3: max_rewrite_rounds: must be a positive integer, got 0",
       `4:3: builtin_tools: duplicate key "builtin_tools" on lines 3 and 4: ${repeated}`,
@@ -84,7 +80,7 @@ describe("parseConfig: a key repeated in any object is an error naming both line
   })
 
   it("the same key in different objects is not a repeat", () => {
-    const text = "{\"extensions\": [{\"name\": \"a\", \"command\": \"x\"}, {\"name\": \"b\", \"command\": \"x\"}]}"
+    const text = '{"extensions": [{"name": "a", "command": "x"}, {"name": "b", "command": "x"}]}'
     expect(Result.isSuccess(parseConfig(text))).toBe(true)
   })
 })
@@ -94,11 +90,11 @@ describe("parseConfig: JSON with comments", () => {
     const text = lines(
       "// the guards of this repository",
       "{",
-      "  /* extensions run in name order */ \"extensions\": [",
-      "    { \"name\": \"guard\", // blocks secrets",
-      "      \"command\": \"bash\" }",
+      '  /* extensions run in name order */ "extensions": [',
+      '    { "name": "guard", // blocks secrets',
+      '      "command": "bash" }',
       "  ],",
-      "  \"policy\": { \"default\": /* for now */ \"ask\" }",
+      '  "policy": { "default": /* for now */ "ask" }',
       "}",
       "// end"
     )
@@ -107,17 +103,12 @@ describe("parseConfig: JSON with comments", () => {
   })
 
   it("a comment-looking string is a string", () => {
-    const r = parseConfig("{\"policy\": {\"deny\": [{\"tool\": \"bash\", \"args\": {\"command\": \"// *\"}}]}}")
+    const r = parseConfig('{"policy": {"deny": [{"tool": "bash", "args": {"command": "// *"}}]}}')
     expect(Result.isSuccess(r) && r.success.policy.deny[0]?.args).toEqual({ command: "// *" })
   })
 
   it("trailing commas are rejected, each with its position", () => {
-    const text = lines(
-      "{",
-      "  \"builtin_tools\": [\"bash\",],",
-      "  \"max_rewrite_rounds\": 4,",
-      "}"
-    )
+    const text = lines("{", '  "builtin_tools": ["bash",],', '  "max_rewrite_rounds": 4,', "}")
     const trailing = "trailing comma (abhed.json allows comments, not trailing commas): remove it"
     expect(linesOf(text)).toEqual([`2:27: ${trailing}`, `3:26: ${trailing}`])
   })
@@ -139,9 +130,9 @@ describe("parseConfig: every problem has its line and column", () => {
   it("a value's problem points at its key in an object, at the item in an array", () => {
     const text = lines(
       "{",
-      "  \"extensions\": [",
-      "    { \"name\": \"guard\", \"command\": \"bash\", \"events\": [\"tool_call\", \"tool_calls\"],",
-      "      \"timeout_ms\": -1 }",
+      '  "extensions": [',
+      '    { "name": "guard", "command": "bash", "events": ["tool_call", "tool_calls"],',
+      '      "timeout_ms": -1 }',
       "  ]",
       "}"
     )
@@ -152,7 +143,7 @@ describe("parseConfig: every problem has its line and column", () => {
   })
 
   it("a missing key points at its object and, like every problem, is listed in the order of its position", () => {
-    const text = lines("{\"extensions\": [", "  {\"command\": \"\"}", "]}")
+    const text = lines('{"extensions": [', '  {"command": ""}', "]}")
     expect(linesOf(text)).toEqual([
       "2:3: extensions[0].name: missing; every extension needs a unique name",
       "2:4: extensions[0].command: must be a non-empty string"
@@ -161,13 +152,13 @@ describe("parseConfig: every problem has its line and column", () => {
 
   it("problems are listed by line and column, whatever their kind", () => {
     const text = lines(
-      "{\"extensions\": [",
-      "  {\"name\": \"a\", \"command\": \"x\", \"timeout_ms\": 0},",
+      '{"extensions": [',
+      '  {"name": "a", "command": "x", "timeout_ms": 0},',
       "  {",
-      "    \"args\": [1],",
-      "    \"grace_ms\": -1",
+      '    "args": [1],',
+      '    "grace_ms": -1',
       "  }",
-      "], \"policy\": {\"deny\": [{\"reason\": 1}]}, \"max_rewrite_rounds\": 0}"
+      '], "policy": {"deny": [{"reason": 1}]}, "max_rewrite_rounds": 0}'
     )
     const positions = issuesOf(text).map((i) => [i.line ?? 0, i.column ?? 0] as const)
     expect(positions).toEqual([...positions].sort((a, b) => a[0] - b[0] || a[1] - b[1]))
@@ -184,8 +175,10 @@ describe("parseConfig: every problem has its line and column", () => {
   })
 
   it("lines are counted over \\n, \\r\\n and \\r; a leading byte order mark is not a column", () => {
-    expect(linesOf("\ufeff{\r\n\"max_rewrite_rounds\": 0}")).toEqual(["2:1: max_rewrite_rounds: must be a positive integer, got 0"])
-    expect(linesOf("{\r\"x\": 1}")).toEqual([
+    expect(linesOf('\ufeff{\r\n"max_rewrite_rounds": 0}')).toEqual([
+      "2:1: max_rewrite_rounds: must be a positive integer, got 0"
+    ])
+    expect(linesOf('{\r"x": 1}')).toEqual([
       "2:1: x: unknown key; expected one of $schema, extensions, policy, max_rewrite_rounds, builtin_tools, allow_managed_only"
     ])
   })
@@ -202,7 +195,7 @@ describe("parseConfig: every problem has its line and column", () => {
   })
 
   it("keys named like Object.prototype members stay plain keys", () => {
-    expect(linesOf("{\"__proto__\": {\"extensions\": []}, \"constructor\": 1}")).toEqual([
+    expect(linesOf('{"__proto__": {"extensions": []}, "constructor": 1}')).toEqual([
       "1:2: __proto__: unknown key; expected one of $schema, extensions, policy, max_rewrite_rounds, builtin_tools, allow_managed_only",
       "1:35: constructor: unknown key; expected one of $schema, extensions, policy, max_rewrite_rounds, builtin_tools, allow_managed_only"
     ])

@@ -25,7 +25,7 @@ const valid = (input: unknown): boolean => Result.isSuccess(decodeConfig(input))
 describe("blank strings where a name or a path is needed", () => {
   it.each([" ", "   ", "\t", "\n", " \u00a0 "])("command %j is blank", (command) => {
     expect(extIssue({ command })).toEqual([
-      "extensions[0].command: blank (only whitespace); the program to run, e.g. \"bash\""
+      'extensions[0].command: blank (only whitespace); the program to run, e.g. "bash"'
     ])
   })
 
@@ -40,18 +40,18 @@ describe("blank strings where a name or a path is needed", () => {
       "extensions[0].match[0].tool: blank (only whitespace); the tool name (a glob) this rule matches"
     ])
     expect(linesOf({ builtin_tools: ["bash", " "] })).toEqual([
-      "builtin_tools[1]: blank (only whitespace); a tool name, e.g. \"bash\""
+      'builtin_tools[1]: blank (only whitespace); a tool name, e.g. "bash"'
     ])
   })
 
-  it("the empty string keeps its one message (not also \"blank\")", () => {
+  it('the empty string keeps its one message (not also "blank")', () => {
     expect(extIssue({ command: "" })).toEqual(["extensions[0].command: must be a non-empty string"])
     expect(linesOf({ builtin_tools: [""] })).toEqual(["builtin_tools[0]: must be a non-empty string"])
   })
 
   it("names are already pattern-checked: a blank name is an invalid name", () => {
     expect(extIssue({ name: " " })).toEqual([
-      "extensions[0].name: invalid name \" \"; use letters, digits, \".\", \"_\" and \"-\", starting with a letter or digit"
+      'extensions[0].name: invalid name " "; use letters, digits, ".", "_" and "-", starting with a letter or digit'
     ])
   })
 
@@ -78,7 +78,7 @@ describe("a NUL character, which no argument, environment value or path can carr
   })
 
   it("written as \\u0000 in the file, with its line and column", () => {
-    expect(textLinesOf("{\"extensions\": [{\"name\": \"g\", \"command\": \"bash\",\n \"env\": {\"X\": \"a\\u0000\"}}]}")).toEqual([
+    expect(textLinesOf('{"extensions": [{"name": "g", "command": "bash",\n "env": {"X": "a\\u0000"}}]}')).toEqual([
       "2:10: extensions[0].env.X: contains a NUL character, which no environment value can carry"
     ])
   })
@@ -107,10 +107,10 @@ describe("durations no timer can wait", () => {
 
 describe("a number too large for a double is shown, not as null", () => {
   it("1e400 is Infinity", () => {
-    expect(textLinesOf("{\"extensions\": [{\"name\": \"g\", \"command\": \"bash\", \"startup_timeout_ms\": 1e400}]}")).toEqual([
+    expect(textLinesOf('{"extensions": [{"name": "g", "command": "bash", "startup_timeout_ms": 1e400}]}')).toEqual([
       "1:50: extensions[0].startup_timeout_ms: must be a positive integer (milliseconds), got Infinity"
     ])
-    expect(textLinesOf("{\"max_rewrite_rounds\": -1e400}")).toEqual([
+    expect(textLinesOf('{"max_rewrite_rounds": -1e400}')).toEqual([
       "1:2: max_rewrite_rounds: must be a positive integer, got -Infinity"
     ])
   })

@@ -10,7 +10,7 @@ const chunks = (...parts: ReadonlyArray<string | Uint8Array>) =>
 
 /** Runs a decoder; returns what it emitted before ending, and its failure if any. */
 const decodeAll = <E>(stream: Stream.Stream<Uint8Array, E>, options?: Framing.DecodeOptions) =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const values: Array<unknown> = []
     const result = yield* Effect.result(
       Framing.decodeStream(stream, options).pipe(Stream.runForEach((v) => Effect.sync(() => void values.push(v))))
@@ -23,8 +23,8 @@ const reasonOf = (error: unknown) => Framing.framingReason(error)
 
 describe("Framing.decodeStream", () => {
   it.effect("decodes lines split across chunks, anywhere, including inside a multi-byte character", () =>
-    Effect.gen(function*() {
-      const text = "{\"a\":\"é→😀\"}\n[1,2]\n"
+    Effect.gen(function* () {
+      const text = '{"a":"é→😀"}\n[1,2]\n'
       const all = bytes(text)
       // Every split point, so a line boundary or a UTF-8 sequence is cut at each position once.
       for (let cut = 1; cut < all.length; cut++) {
@@ -34,39 +34,44 @@ describe("Framing.decodeStream", () => {
       }
       const oneByteAtATime = yield* decodeAll(Stream.fromArray(Array.from(all, (b) => Uint8Array.of(b))))
       expect(oneByteAtATime.values).toEqual([{ a: "é→😀" }, [1, 2]])
-    }))
+    })
+  )
 
   it.effect("accepts CRLF, LF and CR terminators, and a final unterminated line", () =>
-    Effect.gen(function*() {
-      const r = yield* decodeAll(chunks("{\"a\":1}\r\n{\"b\":2}\r", "\n{\"c\":3}\r{\"d\":4}\n{\"e\":5}"))
+    Effect.gen(function* () {
+      const r = yield* decodeAll(chunks('{"a":1}\r\n{"b":2}\r', '\n{"c":3}\r{"d":4}\n{"e":5}'))
       expect(r.error).toBeUndefined()
       expect(r.values).toEqual([{ a: 1 }, { b: 2 }, { c: 3 }, { d: 4 }, { e: 5 }])
-    }))
+    })
+  )
 
   it.effect("skips bare blank lines (LF, CRLF, at start, between, at end)", () =>
-    Effect.gen(function*() {
-      const r = yield* decodeAll(chunks("\n\r\n{}\n\n", "\r\n\n{\"x\":1}\n\n"))
+    Effect.gen(function* () {
+      const r = yield* decodeAll(chunks("\n\r\n{}\n\n", '\r\n\n{"x":1}\n\n'))
       expect(r.error).toBeUndefined()
       expect(r.values).toEqual([{}, { x: 1 }])
-    }))
+    })
+  )
 
   it.effect("a whitespace-only line is not blank: it fails as InvalidJson (as documented)", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const r = yield* decodeAll(chunks("{}\n  \n{}\n"))
       expect(r.values).toEqual([{}])
       expect(reasonOf(r.error)).toBe("InvalidJson")
-    }))
+    })
+  )
 
   it.effect("a line that is not JSON fails with InvalidJson after the lines before it were emitted", () =>
-    Effect.gen(function*() {
-      const r = yield* decodeAll(chunks("{\"ok\":1}\nnot json\n{\"never\":1}\n"))
+    Effect.gen(function* () {
+      const r = yield* decodeAll(chunks('{"ok":1}\nnot json\n{"never":1}\n'))
       expect(r.values).toEqual([{ ok: 1 }])
       assert.isTrue(Framing.isFramingError(r.error))
       expect(reasonOf(r.error)).toBe("InvalidJson")
-    }))
+    })
+  )
 
   it.effect("invalid UTF-8 fails with InvalidUtf8", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const bad = Uint8Array.of(0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xff, 0xfe, 0x22, 0x7d, 0x0a) // {"a":"\xff\xfe"}
       const r = yield* decodeAll(chunks("{}\n", bad, "{}\n"))
       expect(r.values).toEqual([{}])
@@ -74,66 +79,78 @@ describe("Framing.decodeStream", () => {
       // A truncated multi-byte sequence at the end of a line is invalid too.
       const truncated = yield* decodeAll(chunks(Uint8Array.of(0x22, 0xe2, 0x86, 0x22, 0x0a)))
       expect(reasonOf(truncated.error)).toBe("InvalidUtf8")
-    }))
+    })
+  )
 
   it.effect("maxLineBytes counts UTF-8 bytes without the terminator: exactly the limit passes, one more fails", () =>
-    Effect.gen(function*() {
-      const ten = "\"abcdefgh\"" // 10 bytes
+    Effect.gen(function* () {
+      const ten = '"abcdefgh"' // 10 bytes
       const ok = yield* decodeAll(chunks(`${ten}\r\n`), { maxLineBytes: 10 })
       expect(ok).toEqual({ values: ["abcdefgh"], error: undefined })
       const tooLong = yield* decodeAll(chunks(`${ten} \n`), { maxLineBytes: 10 })
       expect(reasonOf(tooLong.error)).toBe("LineTooLarge")
       // "é" is 2 bytes: 8 characters, 11 bytes.
-      const multiByte = yield* decodeAll(chunks("\"abcdeé\"\n"), { maxLineBytes: 8 })
+      const multiByte = yield* decodeAll(chunks('"abcdeé"\n'), { maxLineBytes: 8 })
       expect(reasonOf(multiByte.error)).toBe("LineTooLarge")
-    }))
+    })
+  )
 
   it.effect("an over-long line fails with LineTooLarge as soon as the limit is passed, without reading the rest", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const chunk = new Uint8Array(64 * 1024).fill(0x61) // no newline ever
       let pulled = 0
-      const endless = Stream.fromEffectRepeat(Effect.sync(() => {
-        pulled++
-        return chunk
-      }))
-      const r = yield* decodeAll(Stream.concat(chunks("{\"first\":true}\n"), endless))
+      const endless = Stream.fromEffectRepeat(
+        Effect.sync(() => {
+          pulled++
+          return chunk
+        })
+      )
+      const r = yield* decodeAll(Stream.concat(chunks('{"first":true}\n'), endless))
       expect(r.values).toEqual([{ first: true }])
       expect(reasonOf(r.error)).toBe("LineTooLarge")
       // 16 MiB / 64 KiB = 256 chunks fill the limit; the 257th passes it. Nothing more may be read.
       expect(pulled).toBe(Framing.DefaultMaxLineBytes / chunk.length + 1)
-    }))
+    })
+  )
 
   it.effect("a small limit stops an endless line after the first chunk that passes it", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       let pulled = 0
-      const endless = Stream.fromEffectRepeat(Effect.sync(() => {
-        pulled++
-        return bytes("xxxxxxxxxx")
-      }))
+      const endless = Stream.fromEffectRepeat(
+        Effect.sync(() => {
+          pulled++
+          return bytes("xxxxxxxxxx")
+        })
+      )
       const r = yield* decodeAll(endless, { maxLineBytes: 25 })
       expect(reasonOf(r.error)).toBe("LineTooLarge")
       expect(pulled).toBe(3)
-    }))
+    })
+  )
 
-  it.effect("a 64 MiB line fed in 64 KiB chunks decodes when maxLineBytes is raised above it", () =>
-    Effect.gen(function*() {
-      const size = 64 * 1024 * 1024
-      const line = new Uint8Array(size + 1).fill(0x61) // "aaa…a" as a JSON string, then LF
-      line[0] = 0x22
-      line[size - 1] = 0x22
-      line[size] = 0x0a
-      const parts: Array<Uint8Array> = []
-      for (let at = 0; at < line.length; at += 64 * 1024) parts.push(line.subarray(at, at + 64 * 1024))
-      expect(parts.length).toBe(1025) // 1024 full chunks, then the LF alone
-      const r = yield* decodeAll(Stream.fromArray(parts), { maxLineBytes: size + 1024 })
-      expect(r.error).toBeUndefined()
-      expect(r.values.length).toBe(1)
-      const value = r.values[0]
-      expect(typeof value === "string" ? value.length : value).toBe(size - 2)
-      // And with the default limit, the same line is too large.
-      const rejected = yield* decodeAll(Stream.fromArray(parts))
-      expect(reasonOf(rejected.error)).toBe("LineTooLarge")
-    }), 60_000)
+  it.effect(
+    "a 64 MiB line fed in 64 KiB chunks decodes when maxLineBytes is raised above it",
+    () =>
+      Effect.gen(function* () {
+        const size = 64 * 1024 * 1024
+        const line = new Uint8Array(size + 1).fill(0x61) // "aaa…a" as a JSON string, then LF
+        line[0] = 0x22
+        line[size - 1] = 0x22
+        line[size] = 0x0a
+        const parts: Array<Uint8Array> = []
+        for (let at = 0; at < line.length; at += 64 * 1024) parts.push(line.subarray(at, at + 64 * 1024))
+        expect(parts.length).toBe(1025) // 1024 full chunks, then the LF alone
+        const r = yield* decodeAll(Stream.fromArray(parts), { maxLineBytes: size + 1024 })
+        expect(r.error).toBeUndefined()
+        expect(r.values.length).toBe(1)
+        const value = r.values[0]
+        expect(typeof value === "string" ? value.length : value).toBe(size - 2)
+        // And with the default limit, the same line is too large.
+        const rejected = yield* decodeAll(Stream.fromArray(parts))
+        expect(reasonOf(rejected.error)).toBe("LineTooLarge")
+      }),
+    60_000
+  )
 })
 
 describe("Framing.encodeLine", () => {
@@ -161,23 +178,26 @@ describe("Framing.encodeLine", () => {
         }),
         { numRuns: 1000 }
       )
-    }))
+    })
+  )
 })
 
 describe("Framing.encodeStream", () => {
   it.effect("encodes values as NDJSON bytes that decode back", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const values = [{ event: "session_start", session_id: "s" }, { content: "a\nb" }, [1, "é"], "x", 3, null]
       const out = yield* Stream.runCollect(Framing.encodeStream(Stream.fromArray(values)))
       const text = out.map((b) => new TextDecoder().decode(b)).join("")
       expect(text).toBe(values.map((v) => `${JSON.stringify(v)}\n`).join(""))
       const back = yield* Stream.runCollect(Framing.decodeStream(Stream.fromArray(out)))
       expect(back).toEqual(values)
-    }))
+    })
+  )
 
   it.effect("fails with a framing error for a value JSON cannot represent", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const error = yield* Effect.flip(Stream.runCollect(Framing.encodeStream(Stream.make(() => 1))))
       assert.isTrue(Framing.isFramingError(error))
-    }))
+    })
+  )
 })

@@ -1,6 +1,14 @@
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import { canonicalJson, jsonEquals, MaxJsonDepth, nestedDeeperThan, previewJson, shapeJson, unsendableField } from "../src/index.ts"
+import {
+  canonicalJson,
+  jsonEquals,
+  MaxJsonDepth,
+  nestedDeeperThan,
+  previewJson,
+  shapeJson,
+  unsendableField
+} from "../src/index.ts"
 
 describe("canonicalJson", () => {
   it("keeps a `__proto__` key (JSON.parse makes it an own key; assigning it must not set a prototype)", () => {
@@ -23,7 +31,9 @@ describe("unsendableField", () => {
   }
   it("a field may nest MaxJsonDepth - 1 levels: then the request (and a reply echoing it) nests MaxJsonDepth", () => {
     expect(unsendableField("args", nest(MaxJsonDepth - 1))).toBeUndefined()
-    expect(unsendableField("args", nest(MaxJsonDepth))).toBe("args nested too deep (a request may nest at most 256 levels)")
+    expect(unsendableField("args", nest(MaxJsonDepth))).toBe(
+      "args nested too deep (a request may nest at most 256 levels)"
+    )
     // The reply limit agrees: an extension that echoes the deepest sendable args back is not malformed.
     expect(nestedDeeperThan({ args: nest(MaxJsonDepth - 1) }, MaxJsonDepth)).toBe(false)
   })
@@ -49,13 +59,18 @@ describe("shapeJson", () => {
   it("shows strings by their length, numbers as <number>, keys by their length unless the protocol's own, at any depth", () => {
     const secret = "aws_secret_access_key=AKIAABCDEFGHIJKLMNOP"
     const text = shapeJson({ debug: secret, n: 1, ok: true, none: null, nested: [{ content: secret }] }, 200)
-    expect(text).toBe(`{"<5 chars>":"<42 chars>","<1 chars>":"<number>","<2 chars>":true,"<4 chars>":null,"<6 chars>":[{"content":"<42 chars>"}]}`)
+    expect(text).toBe(
+      `{"<5 chars>":"<42 chars>","<1 chars>":"<number>","<2 chars>":true,"<4 chars>":null,"<6 chars>":[{"content":"<42 chars>"}]}`
+    )
     expect(text).not.toContain("AKIA")
     expect(shapeJson(secret, 200)).toBe(`"<42 chars>"`)
   })
 
   it("hides a secret held as a key or a number, and keeps keys that read alike apart", () => {
-    const text = shapeJson({ "sk-live-4eC39HqLyjWDarjtT1zdp7dc": 4111111111111111, "sk-live-4eC39HqLyjWDarjtT1zdp7dd": "x" }, 200)
+    const text = shapeJson(
+      { "sk-live-4eC39HqLyjWDarjtT1zdp7dc": 4111111111111111, "sk-live-4eC39HqLyjWDarjtT1zdp7dd": "x" },
+      200
+    )
     expect(text).toBe(`{"<32 chars>":"<number>","<32 chars>#2":"<1 chars>"}`)
     expect(text).not.toContain("sk-live")
     expect(text).not.toContain("4111")
@@ -64,8 +79,9 @@ describe("shapeJson", () => {
   it("keeps the strings the caller knows to be harmless, by key, at the top only", () => {
     expect(shapeJson({ id: "7", reason: "stray" }, 200, (key) => key === "id")).toBe(`{"id":"7","reason":"<5 chars>"}`)
     // An `id` inside a payload is the payload's: hidden like any string.
-    expect(shapeJson({ id: "7", args: { user: { id: "hunter2" } }, env: [{ id: "AKIA1234" }] }, 200, (key) => key === "id"))
-      .toBe(`{"id":"7","args":{"<4 chars>":{"id":"<7 chars>"}},"<3 chars>":[{"id":"<8 chars>"}]}`)
+    expect(
+      shapeJson({ id: "7", args: { user: { id: "hunter2" } }, env: [{ id: "AKIA1234" }] }, 200, (key) => key === "id")
+    ).toBe(`{"id":"7","args":{"<4 chars>":{"id":"<7 chars>"}},"<3 chars>":[{"id":"<8 chars>"}]}`)
   })
 })
 

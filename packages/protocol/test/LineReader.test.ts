@@ -12,15 +12,17 @@ const enc = new TextEncoder()
 
 /** What Ndjson.decode makes of these chunks: the values before its first failure, and that failure's reason. */
 const viaNdjson = (chunks: ReadonlyArray<Uint8Array>, maxLineBytes: number) =>
-  Effect.runSync(Effect.gen(function*() {
-    const values: Array<unknown> = []
-    const result = yield* Effect.result(
-      Framing.decodeStream(Stream.fromArray(chunks), { maxLineBytes }).pipe(
-        Stream.runForEach((v) => Effect.sync(() => void values.push(v)))
+  Effect.runSync(
+    Effect.gen(function* () {
+      const values: Array<unknown> = []
+      const result = yield* Effect.result(
+        Framing.decodeStream(Stream.fromArray(chunks), { maxLineBytes }).pipe(
+          Stream.runForEach((v) => Effect.sync(() => void values.push(v)))
+        )
       )
-    )
-    return { values, reason: Result.isFailure(result) ? Framing.framingReason(result.failure) : undefined }
-  }))
+      return { values, reason: Result.isFailure(result) ? Framing.framingReason(result.failure) : undefined }
+    })
+  )
 
 /** The same through the reader, read by read, in the same terms. */
 const viaReader = (chunks: ReadonlyArray<Uint8Array>, maxLineBytes: number) => {
@@ -29,7 +31,8 @@ const viaReader = (chunks: ReadonlyArray<Uint8Array>, maxLineBytes: number) => {
   for (const chunk of chunks) {
     const { lines, tooLong } = reader.read(chunk)
     for (const line of lines) {
-      if (line._tag === "Invalid") return { values, reason: line.got === "invalid UTF-8" ? "InvalidUtf8" : "InvalidJson" }
+      if (line._tag === "Invalid")
+        return { values, reason: line.got === "invalid UTF-8" ? "InvalidUtf8" : "InvalidJson" }
       if (line._tag === "Blanks") return { values, reason: "Blanks" } // never: no bound given
       values.push(line.value)
     }
@@ -85,11 +88,15 @@ describe("makeLineReader", () => {
 
   it("gives the lines of each read, in order, in that read", () => {
     const reader = makeLineReader({ maxLineBytes: 1024 })
-    const json = (...values: ReadonlyArray<unknown>): ReadonlyArray<ReadLine> => values.map((value) => ({ _tag: "Json", value }))
-    expect(reader.read(enc.encode("{\"a\":1}\n{\"b\""))).toEqual({ lines: json({ a: 1 }), tooLong: false })
+    const json = (...values: ReadonlyArray<unknown>): ReadonlyArray<ReadLine> =>
+      values.map((value) => ({ _tag: "Json", value }))
+    expect(reader.read(enc.encode('{"a":1}\n{"b"'))).toEqual({ lines: json({ a: 1 }), tooLong: false })
     expect(reader.read(enc.encode(":2}\r"))).toEqual({ lines: json({ b: 2 }), tooLong: false })
     expect(reader.read(enc.encode("\n\n{}\n[]\n"))).toEqual({ lines: json({}, []), tooLong: false })
-    expect(reader.read(enc.encode("nope\n"))).toEqual({ lines: [{ _tag: "Invalid", got: "invalid JSON", bytes: 4 }], tooLong: false })
+    expect(reader.read(enc.encode("nope\n"))).toEqual({
+      lines: [{ _tag: "Invalid", got: "invalid JSON", bytes: 4 }],
+      tooLong: false
+    })
   })
 
   it("keeps each line's text when asked (the conformance check reports lines as written), and not otherwise", () => {
@@ -108,15 +115,19 @@ describe("makeLineReader", () => {
 
   it("stops at the limit without keeping the rest", () => {
     const reader = makeLineReader({ maxLineBytes: 8 })
-    expect(reader.read(enc.encode("\"12345\"\n\"123"))).toEqual({ lines: [{ _tag: "Json", value: "12345" }], tooLong: false })
-    expect(reader.read(enc.encode("456789\"\n"))).toEqual({ lines: [], tooLong: true })
+    expect(reader.read(enc.encode('"12345"\n"123'))).toEqual({
+      lines: [{ _tag: "Json", value: "12345" }],
+      tooLong: false
+    })
+    expect(reader.read(enc.encode('456789"\n'))).toEqual({ lines: [], tooLong: true })
     expect(reader.read(enc.encode("{}\n"))).toEqual({ lines: [], tooLong: true })
   })
 
   it("ignores up to maxBlankLines empty lines in a row, then gives one Blanks line and reads nothing more", () => {
     const reader = makeLineReader({ maxLineBytes: 64, maxBlankLines: 3 })
     // A trailing print() after each reply: one blank line each time, never counted up.
-    for (let i = 0; i < 10; i++) expect(reader.read(enc.encode("{}\n\n"))).toEqual({ lines: [{ _tag: "Json", value: {} }], tooLong: false })
+    for (let i = 0; i < 10; i++)
+      expect(reader.read(enc.encode("{}\n\n"))).toEqual({ lines: [{ _tag: "Json", value: {} }], tooLong: false })
     // Any terminator counts (\r\n is one), across reads (the last print()'s line is the first of 3); a line with
     // content starts the count again.
     expect(reader.read(enc.encode("\r\r\n"))).toEqual({ lines: [], tooLong: false })
@@ -127,6 +138,9 @@ describe("makeLineReader", () => {
 
   it("with no bound, blank lines are ignored however many", () => {
     const reader = makeLineReader({ maxLineBytes: 64 })
-    expect(reader.read(enc.encode(`${"\n".repeat(100_000)}{}\n`))).toEqual({ lines: [{ _tag: "Json", value: {} }], tooLong: false })
+    expect(reader.read(enc.encode(`${"\n".repeat(100_000)}{}\n`))).toEqual({
+      lines: [{ _tag: "Json", value: {} }],
+      tooLong: false
+    })
   })
 })

@@ -10,19 +10,25 @@ const jsonBlocks = [...doc.matchAll(/```json\n([\s\S]*?)```/g)].map((m) => m[1] 
 
 describe("docs/protocol.md examples", () => {
   it("has examples for every event", () => {
-    const events = new Set(
-      jsonBlocks.flatMap((b) => [...b.matchAll(/"event":"([a-z_]+)"/g)].map((m) => m[1]))
-    )
+    const events = new Set(jsonBlocks.flatMap((b) => [...b.matchAll(/"event":"([a-z_]+)"/g)].map((m) => m[1])))
     expect([...events].sort()).toEqual(
-      ["before_agent_start", "before_compact", "context", "invoke_tool", "list_tools", "session_start", "tool_call",
-        "tool_result"].sort()
+      [
+        "before_agent_start",
+        "before_compact",
+        "context",
+        "invoke_tool",
+        "list_tools",
+        "session_start",
+        "tool_call",
+        "tool_result"
+      ].sort()
     )
   })
 
   it("every request decodes with the Request schema and every reply with decodeReply for its event", () => {
     let checked = 0
     for (const block of jsonBlocks) {
-      if (block.includes("\"extensions\"")) continue // the config example, checked below
+      if (block.includes('"extensions"')) continue // the config example, checked below
       let event: string | undefined
       for (const line of block.split("\n").filter((l) => l.trim() !== "")) {
         const value: unknown = JSON.parse(line)
@@ -42,7 +48,7 @@ describe("docs/protocol.md examples", () => {
   })
 
   it("the config example is a valid abhed.json", () => {
-    const configs = jsonBlocks.filter((b) => b.includes("\"extensions\""))
+    const configs = jsonBlocks.filter((b) => b.includes('"extensions"'))
     expect(configs.length).toBe(1)
     for (const text of configs) {
       const r = parseConfig(text)

@@ -32,19 +32,29 @@ describe("decodeReply", () => {
     expect(ok(event, valid[event])).toEqual({ reply: valid[event], ignored: [] })
   })
 
-  it.each(EventNames)("%s: a number JSON cannot carry (1e999 parses as Infinity) is malformed, wherever it is", (event) => {
-    const parsed: unknown = JSON.parse(`{"extra": {"deep": [1, 1e999]}}`)
-    const error = malformed(event, { ...valid[event], ...(parsed as object) })
-    expect([error.path, error.expected, error.got]).toEqual(["extra", "numbers JSON can carry (1e999 reads as Infinity)", "a number out of range"])
-    expect(malformed(event, { ...valid[event], n: Number.NaN }).path).toBe("n")
-    expect(malformed(event, { ...valid[event], n: -Infinity }).path).toBe("n")
-  })
+  it.each(EventNames)(
+    "%s: a number JSON cannot carry (1e999 parses as Infinity) is malformed, wherever it is",
+    (event) => {
+      const parsed: unknown = JSON.parse(`{"extra": {"deep": [1, 1e999]}}`)
+      const error = malformed(event, { ...valid[event], ...(parsed as object) })
+      expect([error.path, error.expected, error.got]).toEqual([
+        "extra",
+        "numbers JSON can carry (1e999 reads as Infinity)",
+        "a number out of range"
+      ])
+      expect(malformed(event, { ...valid[event], n: Number.NaN }).path).toBe("n")
+      expect(malformed(event, { ...valid[event], n: -Infinity }).path).toBe("n")
+    }
+  )
 
-  it.each(EventNames)("%s: a BigInt anywhere (only an in-process extension can hand one over) is malformed", (event) => {
-    const error = malformed(event, { ...valid[event], extra: { deep: [1, 2n] } })
-    expect([error.path, error.expected, error.got]).toEqual(["extra", "JSON (a BigInt is not)", "a BigInt"])
-    expect(malformed(event, 3n).path).toBe("")
-  })
+  it.each(EventNames)(
+    "%s: a BigInt anywhere (only an in-process extension can hand one over) is malformed",
+    (event) => {
+      const error = malformed(event, { ...valid[event], extra: { deep: [1, 2n] } })
+      expect([error.path, error.expected, error.got]).toEqual(["extra", "JSON (a BigInt is not)", "a BigInt"])
+      expect(malformed(event, 3n).path).toBe("")
+    }
+  )
 
   it.each(EventNames)("%s: {} is no opinion", (event) => {
     expect(ok(event, {})).toEqual({ reply: {}, ignored: [] })
@@ -79,7 +89,13 @@ describe("decodeReply", () => {
   })
 
   it("a tool declaration holding 1e999 decodes: the registry rejects that declaration alone", () => {
-    const tools = [{ name: "t", description: "", input_schema: { type: "object", properties: { n: { maximum: Number.POSITIVE_INFINITY } } } }]
+    const tools = [
+      {
+        name: "t",
+        description: "",
+        input_schema: { type: "object", properties: { n: { maximum: Number.POSITIVE_INFINITY } } }
+      }
+    ]
     expect(ok("list_tools", { tools })).toEqual({ reply: { tools }, ignored: [] })
   })
 
@@ -93,7 +109,10 @@ describe("decodeReply", () => {
   it("a keep index that is not an integer is decoded, not malformed: one bad index must not kill a filter", () => {
     expect(ok("context", { keep: [0, 2.5] })).toEqual({ reply: { keep: [0, 2.5] }, ignored: [] })
     expect(ok("context", { keep: [0, "1", null, [2]] })).toEqual({ reply: { keep: [0, "1", null, [2]] }, ignored: [] })
-    expect(ok("context", { keep: [-0.5, Number.POSITIVE_INFINITY] })).toEqual({ reply: { keep: [-0.5, Number.POSITIVE_INFINITY] }, ignored: [] })
+    expect(ok("context", { keep: [-0.5, Number.POSITIVE_INFINITY] })).toEqual({
+      reply: { keep: [-0.5, Number.POSITIVE_INFINITY] },
+      ignored: []
+    })
   })
 
   it("a tool name that is not a valid tool name decodes: the registry rejects that declaration, not the reply", () => {
@@ -117,7 +136,7 @@ describe("decodeReply", () => {
     expect(ok(event, nulls)).toEqual({ reply: {}, ignored: [] })
   })
 
-  it("{\"allow\": true} is an unknown field: no opinion, and no permit in the result", () => {
+  it('{"allow": true} is an unknown field: no opinion, and no permit in the result', () => {
     for (const event of EventNames) {
       const decoded = ok(event, { allow: true, permit: true, decision: "allow" })
       expect(decoded).toEqual({ reply: {}, ignored: [] })
@@ -128,7 +147,7 @@ describe("decodeReply", () => {
   it.each([
     ["true", true, "reply: expected a JSON object, got true"],
     ["[]", [], "reply: expected a JSON object, got array []"],
-    ["\"x\"", "x", "reply: expected a JSON object, got string (1 chars)"],
+    ['"x"', "x", "reply: expected a JSON object, got string (1 chars)"],
     ["null", null, "reply: expected a JSON object, got null"],
     ["1", 1, "reply: expected a JSON object, got number"]
   ])("non-object JSON %s is malformed", (_, input, message) => {
@@ -145,26 +164,46 @@ describe("decodeReply", () => {
     ["tool_call", { block: "yes" }, "block", "block: expected boolean, got string (3 chars)"],
     ["tool_call", { ask: 1 }, "ask", "ask: expected boolean, got number"],
     ["tool_call", { reason: false }, "reason", "reason: expected string, got false"],
-    ["tool_call", { args: [1] }, "args", "args: expected object, got array [\"<number>\"]"],
+    ["tool_call", { args: [1] }, "args", 'args: expected object, got array ["<number>"]'],
     ["tool_call", { args: "ls" }, "args", "args: expected object, got string (2 chars)"],
-    ["tool_result", { content: { text: "x" } }, "content", "content: expected string, got object {\"<4 chars>\":\"<1 chars>\"}"],
+    [
+      "tool_result",
+      { content: { text: "x" } },
+      "content",
+      'content: expected string, got object {"<4 chars>":"<1 chars>"}'
+    ],
     ["tool_result", { is_error: "true" }, "is_error", "is_error: expected boolean, got string (4 chars)"],
     ["context", { keep: "all" }, "keep", "keep: expected array of message indices, got string (3 chars)"],
-    ["context", { keep: { "0": 0 } }, "keep", "keep: expected array of message indices, got object {\"<1 chars>\":\"<number>\"}"],
+    [
+      "context",
+      { keep: { "0": 0 } },
+      "keep",
+      'keep: expected array of message indices, got object {"<1 chars>":"<number>"}'
+    ],
     ["context", { keep: 0 }, "keep", "keep: expected array of message indices, got number"],
-    ["before_agent_start", { system: ["a"] }, "system", "system: expected string, got array [\"<1 chars>\"]"],
+    ["before_agent_start", { system: ["a"] }, "system", 'system: expected string, got array ["<1 chars>"]'],
     ["before_compact", { cancel: "no" }, "cancel", "cancel: expected boolean, got string (2 chars)"],
     ["before_compact", { summary: 42 }, "summary", "summary: expected string, got number"],
     [
       "list_tools",
       { tools: { name: "x" } },
       "tools",
-      "tools: expected array of {name, description, input_schema}, got object {\"name\":\"<1 chars>\"}"
+      'tools: expected array of {name, description, input_schema}, got object {"name":"<1 chars>"}'
     ],
-    ["list_tools", { tools: [{ name: "a", description: "", input_schema: {} }, 7] }, "tools[1]", "tools[1]: expected object, got number"],
     [
       "list_tools",
-      { tools: [{ name: "a", description: "", input_schema: {} }, { name: 7, description: "", input_schema: {} }] },
+      { tools: [{ name: "a", description: "", input_schema: {} }, 7] },
+      "tools[1]",
+      "tools[1]: expected object, got number"
+    ],
+    [
+      "list_tools",
+      {
+        tools: [
+          { name: "a", description: "", input_schema: {} },
+          { name: 7, description: "", input_schema: {} }
+        ]
+      },
       "tools[1].name",
       "tools[1].name: expected string, got number"
     ],
@@ -188,10 +227,14 @@ describe("decodeReply", () => {
   })
 
   it("an object's keys are shown by their length, but for the protocol's own field names, each apart", () => {
-    const error = malformed("tool_result", { content: { "sk-live-4eC39Hq": "[REDACTED]", "ghp_16C7e42F292c": "x", block: true } })
-    expect(error.message).toBe("content: expected string, got object {\"<15 chars>\":\"<10 chars>\",\"<16 chars>\":\"<1 chars>\",\"block\":true}")
+    const error = malformed("tool_result", {
+      content: { "sk-live-4eC39Hq": "[REDACTED]", "ghp_16C7e42F292c": "x", block: true }
+    })
+    expect(error.message).toBe(
+      'content: expected string, got object {"<15 chars>":"<10 chars>","<16 chars>":"<1 chars>","block":true}'
+    )
     const same = malformed("tool_result", { content: { ab: 1, cd: 2 } })
-    expect(same.message).toBe("content: expected string, got object {\"<2 chars>\":\"<number>\",\"<2 chars>#2\":\"<number>\"}")
+    expect(same.message).toBe('content: expected string, got object {"<2 chars>":"<number>","<2 chars>#2":"<number>"}')
   })
 
   it("a long offending value is shortened in the message", () => {
@@ -215,19 +258,26 @@ describe("decodeReply", () => {
         fc.tuple(fc.string(), tie("value")).map(([a, value]) => ({ [`${a}${Secret}`]: value }))
       )
     })).value
-    const fields = EventNames.flatMap((event) => Object.keys(ReplyFields[event]).map((field) => [event, field] as const))
+    const fields = EventNames.flatMap((event) =>
+      Object.keys(ReplyFields[event]).map((field) => [event, field] as const)
+    )
     // Where the value goes: the field itself, a tool declaration's own fields, or the reply as a whole.
     const placed = fc.oneof(
-      fc.tuple(fc.constantFrom(...fields), holding).map(([[event, field], value]) => [event, { [field]: value }] as const),
-      fc.tuple(fc.constantFrom("name", "description", "input_schema"), holding, fc.nat(2)).map(([key, value, at]) => [
-        "list_tools" as const,
-        {
-          tools: [
-            ...Array.from({ length: at }, () => ({ name: "ok", description: "", input_schema: {} })),
-            { name: "t", description: "", input_schema: {}, [key]: value }
-          ]
-        }
-      ] as const),
+      fc
+        .tuple(fc.constantFrom(...fields), holding)
+        .map(([[event, field], value]) => [event, { [field]: value }] as const),
+      fc.tuple(fc.constantFrom("name", "description", "input_schema"), holding, fc.nat(2)).map(
+        ([key, value, at]) =>
+          [
+            "list_tools" as const,
+            {
+              tools: [
+                ...Array.from({ length: at }, () => ({ name: "ok", description: "", input_schema: {} })),
+                { name: "t", description: "", input_schema: {}, [key]: value }
+              ]
+            }
+          ] as const
+      ),
       fc.tuple(fc.constantFrom(...EventNames), holding).map(([event, value]) => [event, value] as const)
     )
     fc.assert(
@@ -249,7 +299,7 @@ describe("decodeReply", () => {
   })
 
   it("keys named like Object.prototype members are unknown fields, not a crash", () => {
-    const input = JSON.parse("{\"__proto__\": {\"block\": true}, \"toString\": 1, \"constructor\": \"x\", \"hasOwnProperty\": 2}")
+    const input = JSON.parse('{"__proto__": {"block": true}, "toString": 1, "constructor": "x", "hasOwnProperty": 2}')
     for (const event of EventNames) {
       const decoded = ok(event, input)
       expect(decoded).toEqual({ reply: {}, ignored: [] })

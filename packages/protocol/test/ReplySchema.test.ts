@@ -1,7 +1,15 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Result, Schema } from "effect"
 import * as fc from "fast-check"
-import { decodeReply, type EventName, EventNames, isJsonObject, KnownReplyFields, ReplyFields, ReplySchemas } from "../src/index.ts"
+import {
+  decodeReply,
+  type EventName,
+  EventNames,
+  isJsonObject,
+  KnownReplyFields,
+  ReplyFields,
+  ReplySchemas
+} from "../src/index.ts"
 
 /**
  * `decodeReply` checks replies by hand (the fast path); the reply Schemas state their shapes. On any reply both must
@@ -14,27 +22,26 @@ const bySchema = (event: EventName, input: unknown) => {
     : input
   // The fields of the event only: a Struct without fields hands its input back whole.
   const fields = Object.keys(ReplyFields[event])
-  return Result.map(
-    Schema.decodeUnknownResult(ReplySchemas[event])(withoutNulls),
-    (decoded) => Object.fromEntries(Object.entries(decoded).filter(([k]) => fields.includes(k)))
+  return Result.map(Schema.decodeUnknownResult(ReplySchemas[event])(withoutNulls), (decoded) =>
+    Object.fromEntries(Object.entries(decoded).filter(([k]) => fields.includes(k)))
   )
 }
 
 // Values near the shapes: the right type, a wrong one, or a nested one, for every known field.
-const leaf = fc.oneof(fc.boolean(), fc.string({ maxLength: 4 }), fc.integer(), fc.double({ noNaN: true, noDefaultInfinity: true }), fc.constant(null))
+const leaf = fc.oneof(
+  fc.boolean(),
+  fc.string({ maxLength: 4 }),
+  fc.integer(),
+  fc.double({ noNaN: true, noDefaultInfinity: true }),
+  fc.constant(null)
+)
 const near = fc.letrec((tie) => ({
   value: fc.oneof({ depthSize: "small" }, leaf, tie("array"), tie("object"), tie("tool")),
   array: fc.array(tie("value"), { maxLength: 3 }),
   object: fc.dictionary(fc.constantFrom("a", "type", "name"), tie("value"), { maxKeys: 3 }),
-  tool: fc.record(
-    { name: tie("value"), description: tie("value"), input_schema: tie("value") },
-    { requiredKeys: [] }
-  )
+  tool: fc.record({ name: tie("value"), description: tie("value"), input_schema: tie("value") }, { requiredKeys: [] })
 })).value
-const reply = fc.oneof(
-  near,
-  fc.dictionary(fc.constantFrom(...KnownReplyFields, "id", "extra"), near, { maxKeys: 5 })
-)
+const reply = fc.oneof(near, fc.dictionary(fc.constantFrom(...KnownReplyFields, "id", "extra"), near, { maxKeys: 5 }))
 
 describe("the reply Schemas and decodeReply's hand checks", () => {
   it("agree on every reply: the same verdict, and the same decoded reply", () => {

@@ -26,20 +26,28 @@ const samples: { readonly [E in EventName]: Record<string, unknown> } = {
     event: "context",
     session_id: "s-1",
     id: "4",
-    messages: [{ role: "user", content: "hi" }, { role: "assistant", content: "hello" }]
+    messages: [
+      { role: "user", content: "hi" },
+      { role: "assistant", content: "hello" }
+    ]
   },
-  before_agent_start: { event: "before_agent_start", session_id: "s-1",
-    id: "4", system: "You are Abhed." },
-  before_compact: { event: "before_compact", session_id: "s-1",
-    id: "4", messages: [{ role: "user", content: "hi" }] },
+  before_agent_start: { event: "before_agent_start", session_id: "s-1", id: "4", system: "You are Abhed." },
+  before_compact: { event: "before_compact", session_id: "s-1", id: "4", messages: [{ role: "user", content: "hi" }] },
   list_tools: { event: "list_tools", session_id: "s-1", id: "4" },
-  invoke_tool: { event: "invoke_tool", session_id: "s-1",
-    id: "4", call_id: "c-8", tool: "weather", args: { city: "Pune" } },
+  invoke_tool: {
+    event: "invoke_tool",
+    session_id: "s-1",
+    id: "4",
+    call_id: "c-8",
+    tool: "weather",
+    args: { city: "Pune" }
+  },
   session_start: { event: "session_start", session_id: "s-1", id: "4" },
   session_end: { event: "session_end", session_id: "s-1", id: "4" }
 }
 
-const decodes = (schema: Schema.Decoder<unknown>, input: unknown) => Result.isSuccess(Schema.decodeUnknownResult(schema)(input))
+const decodes = (schema: Schema.Decoder<unknown>, input: unknown) =>
+  Result.isSuccess(Schema.decodeUnknownResult(schema)(input))
 
 describe("request schemas", () => {
   it.each(EventNames)("%s: the sample decodes with its own schema and with Request", (event) => {
@@ -59,11 +67,17 @@ describe("request schemas", () => {
     expect(decodes(Request, rest)).toBe(false)
   })
 
-  it.each(EventNames)("%s: a reader accepts a request without id, or with any JSON id (the host's are strings)", (event) => {
-    const { id: _, ...rest } = samples[event]
-    expect(decodes(RequestSchemas[event], rest)).toBe(true)
-    expect(Schema.decodeUnknownSync(Request)({ ...samples[event], id: { n: 4 } })).toEqual({ ...samples[event], id: { n: 4 } })
-  })
+  it.each(EventNames)(
+    "%s: a reader accepts a request without id, or with any JSON id (the host's are strings)",
+    (event) => {
+      const { id: _, ...rest } = samples[event]
+      expect(decodes(RequestSchemas[event], rest)).toBe(true)
+      expect(Schema.decodeUnknownSync(Request)({ ...samples[event], id: { n: 4 } })).toEqual({
+        ...samples[event],
+        id: { n: 4 }
+      })
+    }
+  )
 
   it("settling rounds after the first carry an integer round", () => {
     expect(decodes(RequestSchemas.tool_call, { ...samples.tool_call, round: 2 })).toBe(true)

@@ -5,7 +5,7 @@ import { Effect } from "effect"
 
 Extension.main({
   tool_call: (req) =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       yield* Effect.log(`checking ${req.tool}`) // stderr
       return req.tool === "write" ? { ask: true, reason: "writes need a look" } : {}
     })

@@ -12,12 +12,17 @@ const HostLive = ExtensionHost.layer(parsed.success, { sessionId: "pack-test", b
   Layer.provide(Layer.mergeAll(AuditLog.layerNone, NodeServices.layer))
 )
 
-const program = Effect.gen(function*() {
+const program = Effect.gen(function* () {
   const host = yield* ExtensionHost
   const rm = yield* host.toolCall({ tool: "bash", args: { command: "rm -rf build" } })
   const write = yield* host.toolCall({ tool: "write", args: { path: "a.txt" } })
   const ls = yield* host.toolCall({ tool: "bash", args: { command: "ls" } })
-  const result = yield* host.toolResult({ tool: "bash", args: { command: "cat" }, content: "key=s3cr3t", is_error: false })
+  const result = yield* host.toolResult({
+    tool: "bash",
+    args: { command: "cat" },
+    content: "key=s3cr3t",
+    is_error: false
+  })
   return { rm: rm.decision, write: write.decision, ls: ls.decision, content: result.content }
 })
 

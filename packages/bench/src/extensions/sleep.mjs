@@ -11,8 +11,15 @@ const next = () => {
   }
   busy = true
   const slow = line.includes('"event":"tool_call"')
-  if (slow) setTimeout(() => { process.stdout.write("{}\n"); next() }, ms)
-  else { process.stdout.write("{}\n"); next() }
+  if (slow)
+    setTimeout(() => {
+      process.stdout.write("{}\n")
+      next()
+    }, ms)
+  else {
+    process.stdout.write("{}\n")
+    next()
+  }
 }
 let buffered = ""
 process.stdin.setEncoding("utf8")

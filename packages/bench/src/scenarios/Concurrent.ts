@@ -23,16 +23,26 @@ export const concurrent: Scenario = {
         concurrency: "unbounded"
       })
       const rawOne = rawToolCall(raw)
-      return interleave({
-        host: timed(() => host.run(hostBatch)),
-        raw: timed(() => Promise.all(batch.map(rawOne)))
-      }, plan.concurrent)
+      return interleave(
+        {
+          host: timed(() => host.run(hostBatch)),
+          raw: timed(() => Promise.all(batch.map(rawOne)))
+        },
+        plan.concurrent
+      )
     })
     const h = summarize(samples.host)
     const r = summarize(samples.raw)
     const name = `7. ${k} concurrent tool_call over 4 no-op ext`
     return [
-      row({ name, metric: "throughput (p50 batch)", host: (k * 1000) / h.p50, raw: (k * 1000) / r.p50, budget: null, unit: "dispatch/s" }),
+      row({
+        name,
+        metric: "throughput (p50 batch)",
+        host: (k * 1000) / h.p50,
+        raw: (k * 1000) / r.p50,
+        budget: null,
+        unit: "dispatch/s"
+      }),
       row({ name, metric: "batch p50", host: h.p50, raw: r.p50, budget: null, unit: "ms" }),
       row({ name, metric: "batch p99", host: h.p99, raw: r.p99, budget: null, unit: "ms" })
     ]

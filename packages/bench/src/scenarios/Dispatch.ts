@@ -31,15 +31,26 @@ import { hostToolCall, rawToolCall, sessionId } from "./ToolCall.ts"
  * (medians of 10 blocks each way, docs/benchmarks.md); every other budget row is a loop of two.
  */
 const measure = (count: number, command: ExtensionCommand, plan: Plan) =>
-  withSides({ count, command }, [{ count, command }, { count, command, session: "caller" }], async (host, [raw = [], caller = []]) => {
-    const pair = await interleave({ host: timed(hostToolCall(host)), raw: timed(rawToolCall(raw)) }, plan.dispatch)
-    const callerPair = await interleave({ host: timed(hostToolCall(host)), caller: timed(rawToolCall(caller)) }, plan.dispatch)
-    return { host: pair.host, raw: pair.raw, callerHost: callerPair.host, caller: callerPair.caller }
-  })
+  withSides(
+    { count, command },
+    [
+      { count, command },
+      { count, command, session: "caller" }
+    ],
+    async (host, [raw = [], caller = []]) => {
+      const pair = await interleave({ host: timed(hostToolCall(host)), raw: timed(rawToolCall(raw)) }, plan.dispatch)
+      const callerPair = await interleave(
+        { host: timed(hostToolCall(host)), caller: timed(rawToolCall(caller)) },
+        plan.dispatch
+      )
+      return { host: pair.host, raw: pair.raw, callerHost: callerPair.host, caller: callerPair.caller }
+    }
+  )
 
 const measurePair = (count: number, command: ExtensionCommand, plan: Plan) =>
   withSides({ count, command }, [{ count, command }], (host, [raw = []]) =>
-    interleave({ host: timed(hostToolCall(host)), raw: timed(rawToolCall(raw)) }, plan.dispatch))
+    interleave({ host: timed(hostToolCall(host)), raw: timed(rawToolCall(raw)) }, plan.dispatch)
+  )
 
 /**
  * The price of attribution without ids: two hosts over the same id-echoing no-op, one with `reply_ids` optional
@@ -50,7 +61,10 @@ const measureReplyIds = async (count: number, command: ExtensionCommand, plan: P
   try {
     const required = await startHost(configOf(count, { ...command, replyIds: "required" }), sessionId)
     try {
-      return await interleave({ optional: timed(hostToolCall(optional)), required: timed(hostToolCall(required)) }, plan.dispatch)
+      return await interleave(
+        { optional: timed(hostToolCall(optional)), required: timed(hostToolCall(required)) },
+        plan.dispatch
+      )
     } finally {
       await required.dispose()
     }
@@ -63,13 +77,19 @@ const measureReplyIds = async (count: number, command: ExtensionCommand, plan: P
 const measureSdk = (command: (base: ExtensionCommand) => ExtensionCommand, plan: Plan) =>
   withSides(
     { count: 1, command: command(sdkNoop) },
-    [{ count: 1, command: command(sdkNoop) }, { count: 1, command: command(noop) }],
+    [
+      { count: 1, command: command(sdkNoop) },
+      { count: 1, command: command(noop) }
+    ],
     (host, [rawSdk = [], rawPlain = []]) =>
-      interleave({
-        host: timed(hostToolCall(host)),
-        rawSdk: timed(rawToolCall(rawSdk)),
-        rawPlain: timed(rawToolCall(rawPlain))
-      }, plan.dispatch)
+      interleave(
+        {
+          host: timed(hostToolCall(host)),
+          rawSdk: timed(rawToolCall(rawSdk)),
+          rawPlain: timed(rawToolCall(rawPlain))
+        },
+        plan.dispatch
+      )
   )
 
 /**
@@ -87,12 +107,17 @@ export const dispatchBudget = (placement: Placement | undefined): number =>
  * none can be pinned (`placement` undefined). `where` is the placement for row names ("" unpinned).
  */
 const placed = async <A>(
-  run: (command: (base: ExtensionCommand) => ExtensionCommand, where: string, placement: Placement | undefined) => Promise<A>,
+  run: (
+    command: (base: ExtensionCommand) => ExtensionCommand,
+    where: string,
+    placement: Placement | undefined
+  ) => Promise<A>,
   which: ReadonlyArray<Placement> = placements
 ): Promise<ReadonlyArray<A>> => {
   if (which.length === 0) return [await run((base) => base, "", undefined)]
   const results: Array<A> = []
-  for (const p of which) results.push(await withAgentOn(p, () => run((base) => pinnedCommand(base, p), ` ${p.label}`, p)))
+  for (const p of which)
+    results.push(await withAgentOn(p, () => run((base) => pinnedCommand(base, p), ` ${p.label}`, p)))
   return results
 }
 
@@ -112,57 +137,111 @@ export const dispatch: Scenario = {
       const callerHost = summarize(samples.callerHost)
       const name = `1. sequential tool_call, ${count} no-op ext${pinned ? ", placed by the kernel" : ""}`
       rows.push(...latencyRows(name, host, raw, pinned ? null : dispatchBudget(undefined)))
-      rows.push(row({ name, metric: "throughput", host: 1000 / host.mean, raw: 1000 / raw.mean, budget: null, unit: "dispatch/s" }))
-      rows.push(row({
-        name: `1. (same run, own loop) raw with the ${count} ext in the raw client's session`,
-        metric: "p50",
-        host: callerHost.p50,
-        raw: caller.p50,
-        budget: null,
-        unit: "ms"
-      }))
-      if (pinned) {
-        rows.push(...(await placed(async (command, where, placement) => {
-          progress(`${count} no-op extension(s)${where}, ${plan.dispatch.iterations} dispatches per side`)
-          const s = await measurePair(count, command(noop), plan)
-          return latencyRows(`1. sequential tool_call, ${count} no-op ext${where}`, summarize(s.host), summarize(s.raw), dispatchBudget(placement))
-        })).flat())
-      }
-    }
-    for (const count of [1, 8]) {
-      rows.push(...(await placed(async (command, where, placement) => {
-        progress(`${count} id-echoing no-op extension(s)${where}, reply_ids required, ${plan.dispatch.iterations} dispatches per side`)
-        const s = await measurePair(count, command(noopIds), plan)
-        // The same budget: the configuration in which attribution is strongest (every stray caught by its id).
-        return latencyRows(`1. sequential tool_call, ${count} id-echoing no-op ext${where}, reply_ids required`, summarize(s.host), summarize(s.raw), dispatchBudget(placement))
-      })).flat())
-    }
-    for (const count of [1, 8]) {
-      rows.push(...(await placed(async (command, where) => {
-        progress(`${count} id-echoing no-op extension(s)${where}, reply_ids optional vs required, ${plan.dispatch.iterations} dispatches per side`)
-        const s = await measureReplyIds(count, command(noopIds), plan)
-        return row({
-          name: `1. poll before each write: ${count} id-echoing ext${where}, reply_ids optional (host col) vs required (raw col)`,
+      rows.push(
+        row({
+          name,
+          metric: "throughput",
+          host: 1000 / host.mean,
+          raw: 1000 / raw.mean,
+          budget: null,
+          unit: "dispatch/s"
+        })
+      )
+      rows.push(
+        row({
+          name: `1. (same run, own loop) raw with the ${count} ext in the raw client's session`,
           metric: "p50",
-          host: summarize(s.optional).p50,
-          raw: summarize(s.required).p50,
+          host: callerHost.p50,
+          raw: caller.p50,
           budget: null,
           unit: "ms"
         })
-      })))
+      )
+      if (pinned) {
+        rows.push(
+          ...(
+            await placed(async (command, where, placement) => {
+              progress(`${count} no-op extension(s)${where}, ${plan.dispatch.iterations} dispatches per side`)
+              const s = await measurePair(count, command(noop), plan)
+              return latencyRows(
+                `1. sequential tool_call, ${count} no-op ext${where}`,
+                summarize(s.host),
+                summarize(s.raw),
+                dispatchBudget(placement)
+              )
+            })
+          ).flat()
+        )
+      }
+    }
+    for (const count of [1, 8]) {
+      rows.push(
+        ...(
+          await placed(async (command, where, placement) => {
+            progress(
+              `${count} id-echoing no-op extension(s)${where}, reply_ids required, ${plan.dispatch.iterations} dispatches per side`
+            )
+            const s = await measurePair(count, command(noopIds), plan)
+            // The same budget: the configuration in which attribution is strongest (every stray caught by its id).
+            return latencyRows(
+              `1. sequential tool_call, ${count} id-echoing no-op ext${where}, reply_ids required`,
+              summarize(s.host),
+              summarize(s.raw),
+              dispatchBudget(placement)
+            )
+          })
+        ).flat()
+      )
+    }
+    for (const count of [1, 8]) {
+      rows.push(
+        ...(await placed(async (command, where) => {
+          progress(
+            `${count} id-echoing no-op extension(s)${where}, reply_ids optional vs required, ${plan.dispatch.iterations} dispatches per side`
+          )
+          const s = await measureReplyIds(count, command(noopIds), plan)
+          return row({
+            name: `1. poll before each write: ${count} id-echoing ext${where}, reply_ids optional (host col) vs required (raw col)`,
+            metric: "p50",
+            host: summarize(s.optional).p50,
+            raw: summarize(s.required).p50,
+            budget: null,
+            unit: "ms"
+          })
+        }))
+      )
     }
     // The SDK's price, where an agent usually meets an extension: on another core (the first placement).
-    rows.push(...(await placed(async (command, where) => {
-      progress(`1 SDK no-op extension${where}, ${plan.dispatch.iterations} dispatches per side`)
-      const sdk = await measureSdk(command, plan)
-      const rawSdk = summarize(sdk.rawSdk)
-      const rawPlain = summarize(sdk.rawPlain)
-      return [
-        ...latencyRows(`1. sequential tool_call, 1 SDK no-op ext${where} (both sides)`, summarize(sdk.host), rawSdk, null),
-        // The SDK's own price: the same raw client, SDK no-op (in the host column) against the plain no-op.
-        row({ name: `1. SDK price${where}: raw client to SDK no-op (host col) vs plain no-op`, metric: "p50", host: rawSdk.p50, raw: rawPlain.p50, budget: null, unit: "ms" })
-      ]
-    }, placements.slice(0, 1))).flat())
+    rows.push(
+      ...(
+        await placed(
+          async (command, where) => {
+            progress(`1 SDK no-op extension${where}, ${plan.dispatch.iterations} dispatches per side`)
+            const sdk = await measureSdk(command, plan)
+            const rawSdk = summarize(sdk.rawSdk)
+            const rawPlain = summarize(sdk.rawPlain)
+            return [
+              ...latencyRows(
+                `1. sequential tool_call, 1 SDK no-op ext${where} (both sides)`,
+                summarize(sdk.host),
+                rawSdk,
+                null
+              ),
+              // The SDK's own price: the same raw client, SDK no-op (in the host column) against the plain no-op.
+              row({
+                name: `1. SDK price${where}: raw client to SDK no-op (host col) vs plain no-op`,
+                metric: "p50",
+                host: rawSdk.p50,
+                raw: rawPlain.p50,
+                budget: null,
+                unit: "ms"
+              })
+            ]
+          },
+          placements.slice(0, 1)
+        )
+      ).flat()
+    )
     return rows
   }
 }

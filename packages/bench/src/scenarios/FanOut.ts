@@ -18,13 +18,19 @@ export const fanOut: Scenario = {
     const command = sleeping(plan.sleepMs)
     const samples = await withSides(
       { count: 8, command },
-      [{ count: 8, command }, { count: 1, command }],
+      [
+        { count: 8, command },
+        { count: 1, command }
+      ],
       (host, [raw8 = [], raw1 = []]) =>
-        interleave({
-          host8: timed(hostToolCall(host)),
-          raw1: timed(rawToolCall(raw1)),
-          raw8: timed(rawToolCall(raw8))
-        }, plan.fanOut)
+        interleave(
+          {
+            host8: timed(hostToolCall(host)),
+            raw1: timed(rawToolCall(raw1)),
+            raw8: timed(rawToolCall(raw8))
+          },
+          plan.fanOut
+        )
     )
     const host8 = summarize(samples.host8)
     const one = summarize(samples.raw1)

@@ -21,26 +21,27 @@ export const hookAdapter: Scenario = {
     const config = { ...base, extensions: base.extensions.map((e) => ({ ...e, events: ["tool_call" as const] })) }
     const host = await startHost(config, sessionId)
     let n = 0
-    const samples = await interleave({
-      host: timed(hostToolCall(host)),
-      raw: timed(() => {
-        n += 1
-        return spawnPerEvent(claudeHook.command, claudeHook.args, {
-          session_id: sessionId,
-          cwd: process.cwd(),
-          permission_mode: "default",
-          hook_event_name: "PreToolUse",
-          tool_name: "Bash",
-          tool_input: toolArgs,
-          tool_use_id: `c-${n}`
+    const samples = await interleave(
+      {
+        host: timed(hostToolCall(host)),
+        raw: timed(() => {
+          n += 1
+          return spawnPerEvent(claudeHook.command, claudeHook.args, {
+            session_id: sessionId,
+            cwd: process.cwd(),
+            permission_mode: "default",
+            hook_event_name: "PreToolUse",
+            tool_name: "Bash",
+            tool_input: toolArgs,
+            tool_use_id: `c-${n}`
+          })
         })
-      })
-    }, plan.hookAdapter).finally(() => host.dispose())
+      },
+      plan.hookAdapter
+    ).finally(() => host.dispose())
     const h = summarize(samples.host)
     const r = summarize(samples.raw)
     const name = "9. tool_call: Claude hook via abhed-ext hook vs spawned per event"
-    return [
-      ...latencyRows(name, h, r, 1.1)
-    ]
+    return [...latencyRows(name, h, r, 1.1)]
   }
 }

@@ -12,7 +12,7 @@ import { sessionId } from "./ToolCall.ts"
  * non-ASCII), as a real transcript does. Deterministic, so every run sends the same bytes.
  */
 export const transcript = (bytes: number): ReadonlyArray<unknown> => {
-  const paragraph = "The \"quick\" brown fox — jumps over the lazy dog;\n\tthen `ls -la` prints: ok ✓. "
+  const paragraph = 'The "quick" brown fox — jumps over the lazy dog;\n\tthen `ls -la` prints: ok ✓. '
   const messages: Array<unknown> = []
   let size = 2 // the array brackets
   for (let i = 0; size < bytes; i++) {
@@ -32,15 +32,17 @@ export const largeContext: Scenario = {
     progress(`${mib} MiB context to 4 extensions, ${plan.largeContext.iterations} dispatches per side`)
     const messages = transcript(plan.contextBytes)
     const samples = await withSides({ count: 4, command: noop }, [{ count: 4, command: noop }], (host, [raw = []]) =>
-      interleave({
-        host: timed(() => host.run(host.host.context(messages))),
-        raw: timed(() => rawDispatch(raw, { event: "context", session_id: sessionId, messages }))
-      }, plan.largeContext))
+      interleave(
+        {
+          host: timed(() => host.run(host.host.context(messages))),
+          raw: timed(() => rawDispatch(raw, { event: "context", session_id: sessionId, messages }))
+        },
+        plan.largeContext
+      )
+    )
     const h = summarize(samples.host)
     const r = summarize(samples.raw)
     const name = `3. ${mib} MiB context to 4 no-op ext`
-    return [
-      ...latencyRows(name, h, r, 1.5)
-    ]
+    return [...latencyRows(name, h, r, 1.5)]
   }
 }

@@ -43,9 +43,7 @@ export const matchers: Scenario = {
       const a = summarize(samples.eight)
       const b = summarize(samples.one)
       const name = "10. tool_call, 8 no-op ext of which 7 do not match (raw col: host, 1 ext)"
-      const rows: Array<Row> = [
-        ...latencyRows(name, a, b, 1.1)
-      ]
+      const rows: Array<Row> = [...latencyRows(name, a, b, 1.1)]
       return rows
     } finally {
       for (const h of hosts) await h.dispose()

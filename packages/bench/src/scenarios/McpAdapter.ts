@@ -42,13 +42,31 @@ export const mcpAdapter: Scenario = {
     const adapter = extensionConfig({
       name: "mcp-ev",
       command: process.execPath,
-      args: [cli, "mcp", "--name", "ev", "--timeout-ms", "20000", "--startup-timeout-ms", "50000", "--", process.execPath, everything, "stdio"],
+      args: [
+        cli,
+        "mcp",
+        "--name",
+        "ev",
+        "--timeout-ms",
+        "20000",
+        "--startup-timeout-ms",
+        "50000",
+        "--",
+        process.execPath,
+        everything,
+        "stdio"
+      ],
       events: ["session_start", "list_tools", "invoke_tool"],
       startup_timeout_ms: 60_000,
       timeout_ms: 30_000
     })
     const host = await startHost(
-      { extensions: [adapter], policy: Defaults.policy, max_rewrite_rounds: Defaults.max_rewrite_rounds, builtin_tools: Defaults.builtin_tools },
+      {
+        extensions: [adapter],
+        policy: Defaults.policy,
+        max_rewrite_rounds: Defaults.max_rewrite_rounds,
+        builtin_tools: Defaults.builtin_tools
+      },
       sessionId
     )
     const direct = ManagedRuntime.make(
@@ -60,21 +78,31 @@ export const mcpAdapter: Scenario = {
       }).pipe(Layer.provide(NodeServices.layer))
     )
     try {
-      const echo = await direct.runPromise(Effect.gen(function*() {
-        const client = yield* McpClient.McpClient
-        const tools = yield* client.listTools()
-        const tool = tools.find((t) => t.name === "echo")
-        if (tool === undefined) return yield* Effect.die(new Error("server-everything declares no echo tool"))
-        return { client, tool }
-      }))
-      const samples = await interleave({
-        host: timed(async () => {
-          const outcome = await host.run(Effect.orDie(host.host.invokeTool({ tool: "mcp__ev__echo", args })))
-          if (outcome.is_error) throw new Error(`the adapter's echo failed: ${JSON.stringify(outcome.result)}`)
-        }),
-        raw: timed(() => direct.runPromise(echo.client.callTool({ tool: echo.tool, arguments: args })))
-      }, loop)
-      return latencyRows("11. invoke_tool: MCP echo via abhed-ext mcp vs McpClient", summarize(samples.host), summarize(samples.raw), 1.2)
+      const echo = await direct.runPromise(
+        Effect.gen(function* () {
+          const client = yield* McpClient.McpClient
+          const tools = yield* client.listTools()
+          const tool = tools.find((t) => t.name === "echo")
+          if (tool === undefined) return yield* Effect.die(new Error("server-everything declares no echo tool"))
+          return { client, tool }
+        })
+      )
+      const samples = await interleave(
+        {
+          host: timed(async () => {
+            const outcome = await host.run(Effect.orDie(host.host.invokeTool({ tool: "mcp__ev__echo", args })))
+            if (outcome.is_error) throw new Error(`the adapter's echo failed: ${JSON.stringify(outcome.result)}`)
+          }),
+          raw: timed(() => direct.runPromise(echo.client.callTool({ tool: echo.tool, arguments: args })))
+        },
+        loop
+      )
+      return latencyRows(
+        "11. invoke_tool: MCP echo via abhed-ext mcp vs McpClient",
+        summarize(samples.host),
+        summarize(samples.raw),
+        1.2
+      )
     } finally {
       await Promise.all([host.dispose(), direct.dispose()])
     }

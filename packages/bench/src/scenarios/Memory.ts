@@ -52,7 +52,9 @@ export const memory: Scenario = {
   title: "5. memory over many dispatches",
   run: async (plan, progress) => {
     const { first, total } = plan.memory
-    progress(`host in a process of its own, 4 extensions, readings after ${count(first)} and ${count(total)} dispatches`)
+    progress(
+      `host in a process of its own, 4 extensions, readings after ${count(first)} and ${count(total)} dispatches`
+    )
     const hostReadings = await runOwnProcess(hostMemory, [String(first), String(total)])
     const atFirst = usageOf(field(hostReadings, "first"))
     const atTotal = usageOf(field(hostReadings, "total"))
@@ -72,10 +74,24 @@ export const memory: Scenario = {
         unit: "MiB"
       }),
       row({ name, metric: "rss", host: atTotal.rss_mib, raw: atFirst.rss_mib, budget: 1.1, unit: "MiB" }),
-      row({ name, metric: "heap used after GC", host: atTotal.heap_used_mib, raw: atFirst.heap_used_mib, budget: 1.1, unit: "MiB" }),
+      row({
+        name,
+        metric: "heap used after GC",
+        host: atTotal.heap_used_mib,
+        raw: atFirst.heap_used_mib,
+        budget: 1.1,
+        unit: "MiB"
+      }),
       row({ name, metric: "open fds", host: atTotal.open_fds, raw: atFirst.open_fds, budget: 1.1, unit: "fds" }),
       // No budget: V8's own sizing of its young generation, which explains an RSS step when it grows.
-      row({ name, metric: "V8 young generation", host: atTotal.new_space_mib, raw: atFirst.new_space_mib, budget: null, unit: "MiB" })
+      row({
+        name,
+        metric: "V8 young generation",
+        host: atTotal.new_space_mib,
+        raw: atFirst.new_space_mib,
+        budget: null,
+        unit: "MiB"
+      })
     ]
   }
 }

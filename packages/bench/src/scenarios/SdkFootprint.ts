@@ -56,7 +56,14 @@ export const sdkFootprint: Scenario = {
     // Warm-up runs pushed readings too: keep the measured ones only.
     const kept = (all: ReadonlyArray<number>) => summarize(all.slice(all.length - samples.sdk.length))
     return [
-      row({ name, metric: "start to first reply p50", host: start.sdk.p50, raw: start.plain.p50, budget: 1.3, unit: "ms" }),
+      row({
+        name,
+        metric: "start to first reply p50",
+        host: start.sdk.p50,
+        raw: start.plain.p50,
+        budget: 1.3,
+        unit: "ms"
+      }),
       row({ name, metric: "rss p50", host: kept(rss.sdk).p50, raw: kept(rss.plain).p50, budget: 1.3, unit: "MiB" })
     ]
   }

@@ -18,24 +18,25 @@ export const spawnPerEventScenario: Scenario = {
     progress(`1 extension, ${plan.spawnPerEvent.iterations} events per side`)
     const host = await startHost(configOf(1, noop), sessionId)
     let n = 0
-    const samples = await interleave({
-      host: timed(hostToolCall(host)),
-      raw: timed(() => {
-        n += 1
-        return spawnPerEvent(noop.command, noop.args, {
-          event: "tool_call",
-          session_id: sessionId,
-          call_id: `c-${n}`,
-          tool: "bash",
-          args: toolArgs
+    const samples = await interleave(
+      {
+        host: timed(hostToolCall(host)),
+        raw: timed(() => {
+          n += 1
+          return spawnPerEvent(noop.command, noop.args, {
+            event: "tool_call",
+            session_id: sessionId,
+            call_id: `c-${n}`,
+            tool: "bash",
+            args: toolArgs
+          })
         })
-      })
-    }, plan.spawnPerEvent).finally(() => host.dispose())
+      },
+      plan.spawnPerEvent
+    ).finally(() => host.dispose())
     const h = summarize(samples.host)
     const r = summarize(samples.raw)
     const name = "6. tool_call: host long-lived vs spawn per event"
-    return [
-      ...latencyRows(name, h, r, null)
-    ]
+    return [...latencyRows(name, h, r, null)]
   }
 }

@@ -16,29 +16,30 @@ export const startup: Scenario = {
   run: async (plan, progress) => {
     progress(`8 extensions, ${plan.startup.iterations} startups per side`)
     const config = configOf(8, noop)
-    const samples = await interleave({
-      host: async () => {
-        let handle: HostHandle | undefined
-        const ms = await time(async () => {
-          handle = await startHost(config, sessionId)
-        })
-        await handle?.dispose()
-        return ms
+    const samples = await interleave(
+      {
+        host: async () => {
+          let handle: HostHandle | undefined
+          const ms = await time(async () => {
+            handle = await startHost(config, sessionId)
+          })
+          await handle?.dispose()
+          return ms
+        },
+        raw: async () => {
+          let extensions: ReadonlyArray<RawExtension> = []
+          const ms = await time(async () => {
+            extensions = await rawStartup(8, noop.command, noop.args, sessionId)
+          })
+          await closeAll(extensions)
+          return ms
+        }
       },
-      raw: async () => {
-        let extensions: ReadonlyArray<RawExtension> = []
-        const ms = await time(async () => {
-          extensions = await rawStartup(8, noop.command, noop.args, sessionId)
-        })
-        await closeAll(extensions)
-        return ms
-      }
-    }, plan.startup)
+      plan.startup
+    )
     const h = summarize(samples.host)
     const r = summarize(samples.raw)
     const name = "4. startup to ready, 8 no-op ext"
-    return [
-      ...latencyRows(name, h, r, 1.2)
-    ]
+    return [...latencyRows(name, h, r, 1.2)]
   }
 }

@@ -45,13 +45,29 @@ export const telemetry: Scenario = {
           progress(`1 no-op extension, export on vs off, ${plan.dispatch.iterations} dispatches per side`)
           const s = await interleave({ on: timed(hostToolCall(on)), off: timed(hostToolCall(off)) }, plan.dispatch)
           const droppedOf = (signal: string) =>
-            Effect.map(Metric.value(Metric.withAttributes(HostMetrics.telemetryDropped, { signal })), (v) => Number(v.count))
+            Effect.map(Metric.value(Metric.withAttributes(HostMetrics.telemetryDropped, { signal })), (v) =>
+              Number(v.count)
+            )
           const dropped = await on.run(
-            Effect.map(Effect.all(["traces", "metrics", "logs"].map(droppedOf)), (counts) => counts.reduce((a, b) => a + b, 0))
+            Effect.map(Effect.all(["traces", "metrics", "logs"].map(droppedOf)), (counts) =>
+              counts.reduce((a, b) => a + b, 0)
+            )
           )
           const rows: Array<Row> = [
-            ...latencyRows("12. tool_call, 1 no-op ext, OTLP export on (host col) vs off (raw col)", summarize(s.on), summarize(s.off), 1.1),
-            row({ name: "12. telemetry items dropped during the run (export on)", metric: "count", host: Number(dropped), raw: 0, budget: null, unit: "items" })
+            ...latencyRows(
+              "12. tool_call, 1 no-op ext, OTLP export on (host col) vs off (raw col)",
+              summarize(s.on),
+              summarize(s.off),
+              1.1
+            ),
+            row({
+              name: "12. telemetry items dropped during the run (export on)",
+              metric: "count",
+              host: Number(dropped),
+              raw: 0,
+              budget: null,
+              unit: "items"
+            })
           ]
           return rows
         } finally {

@@ -9,7 +9,8 @@ export const toolArgs: JsonObject = { command: "git status --short", description
 export const sessionId = "bench"
 
 /** One host dispatch, as the agent makes it. */
-export const hostToolCall = (handle: HostHandle) => () => handle.run(handle.host.toolCall({ tool: "bash", args: toolArgs }))
+export const hostToolCall = (handle: HostHandle) => () =>
+  handle.run(handle.host.toolCall({ tool: "bash", args: toolArgs }))
 
 /**
  * One raw dispatch: the request the host would write (with an `id`), encoded once, written to every extension. The
@@ -21,6 +22,13 @@ export const rawToolCall = (extensions: ReadonlyArray<RawExtension>) => {
   const nextId = IdCounter.make()
   return () => {
     const id = nextId()
-    return rawDispatch(extensions, { event: "tool_call", session_id: sessionId, call_id: `c-${id}`, tool: "bash", args: toolArgs, id })
+    return rawDispatch(extensions, {
+      event: "tool_call",
+      session_id: sessionId,
+      call_id: `c-${id}`,
+      tool: "bash",
+      args: toolArgs,
+      id
+    })
   }
 }

@@ -31,7 +31,7 @@ const readAll = (
   filter: AuditFilter,
   onEntry: (entry: AuditEntry) => Effect.Effect<void>
 ) =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const bad: Array<BadLine> = []
     const unreadable: Array<string> = []
     let read = 0
@@ -64,7 +64,7 @@ const writeReport = (out: string, html: string) =>
   }).pipe(Effect.tapError((e) => Console.error(printable(e.message))))
 
 const runAudit = (files: ReadonlyArray<string>, filter: AuditFilter, mode: Mode) =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const s = styleFor(process.stdout)
     // For the page, the aggregates as the records go by, and their lines: the decoded records of a large audit
     // would only weigh on the heap.
@@ -127,9 +127,13 @@ export const audit = Command.make(
       Argument.atLeast(1)
     )
   },
-  Effect.fn("audit")(function*({ call, decision, extension, files, html, json }) {
+  Effect.fn("audit")(function* ({ call, decision, extension, files, html, json }) {
     if (json && Option.isSome(html)) return yield* failUsage(["abhed-ext", "audit"], "--json and --html: give one")
-    const mode: Mode = Option.isSome(html) ? { _tag: "html", out: html.value } : json ? { _tag: "json" } : { _tag: "text" }
+    const mode: Mode = Option.isSome(html)
+      ? { _tag: "html", out: html.value }
+      : json
+        ? { _tag: "json" }
+        : { _tag: "text" }
     yield* runAudit(files, { calls: call, extensions: extension, decisions: decision }, mode)
   })
 ).pipe(
@@ -143,8 +147,14 @@ export const audit = Command.make(
       "1 a line was not a record or a file could not be read (or written), 64 bad usage."
   ),
   Command.withExamples([
-    { command: "abhed-ext audit audit.jsonl --call c-3 --call c-4", description: "why c-3 was denied, and why c-4 was not" },
-    { command: "abhed-ext audit audit.jsonl --decision deny --extension guard", description: "the calls guard was asked about that were denied" },
+    {
+      command: "abhed-ext audit audit.jsonl --call c-3 --call c-4",
+      description: "why c-3 was denied, and why c-4 was not"
+    },
+    {
+      command: "abhed-ext audit audit.jsonl --decision deny --extension guard",
+      description: "the calls guard was asked about that were denied"
+    },
     { command: "abhed-ext audit audit.jsonl --decision deny --json | jq .args", description: "the denied calls' args" },
     { command: "abhed-ext audit audit-*.jsonl --html report.html", description: "a page to look at" }
   ])

@@ -18,8 +18,12 @@ const ms = (n: number): string => `${n < 10 ? Math.round(n * 10) / 10 : Math.rou
 
 /** A tool_call reply with a reason and neither block nor ask: an allow, which an extension cannot give. */
 export const isIgnoredAllow = (event: string, reply: unknown): boolean =>
-  event === "tool_call" && isJsonObject(reply) && typeof reply["reason"] === "string" && reply["reason"] !== "" &&
-  reply["block"] !== true && reply["ask"] !== true
+  event === "tool_call" &&
+  isJsonObject(reply) &&
+  typeof reply["reason"] === "string" &&
+  reply["reason"] !== "" &&
+  reply["block"] !== true &&
+  reply["ask"] !== true
 
 /** The field a reply proposes a rewrite in, for the events that settle. */
 const proposalField = (event: string): "args" | undefined => (event === "tool_call" ? "args" : undefined)
@@ -42,8 +46,8 @@ const stderrOf = (x: AuditEntryExchange): string =>
   x.stderr === undefined
     ? ""
     : typeof x.stderr === "string"
-    ? `; its stderr: ${p(clip(x.stderr, 160))}`
-    : `; its stderr: ${x.stderr.bytes} bytes, sha256 ${p(x.stderr.sha256.slice(0, 12))}… (kept with --audit-content full)`
+      ? `; its stderr: ${p(clip(x.stderr, 160))}`
+      : `; its stderr: ${x.stderr.bytes} bytes, sha256 ${p(x.stderr.sha256.slice(0, 12))}… (kept with --audit-content full)`
 
 const exchangeRow = (event: string, x: AuditEntryExchange, s: Style, width: number, current: unknown): string => {
   const name = p(x.extension).padEnd(width)
@@ -51,8 +55,11 @@ const exchangeRow = (event: string, x: AuditEntryExchange, s: Style, width: numb
   if (x.status === "replied") {
     const said = p(describeReply(event, x.reply, current))
     const quiet = said === "no opinion" || said === "args unchanged" || said === "content unchanged"
-    const allow = isIgnoredAllow(event, x.reply) ? s.yellow(" (an allow: ignored, an extension may veto, never permit)") : ""
-    const ignored = x.ignored !== undefined && x.ignored.length > 0 ? s.dim(` (ignored: ${x.ignored.map(p).join(", ")})`) : ""
+    const allow = isIgnoredAllow(event, x.reply)
+      ? s.yellow(" (an allow: ignored, an extension may veto, never permit)")
+      : ""
+    const ignored =
+      x.ignored !== undefined && x.ignored.length > 0 ? s.dim(` (ignored: ${x.ignored.map(p).join(", ")})`) : ""
     return `    ${name} ${s.dim(time)}  ${quiet ? s.dim(said) : said}${allow}${ignored}`
   }
   if (x.status === "not_matched") {
@@ -82,11 +89,14 @@ const outcomeLine = (r: AuditEntryRecord, s: Style): string => {
   }
   const reasons = outcome.reasons.map((x) => `${p(x.extension)}: ${p(x.reason)}`).join("; ")
   const rounds = outcome.rounds !== undefined ? ` after ${outcome.rounds} round${outcome.rounds === 1 ? "" : "s"}` : ""
-  const rewritten = outcome.args !== undefined && r.args !== undefined && !jsonEquals(outcome.args, r.args)
-    ? `; args rewritten to ${json(outcome.args, 80)}${
-      outcome.rewrittenBy !== undefined && outcome.rewrittenBy.length > 0 ? ` by ${outcome.rewrittenBy.map(p).join(", ")}` : ""
-    }`
-    : ""
+  const rewritten =
+    outcome.args !== undefined && r.args !== undefined && !jsonEquals(outcome.args, r.args)
+      ? `; args rewritten to ${json(outcome.args, 80)}${
+          outcome.rewrittenBy !== undefined && outcome.rewrittenBy.length > 0
+            ? ` by ${outcome.rewrittenBy.map(p).join(", ")}`
+            : ""
+        }`
+      : ""
   const verdict = decisionColour(outcome.decision, s)(s.bold(outcome.decision.toUpperCase()))
   return `  → ${verdict}${reasons === "" ? "" : ` (${reasons})`}${rounds}${rewritten}; ${took}`
 }
@@ -96,12 +106,14 @@ export const renderEntry = (entry: AuditEntry, s: Style): string => {
   const r = entry.record
   const rows = [header(entry, s)]
   const asked = new Set<string>()
-  for (const round of r.rounds) for (const x of round.exchanges) if (x.status !== "not_subscribed") asked.add(x.extension)
+  for (const round of r.rounds)
+    for (const x of round.exchanges) if (x.status !== "not_subscribed") asked.add(x.extension)
   const width = Math.max(8, ...[...asked].map((name) => p(name).length))
   let current: unknown = r.event === "tool_call" ? r.args : undefined
   for (const round of r.rounds) {
     if (r.rounds.length > 1) rows.push(s.dim(`  round ${round.round}`))
-    for (const x of round.exchanges) if (x.status !== "not_subscribed") rows.push(exchangeRow(r.event, x, s, width, current))
+    for (const x of round.exchanges)
+      if (x.status !== "not_subscribed") rows.push(exchangeRow(r.event, x, s, width, current))
     current = nextPayload(r.event, round.exchanges, current)
   }
   if (asked.size === 0) rows.push(s.dim("    (no extension subscribes to this event)"))

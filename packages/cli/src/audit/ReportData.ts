@@ -93,12 +93,12 @@ export interface ReportData {
 }
 
 const isObj = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
-const str = (u: unknown): string => typeof u === "string" ? u : ""
-const num = (u: unknown): number => typeof u === "number" && Number.isFinite(u) ? u : 0
-const arr = (u: unknown): ReadonlyArray<unknown> => Array.isArray(u) ? u : []
+const str = (u: unknown): string => (typeof u === "string" ? u : "")
+const num = (u: unknown): number => (typeof u === "number" && Number.isFinite(u) ? u : 0)
+const arr = (u: unknown): ReadonlyArray<unknown> => (Array.isArray(u) ? u : [])
 
 const quantile = (sorted: Float64Array, q: number): number =>
-  sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))] ?? 0
+  sorted.length === 0 ? 0 : (sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))] ?? 0)
 
 /** The decision of a tool call's outcome, read leniently: an odd outcome still counts as "other". */
 const decisionOf = (record: AuditEntryRecord): Decision | undefined => {
@@ -192,9 +192,14 @@ export const reportBuilder = (files: ReadonlyArray<string>) => {
           }
           const reply = x.reply
           if (
-            r.event === "tool_call" && isObj(reply) && typeof reply["reason"] === "string" && reply["reason"] !== "" &&
-            reply["block"] !== true && reply["ask"] !== true
-          ) e.allows++
+            r.event === "tool_call" &&
+            isObj(reply) &&
+            typeof reply["reason"] === "string" &&
+            reply["reason"] !== "" &&
+            reply["block"] !== true &&
+            reply["ask"] !== true
+          )
+            e.allows++
         } else if (!Healthy.has(status)) {
           e.failures++
           const key = `${file}\u0000${r.session_id}\u0000${x.extension}`
@@ -208,7 +213,9 @@ export const reportBuilder = (files: ReadonlyArray<string>) => {
     let reasons = ""
     if (decision !== undefined && isObj(r.outcome)) {
       const o = r.outcome
-      reasons = arr(o["reasons"]).map((x) => isObj(x) ? `${str(x["extension"])}: ${str(x["reason"])}` : "").join("; ")
+      reasons = arr(o["reasons"])
+        .map((x) => (isObj(x) ? `${str(x["extension"])}: ${str(x["reason"])}` : ""))
+        .join("; ")
       if (decision !== "allow") {
         for (const reason of arr(o["reasons"])) if (isObj(reason)) veto(str(reason["extension"]))[decision].push(i)
       }
@@ -238,37 +245,43 @@ export const reportBuilder = (files: ReadonlyArray<string>) => {
   const finish = (bad: ReadonlyArray<BadLine>): ReportData => {
     const known = Number.isFinite(tmin)
     const span = Math.max(1, tmax - tmin)
-    const slices = { allow: new Array<number>(Slices).fill(0), ask: new Array<number>(Slices).fill(0), deny: new Array<number>(Slices).fill(0) }
+    const slices = {
+      allow: new Array<number>(Slices).fill(0),
+      ask: new Array<number>(Slices).fill(0),
+      deny: new Array<number>(Slices).fill(0)
+    }
     for (let i = 0; i < times.length; i++) {
       const d = Decisions[rows.decision[i] ?? 0]
       const t = times[i] ?? NaN
       if (d === undefined || d === "" || !Number.isFinite(t)) continue
-      const slice = Math.min(Slices - 1, Math.floor((t - tmin) / span * Slices))
+      const slice = Math.min(Slices - 1, Math.floor(((t - tmin) / span) * Slices))
       slices[d][slice] = (slices[d][slice] ?? 0) + 1
     }
-    const stats = Array.from(extensions.keys()).sort().map((name): ExtensionStats => {
-      const e = extension(name)
-      const sorted = Float64Array.from(e.latency).sort()
-      const cap = Math.max(1, quantile(sorted, 0.99) * 1.5)
-      const points = new Set<number>()
-      for (let i = 0; i < e.latency.length; i++) {
-        const latency = e.latency[i] ?? 0
-        const at = e.at[i] ?? NaN
-        const x = Number.isFinite(at) ? Math.round((at - tmin) / span * (TimelineWidth - 2)) : 0
-        const y = latency > cap ? Over : Math.round(TimelineHeight - 2 - latency / cap * (TimelineHeight - 4))
-        points.add(x * 64 + y)
-      }
-      return {
-        name,
-        replies: sorted.length,
-        p50: quantile(sorted, 0.5),
-        p99: quantile(sorted, 0.99),
-        max: sorted.length > 0 ? sorted[sorted.length - 1] ?? 0 : 0,
-        failures: e.failures,
-        allows: e.allows,
-        points: Array.from(points).sort((a, b) => a - b)
-      }
-    })
+    const stats = Array.from(extensions.keys())
+      .sort()
+      .map((name): ExtensionStats => {
+        const e = extension(name)
+        const sorted = Float64Array.from(e.latency).sort()
+        const cap = Math.max(1, quantile(sorted, 0.99) * 1.5)
+        const points = new Set<number>()
+        for (let i = 0; i < e.latency.length; i++) {
+          const latency = e.latency[i] ?? 0
+          const at = e.at[i] ?? NaN
+          const x = Number.isFinite(at) ? Math.round(((at - tmin) / span) * (TimelineWidth - 2)) : 0
+          const y = latency > cap ? Over : Math.round(TimelineHeight - 2 - (latency / cap) * (TimelineHeight - 4))
+          points.add(x * 64 + y)
+        }
+        return {
+          name,
+          replies: sorted.length,
+          p50: quantile(sorted, 0.5),
+          p99: quantile(sorted, 0.99),
+          max: sorted.length > 0 ? (sorted[sorted.length - 1] ?? 0) : 0,
+          failures: e.failures,
+          allows: e.allows,
+          points: Array.from(points).sort((a, b) => a - b)
+        }
+      })
     return {
       files,
       bad,
@@ -280,7 +293,9 @@ export const reportBuilder = (files: ReadonlyArray<string>) => {
       timeline: { width: TimelineWidth, height: TimelineHeight },
       extensions: stats,
       deaths,
-      vetoes: Array.from(vetoes.keys()).sort().map((name) => veto(name)),
+      vetoes: Array.from(vetoes.keys())
+        .sort()
+        .map((name) => veto(name)),
       strings,
       askedSets,
       rows

@@ -18,16 +18,18 @@ export interface CaseVerdict {
 }
 
 const names = (list: ReadonlyArray<string>): string => list.join(", ")
-const short = (text: string, max = 200): string => (text.length <= max ? text : `${text.slice(0, max)}… (${text.length} chars)`)
+const short = (text: string, max = 200): string =>
+  text.length <= max ? text : `${text.slice(0, max)}… (${text.length} chars)`
 const missingFrom = (wanted: ReadonlyArray<string>, got: ReadonlyArray<string>): ReadonlyArray<string> =>
   wanted.filter((name) => !got.includes(name))
 
 export const checkCall = (c: CallCase, outcome: ToolCallOutcome): CaseVerdict => {
   const problems: Array<string> = []
   // deny and ask name who in their reasons; an allow names nobody, but a rewrite still has its authors.
-  const actors = outcome.decision === "allow"
-    ? [...new Set(outcome.rewrittenBy ?? [])].sort()
-    : [...new Set(outcome.reasons.map((r) => r.extension))]
+  const actors =
+    outcome.decision === "allow"
+      ? [...new Set(outcome.rewrittenBy ?? [])].sort()
+      : [...new Set(outcome.reasons.map((r) => r.extension))]
   if (outcome.decision !== c.expect) problems.push(`expected ${c.expect}, got ${outcome.decision}`)
   // Who decided is checked only when the decision is the expected one: otherwise that mismatch says it all.
   const absent = outcome.decision === c.expect ? missingFrom(c.by, actors) : []
@@ -43,38 +45,51 @@ export const checkCall = (c: CallCase, outcome: ToolCallOutcome): CaseVerdict =>
   }
   const expectedArgs = c.settled === undefined ? "" : ` with args ${short(canonicalJson(c.settled))}`
   const reasons = outcome.reasons.map((r) => `${r.extension}: ${short(r.reason)}`).join("; ")
-  const rewrote = (outcome.rewrittenBy ?? []).length > 0 ? ` (args rewritten by ${names(outcome.rewrittenBy ?? [])})` : ""
+  const rewrote =
+    (outcome.rewrittenBy ?? []).length > 0 ? ` (args rewritten by ${names(outcome.rewrittenBy ?? [])})` : ""
   return {
     passed: problems.length === 0,
     expected: `${c.expect}${c.by.length > 0 ? ` by ${names(c.by)}` : ""}${expectedArgs}`,
-    came: `${outcome.decision}${reasons === "" ? "" : ` (${reasons})`}${rewrote}` +
+    came:
+      `${outcome.decision}${reasons === "" ? "" : ` (${reasons})`}${rewrote}` +
       (c.settled !== undefined || rewrote !== "" ? ` args ${short(canonicalJson(outcome.args))}` : ""),
     problems
   }
 }
 
-export const checkResult = (c: ResultCase, outcome: ToolResultOutcome, record: AuditRecord | undefined): CaseVerdict => {
+export const checkResult = (
+  c: ResultCase,
+  outcome: ToolResultOutcome,
+  record: AuditRecord | undefined
+): CaseVerdict => {
   const problems: Array<string> = []
   const actors = record === undefined ? [] : resultActors(record, c.content, isWithheld(outcome))
   if (c.expectContent !== undefined && c.expectContent !== outcome.content) {
-    problems.push(`expected content ${JSON.stringify(short(c.expectContent))}, got ${JSON.stringify(short(outcome.content))}`)
+    problems.push(
+      `expected content ${JSON.stringify(short(c.expectContent))}, got ${JSON.stringify(short(outcome.content))}`
+    )
   }
   if (c.expectIsError !== undefined && c.expectIsError !== outcome.is_error) {
     problems.push(`expected is_error ${c.expectIsError}, got ${outcome.is_error}`)
   }
   const absent = missingFrom(c.by, actors)
   if (absent.length > 0) {
-    problems.push(`expected ${names(absent)} to act on the result; ${actors.length === 0 ? "nobody did" : `acted: ${names(actors)}`}`)
+    problems.push(
+      `expected ${names(absent)} to act on the result; ${actors.length === 0 ? "nobody did" : `acted: ${names(actors)}`}`
+    )
   }
   const expected = [
     c.expectContent === undefined ? undefined : `content ${JSON.stringify(short(c.expectContent))}`,
     c.expectIsError === undefined ? undefined : `is_error ${c.expectIsError}`,
     c.by.length === 0 ? undefined : `by ${names(c.by)}`
-  ].filter((s) => s !== undefined).join(", ")
+  ]
+    .filter((s) => s !== undefined)
+    .join(", ")
   return {
     passed: problems.length === 0,
     expected,
-    came: `content ${JSON.stringify(short(outcome.content))}, is_error ${outcome.is_error}` +
+    came:
+      `content ${JSON.stringify(short(outcome.content))}, is_error ${outcome.is_error}` +
       (actors.length > 0 ? `, by ${names(actors)}` : ""),
     problems
   }

@@ -28,13 +28,18 @@ export const escapeXml = (text: string, inAttribute = true): string => {
   let out = ""
   for (const ch of text) {
     const code = ch.codePointAt(0) ?? 0
-    const allowed = code === 0x9 || code === 0xa || code === 0xd || (code >= 0x20 && code <= 0xd7ff) ||
-      (code >= 0xe000 && code <= 0xfffd) || code >= 0x10000
+    const allowed =
+      code === 0x9 ||
+      code === 0xa ||
+      code === 0xd ||
+      (code >= 0x20 && code <= 0xd7ff) ||
+      (code >= 0xe000 && code <= 0xfffd) ||
+      code >= 0x10000
     if (!allowed) out += `\\u{${code.toString(16)}}`
     else if (ch === "&") out += "&amp;"
     else if (ch === "<") out += "&lt;"
     else if (ch === ">") out += "&gt;"
-    else if (ch === "\"") out += "&quot;"
+    else if (ch === '"') out += "&quot;"
     else if (ch === "'") out += "&apos;"
     // A line break in an attribute value would be read back as a space: kept as a reference. In text it stays.
     else if (inAttribute && ch === "\n") out += "&#10;"
@@ -51,7 +56,7 @@ export const renderJUnit = (suites: ReadonlyArray<JUnitSuite>): string => {
   const lines = [
     `<?xml version="1.0" encoding="UTF-8"?>`,
     `<testsuites name="abhed-ext test" tests="${count(() => true)}" failures="${count((c) => c.failure !== undefined)}" ` +
-    `errors="0" time="${seconds(suites.reduce((t, s) => t + s.seconds, 0))}">`
+      `errors="0" time="${seconds(suites.reduce((t, s) => t + s.seconds, 0))}">`
   ]
   for (const suite of suites) {
     const failures = suite.cases.filter((c) => c.failure !== undefined).length

@@ -71,7 +71,11 @@ const byList = (by: string | ReadonlyArray<string> | undefined): ReadonlyArray<s
 
 /** Schema messages can span lines; a case's problem is printed on one, an unknown nested field named as such. */
 const oneLine = (message: string): string =>
-  message.split("\n").map((s) => s.trim()).filter((s) => s !== "").join("; ")
+  message
+    .split("\n")
+    .map((s) => s.trim())
+    .filter((s) => s !== "")
+    .join("; ")
     .replaceAll("Expected no excess property; at ", "unknown field at ")
 
 const strict = { errors: "all", onExcessProperty: "error" } as const
@@ -85,14 +89,14 @@ export const decodeCase = (text: string): Result.Result<TestCase, string> => {
   } catch (cause) {
     return Result.fail(`invalid JSON: ${cause instanceof Error ? cause.message : String(cause)}`)
   }
-  if (!isJsonObject(json)) return Result.fail("expected a JSON object with \"call\" or \"tool_result\"")
+  if (!isJsonObject(json)) return Result.fail('expected a JSON object with "call" or "tool_result"')
   const hasCall = json["call"] !== undefined
   const hasResult = json["tool_result"] !== undefined
   if (hasCall === hasResult) {
     return Result.fail(
       hasCall
-        ? "both \"call\" and \"tool_result\": a case is one or the other"
-        : "neither \"call\" nor \"tool_result\": a case is a tool call with \"expect\", or a tool result with the content or is_error expected"
+        ? 'both "call" and "tool_result": a case is one or the other'
+        : 'neither "call" nor "tool_result": a case is a tool call with "expect", or a tool result with the content or is_error expected'
     )
   }
   const known = hasCall ? CallCaseFields : ResultCaseFields
@@ -105,9 +109,12 @@ export const decodeCase = (text: string): Result.Result<TestCase, string> => {
   }
   if (hasCall) {
     const expect = json["expect"]
-    if (expect === undefined) return Result.fail("missing \"expect\": the decision the call must get (allow, ask or deny)")
+    if (expect === undefined)
+      return Result.fail('missing "expect": the decision the call must get (allow, ask or deny)')
     if (typeof expect === "string" && !Decisions.includes(expect)) {
-      return Result.fail(`"expect": ${JSON.stringify(expect)} is not a decision; expected one of ${Decisions.join(", ")}`)
+      return Result.fail(
+        `"expect": ${JSON.stringify(expect)} is not a decision; expected one of ${Decisions.join(", ")}`
+      )
     }
     const decoded = decodeCallCase(json)
     if (Result.isFailure(decoded)) return Result.fail(oneLine(decoded.failure.message))
@@ -127,7 +134,9 @@ export const decodeCase = (text: string): Result.Result<TestCase, string> => {
   if (Result.isFailure(decoded)) return Result.fail(oneLine(decoded.failure.message))
   const c = decoded.success
   if (c.content === undefined && c.is_error === undefined && c.by === undefined) {
-    return Result.fail("a tool_result case expects nothing: give the \"content\", \"is_error\" or \"by\" that must come of it")
+    return Result.fail(
+      'a tool_result case expects nothing: give the "content", "is_error" or "by" that must come of it'
+    )
   }
   return Result.succeed({
     kind: "tool_result",

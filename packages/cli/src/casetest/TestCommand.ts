@@ -52,19 +52,22 @@ export const test = Command.make(
   {
     config: Flag.String("config").pipe(
       Flag.withAlias("c"),
-      Flag.withDescription("the abhed.json whose extensions and policy decide the cases (-: stdin, with the cases from a file)")
+      Flag.withDescription(
+        "the abhed.json whose extensions and policy decide the cases (-: stdin, with the cases from a file)"
+      )
     ),
     junit: Flag.String("junit").pipe(
       Flag.withDescription("also write the results as JUnit XML to this file, for a CI system"),
       Flag.optional
     ),
-    cases: Argument.String("cases").pipe(
-      Argument.withDescription("a JSONL file of cases, one per line (-: stdin)")
-    )
+    cases: Argument.String("cases").pipe(Argument.withDescription("a JSONL file of cases, one per line (-: stdin)"))
   },
-  Effect.fn("test")(function*({ cases, config, junit }) {
+  Effect.fn("test")(function* ({ cases, config, junit }) {
     if (config === StdinConfig && cases === "-") {
-      return yield* failUsage(["abhed-ext", "test"], "--config - reads the config from stdin, so the cases must come from a file")
+      return yield* failUsage(
+        ["abhed-ext", "test"],
+        "--config - reads the config from stdin, so the cases must come from a file"
+      )
     }
     const loaded = yield* loadConfig(config)
     if (loaded.config.extensions.length === 0) {
@@ -76,32 +79,41 @@ export const test = Command.make(
     )
     const started = yield* Clock.currentTimeMillis
     const reports: Array<CaseReport> = []
-    yield* Effect.scoped(Effect.gen(function*() {
-      // The extensions start at the first case: a file of malformed lines never starts them.
-      let recording: RecordingHost | undefined
-      for (const { result, where } of decoded) {
-        let report: CaseReport
-        if (Result.isFailure(result)) {
-          const verdict = { passed: false, expected: "a case", came: "a malformed line", problems: [result.failure] }
-          report = { where, name: "malformed case", verdict, seconds: 0, malformed: result.failure }
-        } else {
-          const c = result.success
-          recording ??= yield* startHost(loaded, TestSessionId)
-          const { host, last } = recording
-          const t0 = yield* Clock.currentTimeMillis
-          const verdict = c.kind === "call"
-            ? checkCall(c, yield* host.toolCall({ tool: c.tool, args: c.args, call_id: c.callId }))
-            : checkResult(
-              c,
-              yield* host.toolResult({ tool: c.tool, args: c.args, content: c.content, is_error: c.isError, call_id: c.callId }),
-              yield* last
-            )
-          report = { where, name: caseName(c), verdict, seconds: ((yield* Clock.currentTimeMillis) - t0) / 1000 }
+    yield* Effect.scoped(
+      Effect.gen(function* () {
+        // The extensions start at the first case: a file of malformed lines never starts them.
+        let recording: RecordingHost | undefined
+        for (const { result, where } of decoded) {
+          let report: CaseReport
+          if (Result.isFailure(result)) {
+            const verdict = { passed: false, expected: "a case", came: "a malformed line", problems: [result.failure] }
+            report = { where, name: "malformed case", verdict, seconds: 0, malformed: result.failure }
+          } else {
+            const c = result.success
+            recording ??= yield* startHost(loaded, TestSessionId)
+            const { host, last } = recording
+            const t0 = yield* Clock.currentTimeMillis
+            const verdict =
+              c.kind === "call"
+                ? checkCall(c, yield* host.toolCall({ tool: c.tool, args: c.args, call_id: c.callId }))
+                : checkResult(
+                    c,
+                    yield* host.toolResult({
+                      tool: c.tool,
+                      args: c.args,
+                      content: c.content,
+                      is_error: c.isError,
+                      call_id: c.callId
+                    }),
+                    yield* last
+                  )
+            report = { where, name: caseName(c), verdict, seconds: ((yield* Clock.currentTimeMillis) - t0) / 1000 }
+          }
+          reports.push(report)
+          yield* printReport(report)
         }
-        reports.push(report)
-        yield* printReport(report)
-      }
-    }))
+      })
+    )
     const failed = reports.filter((r) => !r.verdict.passed)
     yield* Console.log(
       `${reports.length} case${reports.length === 1 ? "" : "s"}: ${reports.length - failed.length} passed, ${failed.length} failed` +
@@ -109,24 +121,31 @@ export const test = Command.make(
     )
     if (Option.isSome(junit)) {
       const fs = yield* FileSystem.FileSystem
-      const junitCases = reports.map((r): JUnitCase => ({
-        name: `${r.where} ${r.name}`,
-        classname: cases,
-        seconds: r.seconds,
-        failure: r.verdict.passed ? undefined : {
-          message: r.verdict.problems.join("; "),
-          type: r.malformed !== undefined ? "malformed" : "mismatch",
-          detail: r.malformed !== undefined
-            ? r.malformed
-            : [`expected: ${r.verdict.expected}`, `came: ${r.verdict.came}`, ...r.verdict.problems].join("\n")
+      const junitCases = reports.map(
+        (r): JUnitCase => ({
+          name: `${r.where} ${r.name}`,
+          classname: cases,
+          seconds: r.seconds,
+          failure: r.verdict.passed
+            ? undefined
+            : {
+                message: r.verdict.problems.join("; "),
+                type: r.malformed !== undefined ? "malformed" : "mismatch",
+                detail:
+                  r.malformed !== undefined
+                    ? r.malformed
+                    : [`expected: ${r.verdict.expected}`, `came: ${r.verdict.came}`, ...r.verdict.problems].join("\n")
+              }
+        })
+      )
+      const xml = renderJUnit([
+        {
+          name: cases,
+          timestamp: new Date(started).toISOString(),
+          seconds: ((yield* Clock.currentTimeMillis) - started) / 1000,
+          cases: junitCases
         }
-      }))
-      const xml = renderJUnit([{
-        name: cases,
-        timestamp: new Date(started).toISOString(),
-        seconds: ((yield* Clock.currentTimeMillis) - started) / 1000,
-        cases: junitCases
-      }])
+      ])
       yield* fs.writeFileString(junit.value, xml).pipe(
         Effect.mapError((e) => new OutputUnwritable({ file: junit.value, detail: e.message })),
         Effect.tapError((e) => Console.error(e.message))
@@ -142,14 +161,17 @@ export const test = Command.make(
   Command.withShortDescription("Check that a config decides a file of cases as expected"),
   Command.withDescription(
     "Send each case of a JSONL file through the config's real extensions and policy, and check what comes of it. A " +
-      "case is a tool call and the decision it must get, e.g. {\"call\":{\"tool\":\"bash\",\"args\":{\"command\":\"rm -rf /\"}}," +
-      "\"expect\":\"deny\",\"by\":\"guard\"}, optionally with the settled \"args\"; or a tool result and the \"content\" " +
-      "or \"is_error\" that must come of it. Prints PASS or FAIL per case (what was expected, what came, which " +
+      'case is a tool call and the decision it must get, e.g. {"call":{"tool":"bash","args":{"command":"rm -rf /"}},' +
+      '"expect":"deny","by":"guard"}, optionally with the settled "args"; or a tool result and the "content" ' +
+      'or "is_error" that must come of it. Prints PASS or FAIL per case (what was expected, what came, which ' +
       "extension) and a summary. Exit codes: 0 every case passed, 1 a case failed (a malformed line is a failed case) " +
       "or the file is unreadable or empty, 2 invalid config, 64 bad usage."
   ),
   Command.withExamples([
     { command: "abhed-ext test -c abhed.json cases.jsonl", description: "check a policy's cases" },
-    { command: "abhed-ext test -c abhed.json cases.jsonl --junit junit.xml", description: "the same, with a report for CI" }
+    {
+      command: "abhed-ext test -c abhed.json cases.jsonl --junit junit.xml",
+      description: "the same, with a report for CI"
+    }
   ])
 )

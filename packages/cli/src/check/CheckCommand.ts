@@ -10,10 +10,12 @@ import { nonNegative, positive } from "../DurationFlags.ts"
 import { failUsage } from "../Usage.ts"
 
 /** `--call`: a JSON object with a non-empty `tool` and an `args` object (default `{}`). */
-const SampleCallJson = Schema.fromJsonString(Schema.Struct({
-  tool: Schema.NonEmptyString,
-  args: Schema.Record(Schema.String, Schema.Unknown).pipe(Schema.optionalKey)
-}))
+const SampleCallJson = Schema.fromJsonString(
+  Schema.Struct({
+    tool: Schema.NonEmptyString,
+    args: Schema.Record(Schema.String, Schema.Unknown).pipe(Schema.optionalKey)
+  })
+)
 
 /**
  * What is wrong with the command after `--`, if anything: an empty or blank one names no program (spawn would
@@ -44,7 +46,9 @@ export const check = Command.make(
       positive
     ),
     quietMs: Flag.Int("quiet-ms").pipe(
-      Flag.withDescription("how long stdout is watched for unsolicited lines before the first request and after each reply"),
+      Flag.withDescription(
+        "how long stdout is watched for unsolicited lines before the first request and after each reply"
+      ),
       Flag.withDefault(50),
       nonNegative
     ),
@@ -55,16 +59,19 @@ export const check = Command.make(
     ),
     call: Flag.String("call").pipe(
       Flag.withDescription(
-        "the tool call in the sample tool_call and tool_result, as JSON {\"tool\": …, \"args\": {…}}: one your extension's match rules select"
+        'the tool call in the sample tool_call and tool_result, as JSON {"tool": …, "args": {…}}: one your extension\'s match rules select'
       ),
       Flag.withSchema(SampleCallJson),
       Flag.optional
     ),
-    json: Flag.Boolean("json").pipe(Flag.withDescription("print one JSON report instead of text"), Flag.withDefault(false)),
+    json: Flag.Boolean("json").pipe(
+      Flag.withDescription("print one JSON report instead of text"),
+      Flag.withDefault(false)
+    ),
     command: Argument.String("command").pipe(Argument.withDescription("the extension's command (after --)")),
     args: Argument.String("args").pipe(Argument.withDescription("its arguments"), Argument.variadic())
   },
-  Effect.fn("check")(function*({ args, call, command, graceMs, json, quietMs, startupTimeoutMs, timeoutMs }) {
+  Effect.fn("check")(function* ({ args, call, command, graceMs, json, quietMs, startupTimeoutMs, timeoutMs }) {
     const problem = commandProblem(command)
     if (problem !== undefined) return yield* usage(problem)
     const sample = Option.map(call, (c) => ({ tool: c.tool, args: c.args ?? {} }))
@@ -108,9 +115,13 @@ export const check = Command.make(
     { command: "abhed-ext check -- bash docs/examples/block-secrets.sh", description: "check a bash extension" },
     { command: "abhed-ext check --timeout-ms 500 -- python3 my_ext.py", description: "with a tighter reply timeout" },
     {
-      command: "abhed-ext check --call '{\"tool\":\"bash\",\"args\":{\"command\":\"git push origin main\"}}' -- bash push-guard.sh",
+      command:
+        'abhed-ext check --call \'{"tool":"bash","args":{"command":"git push origin main"}}\' -- bash push-guard.sh',
       description: "send a call a `match: git push*` guard is actually given"
     },
-    { command: "abhed-ext check --json -- node my-ext.ts | jq '.checks[] | select(.status==\"fail\")'", description: "machine-readable report" }
+    {
+      command: "abhed-ext check --json -- node my-ext.ts | jq '.checks[] | select(.status==\"fail\")'",
+      description: "machine-readable report"
+    }
   ])
 )

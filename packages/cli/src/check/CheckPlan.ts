@@ -28,7 +28,10 @@ export interface SampleCall {
 }
 
 /** What `check` sends without `--call`. An extension with `match` rules may never be sent it by a host. */
-export const defaultCall: SampleCall = { tool: "bash", args: { command: "ls -la src", description: "list the sources" } }
+export const defaultCall: SampleCall = {
+  tool: "bash",
+  args: { command: "ls -la src", description: "list the sources" }
+}
 
 /** One request per event, in the order a host sends them (session_end last, after the two oddities). */
 const perEvent = (call: SampleCall): ReadonlyArray<PlannedRequest> => [
@@ -82,7 +85,7 @@ export const unicodeRequest: PlannedRequest = {
     call_id: "c-3",
     tool: "read",
     args: { path: "docs/naïve café ✓.md" },
-    content: "héllo wörld — 日本語 🎉\nsecond line\r\n\ttabbed \u2028 after a line separator \"quoted\" \\ backslash\n",
+    content: 'héllo wörld — 日本語 🎉\nsecond line\r\n\ttabbed \u2028 after a line separator "quoted" \\ backslash\n',
     is_error: false
   }
 }

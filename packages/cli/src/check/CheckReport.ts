@@ -56,8 +56,17 @@ export interface JsonReport {
   readonly stderr_error?: string
 }
 
-export const renderJson = (command: ReadonlyArray<string>, results: ReadonlyArray<CheckResult>, stderrTail: string): string => {
+export const renderJson = (
+  command: ReadonlyArray<string>,
+  results: ReadonlyArray<CheckResult>,
+  stderrTail: string
+): string => {
   const why = StderrTail.errorLine(stderrTail)
-  const report: JsonReport = { command, ok: results.every((r) => r.status !== "fail"), checks: results, stderr_tail: stderrTail }
+  const report: JsonReport = {
+    command,
+    ok: results.every((r) => r.status !== "fail"),
+    checks: results,
+    stderr_tail: stderrTail
+  }
   return JSON.stringify(why === undefined ? report : { ...report, stderr_error: why })
 }

@@ -101,7 +101,8 @@ export const replyProblem = (planned: PlannedRequest, text: string): string | un
   if (Result.isFailure(decoded)) return `${decoded.failure.message} (reply ${preview(text)})`
   // A tool name the host would reject (docs/design.md#combination): the reply is valid, but that tool would never be
   // offered.
-  const tools = planned.event === "list_tools" && isJsonObject(json) && Array.isArray(json["tools"]) ? json["tools"] : []
+  const tools =
+    planned.event === "list_tools" && isJsonObject(json) && Array.isArray(json["tools"]) ? json["tools"] : []
   const bad = tools.findIndex((t) => isJsonObject(t) && typeof t["name"] === "string" && !isToolName(t["name"]))
   if (bad === -1) return undefined
   const name = (tools[bad] as { readonly name: string }).name
@@ -119,8 +120,12 @@ const percentile = (sorted: ReadonlyArray<number>, p: number): number =>
 const round1 = (n: number) => Math.round(n * 10) / 10
 
 export const latencyOf = (exchanges: ReadonlyArray<Exchange>): Latency | undefined => {
-  const values = exchanges.flatMap((x) => (x.outcome._tag === "replied" ? [x.outcome.latency_ms] : [])).sort((a, b) => a - b)
-  return values.length === 0 ? undefined : { p50_ms: round1(percentile(values, 50)), max_ms: round1(values[values.length - 1] ?? 0) }
+  const values = exchanges
+    .flatMap((x) => (x.outcome._tag === "replied" ? [x.outcome.latency_ms] : []))
+    .sort((a, b) => a - b)
+  return values.length === 0
+    ? undefined
+    : { p50_ms: round1(percentile(values, 50)), max_ms: round1(values[values.length - 1] ?? 0) }
 }
 
 const result = (id: CheckId, details: ReadonlyArray<string>, latency?: Latency, skip?: string): CheckResult => {
@@ -169,7 +174,9 @@ const idsResult = (answered: ReadonlyArray<Exchange>): CheckResult => {
     const expected = requestId(x.planned)
     if (id === undefined) missing.push(x.planned.label)
     else if (id !== expected) {
-      wrong.push(`${x.planned.label}: reply carries id ${previewJson(id, 100)}, the request's is "${expected}" (the host would mark it dead)`)
+      wrong.push(
+        `${x.planned.label}: reply carries id ${previewJson(id, 100)}, the request's is "${expected}" (the host would mark it dead)`
+      )
     }
   }
   const base = { id: "echoes_ids" as const, title: CheckTitles.echoes_ids }
@@ -180,7 +187,7 @@ const idsResult = (answered: ReadonlyArray<Exchange>): CheckResult => {
       ...base,
       status: "pass",
       details: [
-        "every reply echoes it: run it with \"reply_ids\": \"required\" (every stray line is then caught, and the host writes each request without first waiting a turn of its event loop: docs/protocol.md)"
+        'every reply echoes it: run it with "reply_ids": "required" (every stray line is then caught, and the host writes each request without first waiting a turn of its event loop: docs/protocol.md)'
       ]
     }
   }
@@ -191,7 +198,7 @@ const idsResult = (answered: ReadonlyArray<Exchange>): CheckResult => {
       missing.length === checked
         ? "no reply echoes the request's id"
         : `${missing.length} of ${checked} replies do not echo the request's id (${missing.slice(0, 3).join(", ")}${missing.length > 3 ? ", …" : ""})`,
-      "accepted, but a stray line arriving in a later read cannot then be caught, and a host with \"reply_ids\": \"required\" would reject such replies: echo \"id\" (docs/extensions.md)"
+      'accepted, but a stray line arriving in a later read cannot then be caught, and a host with "reply_ids": "required" would reject such replies: echo "id" (docs/extensions.md)'
     ]
   }
 }
@@ -228,18 +235,20 @@ export const evaluate = (o: Observation): ReadonlyArray<CheckResult> => {
 
   return [
     result("starts", []),
-    result("quiet_before_first_request", early.map((s) => `wrote ${preview(s.text)} before any request`)),
-    result("valid_replies", invalid, latencyOf(o.sequence)),
     result(
-      "one_reply_per_request",
-      [
-        ...((o.stray_dropped ?? 0) > 0
-          ? [`a flood on stdout: ${o.stray.length + (o.stray_dropped ?? 0)} lines no request asked for (the first ${o.stray.length} kept)`]
-          : []),
-        ...stray.map((s) => `unsolicited line ${s.where}: ${preview(s.text)}`),
-        ...unanswered.map((x) => `${x.planned.label}: no reply`)
-      ]
+      "quiet_before_first_request",
+      early.map((s) => `wrote ${preview(s.text)} before any request`)
     ),
+    result("valid_replies", invalid, latencyOf(o.sequence)),
+    result("one_reply_per_request", [
+      ...((o.stray_dropped ?? 0) > 0
+        ? [
+            `a flood on stdout: ${o.stray.length + (o.stray_dropped ?? 0)} lines no request asked for (the first ${o.stray.length} kept)`
+          ]
+        : []),
+      ...stray.map((s) => `unsolicited line ${s.where}: ${preview(s.text)}`),
+      ...unanswered.map((x) => `${x.planned.label}: no reply`)
+    ]),
     idsResult(answered),
     result(
       "replies_within_timeout",
@@ -250,16 +259,19 @@ export const evaluate = (o: Observation): ReadonlyArray<CheckResult> => {
       // Burst replies arrive in batches (many "0 ms" reads), so the one-at-a-time sequence is the honest measure.
       latencyOf(o.sequence)
     ),
-    result("no_stdout_noise", noise.map((s) => `non-JSON line ${s.where}: ${preview(s.text)}`)),
+    result(
+      "no_stdout_noise",
+      noise.map((s) => `non-JSON line ${s.where}: ${preview(s.text)}`)
+    ),
     single("unknown_event", "unknown event"),
     single("unicode", "unicode"),
     o.burst.length === 0
       ? result("pipelined_burst", [], undefined, "not run")
       : result(
-        "pipelined_burst",
-        burstProblems.length === 0 ? [] : [`${burstReplied}/${o.burst.length} replies`, ...burstProblems.slice(0, 5)],
-        latencyOf(o.burst)
-      ),
+          "pipelined_burst",
+          burstProblems.length === 0 ? [] : [`${burstReplied}/${o.burst.length} replies`, ...burstProblems.slice(0, 5)],
+          latencyOf(o.burst)
+        ),
     exitResult(o.exit)
   ]
 }

@@ -1,7 +1,16 @@
 import { Framing, makeLineReader, type ReadLine } from "@abhed/protocol"
 import { Cause, Clock, Effect, Exit, Option, Queue, Ref, Stream } from "effect"
 import { ChildProcess, type ChildProcessSpawner } from "effect/process"
-import { BurstSize, burst, defaultCall, type PlannedRequest, requestId, type SampleCall, sequence, sequenceFor } from "./CheckPlan.ts"
+import {
+  BurstSize,
+  burst,
+  defaultCall,
+  type PlannedRequest,
+  requestId,
+  type SampleCall,
+  sequence,
+  sequenceFor
+} from "./CheckPlan.ts"
 import {
   BeforeFirstRequest,
   type Exchange,
@@ -54,7 +63,7 @@ export const MaxStrayLines = 1000
 
 /** A running extension: write lines, read lines with a deadline, close stdin, await exit. */
 const start = (options: CheckOptions, stderrTail: Ref.Ref<string>) =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const handle = yield* ChildProcess.make(options.command, [...options.args], {
       forceKillAfter: "1 second",
       stdin: { stream: "pipe", endOnDone: true }
@@ -97,7 +106,15 @@ const start = (options: CheckOptions, stderrTail: Ref.Ref<string>) =>
         Effect.catch(() => Effect.succeed("eof" as const))
       )
     const write = (requests: ReadonlyArray<PlannedRequest>) =>
-      Effect.flatMap(now, (at) => Effect.as(Queue.offerAll(input, requests.map((r) => Framing.encodeLine({ ...r.request, id: requestId(r) }))), at))
+      Effect.flatMap(now, (at) =>
+        Effect.as(
+          Queue.offerAll(
+            input,
+            requests.map((r) => Framing.encodeLine({ ...r.request, id: requestId(r) }))
+          ),
+          at
+        )
+      )
     const closeStdin = Queue.end(input)
     return { handle, next, write, closeStdin }
   })
@@ -131,7 +148,7 @@ const nextBefore = (io: Io, deadline: number): Effect.Effect<Next> =>
 
 /** Watch stdout for `ms`: every line that arrives is stray (nothing is in flight). */
 const collectStray = (io: Io, where: string, ms: number, stray: Stray): Effect.Effect<"eof" | "quiet"> =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const deadline = (yield* now) + ms
     while (true) {
       const n = yield* nextBefore(io, deadline)
@@ -147,7 +164,7 @@ const collectStray = (io: Io, where: string, ms: number, stray: Stray): Effect.E
  * host cannot parse it either) are noise and the wait goes on, so one stray log line does not hide the real reply.
  */
 const awaitReply = (io: Io, planned: PlannedRequest, from: number, ms: number, stray: Stray) =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     while (true) {
       const n = yield* nextBefore(io, from + ms)
       if (n === "timeout") return { planned, outcome: { _tag: "timed_out", waited_ms: ms } } satisfies Exchange
@@ -168,39 +185,41 @@ const failureWhy = (x: Exchange): string | undefined =>
   x.outcome._tag === "timed_out"
     ? `${x.planned.label} timed out: a late reply would be matched to the wrong request`
     : x.outcome._tag === "eof"
-    ? `stdout closed after ${x.planned.label}`
-    : undefined
+      ? `stdout closed after ${x.planned.label}`
+      : undefined
 
 /** The first process: one request at a time, then close stdin and await a clean exit. */
 const runSequence = (options: CheckOptions, stray: Stray, stderrTail: Ref.Ref<string>) =>
-  Effect.scoped(Effect.gen(function*() {
-    const io = yield* start(options, stderrTail)
-    yield* collectStray(io, BeforeFirstRequest, options.quietMs, stray)
-    const exchanges: Array<Exchange> = []
-    let stop: string | undefined
-    for (const [i, planned] of sequenceFor(options.call ?? defaultCall).entries()) {
-      if (stop !== undefined) {
-        exchanges.push(...skipped([planned], stop))
-        continue
+  Effect.scoped(
+    Effect.gen(function* () {
+      const io = yield* start(options, stderrTail)
+      yield* collectStray(io, BeforeFirstRequest, options.quietMs, stray)
+      const exchanges: Array<Exchange> = []
+      let stop: string | undefined
+      for (const [i, planned] of sequenceFor(options.call ?? defaultCall).entries()) {
+        if (stop !== undefined) {
+          exchanges.push(...skipped([planned], stop))
+          continue
+        }
+        const from = yield* io.write([planned])
+        const x = yield* awaitReply(io, planned, from, i === 0 ? options.startupTimeoutMs : options.timeoutMs, stray)
+        exchanges.push(x)
+        stop = failureWhy(x)
+        if (stop === undefined) yield* collectStray(io, `after the reply to ${planned.label}`, options.quietMs, stray)
       }
-      const from = yield* io.write([planned])
-      const x = yield* awaitReply(io, planned, from, i === 0 ? options.startupTimeoutMs : options.timeoutMs, stray)
-      exchanges.push(x)
-      stop = failureWhy(x)
-      if (stop === undefined) yield* collectStray(io, `after the reply to ${planned.label}`, options.quietMs, stray)
-    }
-    yield* io.closeStdin
-    const closedAt = yield* now
-    const exited = yield* io.handle.exitCode.pipe(Effect.timeoutOption(options.graceMs), Effect.exit)
-    // Whatever is still buffered on stdout arrived after the last reply.
-    yield* collectStray(io, "after stdin closed", Math.min(options.quietMs, 200), stray)
-    const exit: ExitObservation = Exit.isFailure(exited)
-      ? { _tag: "killed", detail: killedBy(Cause.pretty(exited.cause)) }
-      : Option.isNone(exited.value)
-      ? { _tag: "still_running", waited_ms: options.graceMs }
-      : { _tag: "exited", code: exited.value.value, after_ms: Math.round((yield* now) - closedAt) }
-    return { exchanges, exit }
-  }))
+      yield* io.closeStdin
+      const closedAt = yield* now
+      const exited = yield* io.handle.exitCode.pipe(Effect.timeoutOption(options.graceMs), Effect.exit)
+      // Whatever is still buffered on stdout arrived after the last reply.
+      yield* collectStray(io, "after stdin closed", Math.min(options.quietMs, 200), stray)
+      const exit: ExitObservation = Exit.isFailure(exited)
+        ? { _tag: "killed", detail: killedBy(Cause.pretty(exited.cause)) }
+        : Option.isNone(exited.value)
+          ? { _tag: "still_running", waited_ms: options.graceMs }
+          : { _tag: "exited", code: exited.value.value, after_ms: Math.round((yield* now) - closedAt) }
+      return { exchanges, exit }
+    })
+  )
 
 /**
  * The signal that ended the process, from effect/process's failure ("Process interrupted due to receipt of signal:
@@ -211,37 +230,42 @@ const killedBy = (failure: string): string =>
 
 /** The second process: session_start, then the burst written all at once; replies are read in order. */
 const runBurst = (options: CheckOptions, stray: Stray, stderrTail: Ref.Ref<string>) =>
-  Effect.scoped(Effect.gen(function*() {
-    const io = yield* start(options, stderrTail)
-    const first = sequence[0]
-    const planned = burst(options.burstSize ?? BurstSize)
-    if (first === undefined) return []
-    const warmup = yield* awaitReply(io, first, yield* io.write([first]), options.startupTimeoutMs, { kept: [], dropped: 0 })
-    const why = failureWhy(warmup)
-    if (why !== undefined) return skipped(planned, `burst process: ${why}`)
-    let previous = yield* io.write(planned)
-    const exchanges: Array<Exchange> = []
-    let stop: string | undefined
-    for (const p of planned) {
-      if (stop !== undefined) {
-        exchanges.push(...skipped([p], stop))
-        continue
+  Effect.scoped(
+    Effect.gen(function* () {
+      const io = yield* start(options, stderrTail)
+      const first = sequence[0]
+      const planned = burst(options.burstSize ?? BurstSize)
+      if (first === undefined) return []
+      const warmup = yield* awaitReply(io, first, yield* io.write([first]), options.startupTimeoutMs, {
+        kept: [],
+        dropped: 0
+      })
+      const why = failureWhy(warmup)
+      if (why !== undefined) return skipped(planned, `burst process: ${why}`)
+      let previous = yield* io.write(planned)
+      const exchanges: Array<Exchange> = []
+      let stop: string | undefined
+      for (const p of planned) {
+        if (stop !== undefined) {
+          exchanges.push(...skipped([p], stop))
+          continue
+        }
+        // Pipelined: reply i can only start once reply i-1 is out, so its clock starts then.
+        const x = yield* awaitReply(io, p, previous, options.timeoutMs, stray)
+        exchanges.push(x)
+        if (x.outcome._tag === "replied") previous += x.outcome.latency_ms
+        stop = failureWhy(x)
       }
-      // Pipelined: reply i can only start once reply i-1 is out, so its clock starts then.
-      const x = yield* awaitReply(io, p, previous, options.timeoutMs, stray)
-      exchanges.push(x)
-      if (x.outcome._tag === "replied") previous += x.outcome.latency_ms
-      stop = failureWhy(x)
-    }
-    if (stop === undefined) yield* collectStray(io, "after the burst", options.quietMs, stray)
-    return exchanges
-  }))
+      if (stop === undefined) yield* collectStray(io, "after the burst", options.quietMs, stray)
+      return exchanges
+    })
+  )
 
 /** Runs every check against the extension and returns what was observed. Never fails: failures are observations. */
 export const observe = (
   options: CheckOptions
 ): Effect.Effect<Observation, never, ChildProcessSpawner.ChildProcessSpawner> =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const stderrTail = yield* Ref.make("")
     const stray: Stray = { kept: [], dropped: 0 }
     const first = yield* Effect.result(runSequence(options, stray, stderrTail))
@@ -267,4 +291,3 @@ export const observe = (
       stderr_tail: yield* Ref.get(stderrTail)
     } satisfies Observation
   })
-

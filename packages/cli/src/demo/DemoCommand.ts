@@ -13,7 +13,7 @@ import { styleFor } from "../Style.ts"
 const healthy: ReadonlySet<ExchangeStatus> = new Set<ExchangeStatus>(["replied", "not_subscribed", "not_matched"])
 
 /** Runs docs/examples/abhed.json over docs/examples/session.jsonl and prints what each extension said. */
-export const runDemo = Effect.gen(function*() {
+export const runDemo = Effect.gen(function* () {
   const s = yield* Effect.sync(() => styleFor(process.stdout))
   const loaded = yield* loadConfig(exampleConfig)
   const lines = yield* inputLines(Option.some(exampleSession))
@@ -33,7 +33,7 @@ export const runDemo = Effect.gen(function*() {
     host: processHost(loaded),
     defaultSessionId: "demo",
     onLine: (result) =>
-      Effect.gen(function*() {
+      Effect.gen(function* () {
         results.push(result)
         const records = yield* fresh
         // The line's own record is the last one; any before it were made by the host on its own (startup).
@@ -49,9 +49,7 @@ export const runDemo = Effect.gen(function*() {
   const dead = [
     ...new Set(
       all.flatMap((r) =>
-        r.rounds.flatMap((round) =>
-          round.exchanges.filter((x) => !healthy.has(x.status)).map((x) => x.extension)
-        )
+        r.rounds.flatMap((round) => round.exchanges.filter((x) => !healthy.has(x.status)).map((x) => x.extension))
       )
     )
   ].sort()

@@ -24,7 +24,8 @@ const proposalField = (event: string): "args" | "content" | undefined =>
  */
 export const describeReply = (event: string, reply: unknown, current?: unknown): string => {
   if (!isJsonObject(reply) || Object.keys(reply).length === 0) return "no opinion"
-  const unchanged = (field: string) => current !== undefined && reply[field] !== undefined && jsonEquals(reply[field], current)
+  const unchanged = (field: string) =>
+    current !== undefined && reply[field] !== undefined && jsonEquals(reply[field], current)
   if (event === "tool_call") {
     const parts: Array<string> = []
     if (reply["block"] === true) parts.push("BLOCK")
@@ -36,14 +37,18 @@ export const describeReply = (event: string, reply: unknown, current?: unknown):
     return parts.length === 0 ? "no opinion" : parts.join(" ")
   }
   if (event === "tool_result" && unchanged("content")) {
-    const rest = Object.entries(reply).filter(([k]) => k !== "content").map(([k, v]) => `${k}: ${json(v, 70)}`)
+    const rest = Object.entries(reply)
+      .filter(([k]) => k !== "content")
+      .map(([k, v]) => `${k}: ${json(v, 70)}`)
     return ["content unchanged", ...rest].join(", ")
   }
   if (event === "list_tools" && Array.isArray(reply["tools"])) {
     const names = reply["tools"].map((t) => (isJsonObject(t) && typeof t["name"] === "string" ? t["name"] : "?"))
     return `declares ${names.join(", ")}`
   }
-  return Object.entries(reply).map(([k, v]) => `${k}: ${json(v, 70)}`).join(", ")
+  return Object.entries(reply)
+    .map(([k, v]) => `${k}: ${json(v, 70)}`)
+    .join(", ")
 }
 
 const exchangeRow = (event: string, x: AuditExchange, s: Style, width: number, current: unknown): string => {
@@ -55,7 +60,8 @@ const exchangeRow = (event: string, x: AuditExchange, s: Style, width: number, c
     const ignored = x.ignored !== undefined && x.ignored.length > 0 ? s.dim(` (ignored: ${x.ignored.join(", ")})`) : ""
     return `    ${name} ${s.dim(ms)}  ${text}${ignored}`
   }
-  if (x.status === "not_matched") return `    ${name} ${s.dim(`${"—".padStart(7)}  not matched: skipped by its match rules, not written`)}`
+  if (x.status === "not_matched")
+    return `    ${name} ${s.dim(`${"—".padStart(7)}  not matched: skipped by its match rules, not written`)}`
   return `    ${name} ${s.dim(ms)}  ${s.red(`${x.status.toUpperCase()}: ${x.error ?? "no reply"}`)}`
 }
 
@@ -88,7 +94,8 @@ const recordRows = (record: AuditRecord, s: Style, input?: InputRequest): Array<
   let current = input?.event === record.event ? firstPayload(input) : undefined
   for (const r of record.rounds) {
     if (record.rounds.length > 1) rows.push(s.dim(`  round ${r.round}`))
-    for (const x of r.exchanges) if (x.status !== "not_subscribed") rows.push(exchangeRow(record.event, x, s, width, current))
+    for (const x of r.exchanges)
+      if (x.status !== "not_subscribed") rows.push(exchangeRow(record.event, x, s, width, current))
     current = nextPayload(record.event, r.exchanges, current)
   }
   if (subscribed.size === 0) rows.push(s.dim("    (no extension subscribes to this event)"))
@@ -104,9 +111,10 @@ export const describeOutcome = (input: InputRequest | undefined, output: OutputL
   switch (output.event) {
     case "tool_call": {
       const reasons = formatReasons(output.reasons)
-      const rewritten = input?.event === "tool_call" && !jsonEquals(input.args, output.args)
-        ? `; args rewritten to ${json(output.args, 80)}`
-        : ""
+      const rewritten =
+        input?.event === "tool_call" && !jsonEquals(input.args, output.args)
+          ? `; args rewritten to ${json(output.args, 80)}`
+          : ""
       const rounds = `${output.rounds} round${output.rounds === 1 ? "" : "s"}`
       return `${decisionColour(output.decision, s)(s.bold(output.decision.toUpperCase()))}${reasons === "" ? "" : ` (${reasons})`} after ${rounds}${rewritten}`
     }
@@ -125,8 +133,8 @@ export const describeOutcome = (input: InputRequest | undefined, output: OutputL
       return output.cancel
         ? s.yellow("compaction cancelled")
         : output.summary === null
-        ? "no summary supplied: the agent summarizes itself"
-        : `summary supplied: ${json(output.summary, 90)}`
+          ? "no summary supplied: the agent summarizes itself"
+          : `summary supplied: ${json(output.summary, 90)}`
     case "list_tools":
       return `tools: ${output.tools.map((t) => t.name).join(", ") || "none"}`
     case "invoke_tool":
@@ -158,14 +166,16 @@ const inputSummary = (input: InputRequest | undefined): string => {
 
 /** The demo's words, said once before the first line. */
 export const legend = (s: Style): string =>
-  s.dim([
-    "How to read it: each line of the session is one event; under it, what each extension said, then (→) what was",
-    "decided. \"round N\": a tool call (or result) is sent to every extension it concerns; when one rewrites it, the",
-    "rewrite is sent to all of them again, round after round, until none changes it any more (\"settled\"), so every",
-    "extension has seen what will run. \"no opinion\": the reply was {} (no veto, no change). \"not matched\": the",
-    "extension's match rules leave this call out, so it was not asked. \"note: policy\": the operator's rules, joined",
-    "with the extensions' verdicts: the stricter answer wins (deny > ask > allow), and no extension can permit."
-  ].join("\n"))
+  s.dim(
+    [
+      "How to read it: each line of the session is one event; under it, what each extension said, then (→) what was",
+      'decided. "round N": a tool call (or result) is sent to every extension it concerns; when one rewrites it, the',
+      'rewrite is sent to all of them again, round after round, until none changes it any more ("settled"), so every',
+      'extension has seen what will run. "no opinion": the reply was {} (no veto, no change). "not matched": the',
+      "extension's match rules leave this call out, so it was not asked. \"note: policy\": the operator's rules, joined",
+      "with the extensions' verdicts: the stricter answer wins (deny > ask > allow), and no extension can permit."
+    ].join("\n")
+  )
 
 /** A record the host made on its own (startup handshake, session_end at close). */
 export const renderHostRecord = (record: AuditRecord, why: string, s: Style): string =>
@@ -195,7 +205,19 @@ export interface Tally {
 }
 
 export const tally = (results: ReadonlyArray<LineResult>): Tally => {
-  const t = { events: 0, calls: 0, denied: 0, asked: 0, allowed: 0, rewritten: 0, results: 0, redacted: 0, dropped: 0, summaries: 0, errors: 0 }
+  const t = {
+    events: 0,
+    calls: 0,
+    denied: 0,
+    asked: 0,
+    allowed: 0,
+    rewritten: 0,
+    results: 0,
+    redacted: 0,
+    dropped: 0,
+    summaries: 0,
+    errors: 0
+  }
   for (const { input, output } of results) {
     t.events++
     if ("error" in output) {

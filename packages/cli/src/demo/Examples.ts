@@ -7,6 +7,8 @@ import { fileURLToPath } from "node:url"
  * scripts/bundle-examples.ts).
  */
 const fromSource = import.meta.url.endsWith(".ts")
-export const examplesDir = fileURLToPath(new URL(fromSource ? "../../../../docs/examples/" : "../../examples/", import.meta.url))
+export const examplesDir = fileURLToPath(
+  new URL(fromSource ? "../../../../docs/examples/" : "../../examples/", import.meta.url)
+)
 export const exampleConfig = `${examplesDir}abhed.json`
 export const exampleSession = `${examplesDir}session.jsonl`

@@ -85,7 +85,11 @@ export const makeAdapter = (options: AdapterOptions, run: (input: string) => Eff
       try {
         request = JSON.parse(line)
       } catch {
-        return Effect.succeed({ line: "{}", log: [`${options.label}: a request that is not JSON; answered {}`], ran: false })
+        return Effect.succeed({
+          line: "{}",
+          log: [`${options.label}: a request that is not JSON; answered {}`],
+          ran: false
+        })
       }
       if (!isJsonObject(request)) return Effect.succeed({ line: "{}", log: [], ran: false })
       const event = typeof request["event"] === "string" ? request["event"] : ""
@@ -93,11 +97,24 @@ export const makeAdapter = (options: AdapterOptions, run: (input: string) => Eff
       const tool = toolPart(request, options.names)
       const what = tool === undefined ? event : `${event} ${tool.peerTool}`
       if (tool !== undefined && !matches(options.matcher, tool.peerTool)) {
-        return Effect.succeed({ line: withId(request, {}), log: [`${what}: not matched by --matcher; not run; {}`], ran: false })
+        return Effect.succeed({
+          line: withId(request, {}),
+          log: [`${what}: not matched by --matcher; not run; {}`],
+          ran: false
+        })
       }
-      const input = peerInput(options.format, request, { cwd: options.cwd, now: options.now(), names: options.names }, tool)
+      const input = peerInput(
+        options.format,
+        request,
+        { cwd: options.cwd, now: options.now(), names: options.names },
+        tool
+      )
       if (input === undefined) {
-        return Effect.succeed({ line: withId(request, {}), log: [`${what}: no ${options.format} event for it; not run; {}`], ran: false })
+        return Effect.succeed({
+          line: withId(request, {}),
+          log: [`${what}: no ${options.format} event for it; not run; {}`],
+          ran: false
+        })
       }
       const key = tool === undefined ? undefined : `${event}\u0000${tool.callId}`
       const payload = tool === undefined ? undefined : event === "tool_call" ? tool.args : tool.content
@@ -114,7 +131,11 @@ export const makeAdapter = (options: AdapterOptions, run: (input: string) => Eff
       }
       // One line, newline-terminated: a hook may `read -r line` as well as parse all of stdin.
       return Effect.map(Effect.timed(run(`${JSON.stringify(input)}\n`)), ([took, result]) => {
-        const mapped = mapRun(event, tool, result, { format: options.format, failClosed: options.failClosed, label: options.label })
+        const mapped = mapRun(event, tool, result, {
+          format: options.format,
+          failClosed: options.failClosed,
+          label: options.label
+        })
         const proposal = mapped.reply["args"] ?? mapped.reply["content"]
         if (key !== undefined && proposal !== undefined) remember(key, proposal, mapped.reply)
         const ran = `${what}: ran: ${endOf(result)} in ${Math.round(Duration.toMillis(took))} ms; ${becameOf(mapped.reply)}`

@@ -17,9 +17,13 @@ export const DefaultHookTimeoutMs = 4000
 const usage = (problem: string) => failUsage(["abhed-ext", "hook"], problem)
 
 const flags = {
-  format: Flag.Literals("format", HookFormats).pipe(Flag.withDescription("whose hook this is: claude (Claude Code) or gemini (Gemini CLI)")),
+  format: Flag.Literals("format", HookFormats).pipe(
+    Flag.withDescription("whose hook this is: claude (Claude Code) or gemini (Gemini CLI)")
+  ),
   matcher: Flag.String("matcher").pipe(
-    Flag.withDescription("the hook's matcher, with the peer's rules (exact names, a | list, or a regex); unmatched calls get {} without a run"),
+    Flag.withDescription(
+      "the hook's matcher, with the peer's rules (exact names, a | list, or a regex); unmatched calls get {} without a run"
+    ),
     Flag.optional
   ),
   toolNames: Flag.String("tool-names").pipe(
@@ -27,12 +31,16 @@ const flags = {
     Flag.optional
   ),
   timeoutMs: Flag.Int("timeout-ms").pipe(
-    Flag.withDescription("how long one run of the hook may take; then it is killed with everything it started (keep it below the extension's timeout_ms)"),
+    Flag.withDescription(
+      "how long one run of the hook may take; then it is killed with everything it started (keep it below the extension's timeout_ms)"
+    ),
     Flag.withDefault(DefaultHookTimeoutMs),
     positive
   ),
   failClosed: Flag.Boolean("fail-closed").pipe(
-    Flag.withDescription("a run that fails (timeout, crash, cannot start, an exit code other than 0 and 2, stdout over 16 MiB) blocks, instead of being no opinion"),
+    Flag.withDescription(
+      "a run that fails (timeout, crash, cannot start, an exit code other than 0 and 2, stdout over 16 MiB) blocks, instead of being no opinion"
+    ),
     Flag.withDefault(false)
   ),
   command: Argument.String("command").pipe(Argument.withDescription("the hook's command (after --)")),
@@ -54,7 +62,7 @@ const settle = (format: HookFormat, matcher: Option.Option<string>, namesSpec: O
  * it, since an adapter that exits at startup is a guard lost.
  */
 export const hookArgsProblem = (args: ReadonlyArray<string>) =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     let started = false
     const problems: Array<string> = []
     const probe = Command.make("hook", flags, ({ format, matcher, toolNames: namesSpec }) =>
@@ -62,13 +70,15 @@ export const hookArgsProblem = (args: ReadonlyArray<string>) =>
         const settled = settle(format, matcher, namesSpec)
         if (Result.isFailure(settled)) problems.push(settled.failure)
         else started = true
-      }))
+      })
+    )
     const silent: CliOutput.Presenter = { present: () => Effect.void }
     yield* Command.runWith(probe, { version: "", renderErrors: false })(args).pipe(
       Effect.catchIf(CliError.isCliError, (error) =>
         Effect.sync(() => {
           problems.push(...(error._tag === "ShowHelp" ? error.errors.map((e) => e.message) : [error.message]))
-        })),
+        })
+      ),
       Effect.provideService(CliOutput.Presenter, silent)
     )
     return started ? undefined : problems.length > 0 ? problems.join("; ") : "it would print its help and exit"
@@ -82,18 +92,19 @@ export const hookArgsProblem = (args: ReadonlyArray<string>) =>
 export const hook = Command.make(
   "hook",
   flags,
-  Effect.fn("hook")(function*({ args, command, failClosed, format, matcher, timeoutMs, toolNames: namesSpec }) {
+  Effect.fn("hook")(function* ({ args, command, failClosed, format, matcher, timeoutMs, toolNames: namesSpec }) {
     const settled = settle(format, matcher, namesSpec)
     if (Result.isFailure(settled)) return yield* usage(settled.failure)
     const cwd = process.cwd()
     // The project folder, as the peers tell their hooks (`"$CLAUDE_PROJECT_DIR"/.claude/hooks/…`).
-    const env: NodeJS.ProcessEnv = format === "claude"
-      ? { ...process.env, CLAUDE_PROJECT_DIR: process.env["CLAUDE_PROJECT_DIR"] ?? cwd }
-      : {
-        ...process.env,
-        GEMINI_PROJECT_DIR: process.env["GEMINI_PROJECT_DIR"] ?? cwd,
-        CLAUDE_PROJECT_DIR: process.env["CLAUDE_PROJECT_DIR"] ?? cwd
-      }
+    const env: NodeJS.ProcessEnv =
+      format === "claude"
+        ? { ...process.env, CLAUDE_PROJECT_DIR: process.env["CLAUDE_PROJECT_DIR"] ?? cwd }
+        : {
+            ...process.env,
+            GEMINI_PROJECT_DIR: process.env["GEMINI_PROJECT_DIR"] ?? cwd,
+            CLAUDE_PROJECT_DIR: process.env["CLAUDE_PROJECT_DIR"] ?? cwd
+          }
     const label = commandLine([command, ...args])
     const adapter = makeAdapter(
       {
@@ -115,7 +126,8 @@ export const hook = Command.make(
           Effect.andThen(
             Effect.forEach(answer.log, (l) => Console.error(`abhed-ext hook: ${l}`), { discard: true }),
             Console.log(answer.line)
-          ))
+          )
+        )
       )
     )
   })

@@ -22,7 +22,11 @@ const nameOf = (hook: SettingsHook, index: number): string => {
   const words = hook.command.split(/\s+/).map((w) => w.replace(/^["']|["']$/g, ""))
   const script = words.find((w) => /\.(py|sh|js|mjs|ts|rb|pl)$/.test(w)) ?? words[0] ?? "hook"
   const base = (script.split("/").pop() ?? "hook").replace(/\.[A-Za-z0-9]+$/, "")
-  const slug = base.toLowerCase().replace(/[^a-z0-9._-]+/g, "-").replace(/^[^a-z0-9]+|-+$/g, "").slice(0, 40)
+  const slug = base
+    .toLowerCase()
+    .replace(/[^a-z0-9._-]+/g, "-")
+    .replace(/^[^a-z0-9]+|-+$/g, "")
+    .slice(0, 40)
   return `${hook.peerEvent.toLowerCase()}-${index + 1}${slug === "" ? "" : `-${slug}`}`
 }
 
@@ -70,7 +74,11 @@ export const toConfig = (
   imported: SettingsHooks,
   launch: AdapterLaunch,
   cwd: string
-): { readonly $schema: string; readonly max_rewrite_rounds?: number; readonly extensions: ReadonlyArray<Record<string, unknown>> } => {
+): {
+  readonly $schema: string
+  readonly max_rewrite_rounds?: number
+  readonly extensions: ReadonlyArray<Record<string, unknown>>
+} => {
   const rounds = roundsFor(imported.hooks)
   return {
     $schema: ConfigSchemaUrl,
@@ -87,16 +95,22 @@ export const importNotes = (imported: SettingsHooks, defaultTimeoutMs: number): 
   if (imported.hooks.length === 0) return []
   const untimed = imported.hooks.filter((h) => h.timeoutMs === undefined).map((h) => h.where)
   return [
-    ...(untimed.length === 0 ? [] : [
-      `timeouts: ${untimed.join(", ")} set no timeout: each run is bounded by the adapter's ${defaultTimeoutMs} ms ` +
-      `(the peer's default is 60 s) and killed past it; add --timeout-ms=N to the extension's args (and raise its timeout_ms) for more`
-    ]),
-    ...(imported.hooks.length === untimed.length ? [] : ["timeouts: a hook's own timeout is carried over as --timeout-ms, and the extension's timeout_ms is 1 s above it"]),
+    ...(untimed.length === 0
+      ? []
+      : [
+          `timeouts: ${untimed.join(", ")} set no timeout: each run is bounded by the adapter's ${defaultTimeoutMs} ms ` +
+            `(the peer's default is 60 s) and killed past it; add --timeout-ms=N to the extension's args (and raise its timeout_ms) for more`
+        ]),
+    ...(imported.hooks.length === untimed.length
+      ? []
+      : [
+          "timeouts: a hook's own timeout is carried over as --timeout-ms, and the extension's timeout_ms is 1 s above it"
+        ]),
     "environment: hooks run with the extension's environment, not your shell's: a baseline (PATH, HOME, USER, " +
-    `LANG, TMPDIR, …) and ${imported.format === "gemini" ? "GEMINI_PROJECT_DIR, " : ""}CLAUDE_PROJECT_DIR; a variable a hook needs (a token) must be named in the extension's ` +
-    "env_passthrough or set in its env, else the hook runs without it",
+      `LANG, TMPDIR, …) and ${imported.format === "gemini" ? "GEMINI_PROJECT_DIR, " : ""}CLAUDE_PROJECT_DIR; a variable a hook needs (a token) must be named in the extension's ` +
+      "env_passthrough or set in its env, else the hook runs without it",
     "failures: without --fail-closed, a hook that fails (an exit code other than 0 and 2, a timeout, a crash) is no " +
-    "opinion, as in the peers; add --fail-closed to the extension's args to block the call instead"
+      "opinion, as in the peers; add --fail-closed to the extension's args to block the call instead"
   ]
 }
 
@@ -104,7 +118,8 @@ const extensionsOf = (imported: SettingsHooks, launch: AdapterLaunch, cwd: strin
   imported.hooks.map((hook, i) => {
     // `--flag=value`: a value is never read as a flag (a matcher `-?Bash` after `--matcher` would be).
     const flags = [`--format=${imported.format}`]
-    if (isToolEvent(hook.event) && hook.matcher !== undefined && hook.matcher !== "" && hook.matcher !== "*") flags.push(`--matcher=${hook.matcher}`)
+    if (isToolEvent(hook.event) && hook.matcher !== undefined && hook.matcher !== "" && hook.matcher !== "*")
+      flags.push(`--matcher=${hook.matcher}`)
     if (hook.timeoutMs !== undefined) flags.push(`--timeout-ms=${hook.timeoutMs}`)
     const match = matchRules(imported.format, hook)
     const extension: Record<string, unknown> = {

@@ -55,9 +55,15 @@ export const peerInput = (
   const event = str(request["event"])
   const hookEvent = peerEvent(format, event)
   if (hookEvent === undefined) return undefined
-  const base: Record<string, unknown> = format === "claude"
-    ? { session_id: str(request["session_id"]), cwd: context.cwd, permission_mode: "default", hook_event_name: hookEvent }
-    : { session_id: str(request["session_id"]), cwd: context.cwd, hook_event_name: hookEvent, timestamp: context.now }
+  const base: Record<string, unknown> =
+    format === "claude"
+      ? {
+          session_id: str(request["session_id"]),
+          cwd: context.cwd,
+          permission_mode: "default",
+          hook_event_name: hookEvent
+        }
+      : { session_id: str(request["session_id"]), cwd: context.cwd, hook_event_name: hookEvent, timestamp: context.now }
   if (tool !== undefined) {
     base["tool_name"] = tool.peerTool
     base["tool_input"] = argsToPeer(tool.peerTool, tool.args)
@@ -85,8 +91,15 @@ export const peerInput = (
 const toolResponse = (format: HookFormat, tool: ToolPart): Json =>
   format === "claude"
     ? tool.peerTool === "Bash"
-      ? { stdout: tool.content, stderr: "", interrupted: false, isImage: false, content: tool.content, is_error: tool.isError }
+      ? {
+          stdout: tool.content,
+          stderr: "",
+          interrupted: false,
+          isImage: false,
+          content: tool.content,
+          is_error: tool.isError
+        }
       : { content: tool.content, is_error: tool.isError }
     : tool.isError
-    ? { llmContent: tool.content, returnDisplay: tool.content, error: tool.content }
-    : { llmContent: tool.content, returnDisplay: tool.content }
+      ? { llmContent: tool.content, returnDisplay: tool.content, error: tool.content }
+      : { llmContent: tool.content, returnDisplay: tool.content }

@@ -10,7 +10,6 @@ import { argsFromPeer, argsToPeer } from "./HookToolNames.ts"
  * without `block` or `ask`, but is kept in the audit record).
  */
 
-
 export interface MapOptions {
   readonly format: HookFormat
   /**
@@ -46,7 +45,8 @@ interface Said {
   allowed?: string | undefined
 }
 
-const stricter = (a: Level, b: Level): Level => (a === "block" || b === "block" ? "block" : a === "ask" || b === "ask" ? "ask" : "none")
+const stricter = (a: Level, b: Level): Level =>
+  a === "block" || b === "block" ? "block" : a === "ask" || b === "ask" ? "ask" : "none"
 
 const raise = (said: Said, level: Level, reason: string | undefined, fallback: string) => {
   said.level = stricter(said.level, level)
@@ -71,7 +71,7 @@ const readJson = (format: HookFormat, event: string, out: Json, said: Said) => {
   const decision = text(out["decision"])
   if (format === "claude") {
     if (decision === "block") raise(said, "block", reason, "the hook blocked (decision: block)")
-    if (decision === "approve") allow(said, "the hook answered decision \"approve\"")
+    if (decision === "approve") allow(said, 'the hook answered decision "approve"')
     if (event === "tool_call") {
       const permission = text(specific["permissionDecision"])
       const why = text(specific["permissionDecisionReason"])
@@ -89,7 +89,8 @@ const readJson = (format: HookFormat, event: string, out: Json, said: Said) => {
     return
   }
   // Gemini CLI
-  if (decision === "deny" || decision === "block") raise(said, "block", reason, `the hook denied (decision: ${decision})`)
+  if (decision === "deny" || decision === "block")
+    raise(said, "block", reason, `the hook denied (decision: ${decision})`)
   if (decision === "ask") raise(said, "ask", reason, "the hook asks (decision: ask)")
   if (decision === "allow" || decision === "approve") {
     allow(said, `the hook answered decision "${decision}"`)
@@ -112,7 +113,10 @@ const FailureLineChars = 200
  * in the audit record, and a hook that fails on a secret should not copy it there.
  */
 const firstLine = (stderr: string): string => {
-  const line = stderr.split("\n").map((l) => l.trim()).find((l) => l !== "")
+  const line = stderr
+    .split("\n")
+    .map((l) => l.trim())
+    .find((l) => l !== "")
   if (line === undefined) return ""
   return `: ${line.length > FailureLineChars ? `${line.slice(0, FailureLineChars)}…` : line}`
 }
@@ -223,15 +227,20 @@ export const mapRun = (event: string, tool: ToolPart | undefined, run: HookRun, 
     if (content !== tool.content) reply["content"] = content
     if (isError) reply["is_error"] = true
   } else if (said.level !== "none") {
-    log.push(`${options.label}: a block on ${event} has no counterpart here (not a tool event); ignored: ${joinReasons(said.reasons)}`)
+    log.push(
+      `${options.label}: a block on ${event} has no counterpart here (not a tool event); ignored: ${joinReasons(said.reasons)}`
+    )
   }
   // Kept in the reply (and so in the audit record), and said on stderr: a hook's author who expects the allow to
   // permit the call must be able to see that it did not. Only a tool_call reply has a `reason`; in any other it
   // would be a field of another event.
   if (said.allowed !== undefined) {
-    log.push(`${options.label}: ${said.allowed}: it lifts nothing here (an extension may veto, never permit; the policy and the other extensions still decide)`)
+    log.push(
+      `${options.label}: ${said.allowed}: it lifts nothing here (an extension may veto, never permit; the policy and the other extensions still decide)`
+    )
   }
-  if (event === "tool_call" && said.notes.length > 0 && reply["reason"] === undefined) reply["reason"] = said.notes.join("; ")
+  if (event === "tool_call" && said.notes.length > 0 && reply["reason"] === undefined)
+    reply["reason"] = said.notes.join("; ")
   return { reply, log }
 }
 

@@ -40,13 +40,13 @@ const PipeGraceMs = 100
 /** What came of running the hook once. */
 export type HookRun =
   | {
-    readonly _tag: "Exited"
-    readonly code: number
-    readonly stdout: string
-    readonly stderr: string
-    /** stdout passed the cap (HookRunner.ts) and what is in `stdout` is only its start. */
-    readonly stdoutCut?: boolean
-  }
+      readonly _tag: "Exited"
+      readonly code: number
+      readonly stdout: string
+      readonly stderr: string
+      /** stdout passed the cap (HookRunner.ts) and what is in `stdout` is only its start. */
+      readonly stdoutCut?: boolean
+    }
   /** Killed by a signal we did not send (a crash). */
   | { readonly _tag: "Signaled"; readonly signal: string; readonly stderr: string }
   /** Overran `--timeout-ms`: it was killed with every process it started. */

@@ -38,8 +38,27 @@ export interface SettingsHooks {
   readonly warnings: ReadonlyArray<Skipped>
 }
 
-const claudeOnly = new Set(["PreToolUse", "PostToolUse", "PostToolUseFailure", "PermissionRequest", "UserPromptSubmit", "Stop", "SubagentStop", "PreCompact", "Notification"])
-const geminiOnly = new Set(["BeforeTool", "AfterTool", "BeforeAgent", "AfterAgent", "BeforeModel", "AfterModel", "BeforeToolSelection", "PreCompress"])
+const claudeOnly = new Set([
+  "PreToolUse",
+  "PostToolUse",
+  "PostToolUseFailure",
+  "PermissionRequest",
+  "UserPromptSubmit",
+  "Stop",
+  "SubagentStop",
+  "PreCompact",
+  "Notification"
+])
+const geminiOnly = new Set([
+  "BeforeTool",
+  "AfterTool",
+  "BeforeAgent",
+  "AfterAgent",
+  "BeforeModel",
+  "AfterModel",
+  "BeforeToolSelection",
+  "PreCompress"
+])
 
 /** Gemini keeps switches beside the events in its `hooks` object; they are not hooks. */
 const geminiSwitches = new Set(["enabled", "disabled", "notifications"])
@@ -72,7 +91,11 @@ export const parseSettings = (
   const read = readConfigText(text)
   const chosen = format ?? (read.value === undefined ? undefined : detectFormat(read.value))
   if (chosen !== "gemini") {
-    return Result.fail(read.value === undefined ? strictError : `${strictError} (Claude Code reads settings.json as plain JSON: no comments)`)
+    return Result.fail(
+      read.value === undefined
+        ? strictError
+        : `${strictError} (Claude Code reads settings.json as plain JSON: no comments)`
+    )
   }
   const [problem] = read.problems
   if (problem === undefined) return Result.succeed({ format: chosen, settings: read.value })
@@ -110,7 +133,7 @@ export const readSettings = (format: HookFormat, settings: unknown): Result.Resu
     for (const [g, group] of groups.entries()) {
       const gAt = `${at}[${g}]`
       if (!isJsonObject(group) || !Array.isArray(group["hooks"])) {
-        skipped.push({ where: gAt, why: "expected {\"matcher\": …, \"hooks\": [...]}" })
+        skipped.push({ where: gAt, why: 'expected {"matcher": …, "hooks": [...]}' })
         continue
       }
       const matcher = typeof group["matcher"] === "string" ? group["matcher"] : undefined
@@ -146,7 +169,10 @@ export const readSettings = (format: HookFormat, settings: unknown): Result.Resu
           continue
         }
         if (typeof entry["shell"] === "string" && !/^(bash|sh)$/.test(entry["shell"])) {
-          skipped.push({ where: `${where}${label}`, why: `it runs in ${entry["shell"]}; carried-over hooks run with bash -c` })
+          skipped.push({
+            where: `${where}${label}`,
+            why: `it runs in ${entry["shell"]}; carried-over hooks run with bash -c`
+          })
           continue
         }
         if (entry["if"] !== undefined) {
@@ -156,7 +182,10 @@ export const readSettings = (format: HookFormat, settings: unknown): Result.Resu
           })
         }
         if (isToolEvent(event) && Result.isFailure(parseMatcher(format, matcher))) {
-          skipped.push({ where: `${where}${label}`, why: `matcher ${JSON.stringify(matcher)} is not a valid regular expression` })
+          skipped.push({
+            where: `${where}${label}`,
+            why: `matcher ${JSON.stringify(matcher)} is not a valid regular expression`
+          })
           continue
         }
         if (!isToolEvent(event) && matcher !== undefined && matcher.trim() !== "" && matcher.trim() !== "*") {
@@ -164,7 +193,8 @@ export const readSettings = (format: HookFormat, settings: unknown): Result.Resu
           // "auto").
           warnings.push({
             where: `${where}${label}`,
-            why: `its matcher ${JSON.stringify(matcher)} is not carried over (on ${peerEvent} it filters the source or ` +
+            why:
+              `its matcher ${JSON.stringify(matcher)} is not carried over (on ${peerEvent} it filters the source or ` +
               `trigger, which has no counterpart here): the hook runs on every ${event}`
           })
         }
@@ -173,7 +203,8 @@ export const readSettings = (format: HookFormat, settings: unknown): Result.Resu
           const names = isJsonObject(entry["env"]) ? Object.keys(entry["env"]).join(", ") : "not an object"
           warnings.push({
             where: `${where}${label}`,
-            why: `its env (${names}) is not carried over: the hook runs with the extension's environment; ` +
+            why:
+              `its env (${names}) is not carried over: the hook runs with the extension's environment; ` +
               `set what it needs in the extension's "env"`
           })
         }

@@ -23,12 +23,18 @@ export const MaxHookTimeoutMs = MaxTimerMs - StartupSlackMs
  * (a `--timeout-ms 0` is refused, and the guard would never run) and at most `MaxHookTimeoutMs`. `adjusted` says
  * when it is not the peer's own figure.
  */
-export const timeoutOf = (format: HookFormat, timeout: unknown): { readonly ms: number | undefined; readonly adjusted?: string } => {
+export const timeoutOf = (
+  format: HookFormat,
+  timeout: unknown
+): { readonly ms: number | undefined; readonly adjusted?: string } => {
   if (typeof timeout !== "number" || !(timeout > 0)) return { ms: undefined }
   const given = `its timeout of ${timeout} ${format === "claude" ? "s" : "ms"}`
   const exact = format === "claude" ? timeout * 1000 : timeout
   if (exact > MaxHookTimeoutMs) {
-    return { ms: MaxHookTimeoutMs, adjusted: `${given} is longer than a timer can wait: clamped to ${MaxHookTimeoutMs} ms (about 24.8 days, "forever")` }
+    return {
+      ms: MaxHookTimeoutMs,
+      adjusted: `${given} is longer than a timer can wait: clamped to ${MaxHookTimeoutMs} ms (about 24.8 days, "forever")`
+    }
   }
   const ms = Math.round(exact)
   return ms >= 1 ? { ms } : { ms: 1, adjusted: `${given} is under 1 ms: rounded up to 1 ms` }

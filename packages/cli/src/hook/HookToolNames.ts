@@ -72,14 +72,26 @@ export const ourToolName = (names: ToolNames, peer: string): string => names.fro
  * `config/.env` judged as README.md). On the way back the hook's `file_path` is the path to run, even when its
  * rewrite also carries a `path` (a name the hook was never shown): the args come back with `path` only.
  */
-const filePathTools: ReadonlySet<string> = new Set(["Read", "Write", "Edit", "MultiEdit", "read_file", "write_file", "replace"])
+const filePathTools: ReadonlySet<string> = new Set([
+  "Read",
+  "Write",
+  "Edit",
+  "MultiEdit",
+  "read_file",
+  "write_file",
+  "replace"
+])
 
 const renamesPath = (peerTool: string, args: Readonly<Record<string, unknown>>): boolean =>
   filePathTools.has(peerTool) && Object.hasOwn(args, "path")
 
 /** `args` with `from` renamed to `to` (in its place), and any `to` they already had dropped. */
 const rename = (args: Readonly<Record<string, unknown>>, from: string, to: string): Record<string, unknown> =>
-  Object.fromEntries(Object.entries(args).filter(([k]) => k !== to).map(([k, v]) => [k === from ? to : k, v]))
+  Object.fromEntries(
+    Object.entries(args)
+      .filter(([k]) => k !== to)
+      .map(([k, v]) => [k === from ? to : k, v])
+  )
 
 /** Our args as the peer's hook sees them (`tool_input`). */
 export const argsToPeer = (peerTool: string, args: Readonly<Record<string, unknown>>): Record<string, unknown> =>

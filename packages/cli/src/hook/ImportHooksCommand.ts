@@ -34,16 +34,16 @@ export const relativeCwd = (from: string, dir: string): string => {
  */
 export const readInput = (settings: string): Effect.Effect<string, InputUnreadable, Stdio.Stdio> =>
   settings === "-"
-    ? Effect.gen(function*() {
-      return yield* (yield* Stdio.Stdio).stdin.pipe(
-        Stream.decodeText(),
-        Stream.mkString,
-        Effect.mapError((e) => new InputUnreadable({ file: "stdin", detail: e.message }))
-      )
-    })
+    ? Effect.gen(function* () {
+        return yield* (yield* Stdio.Stdio).stdin.pipe(
+          Stream.decodeText(),
+          Stream.mkString,
+          Effect.mapError((e) => new InputUnreadable({ file: "stdin", detail: e.message }))
+        )
+      })
     : readRegularFile(settings, "; give it as a file, or on stdin with -").pipe(
-      Effect.mapError((e) => new InputUnreadable({ file: settings, detail: e.detail }))
-    )
+        Effect.mapError((e) => new InputUnreadable({ file: settings, detail: e.detail }))
+      )
 
 /** The project folder of a settings file: the parent of `.claude/` or `.gemini/`, else the file's own folder. */
 export const projectDir = (file: string): string => {
@@ -67,7 +67,9 @@ export const importHooks = Command.make(
       Flag.optional
     ),
     thisCli: Flag.Boolean("this-cli").pipe(
-      Flag.withDescription("run the adapter as this Node and this CLI, by absolute paths (for this machine, not for a commit)"),
+      Flag.withDescription(
+        "run the adapter as this Node and this CLI, by absolute paths (for this machine, not for a commit)"
+      ),
       Flag.withDefault(false)
     ),
     output: Flag.String("output").pipe(
@@ -77,46 +79,57 @@ export const importHooks = Command.make(
     ),
     settings: Argument.String("settings").pipe(Argument.withDescription("a Claude Code or Gemini CLI settings.json"))
   },
-  Effect.fn("import-hooks")(function*({ adapterCommand, format, output, settings, thisCli }) {
-    const text = yield* readInput(settings)
-    const parsed = parseSettings(text, Option.getOrUndefined(format))
-    if (Result.isFailure(parsed)) return yield* new InputUnreadable({ file: settings, detail: parsed.failure })
-    const chosen = parsed.success.format
-    const read = readSettings(chosen, parsed.success.settings)
-    if (Result.isFailure(read)) return yield* new InputUnreadable({ file: settings, detail: read.failure })
-    // The settings' own text (commands, types, matchers) is shown escaped: a hostile file must not drive the terminal.
-    for (const s of read.success.skipped) yield* Console.error(printable(`${settings}: ${s.where}: not carried over: ${s.why}`))
-    for (const w of read.success.warnings) yield* Console.error(printable(`${settings}: ${w.where}: carried over, but ${w.why}`))
-    yield* Console.error(
-      `${settings}: ${read.success.hooks.length} ${chosen === "claude" ? "Claude Code" : "Gemini CLI"} command hook(s) carried over` +
-        (read.success.skipped.length > 0 ? `, ${read.success.skipped.length} not (above)` : "")
-    )
-    const launch = thisCli ? thisCliLaunch : Option.isSome(adapterCommand) ? { command: adapterCommand.value, args: [] } : onPath
-    // The host resolves a relative cwd against the config file's folder: the output's, or where `> abhed.json` lands.
-    const configDir = Option.isSome(output) ? dirname(resolve(output.value)) : process.cwd()
-    const config = toConfig(read.success, launch, relativeCwd(configDir, projectDir(settings)))
-    // Start-check: every adapter's flags go through the adapter's own parser and checks; one that would exit at
-    // startup is a guard lost, so nothing is written.
-    const problems: Array<string> = []
-    for (const extension of config.extensions) {
-      const args = Array.isArray(extension["args"]) ? extension["args"].map(String) : []
-      const problem = yield* hookArgsProblem(args.slice(launch.args.length + 1))
-      if (problem !== undefined) problems.push(`${settings}: extension ${String(extension["name"])} would not start: ${problem}`)
-    }
-    if (problems.length > 0) return yield* new AdapterWouldNotStart({ problems })
-    for (const note of importNotes(read.success, DefaultHookTimeoutMs)) yield* Console.error(printable(`${settings}: ${note}`))
-    const json = JSON.stringify(config, null, 2)
-    if (Option.isSome(output)) {
-      const fs = yield* FileSystem.FileSystem
-      // Newline-terminated, as a committed file should be (Console.log adds it on stdout).
-      yield* fs.writeFileString(output.value, `${json}\n`).pipe(
-        Effect.mapError((e) => new OutputUnwritable({ file: output.value, detail: e.message }))
+  Effect.fn("import-hooks")(
+    function* ({ adapterCommand, format, output, settings, thisCli }) {
+      const text = yield* readInput(settings)
+      const parsed = parseSettings(text, Option.getOrUndefined(format))
+      if (Result.isFailure(parsed)) return yield* new InputUnreadable({ file: settings, detail: parsed.failure })
+      const chosen = parsed.success.format
+      const read = readSettings(chosen, parsed.success.settings)
+      if (Result.isFailure(read)) return yield* new InputUnreadable({ file: settings, detail: read.failure })
+      // The settings' own text (commands, types, matchers) is shown escaped: a hostile file must not drive the terminal.
+      for (const s of read.success.skipped)
+        yield* Console.error(printable(`${settings}: ${s.where}: not carried over: ${s.why}`))
+      for (const w of read.success.warnings)
+        yield* Console.error(printable(`${settings}: ${w.where}: carried over, but ${w.why}`))
+      yield* Console.error(
+        `${settings}: ${read.success.hooks.length} ${chosen === "claude" ? "Claude Code" : "Gemini CLI"} command hook(s) carried over` +
+          (read.success.skipped.length > 0 ? `, ${read.success.skipped.length} not (above)` : "")
       )
-      yield* Console.error(`${settings}: written to ${output.value}`)
-    } else {
-      yield* Console.log(json)
-    }
-  }, Effect.tapError((e) => Console.error(printable(e.message))))
+      const launch = thisCli
+        ? thisCliLaunch
+        : Option.isSome(adapterCommand)
+          ? { command: adapterCommand.value, args: [] }
+          : onPath
+      // The host resolves a relative cwd against the config file's folder: the output's, or where `> abhed.json` lands.
+      const configDir = Option.isSome(output) ? dirname(resolve(output.value)) : process.cwd()
+      const config = toConfig(read.success, launch, relativeCwd(configDir, projectDir(settings)))
+      // Start-check: every adapter's flags go through the adapter's own parser and checks; one that would exit at
+      // startup is a guard lost, so nothing is written.
+      const problems: Array<string> = []
+      for (const extension of config.extensions) {
+        const args = Array.isArray(extension["args"]) ? extension["args"].map(String) : []
+        const problem = yield* hookArgsProblem(args.slice(launch.args.length + 1))
+        if (problem !== undefined)
+          problems.push(`${settings}: extension ${String(extension["name"])} would not start: ${problem}`)
+      }
+      if (problems.length > 0) return yield* new AdapterWouldNotStart({ problems })
+      for (const note of importNotes(read.success, DefaultHookTimeoutMs))
+        yield* Console.error(printable(`${settings}: ${note}`))
+      const json = JSON.stringify(config, null, 2)
+      if (Option.isSome(output)) {
+        const fs = yield* FileSystem.FileSystem
+        // Newline-terminated, as a committed file should be (Console.log adds it on stdout).
+        yield* fs
+          .writeFileString(output.value, `${json}\n`)
+          .pipe(Effect.mapError((e) => new OutputUnwritable({ file: output.value, detail: e.message })))
+        yield* Console.error(`${settings}: written to ${output.value}`)
+      } else {
+        yield* Console.log(json)
+      }
+    },
+    Effect.tapError((e) => Console.error(printable(e.message)))
+  )
 ).pipe(
   Command.withShortDescription("Turn a Claude Code or Gemini CLI settings.json's command hooks into an abhed.json"),
   Command.withDescription(
@@ -125,7 +138,10 @@ export const importHooks = Command.make(
       "over, and why (prompt or agent hooks, events with no counterpart). See docs/hooks.md."
   ),
   Command.withExamples([
-    { command: "abhed-ext import-hooks .claude/settings.json > abhed.json", description: "migrate a project's Claude Code hooks" },
+    {
+      command: "abhed-ext import-hooks .claude/settings.json > abhed.json",
+      description: "migrate a project's Claude Code hooks"
+    },
     { command: "abhed-ext import-hooks --format gemini .gemini/settings.json", description: "migrate Gemini CLI hooks" }
   ])
 )

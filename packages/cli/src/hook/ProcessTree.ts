@@ -35,7 +35,8 @@ const childrenOf = (pid: number): Array<number> => {
   }
   const out: Array<number> = []
   for (const tid of tasks) {
-    for (const c of (read(`/proc/${pid}/task/${tid}/children`) ?? "").split(" ")) if (c.trim() !== "") out.push(Number(c))
+    for (const c of (read(`/proc/${pid}/task/${tid}/children`) ?? "").split(" "))
+      if (c.trim() !== "") out.push(Number(c))
   }
   return out
 }

@@ -13,14 +13,16 @@ import { adapterProblems } from "./McpStartCheck.ts"
 
 /** What every imported server gets that differs from the peer, whatever the file says: said on stderr. */
 const importNotes = (imported: McpImport): ReadonlyArray<string> =>
-  imported.extensions.length === 0 ? [] : [
-    "environment: each server runs with its extension's environment, not your shell's: a baseline (PATH, HOME, " +
-    "USER, LANG, TMPDIR, …), the extension's env, and the variables its env_passthrough names; a token reaches a " +
-    "server only when its extension passes it",
-    `timeouts: each tool call is bounded by the adapter's --timeout-ms (${DefaultCallTimeoutMs} ms where the file set ` +
-    "no timeout) and fails past it; the extension's timeout_ms is 1 s above it",
-    ...(imported.deny.length === 0 ? [] : [`policy: ${imported.deny.length} deny rule(s) written for excludeTools`])
-  ]
+  imported.extensions.length === 0
+    ? []
+    : [
+        "environment: each server runs with its extension's environment, not your shell's: a baseline (PATH, HOME, " +
+          "USER, LANG, TMPDIR, …), the extension's env, and the variables its env_passthrough names; a token reaches a " +
+          "server only when its extension passes it",
+        `timeouts: each tool call is bounded by the adapter's --timeout-ms (${DefaultCallTimeoutMs} ms where the file set ` +
+          "no timeout) and fails past it; the extension's timeout_ms is 1 s above it",
+        ...(imported.deny.length === 0 ? [] : [`policy: ${imported.deny.length} deny rule(s) written for excludeTools`])
+      ]
 
 /**
  * `abhed-ext import-mcp FILE`: prints an abhed.json with one `abhed-ext mcp` extension per MCP server of a Claude
@@ -39,7 +41,9 @@ export const importMcp = Command.make(
       Flag.optional
     ),
     thisCli: Flag.Boolean("this-cli").pipe(
-      Flag.withDescription("run the adapter as this Node and this CLI, by absolute paths (for this machine, not for a commit)"),
+      Flag.withDescription(
+        "run the adapter as this Node and this CLI, by absolute paths (for this machine, not for a commit)"
+      ),
       Flag.withDefault(false)
     ),
     output: Flag.String("output").pipe(
@@ -51,52 +55,66 @@ export const importMcp = Command.make(
       Argument.withDescription("a Claude Code .mcp.json or settings.json, or a Gemini CLI settings.json (- for stdin)")
     )
   },
-  Effect.fn("import-mcp")(function*({ adapterCommand, file, format, output, thisCli }) {
-    const text = yield* readInput(file)
-    const parsed = parseMcpFile(file === "-" ? undefined : file, text, Option.getOrUndefined(format))
-    if (Result.isFailure(parsed)) return yield* new InputUnreadable({ file, detail: parsed.failure })
-    const launch = thisCli ? thisCliLaunch : Option.isSome(adapterCommand) ? { command: adapterCommand.value, args: [] } : onPath
-    // The host resolves a relative cwd against the config file's folder: the output's, or where `> abhed.json` lands.
-    const configDir = Option.isSome(output) ? dirname(resolve(output.value)) : process.cwd()
-    const read = readMcpServers(parsed.success.format, parsed.success.settings, { launch, cwd: relativeCwd(configDir, projectDir(file)) })
-    if (Result.isFailure(read)) return yield* new InputUnreadable({ file, detail: read.failure })
-    const imported = read.success
-    // The file's own text (names, commands) is shown escaped: a hostile file must not drive the terminal.
-    for (const s of imported.skipped) yield* Console.error(printable(`${file}: ${s.where}: not carried over: ${s.why}`))
-    for (const w of imported.warnings) yield* Console.error(printable(`${file}: ${w.where}: carried over, but ${w.why}`))
-    yield* Console.error(
-      `${file}: ${imported.extensions.length} ${imported.format === "claude" ? "Claude Code" : "Gemini CLI"} MCP server(s) carried over` +
-        (imported.skipped.length > 0 ? `, ${imported.skipped.length} not (above)` : "")
-    )
-    const config = {
-      $schema: ConfigSchemaUrl,
-      extensions: imported.extensions,
-      ...(imported.deny.length === 0 ? {} : { policy: { deny: imported.deny } })
-    }
-    // What is written must be a config `run` accepts (a NUL in an argument, say, is not): else nothing is written.
-    const valid = decodeConfig(config)
-    if (Result.isFailure(valid)) {
-      return yield* new AdapterWouldNotStart({
-        problems: valid.failure.issues.map((issue) => printable(`${file}: the generated config would be refused: ${issue.path}: ${issue.message}`))
+  Effect.fn("import-mcp")(
+    function* ({ adapterCommand, file, format, output, thisCli }) {
+      const text = yield* readInput(file)
+      const parsed = parseMcpFile(file === "-" ? undefined : file, text, Option.getOrUndefined(format))
+      if (Result.isFailure(parsed)) return yield* new InputUnreadable({ file, detail: parsed.failure })
+      const launch = thisCli
+        ? thisCliLaunch
+        : Option.isSome(adapterCommand)
+          ? { command: adapterCommand.value, args: [] }
+          : onPath
+      // The host resolves a relative cwd against the config file's folder: the output's, or where `> abhed.json` lands.
+      const configDir = Option.isSome(output) ? dirname(resolve(output.value)) : process.cwd()
+      const read = readMcpServers(parsed.success.format, parsed.success.settings, {
+        launch,
+        cwd: relativeCwd(configDir, projectDir(file))
       })
-    }
-    // Start-check: every adapter's command line goes through the adapter's own parser and checks.
-    const refused = yield* adapterProblems(imported, launch)
-    if (refused.length > 0) {
-      return yield* new AdapterWouldNotStart({ problems: refused.map((problem) => printable(`${file}: ${problem}`)) })
-    }
-    for (const note of importNotes(imported)) yield* Console.error(`${file}: ${note}`)
-    const json = JSON.stringify(config, null, 2)
-    if (Option.isSome(output)) {
-      const fs = yield* FileSystem.FileSystem
-      yield* fs.writeFileString(output.value, `${json}\n`).pipe(
-        Effect.mapError((e) => new OutputUnwritable({ file: output.value, detail: e.message }))
+      if (Result.isFailure(read)) return yield* new InputUnreadable({ file, detail: read.failure })
+      const imported = read.success
+      // The file's own text (names, commands) is shown escaped: a hostile file must not drive the terminal.
+      for (const s of imported.skipped)
+        yield* Console.error(printable(`${file}: ${s.where}: not carried over: ${s.why}`))
+      for (const w of imported.warnings)
+        yield* Console.error(printable(`${file}: ${w.where}: carried over, but ${w.why}`))
+      yield* Console.error(
+        `${file}: ${imported.extensions.length} ${imported.format === "claude" ? "Claude Code" : "Gemini CLI"} MCP server(s) carried over` +
+          (imported.skipped.length > 0 ? `, ${imported.skipped.length} not (above)` : "")
       )
-      yield* Console.error(`${file}: written to ${output.value}`)
-    } else {
-      yield* Console.log(json)
-    }
-  }, Effect.tapError((e) => Console.error(printable(e.message))))
+      const config = {
+        $schema: ConfigSchemaUrl,
+        extensions: imported.extensions,
+        ...(imported.deny.length === 0 ? {} : { policy: { deny: imported.deny } })
+      }
+      // What is written must be a config `run` accepts (a NUL in an argument, say, is not): else nothing is written.
+      const valid = decodeConfig(config)
+      if (Result.isFailure(valid)) {
+        return yield* new AdapterWouldNotStart({
+          problems: valid.failure.issues.map((issue) =>
+            printable(`${file}: the generated config would be refused: ${issue.path}: ${issue.message}`)
+          )
+        })
+      }
+      // Start-check: every adapter's command line goes through the adapter's own parser and checks.
+      const refused = yield* adapterProblems(imported, launch)
+      if (refused.length > 0) {
+        return yield* new AdapterWouldNotStart({ problems: refused.map((problem) => printable(`${file}: ${problem}`)) })
+      }
+      for (const note of importNotes(imported)) yield* Console.error(`${file}: ${note}`)
+      const json = JSON.stringify(config, null, 2)
+      if (Option.isSome(output)) {
+        const fs = yield* FileSystem.FileSystem
+        yield* fs
+          .writeFileString(output.value, `${json}\n`)
+          .pipe(Effect.mapError((e) => new OutputUnwritable({ file: output.value, detail: e.message })))
+        yield* Console.error(`${file}: written to ${output.value}`)
+      } else {
+        yield* Console.log(json)
+      }
+    },
+    Effect.tapError((e) => Console.error(printable(e.message)))
+  )
 ).pipe(
   Command.withShortDescription("Turn a Claude Code or Gemini CLI file's MCP servers into an abhed.json"),
   Command.withDescription(
@@ -106,7 +124,10 @@ export const importMcp = Command.make(
       "it could not carry over (SSE, disabled), and why. See docs/mcp.md."
   ),
   Command.withExamples([
-    { command: "abhed-ext import-mcp .mcp.json > abhed.json", description: "bring a project's Claude Code MCP servers" },
+    {
+      command: "abhed-ext import-mcp .mcp.json > abhed.json",
+      description: "bring a project's Claude Code MCP servers"
+    },
     { command: "abhed-ext import-mcp -o abhed.json .gemini/settings.json", description: "bring Gemini CLI's" }
   ])
 )

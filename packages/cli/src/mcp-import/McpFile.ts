@@ -18,7 +18,16 @@ import type { HookFormat } from "../hook/HookFormat.ts"
  *   `mcp.excluded` name the servers it may connect to, and those it skips.
  */
 
-const geminiOnlyKeys = ["httpUrl", "cwd", "trust", "includeTools", "excludeTools", "timeout", "oauth", "authProviderType"]
+const geminiOnlyKeys = [
+  "httpUrl",
+  "cwd",
+  "trust",
+  "includeTools",
+  "excludeTools",
+  "timeout",
+  "oauth",
+  "authProviderType"
+]
 
 /** Whose file this is: told by where it lives, else by keys only Gemini CLI has (Claude's when nothing tells). */
 export const detectFormat = (file: string | undefined, settings: unknown): HookFormat => {
@@ -51,7 +60,11 @@ export const parseMcpFile = (
   const chosen = format ?? (read.value === undefined ? undefined : detectFormat(file, read.value))
   if (chosen !== "gemini") {
     const hint = format === undefined ? "; for a Gemini CLI file, give --format gemini" : ""
-    return Result.fail(read.value === undefined ? strictError : `${strictError} (Claude Code reads its MCP files as plain JSON: no comments${hint})`)
+    return Result.fail(
+      read.value === undefined
+        ? strictError
+        : `${strictError} (Claude Code reads its MCP files as plain JSON: no comments${hint})`
+    )
   }
   const [problem] = read.problems
   if (problem === undefined) return Result.succeed({ format: chosen, settings: read.value })
@@ -68,4 +81,8 @@ export const strings = (value: unknown): ReadonlyArray<string> | undefined =>
 
 /** A string value of an object (`env`, `headers`): numbers and booleans as their text, as the peers read them. */
 export const textOf = (value: unknown): string | undefined =>
-  typeof value === "string" ? value : typeof value === "number" || typeof value === "boolean" ? String(value) : undefined
+  typeof value === "string"
+    ? value
+    : typeof value === "number" || typeof value === "boolean"
+      ? String(value)
+      : undefined

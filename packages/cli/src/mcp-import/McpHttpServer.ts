@@ -15,11 +15,15 @@ export interface HttpServer {
 /** An HTTP header name (RFC 9110 token). */
 const HeaderName = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/
 
-const isSecretHeader = (name: string): boolean => looksLikeSecretName(name.replaceAll("-", "_")) || /auth|cookie/i.test(name)
+const isSecretHeader = (name: string): boolean =>
+  looksLikeSecretName(name.replaceAll("-", "_")) || /auth|cookie/i.test(name)
 
 /** A variable to hold a withheld header value: `GITHUB_AUTHORIZATION`. */
 const headerVariable = (server: string, header: string): string =>
-  `${server}_${header}`.toUpperCase().replace(/[^A-Z0-9_]+/g, "_").replace(/^([^A-Z_])/, "_$1")
+  `${server}_${header}`
+    .toUpperCase()
+    .replace(/[^A-Z0-9_]+/g, "_")
+    .replace(/^([^A-Z_])/, "_$1")
 
 /**
  * A server's `url` and `headers` (`key`: its name in the file), or why it is not carried over. References stay
@@ -40,14 +44,17 @@ export const httpServer = (
   const withRefs = (stand: string) => urlPieces.map((p) => (p._tag === "Text" ? p.text : stand)).join("")
   const placed = URL.parse(withRefs("x"))
   if (placed === null) return Result.fail(`url ${JSON.stringify(url)} is not a URL`)
-  if (placed.protocol !== "http:" && placed.protocol !== "https:") return Result.fail(`url ${JSON.stringify(url)} is not http: or https:`)
+  if (placed.protocol !== "http:" && placed.protocol !== "https:")
+    return Result.fail(`url ${JSON.stringify(url)} is not http: or https:`)
   const literal = URL.parse(withRefs(""))
   if (looksLikeSecretValue(urlPieces) || (literal !== null && literal.password !== "")) {
     return Result.fail("its url holds a password: it is not copied into a config; send it in a header, from a variable")
   }
   const query = secretQueryParameter(withRefs(""), looksLikeSecretName)
   if (query !== undefined) {
-    return Result.fail(`its url carries a credential in "${query}": it is not copied into a config; write \${VAR} in its place`)
+    return Result.fail(
+      `its url carries a credential in "${query}": it is not copied into a config; write \${VAR} in its place`
+    )
   }
   for (const ref of refsOf(urlPieces)) passthrough.add(ref)
   adapterArgs.push(`--url=${braced(urlPieces)}`)

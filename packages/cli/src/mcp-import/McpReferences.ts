@@ -56,7 +56,8 @@ export const onlyRef = (pieces: ReadonlyArray<Piece>): (Piece & { readonly _tag:
 }
 
 /** `'text'`, for sh: nothing in single quotes is special but the quote itself. A plain word stays bare. */
-const singleQuoted = (text: string): string => /^[A-Za-z0-9_@%+=:,./-]+$/.test(text) ? text : `'${text.replaceAll("'", "'\\''")}'`
+const singleQuoted = (text: string): string =>
+  /^[A-Za-z0-9_@%+=:,./-]+$/.test(text) ? text : `'${text.replaceAll("'", "'\\''")}'`
 
 /** A fallback inside `"${NAME:-…}"`: the characters double quotes still treat specially, escaped. */
 const inDoubleQuotes = (text: string): string => text.replace(/[\\"$`]/g, "\\$&")
@@ -68,17 +69,23 @@ const inDoubleQuotes = (text: string): string => text.replace(/[\\"$`]/g, "\\$&"
 export const shellWord = (pieces: ReadonlyArray<Piece>): string =>
   pieces.length === 0
     ? "''"
-    : pieces.map((p) =>
-      p._tag === "Text"
-        ? singleQuoted(p.text)
-        : p.fallback === undefined
-        ? `"\${${p.name}}"`
-        : `"\${${p.name}:-${inDoubleQuotes(p.fallback)}}"`
-    ).join("")
+    : pieces
+        .map((p) =>
+          p._tag === "Text"
+            ? singleQuoted(p.text)
+            : p.fallback === undefined
+              ? `"\${${p.name}}"`
+              : `"\${${p.name}:-${inDoubleQuotes(p.fallback)}}"`
+        )
+        .join("")
 
 /** The pieces written back as text the adapter expands when it starts: `${NAME}`, `${NAME:-fallback}`. */
 export const braced = (pieces: ReadonlyArray<Piece>): string =>
-  pieces.map((p) => (p._tag === "Text" ? p.text : p.fallback === undefined ? `\${${p.name}}` : `\${${p.name}:-${p.fallback}}`)).join("")
+  pieces
+    .map((p) =>
+      p._tag === "Text" ? p.text : p.fallback === undefined ? `\${${p.name}}` : `\${${p.name}:-${p.fallback}}`
+    )
+    .join("")
 
 /**
  * Literal values shaped like credentials: provider tokens (GitHub, OpenAI and Anthropic style `sk-`, Slack, AWS

@@ -17,7 +17,7 @@ export interface Names {
  */
 export const namesFor = (key: string, names: Names): { readonly mcpName: string; readonly extensionName: string } => {
   const base = key.replace(/[^A-Za-z0-9_-]/g, "_").slice(0, MaxServerName) || "server"
-  for (let n = 1;; n++) {
+  for (let n = 1; ; n++) {
     const suffix = n === 1 ? "" : `_${n}`
     const mcpName = `${base.slice(0, MaxServerName - suffix.length)}${suffix}`
     const valid = ExtensionNamePattern.test(mcpName) && !isReservedExtensionName(mcpName)
@@ -30,4 +30,3 @@ export const namesFor = (key: string, names: Names): { readonly mcpName: string;
     return { mcpName, extensionName }
   }
 }
-

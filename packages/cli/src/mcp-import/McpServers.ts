@@ -45,26 +45,30 @@ export const MaxCallTimeoutMs = MaxTimerMs - 5 * ExtensionSlackMs
 const MaxToolName = 64
 
 /** `mcpServers.NAME`, with the name quoted when it is not a plain word. */
-const whereOf = (key: string): string => (/^[A-Za-z0-9_-]+$/.test(key) ? `mcpServers.${key}` : `mcpServers[${JSON.stringify(key)}]`)
+const whereOf = (key: string): string =>
+  /^[A-Za-z0-9_-]+$/.test(key) ? `mcpServers.${key}` : `mcpServers[${JSON.stringify(key)}]`
 
 /** Servers the file itself turned off, and why. */
-const disabledBy = (format: HookFormat, settings: Record<string, unknown>): (key: string, entry: Record<string, unknown>) => string | undefined => {
+const disabledBy = (
+  format: HookFormat,
+  settings: Record<string, unknown>
+): ((key: string, entry: Record<string, unknown>) => string | undefined) => {
   const mcp = isJsonObject(settings["mcp"]) ? settings["mcp"] : {}
-  const excluded = format === "gemini" ? strings(mcp["excluded"]) ?? [] : []
+  const excluded = format === "gemini" ? (strings(mcp["excluded"]) ?? []) : []
   const allowed = format === "gemini" ? strings(mcp["allowed"]) : undefined
-  const disabledJson = format === "claude" ? strings(settings["disabledMcpjsonServers"]) ?? [] : []
+  const disabledJson = format === "claude" ? (strings(settings["disabledMcpjsonServers"]) ?? []) : []
   return (key, entry) =>
     entry["disabled"] === true
-      ? "disabled (\"disabled\": true)"
+      ? 'disabled ("disabled": true)'
       : entry["enabled"] === false
-      ? "disabled (\"enabled\": false)"
-      : excluded.includes(key)
-      ? "disabled (listed in mcp.excluded)"
-      : allowed !== undefined && !allowed.includes(key)
-      ? "disabled (not listed in mcp.allowed)"
-      : disabledJson.includes(key)
-      ? "disabled (listed in disabledMcpjsonServers)"
-      : undefined
+        ? 'disabled ("enabled": false)'
+        : excluded.includes(key)
+          ? "disabled (listed in mcp.excluded)"
+          : allowed !== undefined && !allowed.includes(key)
+            ? "disabled (not listed in mcp.allowed)"
+            : disabledJson.includes(key)
+              ? "disabled (listed in disabledMcpjsonServers)"
+              : undefined
 }
 
 type Transport =
@@ -75,7 +79,8 @@ type Transport =
 /** The transport an entry asks for, as its peer picks it. The adapter speaks stdio and streamable HTTP. */
 const transportOf = (format: HookFormat, entry: Record<string, unknown>): Transport => {
   const { command, httpUrl, type, url } = entry
-  const sse = "an SSE server (deprecated in MCP): the adapter speaks stdio and streamable HTTP; if the server also serves streamable HTTP, give that address"
+  const sse =
+    "an SSE server (deprecated in MCP): the adapter speaks stdio and streamable HTTP; if the server also serves streamable HTTP, give that address"
   if (format === "gemini") {
     if (typeof httpUrl === "string") return { _tag: "Http", url: httpUrl }
     if (typeof url === "string") {
@@ -87,11 +92,12 @@ const transportOf = (format: HookFormat, entry: Record<string, unknown>): Transp
   if (type === undefined || type === "stdio") {
     if (typeof command === "string") return { _tag: "Stdio", command }
     if (type === undefined && typeof url === "string") {
-      return { _tag: "Http", url, guessed: "it has a url and no \"type\": taken as streamable HTTP (\"type\": \"http\")" }
+      return { _tag: "Http", url, guessed: 'it has a url and no "type": taken as streamable HTTP ("type": "http")' }
     }
     return { _tag: "None", why: type === "stdio" ? "a stdio server without a command" : "neither a command nor a url" }
   }
-  if (type === "http") return typeof url === "string" ? { _tag: "Http", url } : { _tag: "None", why: "an http server without a url" }
+  if (type === "http")
+    return typeof url === "string" ? { _tag: "Http", url } : { _tag: "None", why: "an http server without a url" }
   if (type === "sse") return { _tag: "None", why: `${sse} with "type": "http"` }
   return { _tag: "None", why: `transport ${JSON.stringify(type)} is not one the adapter speaks (stdio, http)` }
 }
@@ -99,7 +105,11 @@ const transportOf = (format: HookFormat, entry: Record<string, unknown>): Transp
 /** A `timeout` in whole milliseconds the adapter accepts, and what changed. */
 const timeoutOf = (timeout: unknown): { readonly ms: number; readonly adjusted?: string } => {
   if (typeof timeout !== "number" || !(timeout > 0)) return { ms: DefaultCallTimeoutMs }
-  if (timeout > MaxCallTimeoutMs) return { ms: MaxCallTimeoutMs, adjusted: `its timeout of ${timeout} ms is longer than a timer can wait: clamped to ${MaxCallTimeoutMs} ms` }
+  if (timeout > MaxCallTimeoutMs)
+    return {
+      ms: MaxCallTimeoutMs,
+      adjusted: `its timeout of ${timeout} ms is longer than a timer can wait: clamped to ${MaxCallTimeoutMs} ms`
+    }
   const ms = Math.round(timeout)
   return ms >= 1 ? { ms } : { ms: 1, adjusted: `its timeout of ${timeout} ms is under 1 ms: rounded up to 1 ms` }
 }
@@ -107,11 +117,11 @@ const timeoutOf = (timeout: unknown): { readonly ms: number; readonly adjusted?:
 type Outcome =
   | { readonly _tag: "Skip"; readonly why: string }
   | {
-    readonly _tag: "Server"
-    readonly extension: Record<string, unknown>
-    readonly deny: ReadonlyArray<{ readonly tool: string; readonly reason: string }>
-    readonly warnings: ReadonlyArray<string>
-  }
+      readonly _tag: "Server"
+      readonly extension: Record<string, unknown>
+      readonly deny: ReadonlyArray<{ readonly tool: string; readonly reason: string }>
+      readonly warnings: ReadonlyArray<string>
+    }
 
 const skip = (why: string): Outcome => ({ _tag: "Skip", why })
 
@@ -141,7 +151,9 @@ const serverOf = (
   const { extensionName, mcpName } = namesFor(key, names)
   const prefix = `mcp__${mcpName}__`
   if (mcpName !== key) {
-    warnings.push(`its tools are named ${prefix}TOOL (the name made of letters, digits, _ and -, at most ${MaxServerName} characters, unique)`)
+    warnings.push(
+      `its tools are named ${prefix}TOOL (the name made of letters, digits, _ and -, at most ${MaxServerName} characters, unique)`
+    )
   }
 
   const timeout = timeoutOf(entry["timeout"])
@@ -152,7 +164,9 @@ const serverOf = (
   const deny: Array<{ readonly tool: string; readonly reason: string }> = []
   if (format === "gemini") {
     if (entry["trust"] === true) {
-      warnings.push("\"trust\": true is not carried over: an extension may veto, never permit; your guards and policy judge its calls")
+      warnings.push(
+        '"trust": true is not carried over: an extension may veto, never permit; your guards and policy judge its calls'
+      )
     }
     if (entry["includeTools"] !== undefined) {
       warnings.push(
@@ -160,12 +174,15 @@ const serverOf = (
       )
     }
     const excluded = strings(entry["excludeTools"])
-    if (entry["excludeTools"] !== undefined && excluded === undefined) warnings.push("\"excludeTools\": expected an array of tool names: left out")
+    if (entry["excludeTools"] !== undefined && excluded === undefined)
+      warnings.push('"excludeTools": expected an array of tool names: left out')
     for (const tool of excluded ?? []) {
       if (/^[A-Za-z0-9_-]+$/.test(tool) && (prefix + tool).length <= MaxToolName) {
         deny.push({ tool: prefix + tool, reason: `excluded by ${key}'s excludeTools` })
       } else {
-        warnings.push(`excludeTools: ${JSON.stringify(tool)} is not a tool name this host can have: no rule written for it`)
+        warnings.push(
+          `excludeTools: ${JSON.stringify(tool)} is not a tool name this host can have: no rule written for it`
+        )
       }
     }
     if (entry["oauth"] !== undefined || entry["authProviderType"] !== undefined) {
@@ -196,13 +213,19 @@ const serverOf = (
 }
 
 /** Every server of the file as an adapter extension, and every entry that cannot be carried over, with the reason. */
-export const readMcpServers = (format: HookFormat, settings: unknown, options: ImportOptions): Result.Result<McpImport, string> => {
+export const readMcpServers = (
+  format: HookFormat,
+  settings: unknown,
+  options: ImportOptions
+): Result.Result<McpImport, string> => {
   if (!isJsonObject(settings)) return Result.fail("expected a JSON object (an .mcp.json or a settings.json)")
   const all = settings["mcpServers"]
   if (all === undefined) {
     return Result.fail(
-      "no \"mcpServers\" in it: expected Claude Code's .mcp.json, or a Claude Code or Gemini CLI settings.json with \"mcpServers\"" +
-        (isJsonObject(settings["projects"]) ? " (~/.claude.json keeps a project's servers under projects.PATH.mcpServers: give that object)" : "")
+      'no "mcpServers" in it: expected Claude Code\'s .mcp.json, or a Claude Code or Gemini CLI settings.json with "mcpServers"' +
+        (isJsonObject(settings["projects"])
+          ? " (~/.claude.json keeps a project's servers under projects.PATH.mcpServers: give that object)"
+          : "")
     )
   }
   if (!isJsonObject(all)) return Result.fail("mcpServers: expected an object of servers, by name")
@@ -215,7 +238,12 @@ export const readMcpServers = (format: HookFormat, settings: unknown, options: I
   const entries = Object.entries(all)
   const names: Names = {
     taken: new Set(),
-    verbatim: new Set(entries.map(([key]) => key).filter((key) => /^[A-Za-z0-9_-]+$/.test(key)).map((key) => key.toLowerCase()))
+    verbatim: new Set(
+      entries
+        .map(([key]) => key)
+        .filter((key) => /^[A-Za-z0-9_-]+$/.test(key))
+        .map((key) => key.toLowerCase())
+    )
   }
   for (const [key, entry] of entries) {
     const where = whereOf(key)

@@ -9,7 +9,7 @@ import type { McpImport } from "./McpServers.ts"
  * tools lost (or a session refused), so a config with one is not written. One line per server, naming it.
  */
 export const adapterProblems = (imported: McpImport, launch: AdapterLaunch) =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const problems: Array<string> = []
     for (const [i, extension] of imported.extensions.entries()) {
       const args = Array.isArray(extension["args"]) ? extension["args"].map(String) : []

@@ -4,7 +4,16 @@ import { isJsonObject } from "@abhed/protocol"
 import { Result } from "effect"
 import type { HookFormat } from "../hook/HookFormat.ts"
 import { strings, textOf } from "./McpFile.ts"
-import { hasRefs, isVariableName, looksLikeSecretValue, onlyRef, type Piece, piecesOf, refsOf, shellWord } from "./McpReferences.ts"
+import {
+  hasRefs,
+  isVariableName,
+  looksLikeSecretValue,
+  onlyRef,
+  type Piece,
+  piecesOf,
+  refsOf,
+  shellWord
+} from "./McpReferences.ts"
 
 /** What a stdio server's entry becomes: the server's command line after the adapter's `--`, its environment, its folder. */
 export interface StdioServer {
@@ -89,7 +98,8 @@ export const stdioServer = (
   let cwd = projectCwd
   const own = entry["cwd"]
   if (typeof own === "string" && own.trim() !== "") {
-    if (hasRefs(piecesOf(format, own))) return Result.fail(`cwd ${JSON.stringify(own)} holds a variable: write the folder out`)
+    if (hasRefs(piecesOf(format, own)))
+      return Result.fail(`cwd ${JSON.stringify(own)} holds a variable: write the folder out`)
     cwd = posix.isAbsolute(own) ? own : posix.normalize(posix.join(projectCwd, own))
   }
   return Result.succeed({ serverArgs, env, passthrough, cwd, warnings })

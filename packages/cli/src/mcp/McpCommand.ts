@@ -15,16 +15,18 @@ import { handlers } from "./McpSession.ts"
 export const mcp = Command.make(
   "mcp",
   flags,
-  Effect.fn("mcp")(function*({ args, command, header, name, startupTimeoutMs, timeoutMs, url }) {
+  Effect.fn("mcp")(function* ({ args, command, header, name, startupTimeoutMs, timeoutMs, url }) {
     const parsed = targetOf({ args, command, header, name, url }, process.env)
     if (Result.isFailure(parsed)) return yield* failUsage(["abhed-ext", "mcp"], parsed.failure)
     const connection = yield* open(parsed.success.target, { name: "abhed-ext-mcp", version: Version })
-    yield* EffectExtension.run(handlers({
-      name: parsed.success.name,
-      timeoutMs,
-      startupTimeoutMs: Option.getOrElse(startupTimeoutMs, () => timeoutMs),
-      connection
-    }))
+    yield* EffectExtension.run(
+      handlers({
+        name: parsed.success.name,
+        timeoutMs,
+        startupTimeoutMs: Option.getOrElse(startupTimeoutMs, () => timeoutMs),
+        connection
+      })
+    )
   }, Effect.scoped)
 ).pipe(
   Command.withShortDescription("Offer an MCP server's tools to the model as an extension, every call guarded"),
@@ -41,8 +43,9 @@ export const mcp = Command.make(
       description: "the filesystem server's tools, as mcp__fs__read_text_file, mcp__fs__write_file, …"
     },
     {
-      command: "abhed-ext mcp --name github --url https://api.githubcopilot.com/mcp/ --header 'Authorization: Bearer ${GITHUB_TOKEN}'",
-      description: "an HTTP server, its token read from the environment (env_passthrough: [\"GITHUB_TOKEN\"])"
+      command:
+        "abhed-ext mcp --name github --url https://api.githubcopilot.com/mcp/ --header 'Authorization: Bearer ${GITHUB_TOKEN}'",
+      description: 'an HTTP server, its token read from the environment (env_passthrough: ["GITHUB_TOKEN"])'
     }
   ])
 )

@@ -30,19 +30,28 @@ export interface Identity {
 }
 
 const client = (target: McpTarget, identity: Identity) => {
-  const options = { ...identity, timeout: InitializeTimeoutMs, protocol: McpProtocol.v2025_11_25, maxMessageBytes: MaxMessageBytes }
+  const options = {
+    ...identity,
+    timeout: InitializeTimeoutMs,
+    protocol: McpProtocol.v2025_11_25,
+    maxMessageBytes: MaxMessageBytes
+  }
   // The transport is acquired in the caller's scope (not a layer's, which would close when `make` returns).
-  const transport = target._tag === "Http"
-    ? McpClient.http({ ...options, url: target.url, headers: target.headers }).pipe(Effect.provide(FetchHttpClient.layer))
-    : Effect.flatMap(lineAlignedSpawner(MaxMessageBytes), (spawner) =>
-      McpClient.stdio({
-        ...options,
-        // In the adapter's process group (not detached, as effect would): the host ends an extension by signalling
-        // its group, so the server goes with the adapter even if the adapter is killed outright. Its stderr is the
-        // adapter's, which the host logs; its environment is the adapter's, which the host built from the
-        // extension's env rules.
-        command: ChildProcess.make(target.command, [...target.args], { detached: false, stderr: "inherit" })
-      }).pipe(Effect.provideService(ChildProcessSpawner, spawner)))
+  const transport =
+    target._tag === "Http"
+      ? McpClient.http({ ...options, url: target.url, headers: target.headers }).pipe(
+          Effect.provide(FetchHttpClient.layer)
+        )
+      : Effect.flatMap(lineAlignedSpawner(MaxMessageBytes), (spawner) =>
+          McpClient.stdio({
+            ...options,
+            // In the adapter's process group (not detached, as effect would): the host ends an extension by signalling
+            // its group, so the server goes with the adapter even if the adapter is killed outright. Its stderr is the
+            // adapter's, which the host logs; its environment is the adapter's, which the host built from the
+            // extension's env rules.
+            command: ChildProcess.make(target.command, [...target.args], { detached: false, stderr: "inherit" })
+          }).pipe(Effect.provideService(ChildProcessSpawner, spawner))
+        )
   return Effect.flatMap(transport, (t) => McpClient.make(options).pipe(Effect.provideService(McpClient.Transport, t)))
 }
 
@@ -54,7 +63,7 @@ export const open = (
   target: McpTarget,
   identity: Identity
 ): Effect.Effect<Connection, never, Scope.Scope | ChildProcessSpawner> =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const connection = yield* Deferred.make<McpClient.McpClient, McpClientError>()
     // The forked fiber runs in the caller's scope: the client's finalizers are the adapter's.
     yield* client(target, identity).pipe(

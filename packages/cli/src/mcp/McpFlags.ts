@@ -31,20 +31,33 @@ export const flags = {
     Flag.optional
   ),
   url: Flag.String("url").pipe(
-    Flag.withDescription("a streamable HTTP MCP server's URL (instead of a command); ${VAR} is read from the environment"),
+    Flag.withDescription(
+      "a streamable HTTP MCP server's URL (instead of a command); ${VAR} is read from the environment"
+    ),
     Flag.optional
   ),
   header: Flag.String("header").pipe(
-    Flag.withDescription("an HTTP header for --url, NAME:VALUE (repeatable); ${VAR} in VALUE is read from the environment"),
+    Flag.withDescription(
+      "an HTTP header for --url, NAME:VALUE (repeatable); ${VAR} in VALUE is read from the environment"
+    ),
     Flag.atLeast(0)
   ),
-  command: Argument.String("command").pipe(Argument.withDescription("the MCP server's command (after --)"), Argument.optional),
+  command: Argument.String("command").pipe(
+    Argument.withDescription("the MCP server's command (after --)"),
+    Argument.optional
+  ),
   args: Argument.String("args").pipe(Argument.withDescription("its arguments"), Argument.variadic())
 }
 
 /** The target and name from the parsed flags, with `env` for the `${VAR}` references in --url and --header. */
 export const targetOf = (
-  { args, command, header, name, url }: {
+  {
+    args,
+    command,
+    header,
+    name,
+    url
+  }: {
     readonly name: Option.Option<string>
     readonly url: Option.Option<string>
     readonly header: ReadonlyArray<string>
@@ -65,7 +78,10 @@ export const targetOf = (
   )
 
 /** Every variable set, to "x": what is checked before a start is the text around the references. */
-const anyVariable: Readonly<Record<string, string>> = new Proxy({}, { get: (_, key) => (typeof key === "string" ? "x" : undefined) })
+const anyVariable: Readonly<Record<string, string>> = new Proxy(
+  {},
+  { get: (_, key) => (typeof key === "string" ? "x" : undefined) }
+)
 
 /**
  * Why `abhed-ext mcp ARGS` would not start (`args`: what follows `mcp`), or undefined when it would: `args` go
@@ -73,7 +89,7 @@ const anyVariable: Readonly<Record<string, string>> = new Proxy({}, { get: (_, k
  * what it generates with it, since an adapter that exits at startup is a server's tools lost.
  */
 export const mcpArgsProblem = (args: ReadonlyArray<string>) =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     let started = false
     const problems: Array<string> = []
     const probe = Command.make("mcp", flags, (parsed) =>
@@ -81,15 +97,16 @@ export const mcpArgsProblem = (args: ReadonlyArray<string>) =>
         const target = targetOf(parsed, anyVariable)
         if (Result.isFailure(target)) problems.push(target.failure)
         else started = true
-      }))
+      })
+    )
     const silent: CliOutput.Presenter = { present: () => Effect.void }
     yield* Command.runWith(probe, { version: "", renderErrors: false })(args).pipe(
       Effect.catchIf(CliError.isCliError, (error) =>
         Effect.sync(() => {
           problems.push(...(error._tag === "ShowHelp" ? error.errors.map((e) => e.message) : [error.message]))
-        })),
+        })
+      ),
       Effect.provideService(CliOutput.Presenter, silent)
     )
     return started ? undefined : problems.length > 0 ? problems.join("; ") : "it would print its help and exit"
   })
-

@@ -8,7 +8,10 @@ import * as ChildProcessSpawner from "effect/process/ChildProcessSpawner"
  * lines, it finds each at once, and a long message costs time in n. A run without a newline is passed on once it
  * passes `maxBytes`, so that the transport's own size limit still trips.
  */
-export const alignLines = <E, R>(stdout: Stream.Stream<Uint8Array, E, R>, maxBytes: number): Stream.Stream<Uint8Array, E, R> =>
+export const alignLines = <E, R>(
+  stdout: Stream.Stream<Uint8Array, E, R>,
+  maxBytes: number
+): Stream.Stream<Uint8Array, E, R> =>
   stdout.pipe(
     Stream.mapAccum(
       (): ReadonlyArray<Uint8Array> => [],
@@ -18,9 +21,10 @@ export const alignLines = <E, R>(stdout: Stream.Stream<Uint8Array, E, R>, maxByt
           const held = [...pending, chunk]
           return held.reduce((n, c) => n + c.length, 0) > maxBytes ? [[], [Buffer.concat(held)]] : [held, []]
         }
-        const line = pending.length === 0 && newline === chunk.length - 1
-          ? chunk
-          : Buffer.concat([...pending, chunk.subarray(0, newline + 1)])
+        const line =
+          pending.length === 0 && newline === chunk.length - 1
+            ? chunk
+            : Buffer.concat([...pending, chunk.subarray(0, newline + 1)])
         return [newline === chunk.length - 1 ? [] : [chunk.subarray(newline + 1)], [line]]
       },
       { onHalt: (pending) => (pending.length === 0 ? [] : [Buffer.concat(pending)]) }
@@ -29,10 +33,11 @@ export const alignLines = <E, R>(stdout: Stream.Stream<Uint8Array, E, R>, maxByt
 
 /** The spawner in context, with every child's stdout cut at newlines (`alignLines`). */
 export const lineAlignedSpawner = (maxBytes: number) =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const base = yield* ChildProcessSpawner.ChildProcessSpawner
     return ChildProcessSpawner.make((command) =>
       Effect.map(base.spawn(command), (handle) =>
-        ChildProcessSpawner.makeHandle({ ...handle, stdout: alignLines(handle.stdout, maxBytes) }))
+        ChildProcessSpawner.makeHandle({ ...handle, stdout: alignLines(handle.stdout, maxBytes) })
+      )
     )
   })

@@ -47,9 +47,10 @@ const blockText = (block: McpSchema.ContentBlock): string => {
  */
 export const toolReply = (result: McpSchema.CallToolResult): ToolReply => {
   const isError = result.isError === true
-  const value = result.structuredContent !== undefined && !isError
-    ? result.structuredContent
-    : result.content.map(blockText).join("\n")
+  const value =
+    result.structuredContent !== undefined && !isError
+      ? result.structuredContent
+      : result.content.map(blockText).join("\n")
   const bytes = Buffer.byteLength(JSON.stringify(value) ?? "null")
   if (bytes > MaxResultBytes) {
     return {
@@ -94,7 +95,9 @@ export const callFault = (error: McpClientError, timeoutMs: number): Fault => {
     case "LimitError":
       return same(`the MCP server sent a message over the size limit (${reason.message}); its connection is closed`)
     case "HttpError":
-      return same(`the MCP server answered HTTP ${reason.status}${reason.code === undefined ? "" : ` (JSON-RPC error ${reason.code})`}`)
+      return same(
+        `the MCP server answered HTTP ${reason.status}${reason.code === undefined ? "" : ` (JSON-RPC error ${reason.code})`}`
+      )
     case "ValidationError":
       return same(`the MCP server's answer is not a valid MCP message (${reason.description})`)
     case "UnsupportedError":

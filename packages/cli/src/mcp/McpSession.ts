@@ -43,11 +43,11 @@ export const handlers = ({ connection, name, startupTimeoutMs, timeoutMs }: Sess
   const client = Deferred.await(connection).pipe(Effect.mapError((e) => `the MCP server did not start: ${e.message}`))
   const notStarted = `the MCP server has not started and listed its tools within ${startupTimeoutMs} ms (--startup-timeout-ms)`
 
-  const listTools = Effect.gen(function*() {
+  const listTools = Effect.gen(function* () {
     const mcp = yield* client
-    const tools = yield* mcp.listTools().pipe(
-      Effect.mapError((e) => `the MCP server's tools could not be listed: ${callFault(e, timeoutMs).forLog}`)
-    )
+    const tools = yield* mcp
+      .listTools()
+      .pipe(Effect.mapError((e) => `the MCP server's tools could not be listed: ${callFault(e, timeoutMs).forLog}`))
     const naming = nameTools(name, tools, (tool) => tool.name)
     yield* Effect.forEach(naming.warnings, (w) => warn(name, w), { discard: true })
     byName = new Map(naming.tools.map(({ declared, tool }) => [declared, tool]))
@@ -64,13 +64,13 @@ export const handlers = ({ connection, name, startupTimeoutMs, timeoutMs }: Sess
   )
 
   const invoke = (tool: string, args: Readonly<Record<string, unknown>>): Effect.Effect<ToolReply> =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const target = byName.get(tool)
       if (target === undefined) return failed(`${tool} is not one of the tools this MCP server declared`)
       const mcp = yield* client.pipe(Effect.mapError((why) => ({ forModel: why, forLog: why })))
-      const result = yield* mcp.callTool({ tool: target, arguments: { ...args } }).pipe(
-        Effect.mapError((e) => callFault(e, timeoutMs))
-      )
+      const result = yield* mcp
+        .callTool({ tool: target, arguments: { ...args } })
+        .pipe(Effect.mapError((e) => callFault(e, timeoutMs)))
       return toolReply(result)
     }).pipe(
       // One bound on the whole call: past it the request is interrupted, and effect's client tells the server

@@ -28,13 +28,16 @@ type Env = Readonly<Record<string, string | undefined>>
  */
 export const expand = (text: string, env: Env, where: string): Result.Result<string, string> => {
   const missing: Array<string> = []
-  const out = text.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g, (_, name: string, fallback: string | undefined) => {
-    const value = env[name]
-    if (value !== undefined && value !== "") return value
-    if (fallback !== undefined) return fallback
-    missing.push(name)
-    return ""
-  })
+  const out = text.replace(
+    /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g,
+    (_, name: string, fallback: string | undefined) => {
+      const value = env[name]
+      if (value !== undefined && value !== "") return value
+      if (fallback !== undefined) return fallback
+      missing.push(name)
+      return ""
+    }
+  )
   return missing.length === 0
     ? Result.succeed(out)
     : Result.fail(`${where}: \${${missing[0]}} is not set (pass it to the extension with env_passthrough or env)`)
@@ -42,7 +45,10 @@ export const expand = (text: string, env: Env, where: string): Result.Result<str
 
 /** The server's name when `--name` is not given: its command's file name, made to fit (`mcp-server-git` → itself). */
 const defaultName = (command: string): string =>
-  basename(command).replace(/\.(c|m)?[jt]s$/, "").replace(/[^A-Za-z0-9_-]/g, "_").slice(0, 40)
+  basename(command)
+    .replace(/\.(c|m)?[jt]s$/, "")
+    .replace(/[^A-Za-z0-9_-]/g, "_")
+    .slice(0, 40)
 
 /** The target and the server's name from the parsed command line, or what is wrong with it. */
 export const parseTarget = (
@@ -62,7 +68,9 @@ export const parseTarget = (
       const colon = header.indexOf(":")
       const key = colon === -1 ? "" : header.slice(0, colon).trim()
       if (!/^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/.test(key)) {
-        return Result.fail(`--header: expected NAME:VALUE with a header name before the colon, got a value of ${header.length} characters`)
+        return Result.fail(
+          `--header: expected NAME:VALUE with a header name before the colon, got a value of ${header.length} characters`
+        )
       }
       const value = expand(header.slice(colon + 1).trim(), env, `--header ${key}`)
       if (Result.isFailure(value)) return Result.fail(value.failure)
@@ -74,7 +82,11 @@ export const parseTarget = (
   if (parsed.command === undefined || parsed.command === "") {
     return Result.fail("give the MCP server's command after -- (or --url and --name for an HTTP server)")
   }
-  return checkName(parsed.name ?? defaultName(parsed.command), { _tag: "Stdio", command: parsed.command, args: parsed.args })
+  return checkName(parsed.name ?? defaultName(parsed.command), {
+    _tag: "Stdio",
+    command: parsed.command,
+    args: parsed.args
+  })
 }
 
 const checkName = (name: string, target: McpTarget) =>

@@ -32,11 +32,15 @@ export const nameTools = <T>(server: string, tools: ReadonlyArray<T>, nameOf: (t
     const declared = prefixed(server, original.replace(/[^A-Za-z0-9_-]/g, "_"))
     const shown = JSON.stringify(original)
     if (!isToolName(declared)) {
-      warnings.push(`tool ${shown} skipped: ${JSON.stringify(declared)} does not fit the tool-name rule (${ToolNameRule})`)
+      warnings.push(
+        `tool ${shown} skipped: ${JSON.stringify(declared)} does not fit the tool-name rule (${ToolNameRule})`
+      )
       continue
     }
     if (taken.has(declared.toLowerCase())) {
-      warnings.push(`tool ${shown} skipped: another of the server's tools is already declared as ${JSON.stringify(declared)}`)
+      warnings.push(
+        `tool ${shown} skipped: another of the server's tools is already declared as ${JSON.stringify(declared)}`
+      )
       continue
     }
     if (!declared.endsWith(`__${original}`)) warnings.push(`tool ${shown} declared as ${JSON.stringify(declared)}`)

@@ -26,7 +26,11 @@ const replyField = (x: AuditExchange, field: string): unknown => (isJsonObject(x
  * whoever failed. The rounds are replayed from `input`, the content the first round was sent; each next round's
  * content is the lowest-named differing proposal, as the host adopts it. Sorted, unique.
  */
-export const resultActors = (record: Pick<AuditRecord, "rounds">, input: string, withheld: boolean): ReadonlyArray<string> => {
+export const resultActors = (
+  record: Pick<AuditRecord, "rounds">,
+  input: string,
+  withheld: boolean
+): ReadonlyArray<string> => {
   const names = new Set<string>()
   let current = input
   for (const round of record.rounds) {

@@ -57,7 +57,12 @@ export interface Malformed {
   readonly problem: string
 }
 
-const oneLine = (message: string): string => message.split("\n").map((s) => s.trim()).filter((s) => s !== "").join("; ")
+const oneLine = (message: string): string =>
+  message
+    .split("\n")
+    .map((s) => s.trim())
+    .filter((s) => s !== "")
+    .join("; ")
 const decodeRecord = Schema.decodeUnknownResult(Record, { errors: "all" })
 
 /** One line of an audit file; blank lines are none (undefined). */
@@ -70,7 +75,8 @@ export const readRecord = (where: string, text: string): Result.Result<ReadRecor
     return Result.fail({ where, problem: `not JSON: ${cause instanceof Error ? cause.message : String(cause)}` })
   }
   const decoded = decodeRecord(json)
-  if (Result.isFailure(decoded)) return Result.fail({ where, problem: `not an audit record: ${oneLine(decoded.failure.message)}` })
+  if (Result.isFailure(decoded))
+    return Result.fail({ where, problem: `not an audit record: ${oneLine(decoded.failure.message)}` })
   const r = decoded.success
   return Result.succeed({
     where,

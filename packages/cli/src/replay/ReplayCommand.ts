@@ -17,21 +17,29 @@ export const replay = Command.make(
   {
     config: Flag.String("config").pipe(
       Flag.withAlias("c"),
-      Flag.withDescription("the abhed.json to re-decide the recorded events under (-: stdin, with the audits from files)")
+      Flag.withDescription(
+        "the abhed.json to re-decide the recorded events under (-: stdin, with the audits from files)"
+      )
     ),
     failOn: Flag.Literals("fail-on", ["any", "looser"]).pipe(
       Flag.withDescription("exit 1 when any decision changed (any, default), or only when one became looser (looser)"),
       Flag.withDefault("any" as const)
     ),
-    json: Flag.Boolean("json").pipe(Flag.withDescription("print one JSON report instead of text"), Flag.withDefault(false)),
+    json: Flag.Boolean("json").pipe(
+      Flag.withDescription("print one JSON report instead of text"),
+      Flag.withDefault(false)
+    ),
     audits: Argument.String("audit").pipe(
       Argument.withDescription("audit files written by abhed-ext run --audit (-: stdin)"),
       Argument.atLeast(1)
     )
   },
-  Effect.fn("replay")(function*({ audits, config, failOn, json }) {
+  Effect.fn("replay")(function* ({ audits, config, failOn, json }) {
     if (config === StdinConfig && audits.includes("-")) {
-      return yield* failUsage(["abhed-ext", "replay"], "--config - reads the config from stdin, so the audits must come from files")
+      return yield* failUsage(
+        ["abhed-ext", "replay"],
+        "--config - reads the config from stdin, so the audits must come from files"
+      )
     }
     const loaded = yield* loadConfig(config)
     const records: Array<ReadRecord> = []
@@ -50,59 +58,70 @@ export const replay = Command.make(
     for (const session of sessionsOf(records)) {
       const planned = session.records.map((record) => ({ record, plan: planOf(record) }))
       // A session with nothing to replay never starts the extensions.
-      if (!planned.some(({ plan }) => plan._tag === "ToolCall" || plan._tag === "ToolResult" || plan._tag === "Context")) {
+      if (
+        !planned.some(({ plan }) => plan._tag === "ToolCall" || plan._tag === "ToolResult" || plan._tag === "Context")
+      ) {
         for (const { plan, record } of planned) {
-          if (plan._tag === "NotReplayable") notReplayable.push({ where: record.where, event: record.event, call_id: record.call_id, reason: plan.reason })
+          if (plan._tag === "NotReplayable")
+            notReplayable.push({
+              where: record.where,
+              event: record.event,
+              call_id: record.call_id,
+              reason: plan.reason
+            })
         }
         continue
       }
-      yield* Effect.scoped(Effect.gen(function*() {
-        // The recorded session id, and the recorded call ids: extensions see the events as they first saw them.
-        const { host, last } = yield* startHost(loaded, session.sessionId)
-        for (const { plan, record } of planned) {
-          const skip = (reason: string) => notReplayable.push({ where: record.where, event: record.event, call_id: record.call_id, reason })
-          const done = (comparison: Replayed["comparison"]) =>
-            replayed.push({
-              where: record.where,
-              session_id: session.sessionId,
-              seq: record.seq,
-              event: record.event,
-              call_id: record.call_id,
-              tool: record.tool,
-              comparison
-            })
-          switch (plan._tag) {
-            case "HostOwn":
-              break
-            case "NotReplayable":
-              skip(plan.reason)
-              break
-            case "ToolCall": {
-              const outcome = yield* host.toolCall({ tool: plan.tool, args: plan.args, call_id: plan.callId })
-              const comparison = compareCall(record, outcome)
-              if (comparison === undefined) skip("the recorded outcome is not a tool_call outcome")
-              else done(comparison)
-              break
-            }
-            case "ToolResult": {
-              const outcome = yield* host.toolResult({
-                tool: plan.tool,
-                args: plan.args,
-                content: plan.content,
-                is_error: plan.isError,
-                call_id: plan.callId
+      yield* Effect.scoped(
+        Effect.gen(function* () {
+          // The recorded session id, and the recorded call ids: extensions see the events as they first saw them.
+          const { host, last } = yield* startHost(loaded, session.sessionId)
+          for (const { plan, record } of planned) {
+            const skip = (reason: string) =>
+              notReplayable.push({ where: record.where, event: record.event, call_id: record.call_id, reason })
+            const done = (comparison: Replayed["comparison"]) =>
+              replayed.push({
+                where: record.where,
+                session_id: session.sessionId,
+                seq: record.seq,
+                event: record.event,
+                call_id: record.call_id,
+                tool: record.tool,
+                comparison
               })
-              done(compareResult(record, { content: plan.content, isError: plan.isError }, outcome, yield* last))
-              break
-            }
-            case "Context": {
-              const outcome = yield* host.context(plan.messages)
-              done(compareContext(record, plan.messages.length, outcome, yield* last))
-              break
+            switch (plan._tag) {
+              case "HostOwn":
+                break
+              case "NotReplayable":
+                skip(plan.reason)
+                break
+              case "ToolCall": {
+                const outcome = yield* host.toolCall({ tool: plan.tool, args: plan.args, call_id: plan.callId })
+                const comparison = compareCall(record, outcome)
+                if (comparison === undefined) skip("the recorded outcome is not a tool_call outcome")
+                else done(comparison)
+                break
+              }
+              case "ToolResult": {
+                const outcome = yield* host.toolResult({
+                  tool: plan.tool,
+                  args: plan.args,
+                  content: plan.content,
+                  is_error: plan.isError,
+                  call_id: plan.callId
+                })
+                done(compareResult(record, { content: plan.content, isError: plan.isError }, outcome, yield* last))
+                break
+              }
+              case "Context": {
+                const outcome = yield* host.context(plan.messages)
+                done(compareContext(record, plan.messages.length, outcome, yield* last))
+                break
+              }
             }
           }
-        }
-      }))
+        })
+      )
     }
     const result = { config, replayed, notReplayable, malformed }
     yield* Console.log(json ? renderJson(result) : renderText(result, styleFor()))
@@ -111,8 +130,12 @@ export const replay = Command.make(
     const problems = [
       s.malformed > 0 ? `${s.malformed} audit line${s.malformed === 1 ? "" : "s"} could not be read` : undefined,
       failOn === "looser"
-        ? (s.looser > 0 ? `${s.looser} decision${s.looser === 1 ? "" : "s"} became looser` : undefined)
-        : (s.stricter + s.looser + s.changed > 0 ? `${s.stricter + s.looser + s.changed} decision${s.stricter + s.looser + s.changed === 1 ? "" : "s"} changed` : undefined)
+        ? s.looser > 0
+          ? `${s.looser} decision${s.looser === 1 ? "" : "s"} became looser`
+          : undefined
+        : s.stricter + s.looser + s.changed > 0
+          ? `${s.stricter + s.looser + s.changed} decision${s.stricter + s.looser + s.changed === 1 ? "" : "s"} changed`
+          : undefined
     ].filter((p) => p !== undefined)
     if (problems.length > 0) {
       const failed = new ReplayFailed({ problem: problems.join("; ") })
@@ -132,6 +155,9 @@ export const replay = Command.make(
   ),
   Command.withExamples([
     { command: "abhed-ext replay -c new.json audit.jsonl", description: "what the new config would have decided" },
-    { command: "abhed-ext replay -c new.json --fail-on looser audits/*.jsonl", description: "a CI gate that allows tightening" }
+    {
+      command: "abhed-ext replay -c new.json --fail-on looser audits/*.jsonl",
+      description: "a CI gate that allows tightening"
+    }
   ])
 )

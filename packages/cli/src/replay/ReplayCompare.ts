@@ -23,7 +23,8 @@ export interface Comparison {
 }
 
 const sorted = (names: Iterable<string>): ReadonlyArray<string> => [...new Set(names)].sort()
-const minus = (a: ReadonlyArray<string>, b: ReadonlyArray<string>): ReadonlyArray<string> => a.filter((n) => !b.includes(n))
+const minus = (a: ReadonlyArray<string>, b: ReadonlyArray<string>): ReadonlyArray<string> =>
+  a.filter((n) => !b.includes(n))
 
 /** By rank, then by detail; `by` from who acts before and after. */
 const classify = (
@@ -33,7 +34,8 @@ const classify = (
   actorsBefore: ReadonlyArray<string>,
   actorsAfter: ReadonlyArray<string>
 ): { readonly kind: ChangeKind; readonly by: ReadonlyArray<string> } => {
-  const kind: ChangeKind = rankAfter > rankBefore ? "stricter" : rankAfter < rankBefore ? "looser" : same ? "unchanged" : "changed"
+  const kind: ChangeKind =
+    rankAfter > rankBefore ? "stricter" : rankAfter < rankBefore ? "looser" : same ? "unchanged" : "changed"
   if (kind === "unchanged") return { kind, by: [] }
   const gained = minus(actorsAfter, actorsBefore)
   const lost = minus(actorsBefore, actorsAfter)
@@ -48,7 +50,8 @@ const DecisionRank: { readonly [decision: string]: number } = { allow: 0, ask: 1
 const recordedCall = (outcome: unknown) => {
   if (!isJsonObject(outcome)) return undefined
   const { args, decision, reasons, rewrittenBy } = outcome
-  if (typeof decision !== "string" || !(decision in DecisionRank) || !Array.isArray(reasons) || !isJsonObject(args)) return undefined
+  if (typeof decision !== "string" || !(decision in DecisionRank) || !Array.isArray(reasons) || !isJsonObject(args))
+    return undefined
   const names = reasons.flatMap((r) => (isJsonObject(r) && typeof r["extension"] === "string" ? [r["extension"]] : []))
   const rewriters = Array.isArray(rewrittenBy) ? rewrittenBy.filter((n): n is string => typeof n === "string") : []
   return { decision, reasons, args, names, rewriters }
@@ -58,7 +61,8 @@ export const compareCall = (record: ReadRecord, after: ToolCallOutcome): Compari
   const before = recordedCall(record.outcome)
   if (before === undefined) return undefined
   const rewritersAfter = after.rewrittenBy ?? []
-  const rank = (decision: string, rewriters: ReadonlyArray<string>) => (DecisionRank[decision] ?? 0) * 2 + (rewriters.length > 0 ? 1 : 0)
+  const rank = (decision: string, rewriters: ReadonlyArray<string>) =>
+    (DecisionRank[decision] ?? 0) * 2 + (rewriters.length > 0 ? 1 : 0)
   const same = jsonEquals(before.reasons, after.reasons) && jsonEquals(before.args, after.args)
   const { by, kind } = classify(
     rank(before.decision, before.rewriters),
@@ -86,9 +90,13 @@ export const compareResult = (
 ): Comparison => {
   // The recorded outcome is full content (a replayable record is one recorded in full: ReplayPlan.ts).
   const recorded = field(record.outcome, "content")
-  const before = { content: typeof recorded === "string" ? recorded : input.content, is_error: field(record.outcome, "is_error") === true }
+  const before = {
+    content: typeof recorded === "string" ? recorded : input.content,
+    is_error: field(record.outcome, "is_error") === true
+  }
   // A tool may return `[withheld: …]` itself: withheld is the host's only when the content is not what came in.
-  const withheldOf = (o: { readonly content: string; readonly is_error: boolean }) => isWithheld(o) && o.content !== input.content
+  const withheldOf = (o: { readonly content: string; readonly is_error: boolean }) =>
+    isWithheld(o) && o.content !== input.content
   const withheldBefore = withheldOf(before)
   const withheldAfter = withheldOf(after)
   const actorsBefore = resultActors(record, input.content, withheldBefore)
@@ -125,22 +133,27 @@ export const compareContext = (
   const withheldAfter = after.withheld.length > 0
   // A record without a keep (an older one) kept every message.
   const recordedKeep = field(record.outcome, "keep")
-  const keptBefore = withheldBefore ? [] : Array.isArray(recordedKeep) ? indices(recordedKeep) : Array.from({ length: messages }, (_, i) => i)
+  const keptBefore = withheldBefore
+    ? []
+    : Array.isArray(recordedKeep)
+      ? indices(recordedKeep)
+      : Array.from({ length: messages }, (_, i) => i)
   const keptAfter = withheldAfter ? [] : after.keep
   const actorsBefore = contextActors(record, withheldBefore)
   const actorsAfter = afterRecord === undefined ? [] : contextActors(afterRecord, withheldAfter)
   const subset = (a: ReadonlyArray<number>, b: ReadonlyArray<number>) => a.every((i) => b.includes(i))
   const same = jsonEquals(keptBefore, keptAfter) && withheldBefore === withheldAfter
   // Withheld is above any keep; otherwise keeping a subset of what was kept is stricter, a superset looser.
-  const [rankBefore, rankAfter] = withheldBefore !== withheldAfter
-    ? [withheldBefore ? 1 : 0, withheldAfter ? 1 : 0]
-    : same || withheldBefore
-    ? [0, 0]
-    : subset(keptAfter, keptBefore)
-    ? [0, 1]
-    : subset(keptBefore, keptAfter)
-    ? [1, 0]
-    : [0, 0]
+  const [rankBefore, rankAfter] =
+    withheldBefore !== withheldAfter
+      ? [withheldBefore ? 1 : 0, withheldAfter ? 1 : 0]
+      : same || withheldBefore
+        ? [0, 0]
+        : subset(keptAfter, keptBefore)
+          ? [0, 1]
+          : subset(keptBefore, keptAfter)
+            ? [1, 0]
+            : [0, 0]
   const { by, kind } = classify(rankBefore, rankAfter, same, actorsBefore, actorsAfter)
   return {
     kind,

@@ -16,7 +16,7 @@ export interface RecordingHost {
 
 /** Starts the host in the given scope (`session_start`, `list_tools`); closing the scope sends `session_end`. */
 export const startHost = (loaded: LoadedConfig, sessionId: string): Effect.Effect<RecordingHost, never, Scope.Scope> =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const ref = yield* Ref.make<AuditRecord | undefined>(undefined)
     const sink = Layer.succeed(AuditLog, AuditLog.of({ record: (r) => Ref.set(ref, r), entries: Effect.succeed([]) }))
     const context = yield* Layer.build(Layer.provide(processHost(loaded)(sessionId), sink))

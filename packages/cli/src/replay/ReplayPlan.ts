@@ -13,13 +13,13 @@ import type { ReadRecord } from "./AuditInput.ts"
 export type ReplayPlan =
   | { readonly _tag: "ToolCall"; readonly tool: string; readonly args: JsonObject; readonly callId: string | undefined }
   | {
-    readonly _tag: "ToolResult"
-    readonly tool: string
-    readonly args: JsonObject
-    readonly content: string
-    readonly isError: boolean
-    readonly callId: string | undefined
-  }
+      readonly _tag: "ToolResult"
+      readonly tool: string
+      readonly args: JsonObject
+      readonly content: string
+      readonly isError: boolean
+      readonly callId: string | undefined
+    }
   | { readonly _tag: "Context"; readonly messages: ReadonlyArray<unknown> }
   /** Dispatches the replay host makes itself (session_start, list_tools, session_end): nothing to compare. */
   | { readonly _tag: "HostOwn" }
@@ -36,8 +36,7 @@ const HostOwn: ReadonlySet<string> = new Set(["session_start", "session_end", "l
 
 const NotSent = "not sent to any extension: "
 /** Why the host sent the dispatch to nobody (the agent refused it, or the host could not send it), if it did. */
-const notSent = (r: ReadRecord): string | undefined =>
-  r.notes.find((n) => n.startsWith(NotSent))?.slice(NotSent.length)
+const notSent = (r: ReadRecord): string | undefined => r.notes.find((n) => n.startsWith(NotSent))?.slice(NotSent.length)
 
 const replyField = (reply: unknown, field: string): unknown => (isJsonObject(reply) ? reply[field] : undefined)
 
@@ -51,31 +50,38 @@ export const planOf = (r: ReadRecord): ReplayPlan => {
   switch (r.event) {
     case "tool_call": {
       if (refused !== undefined) return notReplayable(`never sent to an extension (${refused}): nothing to re-decide`)
-      if (r.tool === undefined || r.args === undefined) return notReplayable("the record holds no args (the host could not send them)")
+      if (r.tool === undefined || r.args === undefined)
+        return notReplayable("the record holds no args (the host could not send them)")
       return { _tag: "ToolCall", tool: r.tool, args: r.args, callId: r.call_id }
     }
     case "tool_result": {
       if (refused !== undefined) return notReplayable(`never sent to an extension (${refused}): nothing to re-decide`)
-      if (r.tool === undefined || r.args === undefined) return notReplayable("the record holds no args (the host could not send them)")
+      if (r.tool === undefined || r.args === undefined)
+        return notReplayable("the record holds no args (the host could not send them)")
       const { args, tool } = r
       const outcome = r.outcome
-      if (!isJsonObject(outcome) || typeof outcome["is_error"] !== "boolean") return notReplayable("the record holds no outcome")
+      if (!isJsonObject(outcome) || typeof outcome["is_error"] !== "boolean")
+        return notReplayable("the record holds no outcome")
       const plan = (content: unknown, isError: unknown): ReplayPlan =>
         typeof content !== "string"
           ? notReplayable(DigestContent)
           : typeof isError !== "boolean"
-          ? notReplayable("the record's input holds no is_error")
-          : { _tag: "ToolResult", tool, args, content, isError, callId: r.call_id }
+            ? notReplayable("the record's input holds no is_error")
+            : { _tag: "ToolResult", tool, args, content, isError, callId: r.call_id }
       if (r.input !== undefined) {
-        return isJsonObject(r.input) ? plan(r.input["content"], r.input["is_error"]) : notReplayable("the record's input is not a tool result's")
+        return isJsonObject(r.input)
+          ? plan(r.input["content"], r.input["is_error"])
+          : notReplayable("the record's input is not a tool result's")
       }
       // No input: the outcome is what came in, unless the record shows a change (then it is from an older host).
       const content = outcome["content"]
       if (typeof content !== "string") return notReplayable(DigestContent)
-      if (isWithheld({ content, is_error: outcome["is_error"] })) return notReplayable(`the content was withheld${NoInput}`)
+      if (isWithheld({ content, is_error: outcome["is_error"] }))
+        return notReplayable(`the content was withheld${NoInput}`)
       if (outcome["rounds"] !== 1 || r.rounds.length > 1) return notReplayable(`the content was rewritten${NoInput}`)
       const raisers = firstRoundWith(r, "is_error", (v) => v === true)
-      if (outcome["is_error"] === true && raisers.length > 0) return notReplayable(`is_error was raised by ${raisers.join(", ")}${NoInput}`)
+      if (outcome["is_error"] === true && raisers.length > 0)
+        return notReplayable(`is_error was raised by ${raisers.join(", ")}${NoInput}`)
       return plan(content, outcome["is_error"])
     }
     case "context": {
@@ -85,7 +91,9 @@ export const planOf = (r: ReadRecord): ReplayPlan => {
       const plan = (messages: unknown): ReplayPlan =>
         Array.isArray(messages) ? { _tag: "Context", messages } : notReplayable(DigestMessages)
       if (r.input !== undefined) {
-        return isJsonObject(r.input) ? plan(r.input["messages"]) : notReplayable("the record's input is not a context's")
+        return isJsonObject(r.input)
+          ? plan(r.input["messages"])
+          : notReplayable("the record's input is not a context's")
       }
       // No input: the outcome is what came in, unless the record shows a change (then it is from an older host).
       const messages = outcome["messages"]

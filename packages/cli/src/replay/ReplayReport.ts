@@ -68,18 +68,20 @@ export const renderJson = (r: ReplayResult): string =>
   JSON.stringify({
     config: r.config,
     summary: summarize(r),
-    changes: r.replayed.filter((x) => x.comparison.kind !== "unchanged").map((x) => ({
-      where: x.where,
-      session_id: x.session_id,
-      seq: x.seq,
-      event: x.event,
-      ...(x.call_id === undefined ? {} : { call_id: x.call_id }),
-      ...(x.tool === undefined ? {} : { tool: x.tool }),
-      change: x.comparison.kind,
-      by: x.comparison.by,
-      before: x.comparison.before,
-      after: x.comparison.after
-    })),
+    changes: r.replayed
+      .filter((x) => x.comparison.kind !== "unchanged")
+      .map((x) => ({
+        where: x.where,
+        session_id: x.session_id,
+        seq: x.seq,
+        event: x.event,
+        ...(x.call_id === undefined ? {} : { call_id: x.call_id }),
+        ...(x.tool === undefined ? {} : { tool: x.tool }),
+        change: x.comparison.kind,
+        by: x.comparison.by,
+        before: x.comparison.before,
+        after: x.comparison.after
+      })),
     not_replayable: r.notReplayable.map((s) => ({
       where: s.where,
       event: s.event,
@@ -89,7 +91,8 @@ export const renderJson = (r: ReplayResult): string =>
     malformed: r.malformed
   })
 
-const short = (text: string, max = 300): string => (text.length <= max ? text : `${text.slice(0, max)}… (${text.length} chars)`)
+const short = (text: string, max = 300): string =>
+  text.length <= max ? text : `${text.slice(0, max)}… (${text.length} chars)`
 const json = (value: unknown): string => short(canonicalJson(value))
 
 /** One side of a change, on one line: the decision and its reasons, then the args (or content, or keep). */
@@ -98,17 +101,21 @@ const side = (event: string, s: { readonly [key: string]: unknown }): string => 
   switch (event) {
     case "tool_call": {
       const reasons = Array.isArray(s["reasons"])
-        ? s["reasons"].map((r) => (isJsonObject(r) ? `${String(r["extension"])}: ${short(String(r["reason"]), 200)}` : json(r))).join("; ")
+        ? s["reasons"]
+            .map((r) => (isJsonObject(r) ? `${String(r["extension"])}: ${short(String(r["reason"]), 200)}` : json(r)))
+            .join("; ")
         : ""
-      const rewriters = Array.isArray(s["rewritten_by"]) && s["rewritten_by"].length > 0
-        ? `, rewritten by ${s["rewritten_by"].join(", ")}`
-        : ""
+      const rewriters =
+        Array.isArray(s["rewritten_by"]) && s["rewritten_by"].length > 0
+          ? `, rewritten by ${s["rewritten_by"].join(", ")}`
+          : ""
       return `${String(s["decision"])}${reasons === "" ? "" : ` (${reasons})`}, args ${json(s["args"])}${rewriters}`
     }
     case "tool_result":
       return `content ${short(JSON.stringify(s["content"]))}, is_error ${String(s["is_error"])}${by}`
     default: {
-      const withheld = Array.isArray(s["withheld"]) && s["withheld"].length > 0 ? `, withheld (${json(s["withheld"])})` : ""
+      const withheld =
+        Array.isArray(s["withheld"]) && s["withheld"].length > 0 ? `, withheld (${json(s["withheld"])})` : ""
       return `keep ${json(s["keep"])}${withheld}${by}`
     }
   }
@@ -137,12 +144,19 @@ export const renderText = (r: ReplayResult, style: Style): string => {
   }
   list(
     "not replayable",
-    r.notReplayable.map((s) => `${s.where} ${[s.event, s.call_id].filter((p) => p !== undefined).join(" ")}: ${s.reason}`)
+    r.notReplayable.map(
+      (s) => `${s.where} ${[s.event, s.call_id].filter((p) => p !== undefined).join(" ")}: ${s.reason}`
+    )
   )
-  list("malformed", r.malformed.map((m) => `${m.where}: ${m.problem}`))
+  list(
+    "malformed",
+    r.malformed.map((m) => `${m.where}: ${m.problem}`)
+  )
   const s = summarize(r)
   const byText = (kind: "stricter" | "looser" | "changed") => {
-    const names = Object.entries(s.by).filter(([, n]) => n[kind] > 0).map(([name, n]) => `${name}: ${n[kind]}`)
+    const names = Object.entries(s.by)
+      .filter(([, n]) => n[kind] > 0)
+      .map(([name, n]) => `${name}: ${n[kind]}`)
     return names.length > 0 ? ` (${names.join(", ")})` : ""
   }
   lines.push(

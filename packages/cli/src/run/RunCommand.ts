@@ -15,7 +15,9 @@ import { failUsage } from "../Usage.ts"
 /** The JSONL audit sink; a file it cannot open is one line on stderr and exit 1, not a stack trace. */
 const auditLayer = (file: string, content: AuditContent) =>
   AuditLog.layerJsonl(file, { content }).pipe(
-    Layer.catchTag("AuditWriteError", (e) => Layer.effect(AuditLog, Effect.fail(new AuditUnwritable({ file, detail: e.detail })))),
+    Layer.catchTag("AuditWriteError", (e) =>
+      Layer.effect(AuditLog, Effect.fail(new AuditUnwritable({ file, detail: e.detail })))
+    ),
     Layer.tapError((e) => Console.error(e.message))
   )
 
@@ -23,17 +25,20 @@ const auditLayer = (file: string, content: AuditContent) =>
  * OpenTelemetry export when the standard variables name a collector (docs/observability.md); each bad value is a
  * warning that names the variable, and the run goes on.
  */
-const telemetryLayer = Effect.map(Effect.sync(() => Telemetry.fromEnv(process.env)), ({ settings, warnings }) => ({
-  warnings,
-  layer: settings === undefined ? Layer.empty : Telemetry.layer(settings)
-}))
+const telemetryLayer = Effect.map(
+  Effect.sync(() => Telemetry.fromEnv(process.env)),
+  ({ settings, warnings }) => ({
+    warnings,
+    layer: settings === undefined ? Layer.empty : Telemetry.layer(settings)
+  })
+)
 
 /**
  * A word where silence would mislead: a config without extensions lets every call through unvetted; a terminal on
  * stdin would otherwise sit there looking hung.
  */
 const startNotes = (file: string, config: Config, events: Option.Option<string>) =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     if (config.extensions.length === 0) {
       yield* Console.error(
         `abhed-ext run: warning: ${file} configures no extensions: nothing can veto a call, the policy alone ` +
@@ -71,7 +76,9 @@ export const run = Command.make(
       Flag.withDefault("digest" as const)
     ),
     sessionId: Flag.String("session-id").pipe(
-      Flag.withDescription("session id sent to the extensions (default: the first request's session_id, else \"abhed-ext\")"),
+      Flag.withDescription(
+        'session id sent to the extensions (default: the first request\'s session_id, else "abhed-ext")'
+      ),
       Flag.optional
     ),
     summary: Flag.Boolean("summary").pipe(
@@ -97,10 +104,13 @@ export const run = Command.make(
       Argument.optional
     )
   },
-  Effect.fn("run")(function*({ audit, auditContent, config, events, sessionId, strict, summary, watch }) {
+  Effect.fn("run")(function* ({ audit, auditContent, config, events, sessionId, strict, summary, watch }) {
     if (Option.getOrUndefined(config) === StdinConfig && Option.getOrElse(events, () => "-") === "-") {
       // One stdin cannot carry both: the config would swallow the requests.
-      return yield* failUsage(["abhed-ext", "run"], "--config - reads the config from stdin, so the events must come from a file (EVENTS.jsonl)")
+      return yield* failUsage(
+        ["abhed-ext", "run"],
+        "--config - reads the config from stdin, so the events must come from a file (EVENTS.jsonl)"
+      )
     }
     if (watch && Option.getOrUndefined(config) === StdinConfig) {
       return yield* failUsage(["abhed-ext", "run"], "--watch watches the config's file: --config - (stdin) has none")
@@ -131,9 +141,12 @@ export const run = Command.make(
       loaded = source
       RunSummary.track(tally, source.config)
     }
-    const watching = first === undefined
-      ? session
-      : Effect.scoped(Effect.andThen(watchRun({ config, first, host: () => live, ended: () => ended, loaded: reloaded }), session))
+    const watching =
+      first === undefined
+        ? session
+        : Effect.scoped(
+            Effect.andThen(watchRun({ config, first, host: () => live, ended: () => ended, loaded: reloaded }), session)
+          )
     yield* watching.pipe(
       Effect.provide(Option.isSome(audit) ? auditLayer(audit.value, auditContent) : AuditLog.layerNone),
       Effect.provide(telemetry.layer)
@@ -156,15 +169,18 @@ export const run = Command.make(
   Command.withDescription(
     "Run the extensions of a config over a stream of requests (a JSONL file, or stdin). Each input line is a request " +
       "as on the wire (session_id and call_id optional); each prints one JSON line with the decision as soon as it " +
-      "is made, e.g. {\"event\":\"tool_call\",\"decision\":\"deny\",\"reasons\":[…],\"args\":{…},\"rounds\":1}. A bad input " +
-      "line prints {\"error\":\"…\",\"line\":N} and the run goes on. Events `-` (or none) is stdin. Exit codes: 0 " +
+      'is made, e.g. {"event":"tool_call","decision":"deny","reasons":[…],"args":{…},"rounds":1}. A bad input ' +
+      'line prints {"error":"…","line":N} and the run goes on. Events `-` (or none) is stdin. Exit codes: 0 ' +
       "done, 1 input unreadable, 2 invalid config (each problem on stderr, with its path), 64 bad usage. Nothing " +
       "but JSON lines on stdout: this help, logs and errors go to stderr."
   ),
   Command.withExamples([
-    { command: "abhed-ext run --config docs/examples/abhed.json docs/examples/session.jsonl", description: "run a recorded session" },
     {
-      command: "echo '{\"event\":\"tool_call\",\"tool\":\"read\",\"args\":{\"path\":\".env\"}}' | abhed-ext run -c abhed.json",
+      command: "abhed-ext run --config docs/examples/abhed.json docs/examples/session.jsonl",
+      description: "run a recorded session"
+    },
+    {
+      command: 'echo \'{"event":"tool_call","tool":"read","args":{"path":".env"}}\' | abhed-ext run -c abhed.json',
       description: "decide one call from stdin"
     },
     {

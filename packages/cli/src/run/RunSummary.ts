@@ -56,12 +56,14 @@ export const track = (tally: RunTally | undefined, config: Config): void => {
 
 /** Counts an output line (nothing when there is no tally: neither flag was given). */
 export const addLine = (tally: RunTally | undefined, result: LineResult): Effect.Effect<void> =>
-  tally === undefined ? Effect.void : Effect.sync(() => {
-    const output = result.output
-    if ("error" in output) tally.badLines++
-    else if (output.event === "tool_call") tally.verdicts[output.decision]++
-    else tally.otherEvents++
-  })
+  tally === undefined
+    ? Effect.void
+    : Effect.sync(() => {
+        const output = result.output
+        if ("error" in output) tally.badLines++
+        else if (output.event === "tool_call") tally.verdicts[output.decision]++
+        else tally.otherEvents++
+      })
 
 const isObject = (u: unknown): u is { readonly [key: string]: unknown } => typeof u === "object" && u !== null
 
@@ -78,9 +80,14 @@ export const addRecord = (tally: RunTally, record: AuditRecord): void => {
       if (!Lifecycle.has(record.event)) per.latencies.push(x.latency_ms)
       const reply = x.reply
       if (
-        record.event === "tool_call" && isObject(reply) && typeof reply["reason"] === "string" && reply["reason"] !== "" &&
-        reply["block"] !== true && reply["ask"] !== true
-      ) per.ignoredAllows.push(reply["reason"])
+        record.event === "tool_call" &&
+        isObject(reply) &&
+        typeof reply["reason"] === "string" &&
+        reply["reason"] !== "" &&
+        reply["block"] !== true &&
+        reply["ask"] !== true
+      )
+        per.ignoredAllows.push(reply["reason"])
     }
   }
 }
@@ -94,10 +101,17 @@ export const tee = (tally: RunTally | undefined): Layer.Layer<AuditLog, never, A
   Layer.effect(
     AuditLog,
     Effect.map(AuditLog, (sink) =>
-      tally === undefined ? sink : AuditLog.of({
-        record: (r) => Effect.andThen(Effect.sync(() => addRecord(tally, r)), sink.record(r)),
-        entries: sink.entries
-      }))
+      tally === undefined
+        ? sink
+        : AuditLog.of({
+            record: (r) =>
+              Effect.andThen(
+                Effect.sync(() => addRecord(tally, r)),
+                sink.record(r)
+              ),
+            entries: sink.entries
+          })
+    )
   )
 
 /** The q-quantile of the sorted sample (nearest rank). */
@@ -112,7 +126,7 @@ export const render = (tally: RunTally): string => {
   const calls = v.allow + v.ask + v.deny
   const lines = [
     `abhed-ext run: ${calls} tool call(s): ${v.deny} denied, ${v.ask} asked, ${v.allow} allowed; ` +
-    `${tally.otherEvents} other event(s); ${tally.badLines} bad line(s)`
+      `${tally.otherEvents} other event(s); ${tally.badLines} bad line(s)`
   ]
   if (tally.extensions.length === 0) lines.push("  no extension configured: the policy alone decided")
   const width = Math.max(...tally.extensions.map((name) => name.length))
@@ -120,9 +134,10 @@ export const render = (tally: RunTally): string => {
     const per = tally.per.get(name)
     if (per === undefined) continue
     const sorted = [...per.latencies].sort((a, b) => a - b)
-    const latency = sorted.length === 0
-      ? "no replies"
-      : `${sorted.length} repl${sorted.length === 1 ? "y" : "ies"}, p50 ${ms(quantile(sorted, 0.5))}, p99 ${ms(quantile(sorted, 0.99))}`
+    const latency =
+      sorted.length === 0
+        ? "no replies"
+        : `${sorted.length} repl${sorted.length === 1 ? "y" : "ies"}, p50 ${ms(quantile(sorted, 0.5))}, p99 ${ms(quantile(sorted, 0.99))}`
     lines.push(`  ${name.padEnd(width)}  ${per.death === undefined ? "live" : `DEAD: ${per.death}`}; ${latency}`)
     if (per.ignoredAllows.length > 0) {
       lines.push(

@@ -32,12 +32,19 @@ export interface Watchable {
 }
 
 /** The files under `roots` that the config's extensions name (their scripts), as absolute paths. */
-const scriptFiles = (config: Config, baseDir: string, roots: ReadonlyArray<string>): Effect.Effect<ReadonlyArray<string>> =>
+const scriptFiles = (
+  config: Config,
+  baseDir: string,
+  roots: ReadonlyArray<string>
+): Effect.Effect<ReadonlyArray<string>> =>
   Effect.map(
     Effect.forEach(config.extensions, (x) =>
       Effect.forEach(roots, (root) =>
         Effect.map(scriptsOf(root, NodePath.resolve(baseDir, x.cwd ?? "."), x), (scripts) =>
-          scripts.map((s) => NodePath.join(root, s.path))))),
+          scripts.map((s) => NodePath.join(root, s.path))
+        )
+      )
+    ),
     (found) => found.flat(2)
   )
 
@@ -46,45 +53,55 @@ export const loadWatchable = (
   config: Option.Option<string>
 ): Effect.Effect<Watchable, ConfigRejected, FileSystem.FileSystem | Path.Path | Stdio.Stdio> =>
   Option.isSome(config)
-    ? Effect.gen(function*() {
-      const loaded = yield* loadConfig(config.value)
-      const scripts = yield* scriptFiles(loaded.config, loaded.baseDir, [loaded.baseDir])
-      return {
-        source: { label: config.value, config: loaded.config, host: processHost(loaded), untrusted: undefined },
-        files: [NodePath.resolve(config.value), loaded.file, ...scripts],
-        reload: (host) => host.reload({ config: loaded.config, baseDir: loaded.baseDir })
-      }
-    })
-    : Effect.gen(function*() {
-      const layers = yield* loadCliLayers("abhed-ext run")
-      const cwd = process.cwd()
-      const places = layerPlaces(process.env, NodeOs.homedir(), cwd)
-      const project = yield* findProjectLayer(cwd)
-      const roots = layerRoots(layers)
-      const scripts = yield* scriptFiles(layers.config, cwd, roots)
-      const untrusted = layers.untrusted
-      const untrustedScripts = untrusted === undefined
-        ? []
-        : untrusted.print.extensions.flatMap((x) => x.scripts.map((s) => NodePath.join(untrusted.print.root, s.path)))
-      return {
-        source: { label: layersLabel(layers), config: layers.config, host: layersHost(layers), untrusted },
-        files: [
-          places.managed,
-          places.user,
-          project?.file ?? NodePath.join(cwd, ".abhed", "abhed.json"),
-          trustStoreFile(),
-          ...scripts,
-          ...untrustedScripts
-        ],
-        reload: (host) => host.reload({ config: layers.config, policies: layers.policies, baseDir: cwd, roots })
-      }
-    })
+    ? Effect.gen(function* () {
+        const loaded = yield* loadConfig(config.value)
+        const scripts = yield* scriptFiles(loaded.config, loaded.baseDir, [loaded.baseDir])
+        return {
+          source: { label: config.value, config: loaded.config, host: processHost(loaded), untrusted: undefined },
+          files: [NodePath.resolve(config.value), loaded.file, ...scripts],
+          reload: (host) => host.reload({ config: loaded.config, baseDir: loaded.baseDir })
+        }
+      })
+    : Effect.gen(function* () {
+        const layers = yield* loadCliLayers("abhed-ext run")
+        const cwd = process.cwd()
+        const places = layerPlaces(process.env, NodeOs.homedir(), cwd)
+        const project = yield* findProjectLayer(cwd)
+        const roots = layerRoots(layers)
+        const scripts = yield* scriptFiles(layers.config, cwd, roots)
+        const untrusted = layers.untrusted
+        const untrustedScripts =
+          untrusted === undefined
+            ? []
+            : untrusted.print.extensions.flatMap((x) =>
+                x.scripts.map((s) => NodePath.join(untrusted.print.root, s.path))
+              )
+        return {
+          source: { label: layersLabel(layers), config: layers.config, host: layersHost(layers), untrusted },
+          files: [
+            places.managed,
+            places.user,
+            project?.file ?? NodePath.join(cwd, ".abhed", "abhed.json"),
+            trustStoreFile(),
+            ...scripts,
+            ...untrustedScripts
+          ],
+          reload: (host) => host.reload({ config: layers.config, policies: layers.policies, baseDir: cwd, roots })
+        }
+      })
 
 /** One line for stderr: what the reload did. */
 export const describeReload = (report: ReloadReport): string => {
   const parts = (
-    [["kept", report.kept], ["restarted", report.restarted], ["stopped", report.removed], ["started", report.added]] as const
-  ).filter(([, names]) => names.length > 0).map(([what, names]) => `${what} ${names.join(", ")}`)
+    [
+      ["kept", report.kept],
+      ["restarted", report.restarted],
+      ["stopped", report.removed],
+      ["started", report.added]
+    ] as const
+  )
+    .filter(([, names]) => names.length > 0)
+    .map(([what, names]) => `${what} ${names.join(", ")}`)
   return parts.length > 0 ? parts.join("; ") : "no extensions"
 }
 
@@ -93,7 +110,7 @@ export const describeReload = (report: ReloadReport): string => {
  * file is watched through its folder, so a file replaced by a rename (how editors save) or created later is seen.
  */
 const changes = (files: ReadonlyArray<string>, wake: Queue.Queue<void>): Effect.Effect<void, never, Scope.Scope> =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const byDir = new Map<string, Set<string>>()
     for (const file of files) {
       const dir = NodePath.dirname(NodePath.resolve(file))
@@ -135,21 +152,23 @@ export interface WatchOptions {
 export const watchRun = (
   options: WatchOptions
 ): Effect.Effect<void, never, Scope.Scope | FileSystem.FileSystem | Path.Path | Stdio.Stdio> =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const wake = yield* Queue.sliding<void>(1)
     let watching = yield* Scope.make()
     yield* Effect.addFinalizer(() => Scope.close(watching, Exit.void))
     yield* changes(options.first.files, wake).pipe(Scope.provide(watching))
     // Said once the watch is set: a change from here on reloads (and what is watched is no guess).
     const present = [...new Set(options.first.files.filter((file) => NodeFs.existsSync(file)))]
-    yield* Console.error(`abhed-ext run: watching ${present.length > 0 ? present.join(", ") : "the config's places"} for changes`)
+    yield* Console.error(
+      `abhed-ext run: watching ${present.length > 0 ? present.join(", ") : "the config's places"} for changes`
+    )
     const rewatch = (files: ReadonlyArray<string>) =>
-      Effect.gen(function*() {
+      Effect.gen(function* () {
         yield* Scope.close(watching, Exit.void)
         watching = yield* Scope.make()
         yield* changes(files, wake).pipe(Scope.provide(watching))
       })
-    const step = Effect.gen(function*() {
+    const step = Effect.gen(function* () {
       yield* Queue.take(wake)
       // Let the burst settle (a save is a truncate, a write, a rename), then read once.
       yield* Effect.sleep(Duration.millis(100))
@@ -165,7 +184,9 @@ export const watchRun = (
       const host = options.host()
       if (host === undefined || options.ended()) {
         options.loaded(next.value.source)
-        return yield* Console.error(`abhed-ext run: reloaded ${next.value.source.label} (the session has not started: it starts with it)`)
+        return yield* Console.error(
+          `abhed-ext run: reloaded ${next.value.source.label} (the session has not started: it starts with it)`
+        )
       }
       yield* next.value.reload(host).pipe(
         Effect.matchEffect({

@@ -34,13 +34,13 @@ export interface SessionOptions<E, R, HE, HR> {
 }
 
 export const runSession = <E, R, HE, HR>(options: SessionOptions<E, R, HE, HR>): Effect.Effect<void, E | HE, R | HR> =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const scope = yield* Scope.make()
     const callIds = CallIds.make()
     let host: ExtensionHostShape | undefined
     let session: { readonly id: string; readonly line: number } | undefined
     const hostFor = (request: InputRequest, line: number) =>
-      Effect.gen(function*() {
+      Effect.gen(function* () {
         if (host !== undefined) return host
         const sessionId = options.sessionId ?? request.session_id ?? options.defaultSessionId
         session = { id: sessionId, line }
@@ -51,7 +51,7 @@ export const runSession = <E, R, HE, HR>(options: SessionOptions<E, R, HE, HR>):
     const body = options.lines.pipe(
       Stream.zipWithIndex,
       Stream.runForEach(([text, index]) =>
-        Effect.gen(function*() {
+        Effect.gen(function* () {
           const line = index + 1
           if (isBlank(text)) return
           const decoded = decodeInputLine(text)
@@ -60,7 +60,8 @@ export const runSession = <E, R, HE, HR>(options: SessionOptions<E, R, HE, HR>):
           }
           const own = decoded.success.session_id
           if (options.sessionId === undefined && session !== undefined && own !== undefined && own !== session.id) {
-            const error = `session_id ${JSON.stringify(own)} is not this run's session ${JSON.stringify(session.id)} ` +
+            const error =
+              `session_id ${JSON.stringify(own)} is not this run's session ${JSON.stringify(session.id)} ` +
               `(line ${session.line}): a run decides one session; split the input by session_id, or give ` +
               "--session-id to decide every line in one session"
             return yield* options.onLine({ line, input: undefined, output: { error, line } })
@@ -76,14 +77,15 @@ export const runSession = <E, R, HE, HR>(options: SessionOptions<E, R, HE, HR>):
             // A bug must not end the session with the rest of the input undecided: this line gets an error (the
             // trace goes to the log, on stderr) and the next line is read.
             Effect.catchDefect((defect) =>
-              Effect.as(
-                Effect.logError(`line ${line}: internal error`, defect),
-                { error: `internal error: ${defect instanceof Error ? defect.message : "unknown"}`, line }
-              )
+              Effect.as(Effect.logError(`line ${line}: internal error`, defect), {
+                error: `internal error: ${defect instanceof Error ? defect.message : "unknown"}`,
+                line
+              })
             )
           )
           // What a later tool_result without args gets: the args the call was decided to run with.
-          if (request.event === "tool_call" && request.call_id !== undefined && "args" in output) callIds.ran(request.call_id, output.args)
+          if (request.event === "tool_call" && request.call_id !== undefined && "args" in output)
+            callIds.ran(request.call_id, output.args)
           yield* options.onLine({ line, input: request, output })
         })
       )

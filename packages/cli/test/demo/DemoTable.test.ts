@@ -7,7 +7,13 @@ import { colour, plain } from "../../src/Style.ts"
 const call: LineResult = {
   line: 3,
   input: { event: "tool_call", tool: "bash", args: { command: "ls" } },
-  output: { event: "tool_call", decision: "ask", reasons: [{ extension: "slow", reason: "extension slow unavailable: timed_out (2000 ms)" }], args: { command: "wrapped ls" }, rounds: 2 }
+  output: {
+    event: "tool_call",
+    decision: "ask",
+    reasons: [{ extension: "slow", reason: "extension slow unavailable: timed_out (2000 ms)" }],
+    args: { command: "wrapped ls" },
+    rounds: 2
+  }
 }
 
 const record: AuditRecord = {
@@ -29,14 +35,20 @@ const record: AuditRecord = {
         { extension: "slow", status: "timed_out", latency_ms: 2000, error: "timed_out (2000 ms)" }
       ]
     },
-    { round: 2, exchanges: [{ extension: "guard", status: "replied", latency_ms: 2, reply: {} }, { extension: "slow", status: "dead", latency_ms: 0, error: "timed_out (2000 ms)" }] }
+    {
+      round: 2,
+      exchanges: [
+        { extension: "guard", status: "replied", latency_ms: 2, reply: {} },
+        { extension: "slow", status: "dead", latency_ms: 0, error: "timed_out (2000 ms)" }
+      ]
+    }
   ]
 }
 
 describe("demo table", () => {
   it("shows each round, what each extension said, who was dead and why, and the decision", () => {
     const text = renderLine(call, [record], plain)
-    expect(text).toContain("── line 3: tool_call bash {\"command\":\"ls\"}")
+    expect(text).toContain('── line 3: tool_call bash {"command":"ls"}')
     expect(text).toContain("round 1")
     expect(text).toContain("round 2")
     expect(text).toMatch(/guard .*rewrite args → \{"command":"wrapped ls"\}/)
@@ -45,7 +57,9 @@ describe("demo table", () => {
     expect(text).not.toContain("other") // not subscribed: no row
     expect(text).toMatch(/pusher +— +not matched: skipped by its match rules, not written/) // subscribed, match missed
     expect(text).toContain("note: policy: allow (default)")
-    expect(text).toContain("→ ASK (slow: extension slow unavailable: timed_out (2000 ms)) after 2 rounds; args rewritten to")
+    expect(text).toContain(
+      "→ ASK (slow: extension slow unavailable: timed_out (2000 ms)) after 2 rounds; args rewritten to"
+    )
     expect(text).not.toContain("\u001b[")
     expect(renderLine(call, [record], colour)).toContain("\u001b[")
   })
@@ -88,17 +102,20 @@ describe("demo table", () => {
     expect(row(2, "echoer")).toContain("content unchanged")
     expect(row(2, "redactor")).toContain("content unchanged")
     expect(describeReply("tool_call", { args: { command: "ls" } }, { command: "ls" })).toBe("args unchanged")
-    expect(describeReply("tool_call", { args: { command: "ls" } }, { command: "rm" })).toBe(`rewrite args → {"command":"ls"}`)
+    expect(describeReply("tool_call", { args: { command: "ls" } }, { command: "rm" })).toBe(
+      `rewrite args → {"command":"ls"}`
+    )
   })
 
   it("explains its words once: rounds, settled, no opinion, not matched, the policy note", () => {
     const text = legend(plain)
-    for (const word of ["round N", "settled", "no opinion", "not matched", "note: policy", "deny > ask > allow"]) expect(text).toContain(word)
+    for (const word of ["round N", "settled", "no opinion", "not matched", "note: policy", "deny > ask > allow"])
+      expect(text).toContain(word)
   })
 
   it("describes replies in words", () => {
     expect(describeReply("tool_call", {})).toBe("no opinion")
-    expect(describeReply("tool_call", { block: true, reason: "no" })).toBe("BLOCK \"no\"")
+    expect(describeReply("tool_call", { block: true, reason: "no" })).toBe('BLOCK "no"')
     expect(describeReply("list_tools", { tools: [{ name: "a" }, { name: "b" }] })).toBe("declares a, b")
     expect(describeReply("context", { keep: [0] })).toBe("keep: [0]")
   })
@@ -106,14 +123,35 @@ describe("demo table", () => {
   it("tallies the session for the summary", () => {
     const results: ReadonlyArray<LineResult> = [
       call,
-      { line: 4, input: { event: "tool_call", tool: "read", args: { path: ".env" } }, output: { event: "tool_call", decision: "deny", reasons: [], args: { path: ".env" }, rounds: 1 } },
-      { line: 5, input: { event: "tool_result", tool: "read", args: {}, content: "AKIA", is_error: false }, output: { event: "tool_result", content: "[redacted]", is_error: false } },
+      {
+        line: 4,
+        input: { event: "tool_call", tool: "read", args: { path: ".env" } },
+        output: { event: "tool_call", decision: "deny", reasons: [], args: { path: ".env" }, rounds: 1 }
+      },
+      {
+        line: 5,
+        input: { event: "tool_result", tool: "read", args: {}, content: "AKIA", is_error: false },
+        output: { event: "tool_result", content: "[redacted]", is_error: false }
+      },
       { line: 6, input: { event: "context", messages: [1, 2, 3] }, output: { event: "context", keep: [0] } },
       { line: 7, input: undefined, output: { error: "bad", line: 7 } }
     ]
     const t = tally(results)
-    expect(t).toMatchObject({ events: 5, calls: 2, denied: 1, asked: 1, allowed: 0, rewritten: 1, results: 1, redacted: 1, dropped: 2, errors: 1 })
-    expect(renderSummary(t, ["slow"])).toContain("Of 2 tool calls, 1 denied, 1 asked for approval and 0 allowed; 1 had their args rewritten")
+    expect(t).toMatchObject({
+      events: 5,
+      calls: 2,
+      denied: 1,
+      asked: 1,
+      allowed: 0,
+      rewritten: 1,
+      results: 1,
+      redacted: 1,
+      dropped: 2,
+      errors: 1
+    })
+    expect(renderSummary(t, ["slow"])).toContain(
+      "Of 2 tool calls, 1 denied, 1 asked for approval and 0 allowed; 1 had their args rewritten"
+    )
     expect(renderSummary(t, ["slow"])).toContain("Extensions that failed: slow.")
   })
 })

@@ -9,7 +9,14 @@ import { decodeConfig } from "@abhed/protocol"
 import { toConfig } from "../../src/hook/HookConfig.ts"
 import { detectFormat, parseSettings, readSettings } from "../../src/hook/HookSettings.ts"
 import { MaxHookTimeoutMs } from "../../src/hook/HookTimeout.ts"
-import { argsFromPeer, argsToPeer, ourToolName, parseToolNames, peerToolName, toolNames } from "../../src/hook/HookToolNames.ts"
+import {
+  argsFromPeer,
+  argsToPeer,
+  ourToolName,
+  parseToolNames,
+  peerToolName,
+  toolNames
+} from "../../src/hook/HookToolNames.ts"
 import type { HookFormat } from "../../src/hook/HookFormat.ts"
 
 const claude = toolNames("claude")
@@ -66,12 +73,24 @@ describe("tool names", () => {
 
   it("a file_path the call carries beside its path is not what the hook sees: path, which runs, is", () => {
     expect(argsToPeer("Read", { path: "config/.env", file_path: "README.md" })).toEqual({ file_path: "config/.env" })
-    expect(argsToPeer("write_file", { file_path: "x", path: "a", content: "c" })).toEqual({ file_path: "a", content: "c" })
+    expect(argsToPeer("write_file", { file_path: "x", path: "a", content: "c" })).toEqual({
+      file_path: "a",
+      content: "c"
+    })
     // The hook's file_path is the path to run, whatever else the call or the rewrite carries.
     expect(argsFromPeer("Read", { file_path: "z" }, { path: "a", file_path: "decoy" })).toEqual({ path: "z" })
-    expect(argsFromPeer("Edit", { file_path: "z", path: "y", old_string: "o" }, { path: "a" })).toEqual({ path: "z", old_string: "o" })
+    expect(argsFromPeer("Edit", { file_path: "z", path: "y", old_string: "o" }, { path: "a" })).toEqual({
+      path: "z",
+      old_string: "o"
+    })
     expect(argsFromPeer("Read", { path: "y" }, { path: "a" })).toEqual({ path: "y" })
-    const decoy = { event: "tool_call", session_id: "s", call_id: "c", tool: "read", args: { path: "config/.env", file_path: "README.md" } }
+    const decoy = {
+      event: "tool_call",
+      session_id: "s",
+      call_id: "c",
+      tool: "read",
+      args: { path: "config/.env", file_path: "README.md" }
+    }
     const context = { cwd: "/p", now: "t", names: claude }
     expect(peerInput("claude", decoy, context)?.["tool_input"]).toEqual({ file_path: "config/.env" })
     // Gemini merges its tool_input over what the hook saw: the decoy is not brought back.
@@ -124,7 +143,10 @@ describe("peer input", () => {
     })
   })
   it("Claude PostToolUse adds tool_response; Gemini AfterTool its own shape", () => {
-    expect(peerInput("claude", resultRequest("out"), context)?.["tool_response"]).toMatchObject({ stdout: "out", content: "out" })
+    expect(peerInput("claude", resultRequest("out"), context)?.["tool_response"]).toMatchObject({
+      stdout: "out",
+      content: "out"
+    })
     expect(peerInput("gemini", resultRequest("out"), { ...context, names: toolNames("gemini") })).toMatchObject({
       hook_event_name: "AfterTool",
       tool_name: "run_shell_command",
@@ -135,18 +157,30 @@ describe("peer input", () => {
   it("events the peer has no hook for get no input (the reply is {})", () => {
     expect(peerInput("claude", { event: "context", session_id: "s", messages: [] }, context)).toBeUndefined()
     expect(peerInput("claude", { event: "brand_new", session_id: "s" }, context)).toBeUndefined()
-    expect(peerInput("claude", { event: "session_start", session_id: "s" }, context)).toMatchObject({ hook_event_name: "SessionStart" })
+    expect(peerInput("claude", { event: "session_start", session_id: "s" }, context)).toMatchObject({
+      hook_event_name: "SessionStart"
+    })
   })
 })
 
 describe("mapping a run back (veto only)", () => {
   it("deny blocks and ask asks, with the hook's reason", () => {
-    expect(map(callRequest("x"), pre("deny", { permissionDecisionReason: "no" })).reply).toEqual({ block: true, reason: "no" })
-    expect(map(callRequest("x"), pre("ask", { permissionDecisionReason: "sure?" })).reply).toEqual({ ask: true, reason: "sure?" })
+    expect(map(callRequest("x"), pre("deny", { permissionDecisionReason: "no" })).reply).toEqual({
+      block: true,
+      reason: "no"
+    })
+    expect(map(callRequest("x"), pre("ask", { permissionDecisionReason: "sure?" })).reply).toEqual({
+      ask: true,
+      reason: "sure?"
+    })
   })
 
   it("allow, approve and defer are no opinion, and the reply says so", () => {
-    for (const run of [pre("allow", { permissionDecisionReason: "fine" }), pre("defer"), json({ decision: "approve" })]) {
+    for (const run of [
+      pre("allow", { permissionDecisionReason: "fine" }),
+      pre("defer"),
+      json({ decision: "approve" })
+    ]) {
       const { reply } = map(callRequest("x"), run)
       expect(reply["block"]).toBeUndefined()
       expect(reply["ask"]).toBeUndefined()
@@ -165,13 +199,24 @@ describe("mapping a run back (veto only)", () => {
   })
 
   it("legacy decision block and continue: false block", () => {
-    expect(map(callRequest("x"), json({ decision: "block", reason: "old style" })).reply).toEqual({ block: true, reason: "old style" })
-    expect(map(callRequest("x"), json({ continue: false, stopReason: "halt" })).reply).toEqual({ block: true, reason: "halt" })
+    expect(map(callRequest("x"), json({ decision: "block", reason: "old style" })).reply).toEqual({
+      block: true,
+      reason: "old style"
+    })
+    expect(map(callRequest("x"), json({ continue: false, stopReason: "halt" })).reply).toEqual({
+      block: true,
+      reason: "halt"
+    })
   })
 
   it("updatedInput is an args rewrite (whole, Claude) or merged (Gemini tool_input), in our names; deny drops it", () => {
-    expect(map(callRequest("x"), pre("allow", { updatedInput: { command: "y" } })).reply["args"]).toEqual({ command: "y" })
-    expect(map(callRequest("x"), pre("ask", { updatedInput: { command: "y" } })).reply).toMatchObject({ ask: true, args: { command: "y" } })
+    expect(map(callRequest("x"), pre("allow", { updatedInput: { command: "y" } })).reply["args"]).toEqual({
+      command: "y"
+    })
+    expect(map(callRequest("x"), pre("ask", { updatedInput: { command: "y" } })).reply).toMatchObject({
+      ask: true,
+      args: { command: "y" }
+    })
     expect(map(callRequest("x"), pre("deny", { updatedInput: { command: "y" } })).reply["args"]).toBeUndefined()
     const read = { event: "tool_call", session_id: "s", call_id: "c", tool: "read", args: { path: "a", limit: 3 } }
     expect(map(read, pre("allow", { updatedInput: { file_path: "b" } })).reply["args"]).toEqual({ path: "b" })
@@ -186,29 +231,43 @@ describe("mapping a run back (veto only)", () => {
     expect(again).toEqual({ is_error: true })
     expect(map(resultRequest("out"), exited(2, "", "shown")).reply).toEqual({ content: "out\n\nshown", is_error: true })
     expect(appendOnce("", "x")).toBe("x")
-    const context = json({ hookSpecificOutput: { hookEventName: "PostToolUse", additionalContext: "note: generated file" } })
+    const context = json({
+      hookSpecificOutput: { hookEventName: "PostToolUse", additionalContext: "note: generated file" }
+    })
     expect(map(resultRequest("out"), context).reply).toEqual({ content: "out\n\nnote: generated file" })
   })
 
   it("Gemini: decision deny blocks a call and hides a result behind the reason", () => {
-    expect(map(callRequest("x"), json({ decision: "deny", reason: "r" }), "gemini").reply).toEqual({ block: true, reason: "r" })
+    expect(map(callRequest("x"), json({ decision: "deny", reason: "r" }), "gemini").reply).toEqual({
+      block: true,
+      reason: "r"
+    })
     expect(map(callRequest("x"), json({ decision: "block" }), "gemini").reply).toMatchObject({ block: true })
     expect(map(resultRequest("secret"), json({ decision: "deny", reason: "hidden" }), "gemini").reply).toEqual({
       content: "hidden",
       is_error: true
     })
-    expect(map(resultRequest("a"), json({ hookSpecificOutput: { tool_output: "b" } }), "gemini").reply).toEqual({ content: "b" })
+    expect(map(resultRequest("a"), json({ hookSpecificOutput: { tool_output: "b" } }), "gemini").reply).toEqual({
+      content: "b"
+    })
   })
 
   it("a failed run says so in the reply's reason: exit code and the first line of stderr, never the call", () => {
     const secret = "rm -rf /secret-path"
-    const py = map(callRequest(secret), exited(1, "", "Traceback (most recent call last):\n  File x\nImportError: yaml\n"))
+    const py = map(
+      callRequest(secret),
+      exited(1, "", "Traceback (most recent call last):\n  File x\nImportError: yaml\n")
+    )
     expect(py.reply).toEqual({
       reason: "hook failed: exit 1: Traceback (most recent call last):; no opinion (use --fail-closed to block)"
     })
     const long = map(callRequest(secret), exited(3, "", `  ${"e".repeat(500)}  \nmore`)).reply
-    expect(String(long["reason"])).toBe(`hook failed: exit 3: ${"e".repeat(200)}…; no opinion (use --fail-closed to block)`)
-    expect(map(callRequest(secret), exited(1)).reply).toEqual({ reason: "hook failed: exit 1; no opinion (use --fail-closed to block)" })
+    expect(String(long["reason"])).toBe(
+      `hook failed: exit 3: ${"e".repeat(200)}…; no opinion (use --fail-closed to block)`
+    )
+    expect(map(callRequest(secret), exited(1)).reply).toEqual({
+      reason: "hook failed: exit 1; no opinion (use --fail-closed to block)"
+    })
     expect(map(callRequest(secret), { _tag: "TimedOut", timeoutMs: 300, stderr: "" }).reply).toEqual({
       reason: "hook failed: did not finish within 300 ms; no opinion (use --fail-closed to block)"
     })
@@ -225,7 +284,13 @@ describe("mapping a run back (veto only)", () => {
   })
 
   it("a stdout cut at the size limit is a failed run: a block with --fail-closed, else no opinion with a note", () => {
-    const cut: HookRun = { _tag: "Exited", code: 0, stdout: "{\"decision\":\"block\",\"reason\":\"xxxx", stderr: "", stdoutCut: true }
+    const cut: HookRun = {
+      _tag: "Exited",
+      code: 0,
+      stdout: '{"decision":"block","reason":"xxxx',
+      stderr: "",
+      stdoutCut: true
+    }
     expect(map(callRequest("x"), cut, "claude", true).reply).toEqual({
       block: true,
       reason: "hook failed: its stdout passed the 16 MiB limit and was cut (--fail-closed)"
@@ -246,9 +311,13 @@ describe("mapping a run back (veto only)", () => {
     expect(map(callRequest("x"), exited(127, "", "bash: guard.sh: No such file")).reply).toEqual({
       reason: "hook failed: exit 127: bash: guard.sh: No such file; no opinion (use --fail-closed to block)"
     })
-    expect(map(callRequest("x"), exited(127, "", "bash: guard.sh: No such file"), "claude", true).reply).toMatchObject({ block: true })
+    expect(map(callRequest("x"), exited(127, "", "bash: guard.sh: No such file"), "claude", true).reply).toMatchObject({
+      block: true
+    })
     const gone: HookRun = { _tag: "SpawnFailed", detail: "ENOENT" }
-    expect(map(callRequest("x"), gone).reply).toEqual({ reason: "hook failed: could not start: ENOENT; no opinion (use --fail-closed to block)" })
+    expect(map(callRequest("x"), gone).reply).toEqual({
+      reason: "hook failed: could not start: ENOENT; no opinion (use --fail-closed to block)"
+    })
     expect(map(callRequest("x"), gone, "claude", true).reply).toMatchObject({ block: true })
   })
 })
@@ -258,7 +327,15 @@ describe("the adapter loop", () => {
     const parsed = parseMatcher("claude", matcher)
     if (Result.isFailure(parsed)) throw new Error(parsed.failure)
     return makeAdapter(
-      { format: "claude", matcher: parsed.success, names: claude, failClosed: false, label: "hook", cwd: "/p", now: () => "t" },
+      {
+        format: "claude",
+        matcher: parsed.success,
+        names: claude,
+        failClosed: false,
+        label: "hook",
+        cwd: "/p",
+        now: () => "t"
+      },
       (input) => Effect.sync(() => (runs.push(input), answer))
     )
   }
@@ -299,7 +376,15 @@ describe("settings files", () => {
   const settings = {
     hooks: {
       PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: "guard.sh", timeout: 2 }] }],
-      PostToolUse: [{ matcher: "mcp__.*", hooks: [{ type: "prompt", prompt: "check this" }, { type: "command", command: "post.py" }] }],
+      PostToolUse: [
+        {
+          matcher: "mcp__.*",
+          hooks: [
+            { type: "prompt", prompt: "check this" },
+            { type: "command", command: "post.py" }
+          ]
+        }
+      ],
       Stop: [{ hooks: [{ type: "command", command: "stop.sh" }] }]
     }
   }
@@ -310,13 +395,29 @@ describe("settings files", () => {
       ["hooks.PreToolUse[0].hooks[0]", "tool_call", "Bash", 2000],
       ["hooks.PostToolUse[0].hooks[1]", "tool_result", "mcp__.*", undefined]
     ])
-    expect(read.success.skipped.map((s) => s.where)).toEqual(["hooks.PostToolUse[0].hooks[0]", "hooks.Stop[0].hooks[0] (stop.sh)"])
+    expect(read.success.skipped.map((s) => s.where)).toEqual([
+      "hooks.PostToolUse[0].hooks[0]",
+      "hooks.Stop[0].hooks[0] (stop.sh)"
+    ])
     expect(read.success.skipped[0]?.why).toContain("prompt hook is not a command")
     const config = toConfig(read.success, { command: "abhed-ext", args: [] }, "/p")
-    expect(config.extensions[0]).toMatchObject({ events: ["tool_call"], match: [{ tool: "bash" }, { tool: "Bash" }], timeout_ms: 3000, cwd: "/p" })
+    expect(config.extensions[0]).toMatchObject({
+      events: ["tool_call"],
+      match: [{ tool: "bash" }, { tool: "Bash" }],
+      timeout_ms: 3000,
+      cwd: "/p"
+    })
     // A regex matcher stays with the adapter: no match rules.
     expect(config.extensions[1]?.["match"]).toBeUndefined()
-    expect(config.extensions[1]?.["args"]).toEqual(["hook", "--format=claude", "--matcher=mcp__.*", "--", "bash", "-c", "post.py"])
+    expect(config.extensions[1]?.["args"]).toEqual([
+      "hook",
+      "--format=claude",
+      "--matcher=mcp__.*",
+      "--",
+      "bash",
+      "-c",
+      "post.py"
+    ])
   })
   it("asks for enough settling rounds for every hook of one event to append: one per hook, and one more", () => {
     const post = (n: number) => Array.from({ length: n }, (_, i) => ({ type: "command", command: `post-${i}.sh` }))
@@ -332,14 +433,16 @@ describe("settings files", () => {
   it("leaves async hooks and other shells, and says what an if condition changes", () => {
     const read = readSettings("claude", {
       hooks: {
-        PreToolUse: [{
-          matcher: "Bash",
-          hooks: [
-            { type: "command", command: "log.sh", async: true },
-            { type: "command", command: "g.ps1", shell: "powershell" },
-            { type: "command", command: "push.sh", if: "Bash(git push*)" }
-          ]
-        }]
+        PreToolUse: [
+          {
+            matcher: "Bash",
+            hooks: [
+              { type: "command", command: "log.sh", async: true },
+              { type: "command", command: "g.ps1", shell: "powershell" },
+              { type: "command", command: "push.sh", if: "Bash(git push*)" }
+            ]
+          }
+        ]
       }
     })
     if (Result.isFailure(read)) throw new Error(read.failure)
@@ -349,20 +452,25 @@ describe("settings files", () => {
       expect.stringContaining("it runs in powershell")
     ])
     expect(read.success.warnings).toEqual([
-      { where: "hooks.PreToolUse[0].hooks[2] (push.sh)", why: expect.stringContaining("\"if\" condition \"Bash(git push*)\" is not carried over") }
+      {
+        where: "hooks.PreToolUse[0].hooks[2] (push.sh)",
+        why: expect.stringContaining('"if" condition "Bash(git push*)" is not carried over')
+      }
     ])
   })
 
   it("a timeout is at least 1 ms and at most what a timer can wait, and the config stays one run accepts", () => {
     const read = readSettings("claude", {
       hooks: {
-        PreToolUse: [{
-          hooks: [
-            { type: "command", command: "tiny.sh", timeout: 0.0004 },
-            { type: "command", command: "long.sh", timeout: 3_000_000 },
-            { type: "command", command: "huge.sh", timeout: 1e20 }
-          ]
-        }]
+        PreToolUse: [
+          {
+            hooks: [
+              { type: "command", command: "tiny.sh", timeout: 0.0004 },
+              { type: "command", command: "long.sh", timeout: 3_000_000 },
+              { type: "command", command: "huge.sh", timeout: 1e20 }
+            ]
+          }
+        ]
       }
     })
     if (Result.isFailure(read)) throw new Error(read.failure)
@@ -375,10 +483,18 @@ describe("settings files", () => {
       ["hooks.PreToolUse[0].hooks[2] (huge.sh)", expect.stringContaining("clamped to 2147478647 ms")]
     ])
     const config = toConfig(read.success, { command: "abhed-ext", args: [] }, "/p")
-    expect(config.extensions.map((e) => (e["args"] as Array<string>)[2])).toEqual(["--timeout-ms=1", "--timeout-ms=2147478647", "--timeout-ms=2147478647"])
-    expect(config.extensions.map((e) => [e["timeout_ms"], e["startup_timeout_ms"]])[1]).toEqual([2147479647, 2147483647])
+    expect(config.extensions.map((e) => (e["args"] as Array<string>)[2])).toEqual([
+      "--timeout-ms=1",
+      "--timeout-ms=2147478647",
+      "--timeout-ms=2147478647"
+    ])
+    expect(config.extensions.map((e) => [e["timeout_ms"], e["startup_timeout_ms"]])[1]).toEqual([
+      2147479647, 2147483647
+    ])
     expect(Result.isSuccess(decodeConfig(config))).toBe(true)
-    const gemini = readSettings("gemini", { hooks: { BeforeTool: [{ hooks: [{ type: "command", command: "g.sh", timeout: 0.2 }] }] } })
+    const gemini = readSettings("gemini", {
+      hooks: { BeforeTool: [{ hooks: [{ type: "command", command: "g.sh", timeout: 0.2 }] }] }
+    })
     if (Result.isFailure(gemini)) throw new Error(gemini.failure)
     expect(gemini.success.hooks.map((h) => h.timeoutMs)).toEqual([1])
   })
@@ -386,7 +502,12 @@ describe("settings files", () => {
   it("says what it drops of a hook: a Gemini hook's env, a matcher on an event that is not a tool's", () => {
     const read = readSettings("gemini", {
       hooks: {
-        BeforeTool: [{ matcher: "run_shell_command", hooks: [{ type: "command", command: "g.sh", env: { MODE: "strict", TOKEN: "s3cret" } }] }],
+        BeforeTool: [
+          {
+            matcher: "run_shell_command",
+            hooks: [{ type: "command", command: "g.sh", env: { MODE: "strict", TOKEN: "s3cret" } }]
+          }
+        ],
         SessionStart: [{ matcher: "resume", hooks: [{ type: "command", command: "s.sh" }] }],
         SessionEnd: [{ matcher: "*", hooks: [{ type: "command", command: "e.sh" }] }]
       }
@@ -394,20 +515,34 @@ describe("settings files", () => {
     if (Result.isFailure(read)) throw new Error(read.failure)
     expect(read.success.hooks.map((h) => h.command)).toEqual(["g.sh", "s.sh", "e.sh"])
     expect(read.success.warnings).toEqual([
-      { where: "hooks.BeforeTool[0].hooks[0] (g.sh)", why: expect.stringContaining("its env (MODE, TOKEN) is not carried over") },
-      { where: "hooks.SessionStart[0].hooks[0] (s.sh)", why: expect.stringContaining("its matcher \"resume\" is not carried over") }
+      {
+        where: "hooks.BeforeTool[0].hooks[0] (g.sh)",
+        why: expect.stringContaining("its env (MODE, TOKEN) is not carried over")
+      },
+      {
+        where: "hooks.SessionStart[0].hooks[0] (s.sh)",
+        why: expect.stringContaining('its matcher "resume" is not carried over')
+      }
     ])
     // Names only: a value may be a secret.
     expect(JSON.stringify(read.success.warnings)).not.toContain("s3cret")
-    const claudeRead = readSettings("claude", { hooks: { SessionStart: [{ matcher: "compact", hooks: [{ type: "command", command: "c.sh" }] }] } })
+    const claudeRead = readSettings("claude", {
+      hooks: { SessionStart: [{ matcher: "compact", hooks: [{ type: "command", command: "c.sh" }] }] }
+    })
     if (Result.isFailure(claudeRead)) throw new Error(claudeRead.failure)
-    expect(claudeRead.success.warnings.map((w) => w.why)).toEqual([expect.stringContaining("its matcher \"compact\" is not carried over")])
+    expect(claudeRead.success.warnings.map((w) => w.why)).toEqual([
+      expect.stringContaining('its matcher "compact" is not carried over')
+    ])
   })
 
   it("reads a Gemini settings file with comments, as Gemini CLI does; Claude's stays strict JSON", () => {
     const text = '{\n  // hooks of this project\n  "hooks": { /* guard */ "BeforeTool": [] }\n}\n'
-    expect(parseSettings(text, undefined)).toEqual(Result.succeed({ format: "gemini", settings: { hooks: { BeforeTool: [] } } }))
-    expect(parseSettings(text, "gemini")).toEqual(Result.succeed({ format: "gemini", settings: { hooks: { BeforeTool: [] } } }))
+    expect(parseSettings(text, undefined)).toEqual(
+      Result.succeed({ format: "gemini", settings: { hooks: { BeforeTool: [] } } })
+    )
+    expect(parseSettings(text, "gemini")).toEqual(
+      Result.succeed({ format: "gemini", settings: { hooks: { BeforeTool: [] } } })
+    )
     const claudeText = '{\n  // hooks\n  "hooks": { "PreToolUse": [] }\n}'
     expect(parseSettings(claudeText, undefined)).toEqual(Result.fail(expect.stringMatching(/^not JSON: /)))
     expect(parseSettings(claudeText, "gemini")).toMatchObject(Result.succeed({ format: "gemini" }))
@@ -423,7 +558,12 @@ describe("settings files", () => {
   it("tells Gemini settings by their event names", () => {
     expect(detectFormat({ hooks: { BeforeTool: [] } })).toBe("gemini")
     expect(detectFormat({ hooks: { PreToolUse: [] } })).toBe("claude")
-    const read = readSettings("gemini", { hooks: { enabled: true, BeforeTool: [{ matcher: "run_shell_command", hooks: [{ type: "command", command: "g.sh", timeout: 500 }] }] } })
+    const read = readSettings("gemini", {
+      hooks: {
+        enabled: true,
+        BeforeTool: [{ matcher: "run_shell_command", hooks: [{ type: "command", command: "g.sh", timeout: 500 }] }]
+      }
+    })
     if (Result.isFailure(read)) throw new Error(read.failure)
     expect(read.success.hooks.map((h) => [h.event, h.timeoutMs])).toEqual([["tool_call", 500]])
     expect(read.success.skipped).toEqual([])

@@ -17,7 +17,10 @@ import { toolNames } from "../../src/hook/HookToolNames.ts"
 
 const text = fc.oneof(fc.string(), fc.constantFrom("no", "rm -rf is not allowed", ""))
 const decision = fc.constantFrom("allow", "deny", "block", "approve", "ask", "defer", "maybe", 7, null)
-const peerObject = fc.dictionary(fc.constantFrom("command", "file_path", "path", "x"), fc.oneof(fc.string(), fc.integer()))
+const peerObject = fc.dictionary(
+  fc.constantFrom("command", "file_path", "path", "x"),
+  fc.oneof(fc.string(), fc.integer())
+)
 const answer = fc.record(
   {
     decision,
@@ -42,7 +45,12 @@ const answer = fc.record(
   },
   { requiredKeys: [] }
 )
-const stdout = fc.oneof(answer.map((a) => JSON.stringify(a)), fc.string(), fc.constant(""), fc.jsonValue().map((v) => JSON.stringify(v)))
+const stdout = fc.oneof(
+  answer.map((a) => JSON.stringify(a)),
+  fc.string(),
+  fc.constant(""),
+  fc.jsonValue().map((v) => JSON.stringify(v))
+)
 const run: fc.Arbitrary<HookRun> = fc.oneof(
   fc.record({
     _tag: fc.constant("Exited" as const),
@@ -95,7 +103,11 @@ describe("the reply to any hook run", () => {
   it("of a hook that only allows, approves or defers, neither blocks nor asks", () => {
     fc.assert(
       fc.property(format, request, fc.constantFrom("allow", "approve", "defer"), text, (f, r, d, why) => {
-        const out = JSON.stringify({ decision: d, reason: why, hookSpecificOutput: { permissionDecision: d, permissionDecisionReason: why } })
+        const out = JSON.stringify({
+          decision: d,
+          reason: why,
+          hookSpecificOutput: { permissionDecision: d, permissionDecisionReason: why }
+        })
         const reply = mapped(f, r, { _tag: "Exited", code: 0, stdout: out, stderr: "" }, true)
         expect(reply["block"]).toBeUndefined()
         expect(reply["ask"]).toBeUndefined()
@@ -107,12 +119,18 @@ describe("the reply to any hook run", () => {
 
   it("rewrites a result so that the same answer on the rewritten content settles", () => {
     fc.assert(
-      fc.property(format, request.filter((r) => r.event === "tool_result"), run, fc.boolean(), (f, r, h, failClosed) => {
-        const first = mapped(f, r, h, failClosed)
-        if (typeof first["content"] !== "string") return
-        const again = mapped(f, { ...r, content: first["content"] }, h, failClosed)
-        expect(again["content"]).toBeUndefined()
-      }),
+      fc.property(
+        format,
+        request.filter((r) => r.event === "tool_result"),
+        run,
+        fc.boolean(),
+        (f, r, h, failClosed) => {
+          const first = mapped(f, r, h, failClosed)
+          if (typeof first["content"] !== "string") return
+          const again = mapped(f, { ...r, content: first["content"] }, h, failClosed)
+          expect(again["content"]).toBeUndefined()
+        }
+      ),
       { numRuns: 5000 }
     )
   })

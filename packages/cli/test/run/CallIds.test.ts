@@ -30,22 +30,32 @@ const idsOf = (requests: ReadonlyArray<InputRequest>): Array<string | undefined>
 
 describe("CallIds", () => {
   it("a result without an id is its call's: the latest call of the same tool still awaiting one", () => {
-    expect(idsOf([call("bash"), result("bash"), call("read"), call("bash"), result("bash"), result("read")])).toEqual(
-      ["c-1", "c-1", "c-2", "c-3", "c-3", "c-2"]
-    )
+    expect(idsOf([call("bash"), result("bash"), call("read"), call("bash"), result("bash"), result("read")])).toEqual([
+      "c-1",
+      "c-1",
+      "c-2",
+      "c-3",
+      "c-3",
+      "c-2"
+    ])
   })
 
   it("a made id never repeats one given earlier; given ids stay as they are", () => {
     // The host's own numbering made c-1, c-2, c-3, c-3 here: two calls sharing an id, the result paired with neither.
-    expect(idsOf([call("bash"), result("bash"), call("bash", "c-3"), call("bash"), call("read", "c-5"), call("read")]))
-      .toEqual(["c-1", "c-1", "c-3", "c-2", "c-5", "c-4"])
+    expect(
+      idsOf([call("bash"), result("bash"), call("bash", "c-3"), call("bash"), call("read", "c-5"), call("read")])
+    ).toEqual(["c-1", "c-1", "c-3", "c-2", "c-5", "c-4"])
     expect(idsOf([call("x", "c-1"), call("x", "c-2"), call("x")])).toEqual(["c-1", "c-2", "c-3"])
   })
 
   it("a result with an id settles that call; one with no call awaiting gets an id of its own", () => {
-    expect(idsOf([call("bash", "a"), call("bash", "b"), result("bash", "a"), result("bash"), result("bash")])).toEqual(
-      ["a", "b", "a", "b", "c-1"]
-    )
+    expect(idsOf([call("bash", "a"), call("bash", "b"), result("bash", "a"), result("bash"), result("bash")])).toEqual([
+      "a",
+      "b",
+      "a",
+      "b",
+      "c-1"
+    ])
   })
 
   it("an extension tool's invoke_tool belongs to its call, and its result too", () => {

@@ -1,7 +1,15 @@
 import { type ContextReply, shapeJson } from "@abhed/protocol"
 import { combineKeep } from "../ContextKeep.ts"
 import type { Reason } from "../Verdict.ts"
-import { type Answer, AnswersReducer, type Finished, hostReasons, notSentNote, onFailureOf, repliesOf } from "./Answer.ts"
+import {
+  type Answer,
+  AnswersReducer,
+  type Finished,
+  hostReasons,
+  notSentNote,
+  onFailureOf,
+  repliesOf
+} from "./Answer.ts"
 
 /**
  * context (docs/design.md#combination): the intersection of the kept index sets (`combineKeep`); a failing filter
@@ -33,7 +41,10 @@ export const refused = (reason: string): Finished<Outcome> => ({
 })
 
 /** The outcome of one round; `answers` in name order (`reducer`'s values are). */
-export const finish = (messages: ReadonlyArray<unknown>, answers: ReadonlyArray<Answer<ContextReply>>): Finished<Outcome> => {
+export const finish = (
+  messages: ReadonlyArray<unknown>,
+  answers: ReadonlyArray<Answer<ContextReply>>
+): Finished<Outcome> => {
   const withheld: Array<Reason> = []
   for (const a of answers) {
     if (a.reply === undefined && a.failure !== undefined && onFailureOf(a) !== "ignore") {
@@ -41,8 +52,8 @@ export const finish = (messages: ReadonlyArray<unknown>, answers: ReadonlyArray<
     }
   }
   const { keep, outOfRange } = combineKeep(messages.length, repliesOf(answers))
-  const notes = outOfRange.map((o) =>
-    `${o.extension}: keep indices that name no message ignored: ${o.indices.map(showIndex).join(", ")}`
+  const notes = outOfRange.map(
+    (o) => `${o.extension}: keep indices that name no message ignored: ${o.indices.map(showIndex).join(", ")}`
   )
   if (withheld.length > 0) {
     return {

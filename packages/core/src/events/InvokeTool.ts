@@ -24,8 +24,9 @@ export const refused = (reason: string): Finished<Outcome> => ({
 
 /** `failure` is how the exchange failed, when it did (the audit's error, else its status). */
 export const finish = (answer: Answer<InvokeToolReply>, failure: string): Finished<Answered> => ({
-  outcome: answer.reply !== undefined
-    ? { _tag: "ok", result: answer.reply.result ?? null, is_error: answer.reply.is_error === true }
-    : { _tag: "failed", cause: failure },
+  outcome:
+    answer.reply !== undefined
+      ? { _tag: "ok", result: answer.reply.result ?? null, is_error: answer.reply.is_error === true }
+      : { _tag: "failed", cause: failure },
   notes: []
 })

@@ -21,14 +21,17 @@ const rejection: { readonly [R in RejectionReason]: string } = {
 
 /** A tool name for a note, with every character outside printable ASCII escaped: a look-alike must show. */
 const quoteToolName = (name: string): string =>
-  `"${name.replace(/[^\x20-\x7e]|["\\]/g, (c) => c === "\"" || c === "\\" ? `\\${c}` : `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`)}"`
+  `"${name.replace(/[^\x20-\x7e]|["\\]/g, (c) => (c === '"' || c === "\\" ? `\\${c}` : `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`))}"`
 
 /** The note (and startup warning) for a rejected tool. */
 export const rejectedNote = (r: RejectedTool): string =>
   `tool ${quoteToolName(r.name)} rejected for ${r.extensions.join(", ")}: ${rejection[r.reason]}${r.detail !== undefined ? `: ${r.detail}` : ""}`
 
 /** `builtin`: the agent's own tools, which no extension may shadow. */
-export const finish = (builtin: ReadonlyArray<string>, answers: ReadonlyArray<Answer<ListToolsReply>>): Finished<Outcome> => {
+export const finish = (
+  builtin: ReadonlyArray<string>,
+  answers: ReadonlyArray<Answer<ListToolsReply>>
+): Finished<Outcome> => {
   const outcome = combineTools(builtin, repliesOf(answers))
   return { outcome, notes: outcome.rejected.map(rejectedNote) }
 }

@@ -60,10 +60,10 @@ export const refused = (reason: string): Finished<Outcome> => ({
 export const verdictOfRounds = (settled: SettleOutcome<JsonObject, Verdict>): Verdict =>
   settled._tag === "Unsettled"
     ? join(settled.value, {
-      level: "deny",
-      // Everyone who proposed in any round: with two fighters, the last round names only one of them.
-      reasons: settled.fighters.map((name) => ({ extension: name, reason: unsettledReason(settled.fighters) }))
-    })
+        level: "deny",
+        // Everyone who proposed in any round: with two fighters, the last round names only one of them.
+        reasons: settled.fighters.map((name) => ({ extension: name, reason: unsettledReason(settled.fighters) }))
+      })
     : settled.value
 
 /** The outcome once the rounds are done and the policy has decided on the settled args. */

@@ -32,7 +32,11 @@ const union = (a: ReadonlyArray<string>, b: ReadonlyArray<string>): ReadonlyArra
 /** OR of is_error, union of the withholding failures: a commutative monoid (quiet is its identity). */
 export const reducer: Reducer.Reducer<Value> = Reducer.make(
   (a, b) =>
-    a === quiet ? b : b === quiet ? a : { isError: a.isError || b.isError, withheldBy: union(a.withheldBy, b.withheldBy) },
+    a === quiet
+      ? b
+      : b === quiet
+        ? a
+        : { isError: a.isError || b.isError, withheldBy: union(a.withheldBy, b.withheldBy) },
   quiet
 )
 
@@ -41,8 +45,8 @@ export const valueOf = (answer: Answer<ToolResultReply>): Value =>
   answer.failure !== undefined && onFailureOf(answer) !== "ignore"
     ? { isError: false, withheldBy: [answer.failure] }
     : answer.reply?.is_error === true
-    ? raised
-    : quiet
+      ? raised
+      : quiet
 
 /** One extension's part in a round: its rewrite of the content (if any) and its value. */
 export const roundReply = (answer: Answer<ToolResultReply>): RoundReply<string, Value> => ({
@@ -57,15 +61,19 @@ export const stop = (_: Value): boolean => false
 const withheld = (why: string, rounds: number): Outcome => ({ content: `[withheld: ${why}]`, is_error: true, rounds })
 
 /** A result no extension saw (args the host cannot send): withheld, as an error the model can read. */
-export const refused = (reason: string): Finished<Outcome> => ({ outcome: withheld(reason, 0), notes: [notSentNote(reason)] })
+export const refused = (reason: string): Finished<Outcome> => ({
+  outcome: withheld(reason, 0),
+  notes: [notSentNote(reason)]
+})
 
 /** The outcome once the rounds are done; `isError` is the agent's own flag. */
 export const finish = (isError: boolean, settled: SettleOutcome<string, Value>): Finished<Outcome> => {
   const { rounds, value } = settled
-  const outcome: Outcome = value.withheldBy.length > 0
-    ? withheld(value.withheldBy.join("; "), rounds)
-    : settled._tag === "Unsettled"
-    ? withheld(unsettledReason(settled.fighters), rounds)
-    : { content: settled.payload, is_error: isError || value.isError, rounds }
+  const outcome: Outcome =
+    value.withheldBy.length > 0
+      ? withheld(value.withheldBy.join("; "), rounds)
+      : settled._tag === "Unsettled"
+        ? withheld(unsettledReason(settled.fighters), rounds)
+        : { content: settled.payload, is_error: isError || value.isError, rounds }
   return { outcome, notes: [`settling: ${settled._tag}`] }
 }

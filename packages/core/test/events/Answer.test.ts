@@ -23,7 +23,12 @@ describe("Answer", () => {
     // Distinct names across the three lists: one round's answers come from distinct extensions.
     const split = answers(fc.integer()).chain((xs) =>
       fc.tuple(...xs.map(() => fc.integer({ min: 0, max: 2 }))).map((parts) =>
-        [0, 1, 2].map((p) => foldArrivals(reducer, xs.filter((_, i) => parts[i] === p)))
+        [0, 1, 2].map((p) =>
+          foldArrivals(
+            reducer,
+            xs.filter((_, i) => parts[i] === p)
+          )
+        )
       )
     )
     fc.assert(
@@ -45,9 +50,14 @@ describe("Answer", () => {
       runs
     )
     fc.assert(
-      fc.property(answers(fc.integer()).chain((xs) => fc.tuple(fc.constant(xs), fc.shuffledSubarray(xs, { minLength: xs.length }))), ([xs, ys]) => {
-        expect(foldArrivals(reducer, ys)).toEqual(foldArrivals(reducer, xs))
-      }),
+      fc.property(
+        answers(fc.integer()).chain((xs) =>
+          fc.tuple(fc.constant(xs), fc.shuffledSubarray(xs, { minLength: xs.length }))
+        ),
+        ([xs, ys]) => {
+          expect(foldArrivals(reducer, ys)).toEqual(foldArrivals(reducer, xs))
+        }
+      ),
       runs
     )
   })

@@ -4,13 +4,22 @@ import { describe, expect, it } from "vitest"
 import * as BeforeCompact from "../../src/events/BeforeCompact.ts"
 import { answerOf, answers, foldArrivals, runs } from "./arbitraries.ts"
 
-const reply: fc.Arbitrary<BeforeCompactReply> = fc.record({ cancel: fc.boolean(), summary: fc.constantFrom("", "s1", "s2") }, {
-  requiredKeys: []
-})
+const reply: fc.Arbitrary<BeforeCompactReply> = fc.record(
+  { cancel: fc.boolean(), summary: fc.constantFrom("", "s1", "s2") },
+  {
+    requiredKeys: []
+  }
+)
 
 describe("BeforeCompact rule", () => {
   it("any cancel wins, noted with who cancelled", () => {
-    expect(BeforeCompact.finish([answerOf("b", { cancel: true }), answerOf("a", { summary: "S" }), answerOf("c", { cancel: true })])).toEqual({
+    expect(
+      BeforeCompact.finish([
+        answerOf("b", { cancel: true }),
+        answerOf("a", { summary: "S" }),
+        answerOf("c", { cancel: true })
+      ])
+    ).toEqual({
       outcome: { cancel: true, summary: null },
       notes: ["cancelled by b, c"]
     })
@@ -32,10 +41,15 @@ describe("BeforeCompact rule", () => {
 
   it("the outcome does not depend on the order the answers arrive in", () => {
     fc.assert(
-      fc.property(answers(reply).chain((xs) => fc.tuple(fc.constant(xs), fc.shuffledSubarray(xs, { minLength: xs.length }))), ([xs, ys]) => {
-        const { reducer } = BeforeCompact
-        expect(BeforeCompact.finish(foldArrivals(reducer, ys))).toEqual(BeforeCompact.finish(foldArrivals(reducer, xs)))
-      }),
+      fc.property(
+        answers(reply).chain((xs) => fc.tuple(fc.constant(xs), fc.shuffledSubarray(xs, { minLength: xs.length }))),
+        ([xs, ys]) => {
+          const { reducer } = BeforeCompact
+          expect(BeforeCompact.finish(foldArrivals(reducer, ys))).toEqual(
+            BeforeCompact.finish(foldArrivals(reducer, xs))
+          )
+        }
+      ),
       runs
     )
   })

@@ -6,15 +6,20 @@ import * as Context from "../../src/events/Context.ts"
 import { answerOf, failedOf, answers, foldArrivals, runs } from "./arbitraries.ts"
 
 const messages = ["m0", "m1", "m2", "m3"]
-const reply: fc.Arbitrary<ContextReply> = fc.record({ keep: fc.array(fc.oneof(fc.integer({ min: -1, max: 5 }), fc.constant("x"))) }, {
-  requiredKeys: []
-})
+const reply: fc.Arbitrary<ContextReply> = fc.record(
+  { keep: fc.array(fc.oneof(fc.integer({ min: -1, max: 5 }), fc.constant("x"))) },
+  {
+    requiredKeys: []
+  }
+)
 
 describe("Context rule", () => {
   it("keeps the intersection, and notes the indices that name no message", () => {
-    expect(Context.finish(messages, [answerOf("a", { keep: [0, 2, 3] }), answerOf("b", { keep: [2, 3, 9, "x"] })])).toEqual({
+    expect(
+      Context.finish(messages, [answerOf("a", { keep: [0, 2, 3] }), answerOf("b", { keep: [2, 3, 9, "x"] })])
+    ).toEqual({
       outcome: { keep: [2, 3], messages: ["m2", "m3"], withheld: [] },
-      notes: ["b: keep indices that name no message ignored: 9, \"<1 chars>\""]
+      notes: ['b: keep indices that name no message ignored: 9, "<1 chars>"']
     })
   })
 
@@ -39,9 +44,14 @@ describe("Context rule", () => {
   it("the outcome does not depend on the order the answers arrive in", () => {
     const reducer = AnswersReducer<Answer<ContextReply>>()
     fc.assert(
-      fc.property(answers(reply).chain((xs) => fc.tuple(fc.constant(xs), fc.shuffledSubarray(xs, { minLength: xs.length }))), ([xs, ys]) => {
-        expect(Context.finish(messages, foldArrivals(reducer, ys))).toEqual(Context.finish(messages, foldArrivals(reducer, xs)))
-      }),
+      fc.property(
+        answers(reply).chain((xs) => fc.tuple(fc.constant(xs), fc.shuffledSubarray(xs, { minLength: xs.length }))),
+        ([xs, ys]) => {
+          expect(Context.finish(messages, foldArrivals(reducer, ys))).toEqual(
+            Context.finish(messages, foldArrivals(reducer, xs))
+          )
+        }
+      ),
       runs
     )
   })

@@ -9,7 +9,12 @@ import { answerOf, failedOf, answers, checkLaws, runs } from "./arbitraries.ts"
 
 const allow: PolicyDecision = { level: "allow", source: "default", reason: undefined }
 const reply: fc.Arbitrary<ToolCallReply> = fc.record(
-  { block: fc.boolean(), ask: fc.boolean(), reason: fc.constantFrom("r1", "r2", ""), args: fc.constantFrom({ c: 1 }, { c: 2 }) },
+  {
+    block: fc.boolean(),
+    ask: fc.boolean(),
+    reason: fc.constantFrom("r1", "r2", ""),
+    args: fc.constantFrom({ c: 1 }, { c: 2 })
+  },
   { requiredKeys: [] }
 )
 const settled = (value: Verdict, payload: JsonObject = {}): SettleOutcome<JsonObject, Verdict> => ({
@@ -30,7 +35,11 @@ describe("ToolCall rule", () => {
   })
 
   it("a round reply carries the rewrite as the proposal", () => {
-    expect(ToolCall.roundReply(answerOf("g", { args: { c: 1 } }))).toEqual({ name: "g", proposal: { c: 1 }, value: none })
+    expect(ToolCall.roundReply(answerOf("g", { args: { c: 1 } }))).toEqual({
+      name: "g",
+      proposal: { c: 1 },
+      value: none
+    })
     expect(ToolCall.roundReply(failedOf("g", "deny")).proposal).toBeUndefined()
   })
 
@@ -47,7 +56,13 @@ describe("ToolCall rule", () => {
 
   it("finish: the policy joined with the verdict, the settled args, and the notes", () => {
     expect(ToolCall.finish(settled(ask("g", "sure?"), { c: 1 }), allow)).toEqual({
-      outcome: { decision: "ask", reasons: [{ extension: "g", reason: "sure?" }], args: { c: 1 }, rounds: 1, rewrittenBy: [] },
+      outcome: {
+        decision: "ask",
+        reasons: [{ extension: "g", reason: "sure?" }],
+        args: { c: 1 },
+        rounds: 1,
+        rewrittenBy: []
+      },
       notes: ["policy: allow (default)", "settling: Settled"]
     })
     const denied: PolicyDecision = { level: "deny", source: "rule 1", reason: "no" }
@@ -80,14 +95,23 @@ describe("ToolCall rule", () => {
 
   it("the outcome does not depend on the order the answers arrive in", () => {
     fc.assert(
-      fc.property(answers(reply).chain((xs) => fc.tuple(fc.constant(xs), fc.shuffledSubarray(xs, { minLength: xs.length }))), ([xs, ys]) => {
-        const run = (order: typeof xs) =>
-          ToolCall.finish(
-            settle({ initial: {}, reducer: ToolCall.reducer, stop: ToolCall.stop, maxRounds: 3, round: () => order.map(ToolCall.roundReply) }),
-            allow
-          )
-        expect(run(ys)).toEqual(run(xs))
-      }),
+      fc.property(
+        answers(reply).chain((xs) => fc.tuple(fc.constant(xs), fc.shuffledSubarray(xs, { minLength: xs.length }))),
+        ([xs, ys]) => {
+          const run = (order: typeof xs) =>
+            ToolCall.finish(
+              settle({
+                initial: {},
+                reducer: ToolCall.reducer,
+                stop: ToolCall.stop,
+                maxRounds: 3,
+                round: () => order.map(ToolCall.roundReply)
+              }),
+              allow
+            )
+          expect(run(ys)).toEqual(run(xs))
+        }
+      ),
       runs
     )
   })

@@ -25,7 +25,9 @@ describe("ToolResult rule", () => {
     expect(ToolResult.valueOf(failedOf("g", "ask"))).toEqual({ isError: false, withheldBy: [failure] })
     expect(ToolResult.valueOf(failedOf("g", "ignore"))).toEqual(quiet)
     expect(ToolResult.valueOf(answerOf("g", { is_error: true }))).toEqual({ isError: true, withheldBy: [] })
-    expect(ToolResult.finish(true, settled(ToolResult.valueOf(answerOf("g", { is_error: false })))).outcome.is_error).toBe(true)
+    expect(
+      ToolResult.finish(true, settled(ToolResult.valueOf(answerOf("g", { is_error: false })))).outcome.is_error
+    ).toBe(true)
   })
 
   it("finish: the settled content; withheld (as an error) by failures, sorted, each once", () => {
@@ -38,7 +40,11 @@ describe("ToolResult rule", () => {
       { isError: false, withheldBy: ["a down"] },
       { isError: false, withheldBy: ["z down"] }
     ])
-    expect(ToolResult.finish(false, settled(value)).outcome).toEqual({ content: "[withheld: a down; z down]", is_error: true, rounds: 1 })
+    expect(ToolResult.finish(false, settled(value)).outcome).toEqual({
+      content: "[withheld: a down; z down]",
+      is_error: true,
+      rounds: 1
+    })
   })
 
   it("finish: content that did not settle is withheld, naming the fighters", () => {
@@ -66,7 +72,10 @@ describe("ToolResult rule", () => {
   })
 
   it("the reducer is a commutative monoid", () => {
-    checkLaws(ToolResult.reducer, answers(reply).map((xs) => ToolResult.reducer.combineAll(xs.map(ToolResult.valueOf))))
+    checkLaws(
+      ToolResult.reducer,
+      answers(reply).map((xs) => ToolResult.reducer.combineAll(xs.map(ToolResult.valueOf)))
+    )
   })
 
   it("the outcome does not depend on the order the answers arrive in", () => {
@@ -78,7 +87,13 @@ describe("ToolResult rule", () => {
           const run = (order: typeof xs) =>
             ToolResult.finish(
               isError,
-              settle({ initial: "out", reducer: ToolResult.reducer, stop: ToolResult.stop, maxRounds: 3, round: () => order.map(ToolResult.roundReply) })
+              settle({
+                initial: "out",
+                reducer: ToolResult.reducer,
+                stop: ToolResult.stop,
+                maxRounds: 3,
+                round: () => order.map(ToolResult.roundReply)
+              })
             )
           expect(run(ys)).toEqual(run(xs))
         }

@@ -17,15 +17,22 @@ export const answerOf = <R>(name: string, reply: R | undefined, on_failure: OnFa
 })
 
 /** A failed answer by `name` under `on_failure`. */
-export const failedOf = (name: string, on_failure: OnFailure): Answer<never> => answerOf<never>(name, undefined, on_failure)
+export const failedOf = (name: string, on_failure: OnFailure): Answer<never> =>
+  answerOf<never>(name, undefined, on_failure)
 
 /** One round's answers, unique names, in an arbitrary (not name) order. */
 export const answers = <R>(reply: fc.Arbitrary<R>): fc.Arbitrary<Array<Answer<R>>> =>
-  fc.uniqueArray(fc.constantFrom(...names), { maxLength: names.length }).chain((ns) =>
-    fc.tuple(...ns.map((name) =>
-      fc.tuple(fc.option(reply, { nil: undefined }), fc.constantFrom(...onFailures)).map(([r, f]) => answerOf(name, r, f))
-    ))
-  )
+  fc
+    .uniqueArray(fc.constantFrom(...names), { maxLength: names.length })
+    .chain((ns) =>
+      fc.tuple(
+        ...ns.map((name) =>
+          fc
+            .tuple(fc.option(reply, { nil: undefined }), fc.constantFrom(...onFailures))
+            .map(([r, f]) => answerOf(name, r, f))
+        )
+      )
+    )
 
 /** A reducer's laws on values drawn from `value`: associative, `initialValue` an identity, commutative. */
 export const checkLaws = <A>(reducer: Reducer.Reducer<A>, value: fc.Arbitrary<A>): void => {
@@ -41,5 +48,7 @@ export const checkLaws = <A>(reducer: Reducer.Reducer<A>, value: fc.Arbitrary<A>
 }
 
 /** Folds each answer in as it arrives (in the given order), as a host reading replies one by one would. */
-export const foldArrivals = <A extends Answer<unknown>>(reducer: Reducer.Reducer<ReadonlyArray<A>>, xs: ReadonlyArray<A>) =>
-  xs.reduce((acc, x) => reducer.combine(acc, [x]), reducer.initialValue)
+export const foldArrivals = <A extends Answer<unknown>>(
+  reducer: Reducer.Reducer<ReadonlyArray<A>>,
+  xs: ReadonlyArray<A>
+) => xs.reduce((acc, x) => reducer.combine(acc, [x]), reducer.initialValue)

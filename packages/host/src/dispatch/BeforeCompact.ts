@@ -9,6 +9,10 @@ export const beforeCompact = (ctx: DispatchContext, messages: ReadonlyArray<unkn
   if (unsendable !== undefined) {
     return refuse(ctx, "before_compact", undefined, BeforeCompactRule.refused(unsendable))
   }
-  return single(ctx, "before_compact", { event: "before_compact", session_id: ctx.sessionId, messages }, (_, exchanges) =>
-    BeforeCompactRule.finish(exchanges))
+  return single(
+    ctx,
+    "before_compact",
+    { event: "before_compact", session_id: ctx.sessionId, messages },
+    (_, exchanges) => BeforeCompactRule.finish(exchanges)
+  )
 }

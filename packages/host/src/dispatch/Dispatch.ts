@@ -63,47 +63,49 @@ export const dispatch = <A>(
   subject?: AuditSubject
 ): Effect.Effect<A> => {
   const metrics = metricsByEvent[event]
-  const timed = (span: Tracer.Span | undefined) => Clock.clockWith((clock) => {
-    const n = ctx.seq++
-    const start = clock.currentTimeMillisUnsafe()
-    const startNanos = clock.monotonicTimeNanosUnsafe()
-    const done = (outcome: A) =>
-      Effect.withFiber((fiber) => {
-        metrics.latency.updateUnsafe(Duration.nanos(clock.monotonicTimeNanosUnsafe() - startNanos), fiber.context)
-        metrics.count.updateUnsafe(1, fiber.context)
-        countDecision(event, outcome, fiber.context)
-        return Effect.succeed(outcome)
-      })
-    return Effect.flatMap(body, ({ input, notes, outcome, rounds }) =>
-      ctx.recording
-        ? Effect.andThen(
-          Effect.suspend(() => {
-            const record: AuditRecord = {
-              seq: n,
-              session_id: ctx.sessionId,
-              time: new Date(start).toISOString(),
-              event,
-              call_id: callId,
-              ...subject,
-              rounds,
-              outcome,
-              ...(input === undefined ? {} : { input }),
-              notes,
-              duration_ms: clock.currentTimeMillisUnsafe() - start
-            }
-            if (ctx.telemetry !== undefined) {
-              try {
-                ctx.telemetry.record(record, span)
-              } catch {
-                // A record telemetry cannot take (an embedder's value JSON cannot hold) is lost to it alone.
-              }
-            }
-            return ctx.audit.record(record)
-          }),
-          done(outcome)
-        )
-        : done(outcome))
-  })
+  const timed = (span: Tracer.Span | undefined) =>
+    Clock.clockWith((clock) => {
+      const n = ctx.seq++
+      const start = clock.currentTimeMillisUnsafe()
+      const startNanos = clock.monotonicTimeNanosUnsafe()
+      const done = (outcome: A) =>
+        Effect.withFiber((fiber) => {
+          metrics.latency.updateUnsafe(Duration.nanos(clock.monotonicTimeNanosUnsafe() - startNanos), fiber.context)
+          metrics.count.updateUnsafe(1, fiber.context)
+          countDecision(event, outcome, fiber.context)
+          return Effect.succeed(outcome)
+        })
+      return Effect.flatMap(body, ({ input, notes, outcome, rounds }) =>
+        ctx.recording
+          ? Effect.andThen(
+              Effect.suspend(() => {
+                const record: AuditRecord = {
+                  seq: n,
+                  session_id: ctx.sessionId,
+                  time: new Date(start).toISOString(),
+                  event,
+                  call_id: callId,
+                  ...subject,
+                  rounds,
+                  outcome,
+                  ...(input === undefined ? {} : { input }),
+                  notes,
+                  duration_ms: clock.currentTimeMillisUnsafe() - start
+                }
+                if (ctx.telemetry !== undefined) {
+                  try {
+                    ctx.telemetry.record(record, span)
+                  } catch {
+                    // A record telemetry cannot take (an embedder's value JSON cannot hold) is lost to it alone.
+                  }
+                }
+                return ctx.audit.record(record)
+              }),
+              done(outcome)
+            )
+          : done(outcome)
+      )
+    })
   // The span is the parent of everything the dispatch runs (policy hooks, logs). `useSpan` and the parent span
   // rather than `withSpan`, which also pushes a stack frame per dispatch: measured 2.1 -> 1.2 us per span. No stack
   // trace either (it costs more than the rest of the span); the span name says where it is. With effect's own
@@ -113,11 +115,9 @@ export const dispatch = <A>(
   return Effect.withFiber((fiber) =>
     fiber.getRef(Tracer.Tracer) === Tracer.nativeTracer
       ? timed(undefined)
-      : Effect.useSpan(
-        metrics.span,
-        dispatchSpanOptions(event, ctx.sessionId, callId, subject?.tool),
-        (span) => Effect.provideService(timed(span), Tracer.ParentSpan, span)
-      )
+      : Effect.useSpan(metrics.span, dispatchSpanOptions(event, ctx.sessionId, callId, subject?.tool), (span) =>
+          Effect.provideService(timed(span), Tracer.ParentSpan, span)
+        )
   )
 }
 

@@ -36,8 +36,8 @@ export const auditOf = (x: Exchange<EventName>): AuditExchange =>
       ? { extension: x.extension.name, status: x.status, latency_ms: x.latency_ms, error: x.error, stderr: x.stderr }
       : { extension: x.extension.name, status: x.status, latency_ms: x.latency_ms, error: x.error }
     : x.ignored.length > 0
-    ? { extension: x.extension.name, status: x.status, latency_ms: x.latency_ms, reply: x.reply, ignored: x.ignored }
-    : { extension: x.extension.name, status: x.status, latency_ms: x.latency_ms, reply: x.reply }
+      ? { extension: x.extension.name, status: x.status, latency_ms: x.latency_ms, reply: x.reply, ignored: x.ignored }
+      : { extension: x.extension.name, status: x.status, latency_ms: x.latency_ms, reply: x.reply }
 
 export const statusOf = (error: ExtensionError): ExchangeStatus => {
   switch (error._tag) {
@@ -68,11 +68,14 @@ export const reportDeath = (reported: Set<string>, extension: Extension, error: 
   Effect.suspend(() => {
     if (reported.has(extension.name)) return Effect.void
     reported.add(extension.name)
-    return Effect.gen(function*() {
+    return Effect.gen(function* () {
       const status = yield* extension.status
-      const cause = status.state._tag === "dead"
-        ? status.state.cause._tag
-        : error._tag === "ExtensionDead" ? "unknown" : deathCauseOf(error)._tag
+      const cause =
+        status.state._tag === "dead"
+          ? status.state.cause._tag
+          : error._tag === "ExtensionDead"
+            ? "unknown"
+            : deathCauseOf(error)._tag
       yield* Metric.update(Metric.withAttributes(HostMetrics.deaths, { cause }), 1)
       // With the line of its stderr that says why: the operator's to read (never the model's).
       const text = status.state._tag === "dead" ? describeDeathCauseWithStderr(status.state.cause) : causeText(error)
@@ -105,14 +108,18 @@ export const failed = <E extends EventName>(
   })
 }
 
-
 /** On the hot path (once per extension per round): no generator, one clock for both readings. */
-export const exchange = <E extends EventName>(extension: Extension, request: EncodedRequest<E>, reported: Set<string>) =>
+export const exchange = <E extends EventName>(
+  extension: Extension,
+  request: EncodedRequest<E>,
+  reported: Set<string>
+) =>
   Clock.clockWith((clock) => {
     const start = clock.currentTimeMillisUnsafe()
     return Effect.matchEffect(extension.send(request), {
       onSuccess: (decoded): Effect.Effect<Exchange<E>> =>
         Effect.succeed(replied(extension, decoded, clock.currentTimeMillisUnsafe() - start)),
-      onFailure: (error): Effect.Effect<Exchange<E>> => failed(extension, error, clock.currentTimeMillisUnsafe() - start, reported)
+      onFailure: (error): Effect.Effect<Exchange<E>> =>
+        failed(extension, error, clock.currentTimeMillisUnsafe() - start, reported)
     })
   })

@@ -20,7 +20,7 @@ export const invokeTool = (
   extensions: ReadonlyArray<Extension>,
   call: InvokeToolInput
 ) =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const { callIdOf, recording, reported, sessionId } = ctx
     const entry = tools.find((t) => t.tool.name === call.tool)
     if (entry === undefined) return yield* new UnknownTool({ tool: call.tool })

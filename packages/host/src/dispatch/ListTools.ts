@@ -8,4 +8,5 @@ export const rejectedNote = ListToolsRule.rejectedNote
 
 export const listTools = (ctx: DispatchContext) =>
   single(ctx, "list_tools", { event: "list_tools", session_id: ctx.sessionId }, (_, exchanges) =>
-    ListToolsRule.finish(ctx.builtin, exchanges))
+    ListToolsRule.finish(ctx.builtin, exchanges)
+  )

@@ -83,14 +83,16 @@ export const fanOutNow = <E extends EventName>(
     return Effect.flatMap(all, () =>
       Effect.forEach(exits, (exit, i): Effect.Effect<Exchange<E>> => {
         const extension = subscribers[i]
-        if (exit === undefined || extension === undefined) return Effect.die(new Error("fan-out: an exchange did not end"))
+        if (exit === undefined || extension === undefined)
+          return Effect.die(new Error("fan-out: an exchange did not end"))
         if (Exit.isSuccess(exit)) return Effect.succeed(replied(extension, exit.value, latencies[i] ?? 0))
         const error = Cause.findError(exit.cause)
         // A defect is not an extension's failure: it goes on, as from `exchange`.
         return Result.isSuccess(error)
           ? failed(extension, error.success, latencies[i] ?? 0, reported)
           : Effect.failCause(error.failure)
-      }))
+      })
+    )
   })
 }
 
@@ -119,12 +121,19 @@ export const fanOut = <E extends EventName>(
     // forEach keeps the input order, and subscribers are in name order: so are the exchanges.
     const only = subscribers.length === 1 ? subscribers[0] : undefined
     const round = "round" in body && typeof body.round === "number" ? body.round : 1
-    if (only !== undefined) return observeRound(round, Effect.map(exchange(only, request, reported), (x) => ({ exchanges: [x], skipped })))
+    if (only !== undefined)
+      return observeRound(
+        round,
+        Effect.map(exchange(only, request, reported), (x) => ({ exchanges: [x], skipped }))
+      )
     const now = subscribers.length > 1 ? fanOutNow(subscribers, request, reported) : undefined
-    return observeRound(round, Effect.map(
-      now ?? Effect.forEach(subscribers, (x) => exchange(x, request, reported), { concurrency: "unbounded" }),
-      (exchanges) => ({ exchanges, skipped })
-    ))
+    return observeRound(
+      round,
+      Effect.map(
+        now ?? Effect.forEach(subscribers, (x) => exchange(x, request, reported), { concurrency: "unbounded" }),
+        (exchanges) => ({ exchanges, skipped })
+      )
+    )
   })
 
 /** A round's audit entry (only when recording). */

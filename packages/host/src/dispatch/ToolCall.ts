@@ -32,21 +32,37 @@ export const toolCall = (ctx: DispatchContext, call: ToolCallInput): Effect.Effe
     if (call.refused !== undefined) {
       // Refused by the agent before any extension could judge it: audited with its args, sent to nobody.
       const { notes, outcome } = ToolCallRule.refused(call.refused)
-      return dispatch(ctx, "tool_call", call_id, Effect.succeed({ outcome, rounds: [], notes: recording ? notes : [] }), {
-        tool: call.tool,
-        args: call.args
-      })
+      return dispatch(
+        ctx,
+        "tool_call",
+        call_id,
+        Effect.succeed({ outcome, rounds: [], notes: recording ? notes : [] }),
+        {
+          tool: call.tool,
+          args: call.args
+        }
+      )
     }
     const auditRounds: Array<AuditRound> = []
-    const settled = settleRounds(ctx, "tool_call", ToolCallRule, call.args, (args, round): RequestBody<"tool_call"> => ({
-      event: "tool_call",
-      session_id: sessionId,
-      call_id,
-      tool: call.tool,
-      args,
-      ...roundField(round)
-    }), auditRounds)
-    const finish = (outcome: SettleOutcome<JsonObject, Verdict>, decision: PolicyDecision): Dispatched<ToolCallOutcome> => {
+    const settled = settleRounds(
+      ctx,
+      "tool_call",
+      ToolCallRule,
+      call.args,
+      (args, round): RequestBody<"tool_call"> => ({
+        event: "tool_call",
+        session_id: sessionId,
+        call_id,
+        tool: call.tool,
+        args,
+        ...roundField(round)
+      }),
+      auditRounds
+    )
+    const finish = (
+      outcome: SettleOutcome<JsonObject, Verdict>,
+      decision: PolicyDecision
+    ): Dispatched<ToolCallOutcome> => {
       const finished = ToolCallRule.finish(outcome, decision)
       return { outcome: finished.outcome, rounds: auditRounds, notes: recording ? finished.notes : [] }
     }
@@ -57,10 +73,15 @@ export const toolCall = (ctx: DispatchContext, call: ToolCallInput): Effect.Effe
       Effect.flatMap(settled, (outcome) =>
         // No hooks (the common case): the rules are plain synchronous code.
         policies !== undefined
-          ? Effect.map(evaluateLayerPolicies(policies, hooks, { tool: call.tool, args: outcome.payload }), (d) => finish(outcome, d))
+          ? Effect.map(evaluateLayerPolicies(policies, hooks, { tool: call.tool, args: outcome.payload }), (d) =>
+              finish(outcome, d)
+            )
           : hooks.length === 0
-          ? Effect.succeed(finish(outcome, evaluateRules(policy, { tool: call.tool, args: outcome.payload })))
-          : Effect.map(evaluatePolicy(policy, hooks, { tool: call.tool, args: outcome.payload }), (d) => finish(outcome, d))),
+            ? Effect.succeed(finish(outcome, evaluateRules(policy, { tool: call.tool, args: outcome.payload })))
+            : Effect.map(evaluatePolicy(policy, hooks, { tool: call.tool, args: outcome.payload }), (d) =>
+                finish(outcome, d)
+              )
+      ),
       { tool: call.tool, args: call.args }
     )
   })

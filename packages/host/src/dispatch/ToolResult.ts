@@ -21,16 +21,23 @@ export const toolResult = (ctx: DispatchContext, input: ToolResultInput): Effect
       return refuse(ctx, "tool_result", call_id, ToolResultRule.refused(unsendable), input.tool)
     }
     const auditRounds: Array<AuditRound> = []
-    const settled = settleRounds(ctx, "tool_result", ToolResultRule, input.content, (content, round): RequestBody<"tool_result"> => ({
-      event: "tool_result",
-      session_id: sessionId,
-      call_id,
-      tool: input.tool,
-      args: input.args,
-      content,
-      is_error: input.is_error,
-      ...roundField(round)
-    }), auditRounds)
+    const settled = settleRounds(
+      ctx,
+      "tool_result",
+      ToolResultRule,
+      input.content,
+      (content, round): RequestBody<"tool_result"> => ({
+        event: "tool_result",
+        session_id: sessionId,
+        call_id,
+        tool: input.tool,
+        args: input.args,
+        content,
+        is_error: input.is_error,
+        ...roundField(round)
+      }),
+      auditRounds
+    )
     return dispatch(
       ctx,
       "tool_result",
@@ -41,8 +48,11 @@ export const toolResult = (ctx: DispatchContext, input: ToolResultInput): Effect
         // What the agent passed, unless it came out as it went in and no extension acted on it: more rounds than
         // one means a rewrite (even one later undone); an is_error raised over the agent's own is an act too. So
         // a record without it is one nothing touched, never one whose input is unknown.
-        const changed = result.content !== input.content || result.is_error !== input.is_error ||
-          result.rounds > 1 || outcome.value.isError
+        const changed =
+          result.content !== input.content ||
+          result.is_error !== input.is_error ||
+          result.rounds > 1 ||
+          outcome.value.isError
         return {
           outcome: result,
           rounds: auditRounds,
