@@ -28,7 +28,11 @@ const MaxLinesOf: Readonly<Record<string, number>> = { "packages/host/src/Extens
  * Files over the bound that are their authors' to split, each named (a new long file is not let through); take a
  * name off once its file is short.
  */
-const KnownLong: ReadonlySet<string> = new Set<string>([])
+const KnownLong: ReadonlySet<string> = new Set<string>([
+  // 298 lines until the formatter wrapped its imports and calls (348): one closure over the extension's state, whose
+  // next split (the close sequence, the read attribution into Transport) waits for a change that reruns the stress.
+  "packages/host/src/ExtensionCore.ts"
+])
 
 /** Lines as an editor numbers them: a last line without its newline counts too. */
 const lineCount = (text: string): number => (text === "" ? 0 : text.split("\n").length - (text.endsWith("\n") ? 1 : 0))

@@ -1,22 +1,12 @@
-import type { EventName } from "@abhed/protocol"
-import { Clock, ConfigProvider, Context, Duration, Effect, Exit, Layer, Option, Tracer } from "effect"
+import { Clock, ConfigProvider, Context, Duration, Effect, Layer, Tracer } from "effect"
 import * as HttpClient from "effect/http/HttpClient"
 import { OtlpExporter, OtlpMetrics, OtlpResource, OtlpSerialization } from "effect/observability"
 import type { AuditRecord } from "./AuditRecord.ts"
-import type { Exchange } from "./dispatch/Exchange.ts"
-import { recordDecision, recordExtensionLatency } from "./HostMetrics.ts"
 import * as TelemetryConfig from "./TelemetryConfig.ts"
 import * as TelemetryExport from "./TelemetryExport.ts"
+import { MillisToNanos } from "./TelemetrySpans.ts"
 import * as TelemetryTracer from "./TelemetryTracer.ts"
-import {
-  bounded,
-  decidingOf,
-  logBody,
-  outcomeSummary,
-  reasonOf,
-  recordAttributes,
-  verdictOf
-} from "./TelemetryRecord.ts"
+import { logBody, recordAttributes } from "./TelemetryRecord.ts"
 
 /**
  * Decisions into the observability stack a fleet already runs: OpenTelemetry traces, metrics and logs over
@@ -28,6 +18,7 @@ import {
  * session's end sends what is left within the same bound.
  */
 export { fromEnv, forEndpoint, type TelemetrySettings } from "./TelemetryConfig.ts"
+export { countDecision, dispatchSpanOptions, observeRound } from "./TelemetrySpans.ts"
 
 /** What the host hands each dispatch's record to, when telemetry is on (read once, when the host is made). */
 export interface TelemetrySinkShape {
@@ -37,87 +28,6 @@ export interface TelemetrySinkShape {
 export const TelemetrySink = Context.Reference<TelemetrySinkShape | undefined>("@abhed/host/TelemetrySink", {
   defaultValue: () => undefined
 })
-
-/** The span options of a dispatch: its event, session, tool and call id (the GenAI conventions' names where they have one). */
-export const dispatchSpanOptions = (
-  event: EventName,
-  sessionId: string,
-  callId: string | undefined,
-  tool: string | undefined
-): Tracer.SpanOptionsNoTrace => {
-  const attributes: Record<string, unknown> = { "abhed.event": event, "gen_ai.conversation.id": sessionId }
-  if (callId !== undefined) attributes["gen_ai.tool.call.id"] = callId
-  if (tool !== undefined) {
-    attributes["gen_ai.tool.name"] = tool
-    attributes["gen_ai.operation.name"] = "execute_tool"
-  }
-  return { attributes, kind: "internal" }
-}
-
-/** A decided outcome's count in `abhed_decisions_total` (outcomes without a `decision` are not counted). */
-export const countDecision = (event: EventName, outcome: unknown, context: Context.Context<never>): void => {
-  const summary = outcomeSummary(outcome)
-  if (summary.decision !== undefined) recordDecision(event, summary.decision, decidingOf(summary), context)
-}
-
-const MillisToNanos = BigInt(1_000_000)
-
-/** An exchange's child span's attributes: worked out when the span is sent. */
-const exchangeAttributes = (x: Exchange<EventName>, round: number): Record<string, unknown> => {
-  const out: Record<string, unknown> = {
-    "abhed.extension.name": x.extension.name,
-    "abhed.round": round,
-    "abhed.extension.status": x.status,
-    "abhed.extension.latency_ms": x.latency_ms
-  }
-  if (x.reply !== undefined) {
-    out["abhed.extension.verdict"] = verdictOf(x.reply)
-    const reason = reasonOf(x.reply)
-    if (reason !== undefined) out["abhed.extension.reason"] = reason
-  }
-  if (x.error !== undefined) {
-    out["abhed.extension.error"] = bounded(x.error)
-    out["abhed.extension.on_failure"] = x.extension.config.on_failure
-  }
-  return out
-}
-
-/**
- * A round's exchanges, observed once they are all back: each extension's latency in `abhed_extension_latency`, and,
- * when a tracer exports, a child span of the dispatch's per exchange (started with the round, ended after its
- * latency) with the extension's name, round, status, verdict, bounded reason, and failure by its shape.
- */
-export const observeRound = <A extends { readonly exchanges: ReadonlyArray<Exchange<EventName>> }>(
-  round: number,
-  effect: Effect.Effect<A>
-): Effect.Effect<A> =>
-  Effect.withFiber((fiber) => {
-    const clock = fiber.getRef(Clock.Clock)
-    const tracer = fiber.getRef(Tracer.Tracer)
-    const parent = tracer === Tracer.nativeTracer ? undefined : fiber.cache.span
-    const start = parent === undefined ? BigInt(0) : clock.currentTimeNanosUnsafe()
-    return Effect.map(effect, (result) => {
-      const end = parent === undefined ? BigInt(0) : clock.currentTimeNanosUnsafe()
-      for (const x of result.exchanges) {
-        recordExtensionLatency(x.extension.name, x.latency_ms, fiber.context)
-        if (parent === undefined) continue
-        const span = tracer.span({
-          name: "abhed.extension",
-          parent: Option.some(parent),
-          annotations: Context.empty(),
-          links: [],
-          startTime: start,
-          kind: "internal",
-          root: false,
-          sampled: parent.sampled
-        })
-        TelemetryTracer.deferAttributes(span, () => exchangeAttributes(x, round))
-        const after = start + BigInt(x.latency_ms) * MillisToNanos
-        span.end(after < end ? after : end, Exit.void)
-      }
-      return result
-    })
-  })
 
 const severityInfo = 9 as const
 
@@ -193,7 +103,7 @@ const makeSink = (settings: TelemetryConfig.TelemetrySettings, stats: TelemetryE
       record: (record, span) => {
         if (span !== undefined) TelemetryTracer.deferAttributes(span, () => recordAttributes(record, settings.args))
         if (push === undefined) return
-        const traced = span !== undefined && span.sampled
+        const traced = span?.sampled
         push({
           record,
           observed: clock.currentTimeNanosUnsafe(),
