@@ -116,7 +116,7 @@ step "(a) npx abhed-ext --version, a usage error"
 [ "$(npx --no-install abhed-ext --version)" = "abhed-ext v$(node -p 'require("./node_modules/@abhed/cli/package.json").version')" ] ||
   fail "abhed-ext --version does not print the package's version"
 set +e
-npx --no-install abhed-ext list >usage.out 2>usage.err  # --config is required by list (run without it loads the layers)
+npx --no-install abhed-ext check >usage.out 2>usage.err  # check needs the command to check: a usage error
 code=$?
 set -e
 [ "$code" = 64 ] && [ ! -s usage.out ] || fail "a usage error exited $code (want 64) or printed on stdout"
