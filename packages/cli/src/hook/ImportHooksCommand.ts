@@ -5,6 +5,7 @@ import { readRegularFile } from "@abhed/host/RegularFile"
 import { Console, Effect, FileSystem, Option, Result, Stdio, Stream } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
 import { AdapterWouldNotStart, InputUnreadable, OutputUnwritable } from "../CliError.ts"
+import { ImportFlags } from "../ImportFlags.ts"
 import { DefaultHookTimeoutMs, hookArgsProblem } from "./HookCommand.ts"
 import { type AdapterLaunch, importNotes, toConfig } from "./HookConfig.ts"
 import { HookFormats } from "./HookFormat.ts"
@@ -62,21 +63,7 @@ export const importHooks = Command.make(
       Flag.withDescription("whose settings these are (default: told by the event names in the file)"),
       Flag.optional
     ),
-    adapterCommand: Flag.String("adapter-command").pipe(
-      Flag.withDescription("the program each extension runs as the adapter (default: abhed-ext, from PATH)"),
-      Flag.optional
-    ),
-    thisCli: Flag.Boolean("this-cli").pipe(
-      Flag.withDescription(
-        "run the adapter as this Node and this CLI, by absolute paths (for this machine, not for a commit)"
-      ),
-      Flag.withDefault(false)
-    ),
-    output: Flag.String("output").pipe(
-      Flag.withAlias("o"),
-      Flag.withDescription("write the config to this file instead of stdout; cwd is then relative to its folder"),
-      Flag.optional
-    ),
+    ...ImportFlags,
     settings: Argument.String("settings").pipe(Argument.withDescription("a Claude Code or Gemini CLI settings.json"))
   },
   Effect.fn("import-hooks")(

@@ -4,6 +4,7 @@ import { decodeConfig } from "@abhed/protocol"
 import { Console, Effect, FileSystem, Option, Result } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
 import { AdapterWouldNotStart, InputUnreadable, OutputUnwritable } from "../CliError.ts"
+import { ImportFlags } from "../ImportFlags.ts"
 import { HookFormats } from "../hook/HookFormat.ts"
 import { ConfigSchemaUrl } from "../hook/HookConfig.ts"
 import { onPath, projectDir, readInput, relativeCwd, thisCliLaunch } from "../hook/ImportHooksCommand.ts"
@@ -36,21 +37,7 @@ export const importMcp = Command.make(
       Flag.withDescription("whose file this is (default: told by where it is and the keys in it)"),
       Flag.optional
     ),
-    adapterCommand: Flag.String("adapter-command").pipe(
-      Flag.withDescription("the program each extension runs as the adapter (default: abhed-ext, from PATH)"),
-      Flag.optional
-    ),
-    thisCli: Flag.Boolean("this-cli").pipe(
-      Flag.withDescription(
-        "run the adapter as this Node and this CLI, by absolute paths (for this machine, not for a commit)"
-      ),
-      Flag.withDefault(false)
-    ),
-    output: Flag.String("output").pipe(
-      Flag.withAlias("o"),
-      Flag.withDescription("write the config to this file instead of stdout; cwd is then relative to its folder"),
-      Flag.optional
-    ),
+    ...ImportFlags,
     file: Argument.String("file").pipe(
       Argument.withDescription("a Claude Code .mcp.json or settings.json, or a Gemini CLI settings.json (- for stdin)")
     )
