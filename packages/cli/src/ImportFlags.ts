@@ -1,4 +1,6 @@
+import { Console, Effect, FileSystem, Option } from "effect"
 import { Flag } from "effect/cli"
+import { OutputUnwritable } from "./CliError.ts"
 
 /**
  * The flags `import-hooks` and `import-mcp` share: where the generated config's adapter comes from, and where the
@@ -21,3 +23,18 @@ export const ImportFlags = {
     Flag.optional
   )
 }
+
+/**
+ * The generated config: to `output` (newline-terminated, as a committed file should be; `source: written to` on
+ * stderr) or to stdout.
+ */
+export const writeConfig = (config: unknown, output: Option.Option<string>, source: string) =>
+  Effect.gen(function* () {
+    const json = JSON.stringify(config, null, 2)
+    if (Option.isNone(output)) return yield* Console.log(json)
+    const fs = yield* FileSystem.FileSystem
+    yield* fs
+      .writeFileString(output.value, `${json}\n`)
+      .pipe(Effect.mapError((e) => new OutputUnwritable({ file: output.value, detail: e.message })))
+    yield* Console.error(`${source}: written to ${output.value}`)
+  })

@@ -2,10 +2,10 @@ import { basename, dirname, extname, relative, resolve, sep } from "node:path"
 import { fileURLToPath } from "node:url"
 import { printable } from "@abhed/host/Printable"
 import { readRegularFile } from "@abhed/host/RegularFile"
-import { Console, Effect, FileSystem, Option, Result, Stdio, Stream } from "effect"
+import { Console, Effect, Option, Result, Stdio, Stream } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
-import { AdapterWouldNotStart, InputUnreadable, OutputUnwritable } from "../CliError.ts"
-import { ImportFlags } from "../ImportFlags.ts"
+import { AdapterWouldNotStart, InputUnreadable } from "../CliError.ts"
+import { ImportFlags, writeConfig } from "../ImportFlags.ts"
 import { DefaultHookTimeoutMs, hookArgsProblem } from "./HookCommand.ts"
 import { type AdapterLaunch, importNotes, toConfig } from "./HookConfig.ts"
 import { HookFormats } from "./HookFormat.ts"
@@ -103,17 +103,7 @@ export const importHooks = Command.make(
       if (problems.length > 0) return yield* new AdapterWouldNotStart({ problems })
       for (const note of importNotes(read.success, DefaultHookTimeoutMs))
         yield* Console.error(printable(`${settings}: ${note}`))
-      const json = JSON.stringify(config, null, 2)
-      if (Option.isSome(output)) {
-        const fs = yield* FileSystem.FileSystem
-        // Newline-terminated, as a committed file should be (Console.log adds it on stdout).
-        yield* fs
-          .writeFileString(output.value, `${json}\n`)
-          .pipe(Effect.mapError((e) => new OutputUnwritable({ file: output.value, detail: e.message })))
-        yield* Console.error(`${settings}: written to ${output.value}`)
-      } else {
-        yield* Console.log(json)
-      }
+      yield* writeConfig(config, output, settings)
     },
     Effect.tapError((e) => Console.error(printable(e.message)))
   )

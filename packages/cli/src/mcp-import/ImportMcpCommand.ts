@@ -1,10 +1,10 @@
 import { dirname, resolve } from "node:path"
 import { printable } from "@abhed/host/Printable"
 import { decodeConfig } from "@abhed/protocol"
-import { Console, Effect, FileSystem, Option, Result } from "effect"
+import { Console, Effect, Option, Result } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
-import { AdapterWouldNotStart, InputUnreadable, OutputUnwritable } from "../CliError.ts"
-import { ImportFlags } from "../ImportFlags.ts"
+import { AdapterWouldNotStart, InputUnreadable } from "../CliError.ts"
+import { ImportFlags, writeConfig } from "../ImportFlags.ts"
 import { HookFormats } from "../hook/HookFormat.ts"
 import { ConfigSchemaUrl } from "../hook/HookConfig.ts"
 import { onPath, projectDir, readInput, relativeCwd, thisCliLaunch } from "../hook/ImportHooksCommand.ts"
@@ -89,16 +89,7 @@ export const importMcp = Command.make(
         return yield* new AdapterWouldNotStart({ problems: refused.map((problem) => printable(`${file}: ${problem}`)) })
       }
       for (const note of importNotes(imported)) yield* Console.error(`${file}: ${note}`)
-      const json = JSON.stringify(config, null, 2)
-      if (Option.isSome(output)) {
-        const fs = yield* FileSystem.FileSystem
-        yield* fs
-          .writeFileString(output.value, `${json}\n`)
-          .pipe(Effect.mapError((e) => new OutputUnwritable({ file: output.value, detail: e.message })))
-        yield* Console.error(`${file}: written to ${output.value}`)
-      } else {
-        yield* Console.log(json)
-      }
+      yield* writeConfig(config, output, file)
     },
     Effect.tapError((e) => Console.error(printable(e.message)))
   )
