@@ -2,6 +2,7 @@ import * as NodeFs from "node:fs"
 import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
 import { defineConfig } from "vitest/config"
+import { bundledBin } from "./test/cli-bundle.ts"
 
 // One temporary folder per run for everything the tests (and what they spawn) make: removed by the global setup's
 // teardown (test/temp-dir.setup.ts).
@@ -16,6 +17,9 @@ process.env["ABHED_TEST_TMPDIR"] = runTmp
  *   worker imports effect and the packages once instead of once per file;
  * - Node's compile cache for every Node process the tests start (the CLI, TypeScript extensions): each loads effect
  *   from source, and the cache saves about a fifth of that CPU after the first run.
+ * - the CLI the tests start is its source bundled into one file once per run (test/cli-bundle.ts): starting it costs
+ *   about a third of the CPU of loading effect and the packages from hundreds of modules, and the CLI is started
+ *   some three hundred times. `ABHED_TEST_CLI=source` runs the CLI from source instead;
  * - TMPDIR: one folder per run, removed at the end (test/temp-dir.setup.ts).
  * Real-process tests keep their margins under this load: see test/extension-helpers.ts and `pnpm test:stress`.
  */
@@ -24,9 +28,10 @@ export default defineConfig({
     include: ["packages/*/test/**/*.test.ts", "test/**/*.test.ts"],
     maxWorkers: 2,
     isolate: false,
-    globalSetup: ["test/temp-dir.setup.ts"],
+    globalSetup: ["test/temp-dir.setup.ts", "test/cli-bundle.setup.ts"],
     env: {
       TMPDIR: runTmp,
+      ...(process.env["ABHED_TEST_CLI"] === "source" ? {} : { ABHED_TEST_CLI_BIN: bundledBin }),
       NODE_COMPILE_CACHE:
         process.env["NODE_COMPILE_CACHE"] ??
         NodePath.join(import.meta.dirname, "node_modules", ".cache", "node-compile-cache")

@@ -4,7 +4,9 @@ import { fileURLToPath } from "node:url"
 /** Runs the CLI as a user would (`node packages/cli/src/bin.ts …`), with this Node (24, from the workspace). */
 
 export const repoRoot = fileURLToPath(new URL("..", import.meta.url))
-export const bin = fileURLToPath(new URL("../packages/cli/src/bin.ts", import.meta.url))
+/** The CLI's source bundled once for the run (test/cli-bundle.ts; `ABHED_TEST_CLI=source`: the source itself). */
+export const bin =
+  process.env["ABHED_TEST_CLI_BIN"] ?? fileURLToPath(new URL("../packages/cli/src/bin.ts", import.meta.url))
 
 export interface CliResult {
   readonly code: number | null
