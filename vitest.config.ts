@@ -31,7 +31,7 @@ export default defineConfig({
     globalSetup: ["test/temp-dir.setup.ts", "test/cli-bundle.setup.ts"],
     env: {
       TMPDIR: runTmp,
-      ...(process.env["ABHED_TEST_CLI"] === "source" ? {} : { ABHED_TEST_CLI_BIN: bundledBin }),
+      ...(process.env["ABHED_TEST_CLI"] === "source" ? {} : { ABHED_TEST_CLI_BIN: bundledBin(runTmp) }),
       NODE_COMPILE_CACHE:
         process.env["NODE_COMPILE_CACHE"] ??
         NodePath.join(import.meta.dirname, "node_modules", ".cache", "node-compile-cache")

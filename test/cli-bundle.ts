@@ -1,4 +1,3 @@
-import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
 import { pathToFileURL } from "node:url"
 import { build } from "rolldown"
@@ -14,9 +13,11 @@ import { build } from "rolldown"
 const repoRoot = NodePath.join(import.meta.dirname, "..")
 const cliSrc = NodePath.join(repoRoot, "packages", "cli", "src")
 
-/** Where the bundle goes: beside Node's compile cache, so that the cache (keyed by path and content) is reused. */
-export const bundleDir = NodePath.join(repoRoot, "node_modules", ".cache", "abhed-test-cli")
-export const bundledBin = NodePath.join(bundleDir, "bin.mjs")
+/**
+ * Where a run's bundle goes: in the run's own temporary folder (vitest.config.ts), so that two runs at once (a stress
+ * run beside a test run) never replace each other's.
+ */
+export const bundledBin = (runTmp: string): string => NodePath.join(runTmp, "abhed-cli", "bin.mjs")
 
 /**
  * Each module keeps its own `import.meta.url` (its source file's), so what it finds beside itself it finds as from
@@ -24,7 +25,7 @@ export const bundledBin = NodePath.join(bundleDir, "bin.mjs")
  * (`--this-cli`, found as `../bin` beside `hook/ImportHooksCommand`) is the bundle's, so that a config written with
  * it runs the bundle as well.
  */
-const sourceUrls = {
+const sourceUrls = (bundleDir: string) => ({
   name: "abhed-source-urls",
   transform(code: string, id: string) {
     if (id.includes(`${NodePath.sep}node_modules${NodePath.sep}`) || !code.includes("import.meta.url")) return null
@@ -34,22 +35,18 @@ const sourceUrls = {
         : pathToFileURL(id).href
     return { code: code.replaceAll("import.meta.url", JSON.stringify(url)), map: null }
   }
-}
+})
 
-/** Builds the bundle into a fresh folder, then renames it into place (two runs at once each see a whole bundle). */
-export const buildCliBundle = async (): Promise<string> => {
-  const staging = `${bundleDir}.${process.pid}`
-  NodeFs.rmSync(staging, { recursive: true, force: true })
+/** Builds the bundle as `bin` (a path from `bundledBin`). */
+export const buildCliBundle = async (bin: string): Promise<void> => {
+  const dir = NodePath.dirname(bin)
   await build({
     input: NodePath.join(cliSrc, "bin.ts"),
     platform: "node",
     // jsonc-parser's `main` is a UMD build that requires its own files at run time: take its ES module.
     resolve: { mainFields: ["module", "main"] },
-    plugins: [sourceUrls],
-    output: { dir: staging, format: "esm", codeSplitting: false, entryFileNames: "bin.mjs" },
+    plugins: [sourceUrls(dir)],
+    output: { dir, format: "esm", codeSplitting: false, entryFileNames: NodePath.basename(bin) },
     logLevel: "warn"
   })
-  NodeFs.rmSync(bundleDir, { recursive: true, force: true })
-  NodeFs.renameSync(staging, bundleDir)
-  return bundledBin
 }
