@@ -19,7 +19,7 @@ process.env["ABHED_TEST_TMPDIR"] = runTmp
  *   from source, and the cache saves about a fifth of that CPU after the first run.
  * - the CLI the tests start is its source bundled into one file once per run (test/cli-bundle.ts): starting it costs
  *   about a third of the CPU of loading effect and the packages from hundreds of modules, and the CLI is started
- *   some three hundred times. `ABHED_TEST_CLI=source` runs the CLI from source instead;
+ *   more than a hundred times. `ABHED_TEST_CLI=source` runs the CLI from source instead;
  * - TMPDIR: one folder per run, removed at the end (test/temp-dir.setup.ts).
  * Real-process tests keep their margins under this load: see test/extension-helpers.ts and `pnpm test:stress`.
  */
