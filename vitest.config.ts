@@ -4,7 +4,7 @@ import * as NodePath from "node:path"
 import { defineConfig } from "vitest/config"
 
 // One temporary folder per run for everything the tests (and what they spawn) make: removed by the global setup's
-// teardown (test/temp-dir.setup.ts).
+// teardown (test/support/temp-dir.setup.ts).
 const runTmp = process.env["ABHED_TEST_TMPDIR"] ?? NodeFs.mkdtempSync(NodePath.join(NodeOs.tmpdir(), "abhed-test-"))
 process.env["ABHED_TEST_TMPDIR"] = runTmp
 
@@ -16,15 +16,15 @@ process.env["ABHED_TEST_TMPDIR"] = runTmp
  *   worker imports effect and the packages once instead of once per file;
  * - Node's compile cache for every Node process the tests start (the CLI, TypeScript extensions): each loads effect
  *   from source, and the cache saves about a fifth of that CPU after the first run.
- * - TMPDIR: one folder per run, removed at the end (test/temp-dir.setup.ts).
- * Real-process tests keep their margins under this load: see test/extension-helpers.ts and `pnpm test:stress`.
+ * - TMPDIR: one folder per run, removed at the end (test/support/temp-dir.setup.ts).
+ * Real-process tests keep their margins under this load: see test/support/extension-helpers.ts and `pnpm test:stress`.
  */
 export default defineConfig({
   test: {
     include: ["packages/*/test/**/*.test.ts", "test/**/*.test.ts"],
     maxWorkers: 2,
     isolate: false,
-    globalSetup: ["test/temp-dir.setup.ts"],
+    globalSetup: ["test/support/temp-dir.setup.ts"],
     env: {
       TMPDIR: runTmp,
       NODE_COMPILE_CACHE:
