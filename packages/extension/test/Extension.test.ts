@@ -159,6 +159,14 @@ describe("Extension.respond (in-process, handlers with or without Effect)", () =
     ])
   })
 
+  it("rejects with UnreadableRequest for a request main would stop at, the handler not called", async () => {
+    await expect(respond(JSON.stringify({ ...toolCall("plain", {}), args: "rm -rf /" }))).rejects.toMatchObject({
+      _tag: "UnreadableRequest",
+      reason: expect.stringContaining("tool_call: request does not match the protocol")
+    })
+    await expect(respond("{")).rejects.toMatchObject({ _tag: "UnreadableRequest" })
+  })
+
   it("echoes the request's id, as the JSON value it was, on every reply", async () => {
     await fc.assert(
       fc.asyncProperty(fc.jsonValue(), fc.constantFrom("plain", "effect", "throw", "unknown"), async (id, tool) => {
