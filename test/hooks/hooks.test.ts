@@ -291,7 +291,7 @@ describe("what a hook run says on stderr (the host shows it at --log-level debug
 describe("a hook that fails or overflows", () => {
   it("a failed run is no opinion, and the reply's reason says why (exit code, first line of stderr)", async () => {
     const r = await runCli(["hook", "--format", "claude", "--", "bash", fixture("broken.sh")], {
-      input: lines(call("ls", { id: "r1" }))
+      input: lines(call("ls", { id: "r1", session_id: "s", call_id: "c-1" }))
     })
     expect(r.code, r.stderr).toBe(0)
     expect(jsonLines(r.stdout)).toEqual([
@@ -301,6 +301,21 @@ describe("a hook that fails or overflows", () => {
           "hook failed: exit 1: broken hook: cannot reach the policy server; no opinion (use --fail-closed to block)"
       }
     ])
+  })
+
+  it("a request it cannot read stops the adapter without a reply or a run (a guard must not pass it), exit 1", async () => {
+    const valid = call("ls", { id: "r1", session_id: "s", call_id: "c-1" })
+    const unreadable = call("rm -rf /", { id: "r2" }) // no session_id, no call_id: not a request the host writes
+    const r = await runCli(["hook", "--format", "claude", "--", "bash", fixture("broken.sh")], {
+      input: lines(valid, unreadable, valid)
+    })
+    expect(r.code, r.stderr).toBe(1)
+    expect(jsonLines(r.stdout)).toEqual([{ id: "r1", reason: expect.stringContaining("hook failed: exit 1") }])
+    expect(r.stderr.match(/: ran: /g)).toHaveLength(1)
+    // The host shows the last stderr line as the cause of the adapter's death, then applies its on_failure.
+    expect(r.stderr.trimEnd().split("\n").at(-1)).toMatch(
+      /^abhed-ext hook: cannot read a request: tool_call: request does not match the protocol: .*on_failure$/
+    )
   })
 
   it("--timeout-ms past 2^31-1 ms is waited out, not fired at once: the hook's block lands", async () => {

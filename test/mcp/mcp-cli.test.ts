@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest"
 import { runCli } from "../support/cli-helpers.ts"
+import { faultyServer } from "../support/mcp-helpers.ts"
 
 /** `abhed-ext mcp`'s command line (docs/cli.md#abhed-ext-mcp): stdout is for replies only, usage errors exit 64. */
 
@@ -36,6 +37,21 @@ describe("abhed-ext mcp: the command line", () => {
       )
       expect(r.code).toBe(64)
       expect(r.stderr).toContain("--header Authorization: ${ABHED_TEST_UNSET} is not set")
+    },
+    Slow
+  )
+
+  it(
+    "a request it cannot read: no reply, the reason as the last stderr line (not a stack trace), exit 1",
+    async () => {
+      const r = await runCli(["mcp", "--name", "x", "--", process.execPath, faultyServer], {
+        input: '{"event":"session_start","session_id":"s","id":"1"}\nnot json\n'
+      })
+      expect(r.code, r.stderr).toBe(1)
+      expect(r.stdout).toBe('{"id":"1"}\n')
+      expect(r.stderr.trimEnd().split("\n").at(-1)).toMatch(
+        /^abhed-ext mcp: cannot read a request: request is not JSON/
+      )
     },
     Slow
   )
