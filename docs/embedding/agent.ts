@@ -1,6 +1,6 @@
 /**
  * Embedding the extension host in an Effect-based agent. This file is type-checked by `pnpm test` and exercised
- * by test/embedding.test.ts, so docs/embedding.md (which quotes it) stays true.
+ * by test/host/embedding.test.ts, so docs/embedding.md (which quotes it) stays true.
  */
 import { Approval, AuditLog, ExtensionHost, FakeExtension } from "@abhed/host"
 import { type JsonObject, parseConfig } from "@abhed/protocol"

@@ -3,7 +3,9 @@ import type { PlatformError } from "effect/PlatformError"
 import { Stdio } from "effect/Stdio"
 import { Console as NodeConsole } from "node:console"
 import type { Handlers } from "./Handler.ts"
-import { failureOutcome, type LogLevel, responder } from "./Responder.ts"
+import { failureOutcome, type LogLevel, type ReplyLine, responder } from "./Responder.ts"
+import type { Reply } from "./Serve.ts"
+import { UnreadableRequest } from "./UnreadableRequest.ts"
 
 /**
  * The SDK inside an Effect program (`@abhed/extension/effect`): handlers whose Effects need services `R`, served
@@ -12,6 +14,7 @@ import { failureOutcome, type LogLevel, responder } from "./Responder.ts"
  */
 
 export type { Handler, Handlers } from "./Handler.ts"
+export { UnreadableRequest } from "./UnreadableRequest.ts"
 
 const responderIn = <R>(handlers: Handlers<R>) =>
   Effect.map(Effect.context<R>(), (context) => {
@@ -30,17 +33,26 @@ const responderIn = <R>(handlers: Handlers<R>) =>
   })
 
 /**
- * The reply line (newline included) for one request line. Never fails: a line that is not JSON, not an object,
- * or names an unknown event gets `{}` like an event without a handler.
+ * The reply line (newline included) for one request line. An event without a handler, or one this SDK does not
+ * know, gets `{}`; a line that is not a request the extension can read fails with `UnreadableRequest`
+ * (docs/design.md#unreadable-requests).
  */
 export const respond =
-  <R>(handlers: Handlers<R>): ((line: string) => Effect.Effect<string, never, R>) =>
+  <R>(handlers: Handlers<R>): ((line: string) => Effect.Effect<string, UnreadableRequest, R>) =>
   (line) =>
     Effect.flatMap(responderIn(handlers), (reply) => asEffect(reply(line)))
 
+const fromReply = (reply: Reply): Effect.Effect<string, UnreadableRequest> =>
+  typeof reply === "string" ? Effect.succeed(reply) : Effect.fail(new UnreadableRequest({ reason: reply.reason }))
+
 /** A reply line now (no handler ran, or it answered synchronously) or later, as an Effect. */
-const asEffect = (answer: string | PromiseLike<string>): Effect.Effect<string> =>
-  typeof answer === "string" ? Effect.succeed(answer) : Effect.promise(() => answer)
+const asEffect = (answer: ReplyLine): Effect.Effect<string, UnreadableRequest> =>
+  answer instanceof Promise
+    ? Effect.flatMap(
+        Effect.promise(() => answer),
+        fromReply
+      )
+    : fromReply(answer)
 
 /** Node's console writing to stderr, so `Console.log` inside a handler cannot corrupt the reply stream. */
 const stderrConsole = new NodeConsole({ stdout: process.stderr, stderr: process.stderr })
@@ -63,9 +75,13 @@ const consoleOnStderr = Effect.acquireRelease(
 /**
  * Serve requests from stdin until it closes: exactly one reply line per request line, in order, and nothing
  * else on stdout (the Effect logger, `Console` and the global `console` go to stderr). Blank lines are not
- * requests and get no reply, as in the protocol's framing. Writes wait for stdout to drain.
+ * requests and get no reply, as in the protocol's framing. Writes wait for stdout to drain. A request the extension
+ * cannot read ends it with `UnreadableRequest`, and no reply (docs/design.md#unreadable-requests): let the program
+ * exit non-zero so that the host applies the extension's `on_failure`.
  */
-export const run = <R = never>(handlers: Handlers<R>): Effect.Effect<void, PlatformError, Stdio | R> =>
+export const run = <R = never>(
+  handlers: Handlers<R>
+): Effect.Effect<void, PlatformError | UnreadableRequest, Stdio | R> =>
   Effect.scoped(
     Effect.gen(function* () {
       yield* consoleOnStderr

@@ -1,7 +1,7 @@
-import { Console } from "node:console"
 import { describe } from "./Describe.ts"
 import type { Handlers } from "./Handler.ts"
-import { type EffectOutcome, failureOutcome, type LogLevel, type ReplyLine, responder } from "./Responder.ts"
+import { type EffectOutcome, failureOutcome, type LogLevel, responder } from "./Responder.ts"
+import { serve } from "./Serve.ts"
 
 /**
  * The SDK for writing an Abhed extension in TypeScript (docs/design.md#wire-protocol), with or without Effect.
@@ -31,60 +31,32 @@ const runEffect = async (effect: import("effect").Effect.Effect<unknown, unknown
 
 /**
  * The reply lines for `handlers`, one per request line, for tests: `respond(handlers)(line)` is exactly what
- * `main` writes for `line`. Failures are reported to `log` (default: stderr, as `main` does).
+ * `main` writes for `line`. Failures are reported to `log` (default: stderr, as `main` does). A line `main` would stop
+ * at (a request it cannot read, docs/design.md#unreadable-requests) rejects with an `UnreadableRequest`.
  */
 export const respond = (
   handlers: Handlers,
   log: (level: LogLevel, message: string) => void = logToStderr
 ): ((line: string) => Promise<string>) => {
   const reply = responder(handlers, { runEffect, log })
-  return async (line) => reply(line)
-}
-
-/**
- * Calls `onLine` for each line of `input` (without its `\n` or `\r\n`), skipping blank ones, and `onEnd` when it
- * closes (after an unterminated last line). A line is only joined once its end arrives, so a large request costs
- * one pass over its chunks.
- */
-const readLines = (input: NodeJS.ReadStream, onLine: (line: string) => void, onEnd: () => void): void => {
-  let parts: Array<string> = []
-  const emit = (text: string) => {
-    const line = text.endsWith("\r") ? text.slice(0, -1) : text
-    if (line.trim() !== "") onLine(line)
+  return async (line) => {
+    const answered = await reply(line)
+    if (typeof answered === "string") return answered
+    const { UnreadableRequest } = await import("./UnreadableRequest.ts")
+    throw new UnreadableRequest({ reason: answered.reason })
   }
-  input.setEncoding("utf8") // a multi-byte character split across chunks is decoded whole
-  input.on("data", (chunk: string) => {
-    let start = 0
-    let newline = chunk.indexOf("\n")
-    while (newline !== -1) {
-      parts.push(chunk.slice(start, newline))
-      emit(parts.join(""))
-      parts = []
-      start = newline + 1
-      newline = chunk.indexOf("\n", start)
-    }
-    if (start < chunk.length) parts.push(chunk.slice(start))
-  })
-  input.on("end", () => {
-    if (parts.length > 0) emit(parts.join(""))
-    onEnd()
-  })
 }
 
 /**
  * Run an extension as the process's main program: serve requests from stdin until it closes, exactly one reply
- * line per request line, in order, and nothing else on stdout. From the call on, `console` and
+ * line per request line, in order, and nothing else on stdout (Serve.ts). From the call on, `console` and
  * `process.stdout.write` go to stderr (a `console.log` in a handler cannot corrupt the replies), and so do the
  * SDK's own reports and Effect's logger. Exits 0 once stdin has closed and every reply is written, even if a
- * handler left a timer running; and quietly when the host stops reading (EPIPE).
+ * handler left a timer running; and quietly when the host stops reading (EPIPE). A request it cannot read
+ * (docs/design.md#unreadable-requests) gets no reply: the reason goes to stderr and the process exits 1, so that the
+ * host applies the extension's `on_failure`.
  */
 export const main = (handlers: Handlers): void => {
-  const stdout = process.stdout
-  const writeReply = stdout.write.bind(stdout)
-  const stderr = process.stderr
-  globalThis.console = new Console({ stdout: stderr, stderr })
-  stdout.write = stderr.write.bind(stderr)
-  stdout.on("error", () => process.exit(0))
   // A promise a handler started and did not wait for (a metrics call, an audit write) that rejects later would end
   // the process (Node's default), and the guard with it: its reply went out, so the rejection is only logged.
   process.on("unhandledRejection", (reason) => {
@@ -95,35 +67,9 @@ export const main = (handlers: Handlers): void => {
     }
   })
 
-  const reply = responder(handlers, { runEffect, log: logToStderr })
-  const queue: Array<string> = []
-  let busy = false
-  let ended = false
-
-  const send = (text: string): Promise<void> | undefined =>
-    writeReply(text) ? undefined : new Promise((resolve) => stdout.once("drain", () => resolve()))
-
-  // One request at a time, in order: a reply that is ready at once is written at once.
-  const pump = async () => {
-    busy = true
-    for (let next = queue.shift(); next !== undefined; next = queue.shift()) {
-      const answer: ReplyLine = reply(next)
-      const drained = send(typeof answer === "string" ? answer : await answer)
-      if (drained !== undefined) await drained
-    }
-    busy = false
-    if (ended) process.exit(0)
-  }
-
-  readLines(
-    process.stdin,
-    (line) => {
-      queue.push(line)
-      if (!busy) void pump()
-    },
-    () => {
-      ended = true
-      if (!busy) process.exit(0)
-    }
-  )
+  void serve(responder(handlers, { runEffect, log: logToStderr })).then((served) => {
+    if (served._tag !== "Stop") process.exit(0)
+    logToStderr("Error", served.reason)
+    process.exit(1)
+  })
 }

@@ -2,14 +2,17 @@ import type { EventName, JsonObject } from "@abhed/protocol"
 import type { Effect } from "effect"
 import { describe } from "./Describe.ts"
 import type { Handler, Handlers } from "./Handler.ts"
+import { mismatch, parseLine, withId } from "./RequestLine.ts"
+import type { Reply } from "./Serve.ts"
 
 /**
  * One request line in, one reply line out (docs/design.md#wire-protocol): the part of the SDK that `main` and the
  * Effect `run` share. It loads nothing from `effect` by itself: the protocol checks (Checks.ts) are imported the first
  * time a request reaches a handler, and an Effect a handler returns is run by the caller (`runEffect`), so an extension
- * of plain handlers or none pays for no more than it uses. Whatever goes wrong with one request (a bad line, an
- * unknown event, a failing handler, a reply of the wrong shape), the reply is `{}`, no opinion, and the cause
- * goes to `log`: the host never marks the extension dead for it.
+ * of plain handlers or none pays for no more than it uses. Whatever goes wrong with one request it can read (an
+ * unknown event, a failing handler, a reply of the wrong shape), the reply is `{}`, no opinion, and the cause goes to
+ * `log`: the host never marks the extension dead for it. A request it cannot read (not JSON, not an object, or a
+ * handled event's fields not matching the protocol) gets no reply but a `Stop` (docs/design.md#unreadable-requests).
  */
 
 /** How one Effect a handler returned ended: its value, or its cause, printed. */
@@ -26,8 +29,10 @@ export interface ResponderOptions<R> {
   readonly log: (level: LogLevel, message: string) => void
 }
 
-/** The reply to a line, newline included: at once when no handler runs, else when the handler is done. */
-export type ReplyLine = string | Promise<string>
+/**
+ * The reply to a line, newline included, or `Stop`: at once when no handler runs, else when the handler is done.
+ */
+export type ReplyLine = Reply | Promise<Reply>
 
 const NoOpinion = "{}"
 
@@ -43,8 +48,6 @@ const isEffect = <R>(u: unknown): u is Effect.Effect<unknown, unknown, R> =>
 const isPromiseLike = (u: unknown): u is PromiseLike<unknown> =>
   (typeof u === "object" || typeof u === "function") && u !== null && "then" in u && typeof u.then === "function"
 
-const isObject = (u: unknown): u is JsonObject => typeof u === "object" && u !== null && !Array.isArray(u)
-
 /**
  * How an Effect ended with `cause`, printed by `print` (effect's `Cause.pretty`, which throws on a failure value
  * whose Proxy traps throw): never throws, so that `runEffect` never rejects.
@@ -57,14 +60,8 @@ export const failureOutcome = <C>(cause: C, print: (cause: C) => string): Effect
   }
 }
 
-/**
- * The reply line with the request's `id` echoed (issue 8), as the opaque JSON value it was. `reply` is one JSON
- * object; a handler's own `id` field was already dropped by the protocol check.
- */
-const line = (reply: string, id: unknown): string =>
-  id === undefined
-    ? `${reply}\n`
-    : `${reply.slice(0, -1)}${reply === NoOpinion ? "" : ","}"id":${JSON.stringify(id)}}\n`
+/** The reply line with the request's `id` echoed. */
+const line = (reply: string, id: unknown): string => `${withId(reply, id)}\n`
 
 let checks: Promise<typeof import("./Checks.ts")> | undefined
 const loadChecks = () => (checks ??= import("./Checks.ts"))
@@ -72,13 +69,10 @@ const loadChecks = () => (checks ??= import("./Checks.ts"))
 export const responder = <R>(handlers: Handlers<R>, options: ResponderOptions<R>): ((text: string) => ReplyLine) => {
   const { log } = options
 
-  const serve = async <E extends EventName>(event: E, request: JsonObject, id: unknown): Promise<string> => {
+  const serve = async <E extends EventName>(event: E, request: JsonObject, id: unknown): Promise<Reply> => {
     const { decodeRequest, encodeReply } = await loadChecks()
     const decoded = decodeRequest(event, request)
-    if (decoded._tag === "Failure") {
-      log("Warning", `${event}: request does not match the protocol (sent {}): ${decoded.failure}`)
-      return line(NoOpinion, id)
-    }
+    if (decoded._tag === "Failure") return mismatch(event, decoded.failure)
     let value: unknown
     try {
       const handler: Handler<E, R> | undefined = handlers[event]
@@ -106,22 +100,12 @@ export const responder = <R>(handlers: Handlers<R>, options: ResponderOptions<R>
   }
 
   const answer = (text: string): ReplyLine => {
-    let request: unknown
-    try {
-      request = JSON.parse(text)
-    } catch (error) {
-      log("Warning", `request is not JSON (sent {}): ${error instanceof Error ? error.message : String(error)}`)
-      return line(NoOpinion, undefined)
-    }
-    if (!isObject(request)) {
-      log("Warning", "request is not a JSON object (sent {})")
-      return line(NoOpinion, undefined)
-    }
-    const id = Object.hasOwn(request, "id") ? request["id"] : undefined
-    const event = request["event"]
+    const parsed = parseLine(text)
+    if (parsed._tag === "Stop") return parsed
+    const { event, id, request } = parsed
     // Own keys only: an event named "toString" must not find Object.prototype's. An event without a handler,
     // or one this SDK does not know (newer hosts may send it), is answered at once, its payload never decoded.
-    if (typeof event !== "string" || !Object.hasOwn(handlers, event)) return line(NoOpinion, id)
+    if (!Object.hasOwn(handlers, event)) return line(NoOpinion, id)
     return loadChecks()
       .then(({ isEventName }) => (isEventName(event) ? serve(event, request, id) : line(NoOpinion, id)))
       .catch((error: unknown) => lastResort(error, id))

@@ -39,11 +39,17 @@ describe("EffectExtension.respond (in-process)", () => {
   })
   const reply = (line: string) => Effect.runPromise(quiet(respond(line)))
 
-  it("answers any line with exactly one line holding a JSON object", async () => {
+  it("answers any line with exactly one line holding a JSON object, or stops at a line it cannot read", async () => {
     await fc.assert(
       fc.asyncProperty(fc.oneof(fc.string(), fc.json(), fc.string({ unit: "grapheme" })), async (raw) => {
         const line = raw.replace(/[\r\n]/g, " ")
-        const out = await reply(line)
+        const answered = await Effect.runPromise(quiet(Effect.result(respond(line))))
+        if (answered._tag === "Failure") {
+          expect(answered.failure).toMatchObject({ _tag: "UnreadableRequest" })
+          expect(answered.failure.reason).not.toMatch(/[\r\n]/) // one line: the host shows it as the cause
+          return
+        }
+        const out = answered.success
         expect(out.endsWith("\n")).toBe(true)
         expect(out.slice(0, -1)).not.toMatch(/[\r\n]/)
         const parsed: unknown = JSON.parse(out)
@@ -59,13 +65,23 @@ describe("EffectExtension.respond (in-process)", () => {
     expect(await reply(JSON.stringify(toolResult("ls", "abc")))).toBe('{"content":"ABC"}\n')
   })
 
-  it("answers {} for no handler, unknown events, non-objects and requests that break the schema", async () => {
+  it("answers {} for no handler and unknown events, without reading their fields", async () => {
     expect(await reply(JSON.stringify(request("context", { messages: [] })))).toBe("{}\n")
     expect(await reply(JSON.stringify(request("tool_calls", { tool: "rm" })))).toBe("{}\n")
     expect(await reply(JSON.stringify(request("toString", { tool: "rm" })))).toBe("{}\n")
-    expect(await reply("[1,2]")).toBe("{}\n")
-    expect(await reply('{"event":"tool_call"')).toBe("{}\n")
-    expect(await reply(JSON.stringify(request("tool_call", { tool: "rm" })))).toBe("{}\n") // call_id, args missing
+    expect(await reply(JSON.stringify(request("before_compact", { messages: "not an array" })))).toBe("{}\n")
+  })
+
+  it("fails with UnreadableRequest, and no reply, for a line that is not a request it can read", async () => {
+    const unreadable = (line: string) => Effect.runPromise(quiet(Effect.flip(respond(line))))
+    // A guard that cannot read a tool_call must not pass it as no opinion: the host applies its on_failure.
+    const missing = await unreadable(JSON.stringify(request("tool_call", { tool: "rm" }))) // call_id, args missing
+    expect(missing).toMatchObject({ _tag: "UnreadableRequest" })
+    expect(missing.reason).toMatch(/^cannot read a request: tool_call: request does not match the protocol: /)
+    expect(missing.reason).toContain("stopping so that the host applies this extension's on_failure")
+    expect((await unreadable("[1,2]")).reason).toContain("request is not a JSON object")
+    expect((await unreadable('{"event":"tool_call"')).reason).toContain("request is not JSON")
+    expect((await unreadable('{"tool":"rm"}')).reason).toContain('request has no "event" string')
   })
 
   it("drops fields that do not belong to the event and answers {} for a malformed reply", async () => {
@@ -143,6 +159,14 @@ describe("Extension.respond (in-process, handlers with or without Effect)", () =
     ])
   })
 
+  it("rejects with UnreadableRequest for a request main would stop at, the handler not called", async () => {
+    await expect(respond(JSON.stringify({ ...toolCall("plain", {}), args: "rm -rf /" }))).rejects.toMatchObject({
+      _tag: "UnreadableRequest",
+      reason: expect.stringContaining("tool_call: request does not match the protocol")
+    })
+    await expect(respond("{")).rejects.toMatchObject({ _tag: "UnreadableRequest" })
+  })
+
   it("echoes the request's id, as the JSON value it was, on every reply", async () => {
     await fc.assert(
       fc.asyncProperty(fc.jsonValue(), fc.constantFrom("plain", "effect", "throw", "unknown"), async (id, tool) => {
@@ -169,8 +193,24 @@ describe("EffectExtension.run (in-process stdio)", () => {
     const a = JSON.stringify(toolResult("t", "a"))
     const b = JSON.stringify(toolResult("t", "b"))
     const c = JSON.stringify(toolResult("t", "c"))
-    const out = await runInProcess(handlers, [a.slice(0, 5), `${a.slice(5)}\r\n\n   \n${b}\n`, "oops\n", c])
-    expect(out).toBe('{"content":"<a>"}\n{"content":"<b>"}\n{}\n{"content":"<c>"}\n')
+    const out = await runInProcess(handlers, [a.slice(0, 5), `${a.slice(5)}\r\n\n   \n${b}\n`, c])
+    expect(out).toBe('{"content":"<a>"}\n{"content":"<b>"}\n{"content":"<c>"}\n')
+  })
+
+  it("stops at a line it cannot read: the replies before it are out, none for it or after, UnreadableRequest", async () => {
+    const a = JSON.stringify(toolResult("t", "a"))
+    await expect(runInProcess(handlers, [`${a}\noops\n${a}\n`])).rejects.toMatchObject({
+      _tag: "UnreadableRequest",
+      reason: expect.stringContaining("request is not JSON")
+    })
+    const written: Array<string> = []
+    const layer = Stdio.layerTest({
+      stdin: Stream.make(new TextEncoder().encode(`${a}\noops\n${a}\n`)),
+      stdout: () => Sink.forEach((chunk: string | Uint8Array) => Effect.sync(() => void written.push(String(chunk))))
+    })
+    const exit = await Effect.runPromiseExit(EffectExtension.run(handlers).pipe(Effect.provide(layer), quiet))
+    expect(exit._tag).toBe("Failure")
+    expect(written.join("")).toBe('{"content":"<a>"}\n')
   })
 
   it("the global console goes to stderr while it serves (a handler's console.log would end the extension), and is put back", async () => {
@@ -215,13 +255,10 @@ describe("Extension.main (real child process)", () => {
     expect(done.stdout).toBe('{"block":true,"reason":"no"}\n{"args":{"path":".","seen":"c-2"}}\n{}\n')
   })
 
-  it("answers {} for unknown events, missing handlers, bad lines and failing handlers; failures go to stderr", async () => {
+  it("answers {} for unknown events, missing handlers and failing handlers; failures go to stderr", async () => {
     const ext = start("node", [sdkExtension])
-    ext.write("this is not json\n")
-    expect(await ext.next()).toEqual({})
     expect(await ext.send(request("no_such_event", { tool: "rm" }))).toEqual({})
     expect(await ext.send(request("before_compact", { messages: [] }))).toEqual({}) // no handler
-    expect(await ext.send(request("tool_call", { tool: "rm" }))).toEqual({}) // missing call_id and args
     expect(await ext.send(toolCall("fail", {}))).toEqual({})
     expect(await ext.send(toolCall("die", {}))).toEqual({})
     expect(await ext.send(toolCall("throw", {}))).toEqual({})
@@ -236,9 +273,27 @@ describe("Extension.main (real child process)", () => {
     expect(done.stderr).toContain("handler threw text: tool throw")
     expect(done.stderr).toContain("console text must go to stderr")
     expect(done.stderr).toContain("logged text must go to stderr")
-    // Nothing but the eleven replies on stdout.
-    expect(done.stdout).toBe(`${"{}\n".repeat(10)}{"block":true,"reason":"no"}\n`)
+    // Nothing but the nine replies on stdout.
+    expect(done.stdout).toBe(`${"{}\n".repeat(8)}{"block":true,"reason":"no"}\n`)
   })
+
+  for (const [what, bad] of [
+    ["a tool_call missing call_id and args", JSON.stringify(request("tool_call", { tool: "rm" }))],
+    ["a line that is not JSON", "this is not json"]
+  ] as const) {
+    it(`stops at ${what}: no reply (a guard must not pass it as no opinion), the reason last on stderr, exit 1`, async () => {
+      const ext = start("node", [sdkExtension])
+      expect(await ext.send(toolCall("rm", {}))).toEqual({ block: true, reason: "no" })
+      ext.write(`${bad}\n${JSON.stringify(toolCall("rm", {}))}\n`)
+      const done = await ext.close()
+      expect(done.code).toBe(1)
+      expect(done.stdout).toBe('{"block":true,"reason":"no"}\n')
+      // The host shows the last line of stderr as the cause of the extension's death.
+      expect(done.stderr.trimEnd().split("\n").at(-1)).toMatch(
+        /^abhed-extension error: cannot read a request: .*stopping so that the host applies this extension's on_failure$/
+      )
+    })
+  }
 
   it("takes plain and Promise handlers; throws and rejections are answered {} and logged; prints go to stderr", async () => {
     const ext = start("node", [plainExtension])

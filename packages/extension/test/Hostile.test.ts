@@ -143,7 +143,7 @@ describe("the SDK's answer to any hostile value (property, in-process)", () => {
   const handlers = { tool_call: () => handOver(current.how, current.make) }
   const plain = Extension.respond(handlers, (_, message) => void logged.push(message))
   const effect = EffectExtension.respond(handlers)
-  const quiet = <A>(e: Effect.Effect<A>) => Effect.provideService(e, References.MinimumLogLevel, "None")
+  const quiet = <A, E>(e: Effect.Effect<A, E>) => Effect.provideService(e, References.MinimumLogLevel, "None")
 
   it("is one JSON object line, exactly {} (with the id) for a throw, rejection or failure; the log gets text", async () => {
     await fc.assert(

@@ -1,16 +1,22 @@
-import { canonicalJson, isJsonObject } from "@abhed/protocol"
+import { readRequest } from "@abhed/extension/ReadRequest"
+import { withId } from "@abhed/extension/RequestLine"
+import { UnreadableRequest } from "@abhed/extension/UnreadableRequest"
+import { canonicalJson } from "@abhed/protocol"
 import { Duration, Effect } from "effect"
-import type { HookFormat } from "./HookFormat.ts"
-import { type Json, peerInput, toolPart } from "./HookInput.ts"
+import { type HookFormat, peerEvent } from "./HookFormat.ts"
+import { peerInput, toolPart } from "./HookInput.ts"
 import { type Matcher, matches } from "./HookMatcher.ts"
 import { mapRun } from "./HookOutcome.ts"
 import type { HookRun } from "./HookRunner.ts"
 import type { ToolNames } from "./HookToolNames.ts"
 
 /**
- * The long-lived side of `abhed-ext hook`: one request line in, one reply line out. Per request it decides whether
- * the hook runs at all (the peer has the event; `--matcher` matches the tool), runs it once through `run`, and maps
- * what came of it (HookOutcome.ts). Every reply echoes the request's `id` when it has one.
+ * The long-lived side of `abhed-ext hook`: one request line in, one reply line out. The line is read by the SDK
+ * (`readRequest`: typed, checked against the protocol); a line it cannot read fails with `UnreadableRequest`, and
+ * the adapter stops without a reply (docs/design.md#unreadable-requests: a guard must not pass what it could not
+ * read). Per request it decides whether the hook runs at all (the peer has the event; `--matcher` matches the tool),
+ * runs it once through `run`, and maps what came of it (HookOutcome.ts). Every reply echoes the request's `id` when
+ * it has one.
  *
  * Settling rounds: the host may send a call again (`round` 2, 3, …) after a rewrite. When what comes back is this
  * hook's own proposal, the peer would never have run the hook on it (it runs a hook once per call), so the same
@@ -76,29 +82,29 @@ export const makeAdapter = (options: AdapterOptions, run: (input: string) => Eff
     }
   }
 
-  const withId = (request: Json | undefined, reply: Record<string, unknown>): string =>
-    JSON.stringify(request !== undefined && Object.hasOwn(request, "id") ? { id: request["id"], ...reply } : reply)
+  const reply = (id: unknown, body: Record<string, unknown>): string => withId(JSON.stringify(body), id)
+  // The events the peer has: the others are answered {} unread, as the SDK answers an event without a handler.
+  const reads = (event: string) => peerEvent(options.format, event) !== undefined
 
-  const answer = (line: string): Effect.Effect<Answer> =>
-    Effect.suspend((): Effect.Effect<Answer> => {
-      let request: unknown
-      try {
-        request = JSON.parse(line)
-      } catch {
+  const answer = (line: string): Effect.Effect<Answer, UnreadableRequest> =>
+    Effect.suspend((): Effect.Effect<Answer, UnreadableRequest> => {
+      const read = readRequest(line, reads)
+      if (read._tag === "Stop") return Effect.fail(new UnreadableRequest({ reason: read.reason }))
+      if (read._tag === "Skipped") {
         return Effect.succeed({
-          line: "{}",
-          log: [`${options.label}: a request that is not JSON; answered {}`],
+          line: reply(read.id, {}),
+          log: [`${read.event}: no ${options.format} event for it; not run; {}`],
           ran: false
         })
       }
-      if (!isJsonObject(request)) return Effect.succeed({ line: "{}", log: [], ran: false })
-      const event = typeof request["event"] === "string" ? request["event"] : ""
+      const { id, request } = read
+      const event = request.event
       // The matcher first: a call it does not match costs no peer input.
       const tool = toolPart(request, options.names)
       const what = tool === undefined ? event : `${event} ${tool.peerTool}`
       if (tool !== undefined && !matches(options.matcher, tool.peerTool)) {
         return Effect.succeed({
-          line: withId(request, {}),
+          line: reply(id, {}),
           log: [`${what}: not matched by --matcher; not run; {}`],
           ran: false
         })
@@ -111,19 +117,19 @@ export const makeAdapter = (options: AdapterOptions, run: (input: string) => Eff
       )
       if (input === undefined) {
         return Effect.succeed({
-          line: withId(request, {}),
+          line: reply(id, {}),
           log: [`${what}: no ${options.format} event for it; not run; {}`],
           ran: false
         })
       }
       const key = tool === undefined ? undefined : `${event}\u0000${tool.callId}`
       const payload = tool === undefined ? undefined : event === "tool_call" ? tool.args : tool.content
-      const round = request["round"]
-      if (key !== undefined && typeof round === "number" && round >= 2) {
+      const round = request.event === "tool_call" || request.event === "tool_result" ? request.round : undefined
+      if (key !== undefined && round !== undefined && round >= 2) {
         const own = proposals.get(key)
         if (own !== undefined && own.payload === canonicalJson(payload)) {
           return Effect.succeed({
-            line: withId(request, own.reply),
+            line: reply(id, own.reply),
             log: [`${what}: round ${round} holds the hook's own rewrite; not run again; ${becameOf(own.reply)}`],
             ran: false
           })
@@ -139,7 +145,7 @@ export const makeAdapter = (options: AdapterOptions, run: (input: string) => Eff
         const proposal = mapped.reply["args"] ?? mapped.reply["content"]
         if (key !== undefined && proposal !== undefined) remember(key, proposal, mapped.reply)
         const ran = `${what}: ran: ${endOf(result)} in ${Math.round(Duration.toMillis(took))} ms; ${becameOf(mapped.reply)}`
-        return { line: withId(request, mapped.reply), log: [ran, ...mapped.log], ran: true }
+        return { line: reply(id, mapped.reply), log: [ran, ...mapped.log], ran: true }
       })
     })
 

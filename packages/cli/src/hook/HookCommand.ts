@@ -1,11 +1,12 @@
-import { Console, Effect, Option, Result, Stream } from "effect"
+import { type Reply, serve, stop } from "@abhed/extension/Serve"
+import { Console, Effect, FiberSet, Option, Result } from "effect"
 import { Argument, CliError, CliOutput, Command, Flag } from "effect/cli"
 import { makeAdapter } from "./HookAdapter.ts"
 import { type HookFormat, HookFormats } from "./HookFormat.ts"
 import { parseMatcher } from "./HookMatcher.ts"
 import { runHook } from "./HookRunner.ts"
 import { parseToolNames, toolNames } from "./HookToolNames.ts"
-import { inputLines } from "../Input.ts"
+import { InputUnreadable } from "../CliError.ts"
 import { failUsage } from "../Usage.ts"
 import { commandLine } from "../check/CheckReport.ts"
 import { positive } from "../DurationFlags.ts"
@@ -118,19 +119,24 @@ export const hook = Command.make(
       },
       (input) => runHook({ command, args, env }, input, timeoutMs)
     )
-    const lines = yield* inputLines(Option.none())
-    yield* lines.pipe(
-      Stream.filter((line) => line.trim() !== ""),
-      Stream.runForEach((line) =>
-        Effect.flatMap(adapter.answer(line), (answer) =>
-          Effect.andThen(
-            Effect.forEach(answer.log, (l) => Console.error(`abhed-ext hook: ${l}`), { discard: true }),
-            Console.log(answer.line)
-          )
+    // Served by the SDK's loop (one reply per line, in order; stdout kept for replies). Each line is answered in a
+    // fiber of this scope: stopping the adapter interrupts a running hook, whose finalizer kills its process tree.
+    const runFork = yield* FiberSet.makeRuntimePromise<never, Reply>()
+    const answerLine = (line: string): Promise<Reply> =>
+      runFork(
+        adapter.answer(line).pipe(
+          Effect.tap((answer) => Effect.forEach(answer.log, (l) => Console.error(`abhed-ext hook: ${l}`))),
+          Effect.map((answer): Reply => `${answer.line}\n`),
+          Effect.catchTag("UnreadableRequest", (unreadable) => Effect.succeed(stop(unreadable.reason)))
         )
       )
-    )
-  })
+    const served = yield* Effect.promise(() => serve(answerLine))
+    if (served._tag === "Stop") {
+      // The last line on stderr: the host shows it as the cause of the adapter's death.
+      yield* Console.error(`abhed-ext hook: ${served.reason}`)
+      return yield* new InputUnreadable({ file: "stdin", detail: served.reason })
+    }
+  }, Effect.scoped)
 ).pipe(
   Command.withShortDescription("Run a Claude Code or Gemini CLI command hook as an extension"),
   Command.withDescription(

@@ -1,18 +1,17 @@
-import { isJsonObject } from "@abhed/protocol"
+import type { Request } from "@abhed/protocol"
 import type { HookFormat } from "./HookFormat.ts"
 import { peerEvent } from "./HookFormat.ts"
 import { argsToPeer, peerToolName, type ToolNames } from "./HookToolNames.ts"
 
 /**
- * One of our requests as the JSON a peer's hook reads on stdin (docs/hooks.md has the field tables).
+ * One of our requests, as the SDK read it (typed, checked against the protocol), as the JSON a peer's hook reads on
+ * stdin (docs/hooks.md has the field tables).
  * Claude Code: `session_id`, `cwd`, `permission_mode`, `hook_event_name`, then per event `tool_name`, `tool_input`,
  * `tool_use_id` (+ `tool_response` after the tool), `source` / `reason` / `trigger`.
  * Gemini CLI: `session_id`, `cwd`, `hook_event_name`, `timestamp`, then `tool_name`, `tool_input` (+ `tool_response`).
  */
 
 export type Json = Readonly<Record<string, unknown>>
-
-const str = (u: unknown, fallback = ""): string => (typeof u === "string" ? u : fallback)
 
 /** A tool event's parts, when the request is one (`tool_call`, `tool_result`). */
 export interface ToolPart {
@@ -24,17 +23,16 @@ export interface ToolPart {
   readonly isError: boolean
 }
 
-export const toolPart = (request: Json, names: ToolNames): ToolPart | undefined => {
-  if (request["event"] !== "tool_call" && request["event"] !== "tool_result") return undefined
-  const tool = str(request["tool"])
-  const args = request["args"]
+export const toolPart = (request: Request, names: ToolNames): ToolPart | undefined => {
+  if (request.event !== "tool_call" && request.event !== "tool_result") return undefined
+  const result = request.event === "tool_result" ? request : undefined
   return {
-    callId: str(request["call_id"]),
-    tool,
-    peerTool: peerToolName(names, tool),
-    args: isJsonObject(args) ? args : {},
-    content: str(request["content"]),
-    isError: request["is_error"] === true
+    callId: request.call_id,
+    tool: request.tool,
+    peerTool: peerToolName(names, request.tool),
+    args: request.args,
+    content: result?.content ?? "",
+    isError: result?.is_error ?? false
   }
 }
 
@@ -48,22 +46,22 @@ export interface InputContext {
 /** What the hook reads on stdin, or undefined when the peer has no such event (the reply is then `{}`). */
 export const peerInput = (
   format: HookFormat,
-  request: Json,
+  request: Request,
   context: InputContext,
   tool: ToolPart | undefined = toolPart(request, context.names)
 ): Json | undefined => {
-  const event = str(request["event"])
+  const event = request.event
   const hookEvent = peerEvent(format, event)
   if (hookEvent === undefined) return undefined
   const base: Record<string, unknown> =
     format === "claude"
       ? {
-          session_id: str(request["session_id"]),
+          session_id: request.session_id,
           cwd: context.cwd,
           permission_mode: "default",
           hook_event_name: hookEvent
         }
-      : { session_id: str(request["session_id"]), cwd: context.cwd, hook_event_name: hookEvent, timestamp: context.now }
+      : { session_id: request.session_id, cwd: context.cwd, hook_event_name: hookEvent, timestamp: context.now }
   if (tool !== undefined) {
     base["tool_name"] = tool.peerTool
     base["tool_input"] = argsToPeer(tool.peerTool, tool.args)

@@ -1,6 +1,7 @@
 import { EffectExtension } from "@abhed/extension/effect"
-import { Effect, Option, Result } from "effect"
+import { Console, Effect, Option, Result } from "effect"
 import { Command } from "effect/cli"
+import { InputUnreadable } from "../CliError.ts"
 import { Version } from "../Version.ts"
 import { failUsage } from "../Usage.ts"
 import { open } from "./McpConnection.ts"
@@ -26,6 +27,14 @@ export const mcp = Command.make(
         startupTimeoutMs: Option.getOrElse(startupTimeoutMs, () => timeoutMs),
         connection
       })
+    ).pipe(
+      // One line, the last on stderr (the host shows it as the cause), not a stack trace; exit 1, then on_failure.
+      Effect.catchTag("UnreadableRequest", ({ reason }) =>
+        Effect.andThen(
+          Console.error(`abhed-ext mcp: ${reason}`),
+          new InputUnreadable({ file: "stdin", detail: reason })
+        )
+      )
     )
   }, Effect.scoped)
 ).pipe(

@@ -1,11 +1,11 @@
-import { Effect, Result } from "effect"
+import { Effect, Result, Schema } from "effect"
 import { describe, expect, it } from "vitest"
 import { makeAdapter } from "../../src/hook/HookAdapter.ts"
 import { peerInput, toolPart } from "../../src/hook/HookInput.ts"
 import { matches, parseMatcher } from "../../src/hook/HookMatcher.ts"
 import { appendOnce, mapRun } from "../../src/hook/HookOutcome.ts"
 import type { HookRun } from "../../src/hook/HookRunner.ts"
-import { decodeConfig } from "@abhed/protocol"
+import { decodeConfig, Request } from "@abhed/protocol"
 import { toConfig } from "../../src/hook/HookConfig.ts"
 import { detectFormat, parseSettings, readSettings } from "../../src/hook/HookSettings.ts"
 import { MaxHookTimeoutMs } from "../../src/hook/HookTimeout.ts"
@@ -43,8 +43,15 @@ const resultRequest = (content: string) => ({
   is_error: false
 })
 
+/** A request as the SDK hands it to the adapter: checked against the protocol, typed. */
+const typed = Schema.decodeUnknownSync(Request)
+
 const map = (request: Record<string, unknown>, run: HookRun, format: HookFormat = "claude", failClosed = false) =>
-  mapRun(String(request["event"]), toolPart(request, toolNames(format)), run, { format, failClosed, label: "hook" })
+  mapRun(String(request["event"]), toolPart(typed(request), toolNames(format)), run, {
+    format,
+    failClosed,
+    label: "hook"
+  })
 
 describe("tool names", () => {
   it("map both ways with the defaults, pass unknown names through, and take overrides", () => {
@@ -92,7 +99,7 @@ describe("tool names", () => {
       args: { path: "config/.env", file_path: "README.md" }
     }
     const context = { cwd: "/p", now: "t", names: claude }
-    expect(peerInput("claude", decoy, context)?.["tool_input"]).toEqual({ file_path: "config/.env" })
+    expect(peerInput("claude", typed(decoy), context)?.["tool_input"]).toEqual({ file_path: "config/.env" })
     // Gemini merges its tool_input over what the hook saw: the decoy is not brought back.
     const merged = map(decoy, json({ hookSpecificOutput: { tool_input: { limit: 5 } } }), "gemini").reply["args"]
     expect(merged).toEqual({ path: "config/.env", limit: 5 })
@@ -132,7 +139,7 @@ describe("matchers, with each peer's rules", () => {
 describe("peer input", () => {
   const context = { cwd: "/p", now: "2026-01-01T00:00:00.000Z", names: claude }
   it("Claude PreToolUse carries the documented fields", () => {
-    expect(peerInput("claude", callRequest("ls"), context)).toEqual({
+    expect(peerInput("claude", typed(callRequest("ls")), context)).toEqual({
       session_id: "s",
       cwd: "/p",
       permission_mode: "default",
@@ -143,11 +150,11 @@ describe("peer input", () => {
     })
   })
   it("Claude PostToolUse adds tool_response; Gemini AfterTool its own shape", () => {
-    expect(peerInput("claude", resultRequest("out"), context)?.["tool_response"]).toMatchObject({
+    expect(peerInput("claude", typed(resultRequest("out")), context)?.["tool_response"]).toMatchObject({
       stdout: "out",
       content: "out"
     })
-    expect(peerInput("gemini", resultRequest("out"), { ...context, names: toolNames("gemini") })).toMatchObject({
+    expect(peerInput("gemini", typed(resultRequest("out")), { ...context, names: toolNames("gemini") })).toMatchObject({
       hook_event_name: "AfterTool",
       tool_name: "run_shell_command",
       timestamp: context.now,
@@ -155,9 +162,11 @@ describe("peer input", () => {
     })
   })
   it("events the peer has no hook for get no input (the reply is {})", () => {
-    expect(peerInput("claude", { event: "context", session_id: "s", messages: [] }, context)).toBeUndefined()
-    expect(peerInput("claude", { event: "brand_new", session_id: "s" }, context)).toBeUndefined()
-    expect(peerInput("claude", { event: "session_start", session_id: "s" }, context)).toMatchObject({
+    expect(peerInput("claude", typed({ event: "context", session_id: "s", messages: [] }), context)).toBeUndefined()
+    // An event this build does not know never reaches the adapter (the SDK answers it {} unread); typed as one here.
+    const brandNew = { event: "brand_new", session_id: "s" } as unknown as Request
+    expect(peerInput("claude", brandNew, context)).toBeUndefined()
+    expect(peerInput("claude", typed({ event: "session_start", session_id: "s" }), context)).toMatchObject({
       hook_event_name: "SessionStart"
     })
   })
@@ -357,6 +366,21 @@ describe("the adapter loop", () => {
     const answer = say(a, { event: "tool_call", session_id: "s", call_id: "c", tool: "read", args: { path: "x" } })
     expect(answer).toMatchObject({ line: "{}", ran: false })
     expect(runs).toEqual([])
+  })
+
+  it("a request it cannot read fails UnreadableRequest without running the hook: a guard must not pass it", () => {
+    const runs: Array<string> = []
+    const a = adapter(undefined, runs, pre("deny"))
+    const unreadable = (line: string) => Effect.runSync(Effect.flip(a.answer(line)))
+    // The host's requests carry session_id and call_id: one without them is a protocol mismatch, not a call to judge.
+    const missing = unreadable(JSON.stringify({ event: "tool_call", tool: "bash", args: { command: "rm -rf /" } }))
+    expect(missing).toMatchObject({ _tag: "UnreadableRequest" })
+    expect(missing.reason).toContain("tool_call: request does not match the protocol")
+    expect(unreadable("not json").reason).toContain("request is not JSON")
+    expect(unreadable("[1]").reason).toContain("request is not a JSON object")
+    expect(runs).toEqual([])
+    // An event the peer has no hook for is answered {} unread, as the SDK answers an event without a handler.
+    expect(say(a, { event: "context", messages: "unread", id: 3 })).toMatchObject({ line: '{"id":3}', ran: false })
   })
 
   it("its own rewrite coming back in a later round gets the same reply without a run", () => {

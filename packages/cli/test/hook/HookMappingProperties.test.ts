@@ -1,5 +1,5 @@
-import { decodeReply } from "@abhed/protocol"
-import { Result } from "effect"
+import { decodeReply, Request } from "@abhed/protocol"
+import { Result, Schema } from "effect"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import type { HookFormat } from "../../src/hook/HookFormat.ts"
@@ -82,8 +82,11 @@ const request = fc.oneof(
   })
 )
 
+/** A request as the SDK hands it to the adapter: checked against the protocol, typed. */
+const typed = Schema.decodeUnknownSync(Request)
+
 const mapped = (f: HookFormat, r: Record<string, unknown>, h: HookRun, failClosed: boolean) =>
-  mapRun(String(r["event"]), toolPart(r, toolNames(f)), h, { format: f, failClosed, label: "hook" }).reply
+  mapRun(String(r["event"]), toolPart(typed(r), toolNames(f)), h, { format: f, failClosed, label: "hook" }).reply
 
 describe("the reply to any hook run", () => {
   it("is valid for its event, and never blocks and rewrites at once", () => {

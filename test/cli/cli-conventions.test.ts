@@ -1,0 +1,101 @@
+import { readFileSync } from "node:fs"
+import { describe, expect, it } from "vitest"
+import { jsonLines, repoRoot, runCli } from "../support/cli-helpers.ts"
+
+/**
+ * The command-line conventions of docs/cli.md, through the real CLI: exit codes, where usage errors and help go,
+ * `-` for stdin, colour that follows NO_COLOR / FORCE_COLOR / the terminal, the version from package.json.
+ */
+
+const config = "docs/examples/abhed.json"
+const call = `{"event":"tool_call","tool":"read","args":{"path":".env"}}\n`
+const ansi = /\u001b\[\d+m/
+
+/** The environment without any colour setting the test runner may carry. */
+const env = (extra: Record<string, string> = {}): NodeJS.ProcessEnv => {
+  const { FORCE_COLOR: _f, NO_COLOR: _n, ...rest } = process.env
+  return { ...rest, ...extra }
+}
+
+describe.concurrent("usage errors: stderr, one problem line and a hint, exit 64", () => {
+  for (const [args, problem, hint] of [
+    [["check"], "abhed-ext check: Missing required argument: command", "`abhed-ext check --help` for more"],
+    [
+      ["run", "--config", config, "--bogus"],
+      "abhed-ext run: Unrecognized flag: --bogus",
+      "`abhed-ext run --help` for more"
+    ],
+    [["no-such-command"], 'abhed-ext: Unknown subcommand "no-such-command"', "`abhed-ext --help` for more"],
+    [
+      ["check", "--timeout-ms=0", "--", "cat"],
+      "abhed-ext check: Invalid value for flag --timeout-ms",
+      "`abhed-ext check --help` for more"
+    ]
+  ] as const) {
+    it(args.join(" "), async () => {
+      const r = await runCli(args, { env: env() })
+      expect(r.code).toBe(64)
+      expect(r.stdout).toBe("")
+      const lines = r.stderr.trim().split("\n")
+      expect(lines).toHaveLength(2)
+      expect(lines[0]).toContain(problem)
+      expect(lines[1]).toContain(hint)
+    })
+  }
+})
+
+describe.concurrent("exit codes stay apart", () => {
+  it("an invalid config is 2", async () => {
+    const r = await runCli(["run", "--config", "test/fixtures/cli-no-such-config.json"], { env: env() })
+    expect(r.code).toBe(2)
+  })
+  it("an unreadable events file is 1", async () => {
+    const r = await runCli(["run", "--config", config, "test/fixtures/cli-no-such-events.jsonl"], { env: env() })
+    expect(r.code).toBe(1)
+  })
+  it("a finished run is 0", async () => {
+    const r = await runCli(["run", "--config", config], { input: call, env: env() })
+    expect(r.code).toBe(0)
+  })
+})
+
+describe.concurrent("- is stdin", () => {
+  it("run --config FILE - reads the events from stdin", async () => {
+    const r = await runCli(["run", "--config", config, "-"], { input: call, env: env() })
+    expect(r.code).toBe(0)
+    expect(jsonLines(r.stdout)).toEqual([expect.objectContaining({ event: "tool_call", decision: "deny" })])
+  })
+})
+
+describe.concurrent("colour follows NO_COLOR, FORCE_COLOR and the terminal", () => {
+  // `cat` answers each request with itself, which passes every check: as styled as any extension's report, and
+  // without the bash+jq example's jq start per request (5 s of CPU per check).
+  const check = ["check", "--", "cat"]
+  for (const [args, extra, styled] of [
+    // One demo (it starts every example extension: seconds of CPU); check over `cat` for the rest. The demo
+    // piped is plain in cli-demo.test.ts.
+    [["demo"], { FORCE_COLOR: "1" }, true],
+    [check, {}, false], // piped: not a terminal
+    [check, { NO_COLOR: "1" }, false],
+    [check, { FORCE_COLOR: "1" }, true],
+    [check, { FORCE_COLOR: "0" }, false]
+  ] as const) {
+    it(`${args[0]} ${JSON.stringify(extra)}: ${styled ? "styled" : "plain"}`, async () => {
+      const r = await runCli(args, { env: env(extra) })
+      expect(r.code).toBe(0)
+      if (styled) expect(r.stdout).toMatch(ansi)
+      else expect(r.stdout).not.toMatch(ansi)
+    })
+  }
+})
+
+describe.concurrent("--version", () => {
+  it("prints the version of @abhed/cli's package.json", async () => {
+    const manifest: unknown = JSON.parse(readFileSync(`${repoRoot}packages/cli/package.json`, "utf8"))
+    const version =
+      typeof manifest === "object" && manifest !== null && "version" in manifest ? String(manifest.version) : ""
+    const r = await runCli(["--version"], { env: env() })
+    expect(r.code).toBe(0)
+    expect(r.stdout.trim()).toBe(`abhed-ext v${version}`)
+  })
+})

@@ -1,0 +1,89 @@
+import { assert, describe, it } from "@effect/vitest"
+import { repoRoot, runCli } from "../support/cli-helpers.ts"
+import { within } from "../support/extension-helpers.ts"
+import { logsOf, resourceOf, spansOf, startReceiver } from "../support/otel-receiver.ts"
+
+/** `abhed-ext run` exports when the standard variables name a collector, and a collector never holds it up. */
+const args = ["run", "--config", `${repoRoot}test/fixtures/cli-guard.json`]
+const input = [
+  { event: "tool_call", tool: "read", args: { path: "app/.secret" } },
+  { event: "tool_call", tool: "read", args: { path: "README.md" } }
+]
+  .map((l) => JSON.stringify(l))
+  .join("\n")
+const noOtel = { OTEL_EXPORTER_OTLP_ENDPOINT: "", OTEL_SDK_DISABLED: "" }
+
+const timed = async (env: NodeJS.ProcessEnv) => {
+  const started = Date.now()
+  const result = await runCli(args, { input, env: { ...noOtel, ...env } })
+  return { ...result, elapsed: Date.now() - started }
+}
+
+describe("abhed-ext run with OTEL_EXPORTER_OTLP_ENDPOINT", () => {
+  it("exports the session's spans and records, the decisions unchanged", async () => {
+    const receiver = await startReceiver("ok")
+    try {
+      const plain = await timed({})
+      const exported = await timed({
+        OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+        OTEL_EXPORTER_OTLP_PROTOCOL: "http/json",
+        OTEL_SERVICE_NAME: "abhed-ci",
+        OTEL_RESOURCE_ATTRIBUTES: "deployment.environment=test"
+      })
+      assert.strictEqual(exported.code, 0, exported.stderr)
+      assert.strictEqual(exported.stdout, plain.stdout)
+      const spans = spansOf(receiver.received)
+      assert.ok(spans.some((s) => s.name === "abhed.tool_call" && s.attributes["abhed.decision"] === "deny"))
+      assert.ok(spans.some((s) => s.name === "abhed.extension"))
+      assert.ok(logsOf(receiver.received).length > 0)
+      const traces = receiver.received.find((r) => r.path === "/v1/traces")
+      assert.ok(traces)
+      assert.deepInclude(resourceOf(traces), { "service.name": "abhed-ci", "deployment.environment": "test" })
+    } finally {
+      await receiver.close()
+    }
+  })
+
+  for (const mode of ["hang", "fail"] as const) {
+    it(`a collector that ${mode === "hang" ? "never answers" : "answers 500"}: same output, exit 0, within the timeout`, async () => {
+      const receiver = await startReceiver(mode)
+      try {
+        const plain = await timed({})
+        const exported = await timed({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_EXPORTER_OTLP_TIMEOUT: "500" })
+        assert.strictEqual(exported.code, 0, exported.stderr)
+        assert.strictEqual(exported.stdout, plain.stdout)
+        assert.ok(receiver.received.length > 0)
+        assert.include(exported.stderr, "telemetry: not exported")
+        assert.isBelow(exported.elapsed, plain.elapsed + within(500))
+      } finally {
+        await receiver.close()
+      }
+    })
+  }
+
+  it("a bad value is a warning naming the variable; the run goes on", async () => {
+    const result = await timed({
+      OTEL_EXPORTER_OTLP_ENDPOINT: "not a url",
+      OTEL_EXPORTER_OTLP_PROTOCOL: "grpc",
+      OTEL_SDK_DISABLED: "maybe"
+    })
+    assert.strictEqual(result.code, 0, result.stderr)
+    assert.include(
+      result.stderr,
+      'abhed-ext run: warning: OTEL_EXPORTER_OTLP_ENDPOINT: "not a url" is not an http(s) URL'
+    )
+    assert.include(result.stderr, 'OTEL_EXPORTER_OTLP_PROTOCOL: "grpc" is not supported (http/protobuf, http/json)')
+    assert.include(result.stderr, 'OTEL_SDK_DISABLED: "maybe" is neither true nor false')
+  })
+
+  it("OTEL_SDK_DISABLED=true: nothing is sent", async () => {
+    const receiver = await startReceiver("ok")
+    try {
+      const result = await timed({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_SDK_DISABLED: "true" })
+      assert.strictEqual(result.code, 0, result.stderr)
+      assert.strictEqual(receiver.received.length, 0)
+    } finally {
+      await receiver.close()
+    }
+  })
+})

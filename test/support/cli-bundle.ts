@@ -1,0 +1,52 @@
+import * as NodePath from "node:path"
+import { pathToFileURL } from "node:url"
+import { build } from "rolldown"
+
+/*
+ * The CLI the tests run, bundled once per run into one file: the same source (packages/cli/src/bin.ts and everything
+ * it imports, effect included), without the cost of loading it. From source, every CLI the tests start loads effect
+ * and the packages from hundreds of modules: about 1.3 s of CPU per start with Node's compile cache, most of the
+ * suite's time on a 2-core machine; bundled, about 0.4 s. `ABHED_TEST_CLI=source` runs the CLI from source instead
+ * (vitest.config.ts); the published package is covered by `pnpm test:pack`.
+ */
+
+const repoRoot = NodePath.join(import.meta.dirname, "..", "..")
+const cliSrc = NodePath.join(repoRoot, "packages", "cli", "src")
+
+/**
+ * Where a run's bundle goes: in the run's own temporary folder (vitest.config.ts), so that two runs at once (a stress
+ * run beside a test run) never replace each other's.
+ */
+export const bundledBin = (runTmp: string): string => NodePath.join(runTmp, "abhed-cli", "bin.mjs")
+
+/**
+ * Each module keeps its own `import.meta.url` (its source file's), so what it finds beside itself it finds as from
+ * source: the CLI's package.json (version, preflight), docs/examples (`demo`). One exception: the CLI's own path
+ * (`--this-cli`, found as `../bin` beside `hook/ImportHooksCommand`) is the bundle's, so that a config written with
+ * it runs the bundle as well.
+ */
+const sourceUrls = (bundleDir: string) => ({
+  name: "abhed-source-urls",
+  transform(code: string, id: string) {
+    if (id.includes(`${NodePath.sep}node_modules${NodePath.sep}`) || !code.includes("import.meta.url")) return null
+    const url =
+      id === NodePath.join(cliSrc, "hook", "ImportHooksCommand.ts")
+        ? pathToFileURL(NodePath.join(bundleDir, "hook", "ImportHooksCommand.mjs")).href
+        : pathToFileURL(id).href
+    return { code: code.replaceAll("import.meta.url", JSON.stringify(url)), map: null }
+  }
+})
+
+/** Builds the bundle as `bin` (a path from `bundledBin`). */
+export const buildCliBundle = async (bin: string): Promise<void> => {
+  const dir = NodePath.dirname(bin)
+  await build({
+    input: NodePath.join(cliSrc, "bin.ts"),
+    platform: "node",
+    // jsonc-parser's `main` is a UMD build that requires its own files at run time: take its ES module.
+    resolve: { mainFields: ["module", "main"] },
+    plugins: [sourceUrls(dir)],
+    output: { dir, format: "esm", codeSplitting: false, entryFileNames: NodePath.basename(bin) },
+    logLevel: "warn"
+  })
+}
