@@ -45,9 +45,7 @@ export const makeCalls = ({ bound, client, server, timeoutMs, warn }: CallsOptio
       const tools = yield* mcp
         .listTools()
         .pipe(
-          Effect.mapError(
-            (e) => `the MCP server's tools could not be listed: ${callFault(e, timeoutMs, bound).forLog}`
-          )
+          Effect.mapError((e) => `the MCP server's tools could not be listed: ${callFault(e, timeoutMs, bound).forLog}`)
         )
       const naming = nameTools(server, tools, (tool) => tool.name)
       yield* Effect.forEach(naming.warnings, warn, { discard: true })
