@@ -111,17 +111,19 @@ const connect = Effect.fnUntraced(function* (
   yield* Effect.gen(function* () {
     const { code, signal } = yield* Deferred.await(exit)
     yield* ended(child.stdout).pipe(Effect.timeout(Duration.millis(Math.min(ExitDrainMillis, grace))), Effect.ignore)
-    connection.close(McpStdio.transportError(`the MCP server exited (${signal ?? `code ${code}`})`))
     const why = StderrTail.errorLine(stderr.tail())
+    // The death first: the calls waiting on the server then fail, and their fibers may run on at once (McpStdio.ts).
     events.fail(
       new ExtensionExited(
         why === undefined ? { extension: name, code, signal } : { extension: name, code, signal, stderr: why }
       )
     )
+    connection.close(McpStdio.transportError(`the MCP server exited (${signal ?? `code ${code}`})`))
   }).pipe(Effect.forkScoped)
 
   // The client, started in the background (initialize overlaps the other extensions' start), in this scope.
-  const startup = boundOf(config.startup_timeout_ms)
+  // Bounded by the whole startup timeout: the first request's wait (`started`) is the tighter bound.
+  const startup = config.startup_timeout_ms
   const client = yield* Deferred.make<McpClient.McpClient, McpClientError>()
   yield* McpClient.make({ name: "abhed", version: "1", timeout: Duration.millis(startup) }).pipe(
     Effect.provideService(McpClient.Transport, connection.transport),
@@ -148,12 +150,38 @@ const connect = Effect.fnUntraced(function* (
     timeoutMs: boundOf(config.timeout_ms),
     bound: BoundName
   })
+  /**
+   * Waits for the server's start (initialize), within `withinMs`: a server that has not started by then is dead, as a
+   * process extension that never answers is, with that cause. (A start that failed killed it already.) Its death
+   * answers the request in flight, so this never returns then.
+   */
+  const started = (withinMs: number): Effect.Effect<void> =>
+    Deferred.await(client).pipe(
+      Effect.timeoutOrElse({
+        duration: Duration.millis(withinMs),
+        orElse: () =>
+          Effect.sync(() =>
+            events.fail(
+              new SpawnFailed({
+                extension: name,
+                command: config.command,
+                detail: `the MCP server did not complete its start (initialize) within ${withinMs} ms`
+              })
+            )
+          ).pipe(Effect.andThen(Effect.never))
+      }),
+      Effect.catch(() => Effect.never),
+      Effect.asVoid
+    )
   let exchanges = 0
   const answer = (request: Request): Effect.Effect<object> => {
     const withinMs = boundOf(exchanges++ === 0 ? config.startup_timeout_ms : config.timeout_ms)
     switch (request.event) {
       case "list_tools":
-        return calls.list(withinMs, `the MCP server has not started and listed its tools within ${withinMs} ms`)
+        return Effect.andThen(
+          started(withinMs),
+          calls.list(withinMs, `the MCP server has not listed its tools within ${withinMs} ms`)
+        )
       case "invoke_tool":
         return calls.invoke(request.tool, request.args)
       default:

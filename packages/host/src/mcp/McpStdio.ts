@@ -58,10 +58,12 @@ export const connect = (
     for (const response of pending.values()) Deferred.doneUnsafe(response, Exit.fail(error))
     pending.clear()
   }
+  // Reported before the requests waiting fail: a failed request's fiber may run on at once, synchronously, and
+  // must find the extension dead already (its answer is then the death, not a failed tool result).
   const broken = (why: Broken, error: McpClientError): void => {
     if (failed !== undefined) return
-    close(error)
     onBroken(why)
+    close(error)
   }
 
   const write = (message: McpSchema.JsonRpcMessage): void => {
