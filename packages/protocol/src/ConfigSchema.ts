@@ -18,7 +18,9 @@ import {
   uniqueItems,
   withDefault
 } from "./ConfigSchemaChecks.ts"
+import { mcpExtension, ProtocolValues } from "./ConfigSchemaMcp.ts"
 
+export { McpProtocolEvents, ProtocolValues } from "./ConfigSchemaMcp.ts"
 export {
   EnvNamePattern,
   ExtensionNamePattern,
@@ -45,10 +47,6 @@ export {
 export const OnFailureValues = ["ignore", "ask", "deny"] as const
 /** Whether a reply must echo the request's `id` (docs/design.md#wire-protocol). A wrong id is fatal either way. */
 export const ReplyIdsValues = ["optional", "required"] as const
-/** What an extension speaks on stdin/stdout: our line protocol, or MCP (the host is then the server's MCP client). */
-export const ProtocolValues = ["abhed", "mcp"] as const
-/** The events an MCP server answers: the tools it provides, and nothing else. */
-export const McpProtocolEvents: ReadonlyArray<string> = ["list_tools", "invoke_tool"]
 
 export const PolicyRuleFile = Schema.Struct({
   tool: NonEmptyString("the tool name (a glob) this rule matches", " (a tool name glob)")
@@ -81,52 +79,6 @@ const nonEmptyMatch = Schema.makeFilter<ReadonlyArray<unknown>>(
     rules.length > 0 ||
     "an empty match list matches no call, so the extension would never see a tool call; leave match out to take part in every call",
   { toJsonSchema: () => ({ minItems: 1 }) }
-)
-
-// An MCP server has no answer to a tool call, a result or a context: naming one of those would be a guard that never
-// guards. Its name prefixes its tools' names (mcp__NAME__TOOL), which allow no '.' and at most 64 characters.
-const mcpExtension = Schema.makeFilter<{
-  readonly name: string
-  readonly protocol: string | undefined
-  readonly events: ReadonlyArray<string>
-}>(
-  (x) => {
-    if (x.protocol !== "mcp") return undefined
-    if (!/^[A-Za-z0-9_-]{1,40}$/.test(x.name)) {
-      return {
-        path: ["name"],
-        issue: `an MCP server's name (protocol "mcp") is its tools' prefix, mcp__NAME__TOOL: letters, digits, _ and - only, 1 to 40 characters`
-      }
-    }
-    const i = x.events.findIndex((e) => !McpProtocolEvents.includes(e))
-    return i === -1
-      ? undefined
-      : {
-          path: ["events", i],
-          issue: `an MCP server (protocol "mcp") answers list_tools and invoke_tool only, so it cannot take part in ${x.events[i]}; leave events out, or run what should see ${x.events[i]} as an extension of its own`
-        }
-  },
-  {
-    // On the last check, where the JSON Schema and the messages look for them.
-    identifier: "Extension",
-    expected: `an extension object like {"name": "guard", "command": "bash"}`,
-    toJsonSchema: () => ({
-      if: { properties: { protocol: { const: "mcp", description: "An MCP server." } }, required: ["protocol"] },
-      then: {
-        properties: {
-          name: {
-            pattern: "^[A-Za-z0-9_-]{1,40}$",
-            description:
-              "An MCP server's name prefixes its tools' names (mcp__NAME__TOOL): letters, digits, _ and -, 1 to 40."
-          },
-          events: {
-            items: { enum: [...McpProtocolEvents] },
-            description: "An MCP server answers list_tools and invoke_tool only."
-          }
-        }
-      }
-    })
-  }
 )
 
 export const ExtensionFile = Schema.Struct({
