@@ -32,7 +32,8 @@ const claudeFile = JSON.stringify({
   }
 })
 
-describe("abhed-ext import-mcp", () => {
+// Every test here starts the CLI, some of them servers: minutes, not seconds, with the machine loaded.
+describe("abhed-ext import-mcp", { timeout: 180_000 }, () => {
   it("writes a config run accepts; variables by name, never a value; a literal credential withheld and named", async () => {
     const dir = project({ ".mcp.json": claudeFile })
     const r = await runCli(["import-mcp", "--adapter-command", "true", "-o", "abhed.json", ".mcp.json"], {
