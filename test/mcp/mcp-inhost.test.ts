@@ -2,8 +2,8 @@ import { existsSync, mkdirSync, mkdtempSync, realpathSync, writeFileSync } from 
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
-import { jsonLines, runCli } from "./cli-helpers.ts"
-import { Patient } from "./extension-helpers.ts"
+import { jsonLines, runCli } from "../support/cli-helpers.ts"
+import { Patient } from "../support/extension-helpers.ts"
 import {
   everythingServer,
   faultyServer,
@@ -13,7 +13,7 @@ import {
   invoke,
   lines,
   writeConfig
-} from "./mcp-helpers.ts"
+} from "../support/mcp-helpers.ts"
 
 /**
  * MCP servers the host speaks to itself (`"protocol": "mcp"`, docs/mcp.md) through `abhed-ext run`, against the real

@@ -7,8 +7,8 @@ import { Effect, Layer, References } from "effect"
 import * as NodeFs from "node:fs"
 import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
-import { Patient } from "./extension-helpers.ts"
-import { filesystemServer, guardExtension, inHostExtension, writeConfig } from "./mcp-helpers.ts"
+import { Patient } from "../support/extension-helpers.ts"
+import { filesystemServer, guardExtension, inHostExtension, writeConfig } from "../support/mcp-helpers.ts"
 
 /**
  * An MCP server the host speaks to itself (`"protocol": "mcp"`), through the host's API (`ExtensionHost.layerFromFile`):
