@@ -4,6 +4,7 @@ import { Clock, Duration, Effect, Tracer } from "effect"
 import type { AuditLog, AuditRound } from "../AuditLog.ts"
 import type { AuditRecord } from "../AuditRecord.ts"
 import { metricsByEvent } from "../HostMetrics.ts"
+import { isoTime } from "../IsoTime.ts"
 import { countDecision, dispatchSpanOptions, type TelemetrySinkShape } from "../Telemetry.ts"
 import type { Exchange } from "./Exchange.ts"
 import { auditRound, fanOut, type RoundContext } from "./Round.ts"
@@ -82,7 +83,7 @@ export const dispatch = <A>(
                 const record: AuditRecord = {
                   seq: n,
                   session_id: ctx.sessionId,
-                  time: new Date(start).toISOString(),
+                  time: isoTime(start),
                   event,
                   call_id: callId,
                   ...subject,
