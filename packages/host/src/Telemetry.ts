@@ -18,7 +18,7 @@ import { logBody, recordAttributes } from "./TelemetryRecord.ts"
  * session's end sends what is left within the same bound.
  */
 export { fromEnv, forEndpoint, type TelemetrySettings } from "./TelemetryConfig.ts"
-export { countDecision, dispatchSpanOptions, observeRound } from "./TelemetrySpans.ts"
+export { countDecision, observeRound, withDispatchSpan } from "./TelemetrySpans.ts"
 
 /** What the host hands each dispatch's record to, when telemetry is on (read once, when the host is made). */
 export interface TelemetrySinkShape {
@@ -35,11 +35,10 @@ const severityInfo = 9 as const
 interface PendingLog {
   readonly record: AuditRecord
   readonly observed: bigint
-  readonly traceId: string | undefined
-  readonly spanId: string | undefined
+  readonly span: Tracer.Span | undefined
 }
 
-const logRecordOf = ({ observed, record, spanId, traceId }: PendingLog, args: "digest" | "full") => {
+const logRecordOf = ({ observed, record, span }: PendingLog, args: "digest" | "full") => {
   const attributes: Record<string, unknown> = {
     "event.name": "abhed.audit",
     "abhed.event": record.event,
@@ -56,7 +55,7 @@ const logRecordOf = ({ observed, record, spanId, traceId }: PendingLog, args: "d
     body: { stringValue: JSON.stringify(logBody(record, args)) },
     attributes: OtlpResource.entriesToAttributes(Object.entries(attributes)),
     droppedAttributesCount: 0,
-    ...(traceId !== undefined && spanId !== undefined ? { traceId: traceId.padStart(32, "0"), spanId } : {})
+    ...(span !== undefined ? { traceId: span.traceId.padStart(32, "0"), spanId: span.spanId } : {})
   }
 }
 
@@ -101,15 +100,10 @@ const makeSink = (settings: TelemetryConfig.TelemetrySettings, stats: TelemetryE
     }
     return {
       record: (record, span) => {
-        if (span !== undefined) TelemetryTracer.deferAttributes(span, () => recordAttributes(record, settings.args))
+        if (span !== undefined) TelemetryTracer.tagRecord(span, record, settings.args)
         if (push === undefined) return
-        const traced = span?.sampled
-        push({
-          record,
-          observed: clock.currentTimeNanosUnsafe(),
-          traceId: traced ? span.traceId : undefined,
-          spanId: traced ? span.spanId : undefined
-        })
+        // The span, not its ids: they are made (when no parent gave them) only when the batch is sent.
+        push({ record, observed: clock.currentTimeNanosUnsafe(), span: span?.sampled ? span : undefined })
       }
     } satisfies TelemetrySinkShape
   })
@@ -157,7 +151,8 @@ export const layer = (settings: TelemetryConfig.TelemetrySettings): Layer.Layer<
                 resource,
                 exportInterval: Duration.millis(settings.intervalMillis),
                 buffer: spansBuffer,
-                maxBatchSize: settings.maxBatchSize
+                maxBatchSize: settings.maxBatchSize,
+                args: settings.args
               })
             )
       const metricsLayer =
