@@ -4,6 +4,7 @@ import { makeAdapter } from "./HookAdapter.ts"
 import { type HookFormat, HookFormats } from "./HookFormat.ts"
 import { parseMatcher } from "./HookMatcher.ts"
 import { runHook } from "./HookRunner.ts"
+import * as HookTelemetry from "./HookTelemetry.ts"
 import { parseToolNames, toolNames } from "./HookToolNames.ts"
 import { inputLines } from "../Input.ts"
 import { failUsage } from "../Usage.ts"
@@ -106,6 +107,8 @@ export const hook = Command.make(
             CLAUDE_PROJECT_DIR: process.env["CLAUDE_PROJECT_DIR"] ?? cwd
           }
     const label = commandLine([command, ...args])
+    const telemetry = HookTelemetry.fromEnv(process.env, command, format)
+    for (const w of telemetry.warnings) yield* Console.error(`abhed-ext hook: warning: ${w}`)
     const adapter = makeAdapter(
       {
         format,
@@ -114,7 +117,8 @@ export const hook = Command.make(
         failClosed,
         label,
         cwd,
-        now: () => new Date().toISOString()
+        now: () => new Date().toISOString(),
+        observe: telemetry.observe
       },
       (input) => runHook({ command, args, env }, input, timeoutMs)
     )
@@ -128,7 +132,8 @@ export const hook = Command.make(
             Console.log(answer.line)
           )
         )
-      )
+      ),
+      Effect.provide(telemetry.layer)
     )
   })
 ).pipe(
