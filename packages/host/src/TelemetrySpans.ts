@@ -11,6 +11,7 @@ import { decidingOf, exchangeAttributes, outcomeSummary } from "./TelemetryRecor
  */
 
 const DispatchSpanOptions: Tracer.SpanOptionsNoTrace = { kind: "internal" }
+const RootSpanOptions: Tracer.SpanOptionsNoTrace = { kind: "internal", root: true }
 
 /**
  * Runs `body` in the dispatch's span `name`, the parent of everything the dispatch runs (policy hooks, logs), with
@@ -19,7 +20,8 @@ const DispatchSpanOptions: Tracer.SpanOptionsNoTrace = { kind: "internal" }
  * stack trace either (it costs more than the rest of the span); the span name says where it is. With effect's own
  * `nativeTracer` (no tracing backend installed) nothing can ever read the span, so there is none: effect documents
  * that comparison for skipping work only a backend could observe. With the exporting tracer, the attributes are
- * made when the span is sent (`TelemetryTracer.tagDispatch`).
+ * made when the span is sent (`TelemetryTracer.tagDispatch`), and a parent that is never sent is none: each dispatch
+ * is then a trace of its own (`TelemetryTracer.unsentParent`).
  */
 export const withDispatchSpan = <A>(
   name: string,
@@ -29,14 +31,15 @@ export const withDispatchSpan = <A>(
   tool: string | undefined,
   body: (span: Tracer.Span | undefined) => Effect.Effect<A>
 ): Effect.Effect<A> =>
-  Effect.withFiber((fiber) =>
-    fiber.getRef(Tracer.Tracer) === Tracer.nativeTracer
-      ? body(undefined)
-      : Effect.useSpan(name, DispatchSpanOptions, (span) => {
-          TelemetryTracer.tagDispatch(span, { event, sessionId, callId, tool })
-          return Effect.provideService(body(span), Tracer.ParentSpan, span)
-        })
-  )
+  Effect.withFiber((fiber) => {
+    const tracer = fiber.getRef(Tracer.Tracer)
+    if (tracer === Tracer.nativeTracer) return body(undefined)
+    const options = TelemetryTracer.unsentParent(tracer, fiber.cache.span) ? RootSpanOptions : DispatchSpanOptions
+    return Effect.useSpan(name, options, (span) => {
+      TelemetryTracer.tagDispatch(span, { event, sessionId, callId, tool })
+      return Effect.provideService(body(span), Tracer.ParentSpan, span)
+    })
+  })
 
 /** A decided outcome's count in `abhed_decisions_total` (outcomes without a `decision` are not counted). */
 export const countDecision = (event: EventName, outcome: unknown, context: Context.Context<never>): void => {

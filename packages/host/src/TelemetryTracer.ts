@@ -53,6 +53,17 @@ interface ExchangeSpan {
   readonly end: bigint
 }
 
+/** The exporting tracers made here. */
+const exporting = new WeakSet<Tracer.Tracer>()
+
+/**
+ * Would a span of `tracer` under `parent` point at a parent no collector will ever get? A span of effect's own
+ * `nativeTracer` (the CLI's command span, made before the exporting tracer was installed) is never sent: under it,
+ * every dispatch of a session would share one trace whose root is missing.
+ */
+export const unsentParent = (tracer: Tracer.Tracer, parent: Tracer.AnySpan | undefined): boolean =>
+  parent instanceof Tracer.NativeSpan && !(parent instanceof ExportedSpan) && exporting.has(tracer)
+
 /** What waits in the buffer. */
 type Pending = ExportedSpan | ExchangeSpan
 
@@ -232,5 +243,6 @@ export const make = (options: {
       args: options.args
     }
     recorder.tracer = Tracer.make({ span: (spanOptions) => new ExportedSpan(spanOptions, recorder) })
+    exporting.add(recorder.tracer)
     return recorder.tracer
   })
