@@ -66,6 +66,21 @@ class Writer {
     this.tag(field, 2)
     const max = value.length * 3
     this.ensure(max + 5)
+    // Short ASCII (attribute keys, names, ids, most values) byte by byte: `Buffer.write` is a call into C++ each.
+    if (value.length < 128) {
+      let i = 0
+      const at = this.pos + 1
+      for (; i < value.length; i++) {
+        const c = value.charCodeAt(i)
+        if (c >= 0x80) break
+        this.buf[at + i] = c
+      }
+      if (i === value.length) {
+        this.buf[this.pos] = value.length
+        this.pos = at + value.length
+        return
+      }
+    }
     const start = this.pos + 1
     const written = this.buf.write(value, start, "utf8")
     this.pos = start + written
