@@ -125,18 +125,23 @@ describe("abhed-ext hook with OTEL_EXPORTER_OTLP_ENDPOINT", () => {
     })
   }
 
-  it("a collector that never answers: the same answers, exit 0, within the timeout", async () => {
-    const receiver = await startReceiver("hang")
-    try {
-      const plain = await timed({})
-      const exported = await timed({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_EXPORTER_OTLP_TIMEOUT: "500" })
-      assert.strictEqual(exported.code, 0, exported.stderr)
-      assert.strictEqual(exported.stdout, plain.stdout)
-      assert.ok(receiver.received.length > 0)
-      assert.include(exported.stderr, "telemetry: not exported")
-      assert.isBelow(exported.elapsed, plain.elapsed + within(500))
-    } finally {
-      await receiver.close()
-    }
-  })
+  for (const mode of ["hang", "fail", "down"] as const) {
+    const what = { hang: "never answers", fail: "answers 500", down: "is not there" }[mode]
+    it(`a collector that ${what}: the same answers, exit 0, within the timeout`, async () => {
+      const receiver = await startReceiver(mode === "down" ? "ok" : mode)
+      // Down: a port that was just listening, now refusing.
+      if (mode === "down") await receiver.close()
+      try {
+        const plain = await timed({})
+        const exported = await timed({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_EXPORTER_OTLP_TIMEOUT: "500" })
+        assert.strictEqual(exported.code, 0, exported.stderr)
+        assert.strictEqual(exported.stdout, plain.stdout)
+        if (mode !== "down") assert.ok(receiver.received.length > 0)
+        assert.include(exported.stderr, "telemetry: not exported")
+        assert.isBelow(exported.elapsed, plain.elapsed + within(500))
+      } finally {
+        if (mode !== "down") await receiver.close()
+      }
+    })
+  }
 })
