@@ -1,4 +1,6 @@
+import { Duration } from "effect"
 import { assert, describe, it } from "vitest"
+import * as HookTelemetry from "../packages/cli/src/hook/HookTelemetry.ts"
 import { repoRoot, runCli } from "./cli-helpers.ts"
 import { within } from "./extension-helpers.ts"
 import { logsOf, metricsOf, resourceOf, spansOf, startReceiver } from "./otel-receiver.ts"
@@ -144,4 +146,19 @@ describe("abhed-ext hook with OTEL_EXPORTER_OTLP_ENDPOINT", () => {
       }
     })
   }
+
+  it("a run telemetry cannot record is lost to it alone: the answer never waits on it or fails with it", () => {
+    const telemetry = HookTelemetry.fromEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: "http://127.0.0.1:9" }, "bash", "claude")
+    // A latency no span can hold (its end time would be no number): nothing thrown into the adapter's answer.
+    assert.doesNotThrow(() =>
+      telemetry.observe({
+        request: { event: "tool_call", session_id: "s" },
+        event: "tool_call",
+        tool: undefined,
+        result: { _tag: "Exited", code: 0, stdout: "", stderr: "" },
+        reply: {},
+        took: Duration.infinity
+      })
+    )
+  })
 })

@@ -102,8 +102,7 @@ export const fromEnv = (
       sink = yield* Telemetry.TelemetrySink
     })
   )
-  const observe = (run: ObservedRun) => {
-    if (settings === undefined) return
+  const record = (run: ObservedRun) => {
     const attributes = runAttributes(run, name, format)
     const endMillis = Date.now()
     const tookNanos = BigInt(Math.round(Duration.toMillis(run.took) * 1_000_000))
@@ -130,6 +129,14 @@ export const fromEnv = (
       span.end(endNanos, Exit.void)
     }
     sink?.log?.({ eventName: "abhed.hook", timeMillis: endMillis, attributes, body: attributes, span })
+  }
+  const observe = (run: ObservedRun) => {
+    if (settings === undefined) return
+    try {
+      record(run)
+    } catch {
+      // Telemetry is never in an answer's way: a run it cannot record is lost to it alone.
+    }
   }
   return {
     warnings,
