@@ -1,10 +1,11 @@
 import type { Finished, LayerPolicy, Named, PolicyHook } from "@abhed/core"
 import type { EventName, JsonObject, PolicyConfig, ReplyOf, RequestBody } from "@abhed/protocol"
-import { Clock, Duration, Effect, Tracer } from "effect"
+import { Clock, Duration, Effect, type Tracer } from "effect"
 import type { AuditLog, AuditRound } from "../AuditLog.ts"
 import type { AuditRecord } from "../AuditRecord.ts"
 import { metricsByEvent } from "../HostMetrics.ts"
-import { countDecision, dispatchSpanOptions, type TelemetrySinkShape } from "../Telemetry.ts"
+import { isoTime } from "../IsoTime.ts"
+import { countDecision, type TelemetrySinkShape, withDispatchSpan } from "../Telemetry.ts"
 import type { Exchange } from "./Exchange.ts"
 import { auditRound, fanOut, type RoundContext } from "./Round.ts"
 import type { RecordedInput } from "../AuditRecord.ts"
@@ -82,7 +83,7 @@ export const dispatch = <A>(
                 const record: AuditRecord = {
                   seq: n,
                   session_id: ctx.sessionId,
-                  time: new Date(start).toISOString(),
+                  time: isoTime(start),
                   event,
                   call_id: callId,
                   ...subject,
@@ -106,19 +107,7 @@ export const dispatch = <A>(
           : done(outcome)
       )
     })
-  // The span is the parent of everything the dispatch runs (policy hooks, logs). `useSpan` and the parent span
-  // rather than `withSpan`, which also pushes a stack frame per dispatch: measured 2.1 -> 1.2 us per span. No stack
-  // trace either (it costs more than the rest of the span); the span name says where it is. With effect's own
-  // `nativeTracer` (no tracing backend installed) nothing can ever read the span, so there is none: effect
-  // documents that comparison for skipping work only a backend could observe. The span and the two context
-  // changes of the parent span were ~2.5 of ~12 us per dispatch over one fake, on the path to the write and back.
-  return Effect.withFiber((fiber) =>
-    fiber.getRef(Tracer.Tracer) === Tracer.nativeTracer
-      ? timed(undefined)
-      : Effect.useSpan(metrics.span, dispatchSpanOptions(event, ctx.sessionId, callId, subject?.tool), (span) =>
-          Effect.provideService(timed(span), Tracer.ParentSpan, span)
-        )
-  )
+  return withDispatchSpan(metrics.span, event, ctx.sessionId, callId, subject?.tool, timed)
 }
 
 /**
