@@ -134,16 +134,22 @@ export const fanOut = <E extends EventName>(
     const subscribers = except === undefined ? heard.subscribers : heard.subscribers.filter((x) => !except.has(x.name))
     // forEach keeps the input order, and subscribers are in name order: so are the exchanges.
     const only = subscribers.length === 1 ? subscribers[0] : undefined
+    // With a tracer that exports, `observeRound` adds a child span per exchange. Without one (export off) only the
+    // latencies are recorded, in the step that has the replies: observeRound's wrapper (a fiber read, one more map
+    // and its closures) was part of what had made a dispatch over 8 fakes ~19% dearer in CPU than before the
+    // host's split (docs/benchmarks.md).
+    const exporting = fiber.getRef(Tracer.Tracer) !== Tracer.nativeTracer
+    if (only !== undefined && !exporting)
+      return Effect.map(exchange(only, request, reported), (x) => {
+        recordExtensionLatency(x.extension.name, x.latency_ms, fiber.context)
+        return { exchanges: [x], skipped }
+      })
     const exchanges: Effect.Effect<ReadonlyArray<Exchange<E>>> =
       only !== undefined
         ? Effect.map(exchange(only, request, reported), (x) => [x])
         : ((subscribers.length > 1 ? fanOutNow(subscribers, request, reported) : undefined) ??
           Effect.forEach(subscribers, (x) => exchange(x, request, reported), { concurrency: "unbounded" }))
-    // With a tracer that exports, `observeRound` adds a child span per exchange. Without one (export off) only the
-    // latencies are recorded, here in the step that has the replies: observeRound's own wrapper (a fiber read, a
-    // map and its closures) was ~0.5 µs per round of a dispatch that had become 17-19% slower over 8 fakes
-    // (docs/benchmarks.md).
-    if (fiber.getRef(Tracer.Tracer) !== Tracer.nativeTracer) {
+    if (exporting) {
       const round = "round" in body && typeof body.round === "number" ? body.round : 1
       return observeRound(
         round,
