@@ -75,7 +75,7 @@ describe.concurrent("abhed-ext mcp: faults are failed tool results, and the sess
       })
       expect(fail).toEqual({ event: "invoke_tool", is_error: true, result: "the tool failed on purpose" })
       expect(huge).toMatchObject({ event: "invoke_tool", is_error: true })
-      expect(String(huge?.["result"])).toContain("1.5 MiB, over the adapter's limit of 1.0 MiB")
+      expect(String(huge?.["result"])).toContain("1.5 MiB, over the limit of 1.0 MiB")
       expect(echo).toEqual({ event: "invoke_tool", is_error: false, result: `{"text":"after"}` })
       expect(dotted).toEqual({ event: "invoke_tool", is_error: false, result: "called dotted.name" })
     },

@@ -32,7 +32,8 @@ const claudeFile = JSON.stringify({
   }
 })
 
-describe("abhed-ext import-mcp", () => {
+// Every test here starts the CLI, some of them servers: minutes, not seconds, with the machine loaded.
+describe("abhed-ext import-mcp", { timeout: 180_000 }, () => {
   it("writes a config run accepts; variables by name, never a value; a literal credential withheld and named", async () => {
     const dir = project({ ".mcp.json": claudeFile })
     const r = await runCli(["import-mcp", "--adapter-command", "true", "-o", "abhed.json", ".mcp.json"], {
@@ -220,5 +221,53 @@ describe("abhed-ext import-mcp", () => {
     expect(names).toEqual(expect.arrayContaining(["mcp__fs__read_file", "mcp__fs__write_file"]))
     expect(read).toMatchObject({ event: "invoke_tool", is_error: false })
     expect(JSON.stringify(read?.["result"])).toContain("imported and read")
+  }, 180_000)
+
+  it("--in-host: a stdio server is one the host speaks MCP to (runs as written); an HTTP or reserved-name one keeps the adapter", async () => {
+    const dir = realpathSync(project({ "notes.txt": "read in-host\n" }))
+    writeFileSync(
+      join(dir, ".mcp.json"),
+      JSON.stringify({
+        mcpServers: {
+          fs: { command: process.execPath, args: [filesystemServer, dir], env: { TOKEN: "${FS_TOKEN}" } },
+          docs: { type: "http", url: "https://docs.example.com/mcp" },
+          host: { command: "node", args: ["host.js"] }
+        }
+      })
+    )
+    const imported = await runCli(["import-mcp", "--in-host", "--this-cli", "-o", "abhed.json", ".mcp.json"], {
+      cwd: dir
+    })
+    expect(imported.code, imported.stderr).toBe(0)
+    const config = JSON.parse(readFileSync(join(dir, "abhed.json"), "utf8")) as {
+      extensions: Array<Record<string, unknown>>
+    }
+    // A variable renamed on the way: the shell sets it as the server starts, as for the adapter.
+    expect(config.extensions[0]).toEqual({
+      name: "fs",
+      command: "sh",
+      args: ["-c", `export TOKEN="\${FS_TOKEN}"; exec ${process.execPath} ${filesystemServer} ${dir}`],
+      protocol: "mcp",
+      cwd: ".",
+      env_passthrough: ["FS_TOKEN"],
+      timeout_ms: 75_000,
+      startup_timeout_ms: 75_000
+    })
+    expect(config.extensions.slice(1).map((e) => [e["name"], e["protocol"], (e["args"] as Array<string>)[1]])).toEqual([
+      ["docs", undefined, "mcp"],
+      ["mcp-host", undefined, "mcp"]
+    ])
+    expect(imported.stderr).toContain(
+      "mcpServers.docs: carried over, but an HTTP server goes through the adapter (the host speaks MCP over stdio only)"
+    )
+    expect(imported.stderr).toContain("four fifths of its extension's timeout_ms")
+    const run = await runCli(["run", "--config", "abhed.json"], {
+      cwd: dir,
+      input: lines(invoke("mcp__fs__read_text_file", { path: join(dir, "notes.txt") }))
+    })
+    expect(run.code, run.stderr).toBe(0)
+    const [read] = jsonLines(run.stdout) as Array<Record<string, unknown>>
+    expect(read).toMatchObject({ event: "invoke_tool", is_error: false })
+    expect(JSON.stringify(read?.["result"])).toContain("read in-host")
   }, 180_000)
 })

@@ -1,7 +1,7 @@
 import { alignLines } from "@abhed/cli/mcp/McpLines"
-import { callFault, MaxResultBytes, toolReply } from "@abhed/cli/mcp/McpResult"
+import { callFault, MaxResultBytes, toolReply } from "@abhed/host/mcp/McpResult"
 import { type McpArgs, parseTarget } from "@abhed/cli/mcp/McpTarget"
-import { nameTools } from "@abhed/cli/mcp/McpToolNames"
+import { nameTools } from "@abhed/host/mcp/McpToolNames"
 import { McpClientError, ProtocolError, TransportError } from "effect/ai/McpClientError"
 import * as McpSchema from "effect/ai/McpSchema"
 import { Effect, Result, Schema, Stream } from "effect"
@@ -99,7 +99,7 @@ describe("mcp results", () => {
   it("a result over the limit is a failed one giving its size", () => {
     const reply = toolReply(result({ content: [{ type: "text", text: "x".repeat(MaxResultBytes) }] }))
     expect(reply).toEqual({
-      result: "the MCP server's result is 1.0 MiB, over the adapter's limit of 1.0 MiB; it was dropped",
+      result: "the MCP server's result is 1.0 MiB, over the limit of 1.0 MiB; it was dropped",
       is_error: true
     })
   })

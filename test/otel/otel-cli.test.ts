@@ -39,6 +39,10 @@ describe("abhed-ext run with OTEL_EXPORTER_OTLP_ENDPOINT", () => {
       const traces = receiver.received.find((r) => r.path === "/v1/traces")
       assert.ok(traces)
       assert.deepInclude(resourceOf(traces), { "service.name": "abhed-ci", "deployment.environment": "test" })
+      // Each dispatch a trace of its own, whose root was sent: none under the command's own (never sent) span.
+      const dispatches = spans.filter((s) => s.name !== "abhed.extension")
+      for (const s of dispatches) assert.strictEqual(s.parentSpanId, undefined, `${s.name} has a parent`)
+      assert.strictEqual(new Set(dispatches.map((s) => s.traceId)).size, dispatches.length)
     } finally {
       await receiver.close()
     }

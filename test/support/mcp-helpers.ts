@@ -48,6 +48,20 @@ export const adapterExtension = (
   ...options.extra
 })
 
+/**
+ * An MCP server the host speaks to itself (`"protocol": "mcp"`): `node SERVER ARGS…`, patient unless a test is about
+ * the timeout (a call is then bounded at four fifths of `timeout_ms`).
+ */
+export const inHostExtension = (name: string, server: ReadonlyArray<string>, extra: Record<string, unknown> = {}) => ({
+  name,
+  command: process.execPath,
+  args: [...server],
+  protocol: "mcp",
+  ...PatientHost,
+  grace_ms: 3000,
+  ...extra
+})
+
 /** A guard that blocks the tool calls whose name matches `pattern` (a regular expression). */
 export const guardExtension = (pattern: string) => ({
   name: "guard",

@@ -1,6 +1,6 @@
 import { printable } from "@abhed/host/Printable"
 import { AuditLog, describeDeathCause, ExtensionHost, type ExtensionStatus } from "@abhed/host"
-import { type EventName, EventNames, type ExtensionConfig } from "@abhed/protocol"
+import { type EventName, EventNames, eventsOf, type ExtensionConfig } from "@abhed/protocol"
 import { Console, Duration, Effect, Option } from "effect"
 import { Command, Flag } from "effect/cli"
 import { loadConfig } from "./ConfigFile.ts"
@@ -87,7 +87,7 @@ const listed = (
   name: config.name,
   command: [config.command, ...config.args],
   cwd: config.cwd ?? null,
-  events: config.events.length === 0 ? EventNames : config.events,
+  events: eventsOf(config),
   match: config.match?.map((rule) => ({ tool: rule.tool, args: rule.args })) ?? null,
   on_failure: config.on_failure,
   timeout_ms: config.timeout_ms,

@@ -1,4 +1,11 @@
-import type { DecodedReply, EventName, ExtensionConfig, RequestOf, WithId } from "@abhed/protocol"
+import {
+  type DecodedReply,
+  type EventName,
+  eventsOf,
+  type ExtensionConfig,
+  type RequestOf,
+  type WithId
+} from "@abhed/protocol"
 import type { Effect, Exit } from "effect"
 import type { DeathCause, ExtensionError } from "./ExtensionError.ts"
 
@@ -60,6 +67,6 @@ export interface StartedExchange<E extends EventName> {
   readonly abandon: () => void
 }
 
-/** Does this extension receive `event`? No events configured = all events. */
+/** Does this extension receive `event`? No events configured = all events (an MCP server's: the two it answers). */
 export const subscribes = (config: ExtensionConfig, event: EventName): boolean =>
-  config.events.length === 0 || config.events.includes(event)
+  (config.events.length === 0 && config.protocol !== "mcp") || eventsOf(config).includes(event)

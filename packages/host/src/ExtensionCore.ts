@@ -1,20 +1,8 @@
-import {
-  type DecodedReply,
-  type EventName,
-  type ExtensionConfig,
-  Framing,
-  type ReadLine,
-  type SessionEndRequest,
-  type WithId
-} from "@abhed/protocol"
+import type { DecodedReply, EventName, ExtensionConfig } from "@abhed/protocol"
 import { Cause, Clock, Deferred, Effect, Exit, Result, Scope } from "effect"
-import {
-  type EncodedRequest,
-  type Extension,
-  type ExtensionState,
-  type StartedExchange,
-  subscribes
-} from "./Extension.ts"
+import * as Attribution from "./Attribution.ts"
+import * as CloseSequence from "./CloseSequence.ts"
+import type { EncodedRequest, Extension, ExtensionState, StartedExchange } from "./Extension.ts"
 import {
   type DeathCause,
   deathCauseOf,
@@ -26,39 +14,19 @@ import {
   stderrOf
 } from "./ExtensionError.ts"
 import * as Permit from "./Permit.ts"
-import {
-  type DeathError,
-  deadTransport,
-  decode,
-  type Due,
-  outOfStep,
-  type Transport,
-  type TransportEvents
-} from "./Transport.ts"
+import { type DeathError, deadTransport, decode, type Transport, type TransportEvents } from "./Transport.ts"
 import * as Watchdog from "./Watchdog.ts"
 
 /**
  * The behaviour every extension shares, whatever carries its bytes (docs/design.md#failures): one request in
  * flight (FIFO, `Permit`), the startup timeout on the first exchange and `timeout_ms` after it (`Watchdog`),
- * attribution of reply lines (`Transport.outOfStep`), reply ids, decoding, death for good on any failure, and the
- * close sequence. A `Transport` (a process's pipes, or a fake's handler) only moves requests out and lines back.
- *
- * Attribution (docs/design.md#failures): a line belongs to the request in flight when its bytes were read. The
- * transport calls `read` synchronously from its read callback with the complete lines of that read, and the request
- * becomes the one in flight in the same synchronous step that writes its bytes; so no line read before a request was
- * written can be taken as its reply, whatever the scheduler does next. State is plain variables for that reason: every
- * change to it is one synchronous step, which is also what the hot path wants (no Ref, no fiber per exchange).
+ * attribution of reply lines (`Attribution`), reply ids, decoding, death for good on any failure, and the close
+ * sequence (`CloseSequence`). A `Transport` (a process's pipes, or a fake's handler) only moves requests out and
+ * lines back. State is plain variables: every change to it is one synchronous step, so a read callback sees it
+ * whole (attribution), which is also what the hot path wants (no Ref, no fiber per exchange).
  */
 
 export { type DeathError, deadTransport, type Transport, type TransportEvents } from "./Transport.ts"
-
-interface InFlight extends Due {
-  /** Called once, synchronously, with the reply line or what ended the exchange without one. */
-  readonly settle: (reply: Exit.Exit<unknown, ExtensionError>) => void
-  readonly timeoutMs: number
-  /** When the reply is due, on the Clock (the timeout counts from the write). */
-  readonly deadline: number
-}
 
 export interface CoreOptions<R> {
   readonly config: ExtensionConfig
@@ -78,7 +46,6 @@ export const make = Effect.fnUntraced(function* <R>(options: CoreOptions<R>) {
   const permit = Permit.make()
 
   let phase: ExtensionState = { _tag: "starting" }
-  let inFlight: InFlight | undefined
   /** Exchanges begun (the first gets `startup_timeout_ms`). */
   let exchanges = 0
   let served = 0
@@ -97,9 +64,15 @@ export const make = Effect.fnUntraced(function* <R>(options: CoreOptions<R>) {
   let transport: Transport = deadTransport
   const transportReady = Deferred.makeUnsafe<void>()
 
-  const watchdog = yield* Watchdog.make<InFlight>({
+  const attribution = Attribution.make({
+    extension: name,
+    idsRequired,
+    dead: () => phase._tag === "dead",
+    die: (error) => dieNow(error)
+  })
+  const watchdog = yield* Watchdog.make<Attribution.InFlight>({
     clock,
-    due: () => inFlight,
+    due: attribution.due,
     late: (due) => dieNow(new ExtensionTimeout({ extension: name, timeout_ms: due.timeoutMs })),
     scope
   })
@@ -114,8 +87,7 @@ export const make = Effect.fnUntraced(function* <R>(options: CoreOptions<R>) {
   /** Death, in one synchronous step: callable from a read callback. The request in flight fails with `error`. */
   function dieNow(error: DeathError): void {
     if (phase._tag === "dead") return
-    const current = inFlight
-    inFlight = undefined
+    const current = attribution.take()
     if (!closing) {
       phase = { _tag: "dead", cause: deathCauseOf(error) }
       terminator.request() // in the background: a death outside the close sequence
@@ -123,19 +95,7 @@ export const make = Effect.fnUntraced(function* <R>(options: CoreOptions<R>) {
     if (current !== undefined) current.settle(Exit.fail(error))
   }
 
-  /** One read's lines, attributed to the request in flight now (docs/design.md#failures), in one synchronous step. */
-  const read = (lines: ReadonlyArray<ReadLine>): void => {
-    if (lines.length === 0 || phase._tag === "dead") return
-    const current = inFlight
-    const death = outOfStep(name, lines, current, idsRequired)
-    if (death !== undefined) return dieNow(death)
-    const line = lines[0]
-    if (current === undefined || line?._tag !== "Json") return // `outOfStep` let it through: never
-    inFlight = undefined
-    current.settle(Exit.succeed(line.value))
-  }
-
-  const events: TransportEvents = { read, fail: dieNow }
+  const events: TransportEvents = { read: attribution.read, fail: dieNow }
   const deadError = (cause: DeathCause) => {
     const stderr = stderrOf(cause)
     return new ExtensionDead({
@@ -155,7 +115,7 @@ export const make = Effect.fnUntraced(function* <R>(options: CoreOptions<R>) {
   const begin = <E extends EventName>(
     request: EncodedRequest<E>,
     timeoutOverride: number | undefined,
-    settle: InFlight["settle"]
+    settle: Attribution.InFlight["settle"]
   ): ExtensionDead | undefined => {
     if (phase._tag === "dead") return deadError(phase.cause)
     const timeoutMs = timeoutOverride ?? (exchanges === 0 ? config.startup_timeout_ms : config.timeout_ms)
@@ -164,22 +124,17 @@ export const make = Effect.fnUntraced(function* <R>(options: CoreOptions<R>) {
     const write = (): void => {
       // A line read while catching up had nothing in flight (or the process exited): the request is never written.
       if (phase._tag === "dead") return settle(Exit.fail(deadError(phase.cause)))
-      const current: InFlight = {
+      const current: Attribution.InFlight = {
         event: request.event,
         id: request.value.id,
         settle,
         timeoutMs,
         deadline: clock.currentTimeMillisUnsafe() + timeoutMs
       }
-      try {
-        inFlight = current
+      attribution.start(current, () => {
         transport.write(request)
         watchdog.arm(current)
-      } catch (defect) {
-        // Not the extension's failure: the request ends with the defect (run from the event loop, it must not throw).
-        if (inFlight === current) inFlight = undefined
-        settle(Exit.die(defect))
-      }
+      })
     }
     // Nothing is in flight until the write: any complete line read meanwhile is unsolicited and kills. With ids
     // required there is nothing to wait for: a line written before this request cannot carry its id, so it kills
@@ -303,30 +258,18 @@ export const make = Effect.fnUntraced(function* <R>(options: CoreOptions<R>) {
   const connected = transport
   Deferred.doneUnsafe(transportReady, Effect.void)
 
-  const sessionEnd: WithId<SessionEndRequest> = {
-    event: "session_end",
-    session_id: options.sessionId,
-    id: `${name}-session-end`
-  }
   yield* Effect.addFinalizer(() =>
-    Effect.gen(function* () {
-      if (
-        phase._tag !== "dead" &&
-        !abandoned &&
-        orphanedExchanges === 0 &&
-        !sessionEnded &&
-        subscribes(config, "session_end")
-      ) {
-        // Bounded by timeout_ms even when it is the first exchange; a failure here just kills it.
-        yield* send(
-          { event: "session_end", value: sessionEnd, bytes: Framing.encodeLine(sessionEnd) },
-          config.timeout_ms
-        ).pipe(Effect.ignore)
-      }
-      const dead = phase._tag === "dead"
-      closing = true
-      if (dead) yield* terminator.terminate
-      else yield* connected.close
+    CloseSequence.run({
+      config,
+      sessionId: options.sessionId,
+      mayEndSession: () => phase._tag !== "dead" && !abandoned && orphanedExchanges === 0 && !sessionEnded,
+      send,
+      closing: () => {
+        closing = true
+        return phase._tag === "dead"
+      },
+      terminate: terminator.terminate,
+      close: connected.close
     })
   )
 

@@ -15,6 +15,7 @@ import * as ToolResult from "./dispatch/ToolResult.ts"
 import { type ConfigInvalid, type ConfigUnreadable, loadConfig } from "./ConfigLoader.ts"
 import type { Extension } from "./Extension.ts"
 import * as ProcessExtension from "./ProcessExtension.ts"
+import * as McpExtension from "./mcp/McpExtension.ts"
 import { DuplicateExtensionNames } from "./HostError.ts"
 import * as IdCounter from "./IdCounter.ts"
 import * as Reload from "./Reload.ts"
@@ -150,8 +151,9 @@ export interface ProcessHostOptions {
  */
 const layer = (config: Config, options: ProcessHostOptions): Layer.Layer<ExtensionHost, never, AuditLog> => {
   // Each extension in a scope of its own (Reload.startExtensions), so that a reload can close it alone.
+  // An MCP server (`protocol: "mcp"`) is spoken to by the host itself (mcp/McpExtension.ts).
   const start = (x: ExtensionConfig) =>
-    ProcessExtension.make(x, {
+    (x.protocol === "mcp" ? McpExtension.make : ProcessExtension.make)(x, {
       sessionId: options.sessionId,
       baseDir: options.baseDir,
       ...(options.maxLineBytes !== undefined ? { maxLineBytes: options.maxLineBytes } : {})

@@ -63,7 +63,7 @@ const folderProblem = (path: string): string | undefined => {
   }
 }
 
-const spawn = (config: ExtensionConfig, options: Options) =>
+export const spawn = (config: ExtensionConfig, options: Options) =>
   Effect.callback<Child, SpawnFailed>((resume) => {
     const failed = (error: unknown) =>
       resume(

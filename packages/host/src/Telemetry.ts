@@ -18,12 +18,26 @@ import { logBody, recordAttributes } from "./TelemetryRecord.ts"
  * session's end sends what is left within the same bound.
  */
 export { fromEnv, forEndpoint, type TelemetrySettings } from "./TelemetryConfig.ts"
-export { countDecision, dispatchSpanOptions, observeRound } from "./TelemetrySpans.ts"
+export { countDecision, observeRound, withDispatchSpan } from "./TelemetrySpans.ts"
 
 /** What the host hands each dispatch's record to, when telemetry is on (read once, when the host is made). */
 export interface TelemetrySinkShape {
   /** The record of a dispatch, inside its span (undefined when no tracer is exporting). */
   readonly record: (record: AuditRecord, span: Tracer.Span | undefined) => void
+  /**
+   * Any other log record (the hook adapter's runs: `abhed-ext hook`), in `span`'s trace when given. Made into its
+   * OTLP form when its batch is sent, like the records.
+   */
+  readonly log?: ((entry: LogEntry) => void) | undefined
+}
+
+/** A log record: its `event.name`, when it happened, its attributes and a body written as JSON. */
+export interface LogEntry {
+  readonly eventName: string
+  readonly timeMillis: number
+  readonly attributes: Readonly<Record<string, unknown>>
+  readonly body: unknown
+  readonly span: Tracer.Span | undefined
 }
 export const TelemetrySink = Context.Reference<TelemetrySinkShape | undefined>("@abhed/host/TelemetrySink", {
   defaultValue: () => undefined
@@ -32,14 +46,30 @@ export const TelemetrySink = Context.Reference<TelemetrySinkShape | undefined>("
 const severityInfo = 9 as const
 
 /** A record waiting for the log exporter: made into an OTLP log record only when its batch is sent. */
-interface PendingLog {
-  readonly record: AuditRecord
-  readonly observed: bigint
-  readonly traceId: string | undefined
-  readonly spanId: string | undefined
-}
+type PendingLog =
+  | { readonly record: AuditRecord; readonly observed: bigint; readonly span: Tracer.Span | undefined }
+  | { readonly entry: LogEntry; readonly observed: bigint }
 
-const logRecordOf = ({ observed, record, spanId, traceId }: PendingLog, args: "digest" | "full") => {
+const traceOf = (span: Tracer.Span | undefined) =>
+  span !== undefined ? { traceId: span.traceId.padStart(32, "0"), spanId: span.spanId } : {}
+
+const logRecordOf = (pending: PendingLog, args: "digest" | "full") => {
+  if ("entry" in pending) {
+    const { entry } = pending
+    return {
+      timeUnixNano: String(BigInt(entry.timeMillis) * MillisToNanos),
+      observedTimeUnixNano: String(pending.observed),
+      severityNumber: severityInfo,
+      severityText: "INFO",
+      body: { stringValue: JSON.stringify(entry.body) },
+      attributes: OtlpResource.entriesToAttributes(
+        Object.entries({ "event.name": entry.eventName, ...entry.attributes })
+      ),
+      droppedAttributesCount: 0,
+      ...traceOf(entry.span?.sampled ? entry.span : undefined)
+    }
+  }
+  const { observed, record, span } = pending
   const attributes: Record<string, unknown> = {
     "event.name": "abhed.audit",
     "abhed.event": record.event,
@@ -56,7 +86,7 @@ const logRecordOf = ({ observed, record, spanId, traceId }: PendingLog, args: "d
     body: { stringValue: JSON.stringify(logBody(record, args)) },
     attributes: OtlpResource.entriesToAttributes(Object.entries(attributes)),
     droppedAttributesCount: 0,
-    ...(traceId !== undefined && spanId !== undefined ? { traceId: traceId.padStart(32, "0"), spanId } : {})
+    ...traceOf(span)
   }
 }
 
@@ -101,16 +131,12 @@ const makeSink = (settings: TelemetryConfig.TelemetrySettings, stats: TelemetryE
     }
     return {
       record: (record, span) => {
-        if (span !== undefined) TelemetryTracer.deferAttributes(span, () => recordAttributes(record, settings.args))
+        if (span !== undefined) TelemetryTracer.tagRecord(span, record, settings.args)
         if (push === undefined) return
-        const traced = span?.sampled
-        push({
-          record,
-          observed: clock.currentTimeNanosUnsafe(),
-          traceId: traced ? span.traceId : undefined,
-          spanId: traced ? span.spanId : undefined
-        })
-      }
+        // The span, not its ids: they are made (when no parent gave them) only when the batch is sent.
+        push({ record, observed: clock.currentTimeNanosUnsafe(), span: span?.sampled ? span : undefined })
+      },
+      log: (entry) => push?.({ entry, observed: clock.currentTimeNanosUnsafe() })
     } satisfies TelemetrySinkShape
   })
 
@@ -157,7 +183,8 @@ export const layer = (settings: TelemetryConfig.TelemetrySettings): Layer.Layer<
                 resource,
                 exportInterval: Duration.millis(settings.intervalMillis),
                 buffer: spansBuffer,
-                maxBatchSize: settings.maxBatchSize
+                maxBatchSize: settings.maxBatchSize,
+                args: settings.args
               })
             )
       const metricsLayer =

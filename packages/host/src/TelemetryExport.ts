@@ -89,6 +89,17 @@ export const serialization = (protocol: { readonly [S in Signal]: OtlpProtocol }
 const ok = (request: Parameters<typeof HttpClientResponse.fromWeb>[0]) =>
   HttpClientResponse.fromWeb(request, new Response(null, { status: 200 }))
 
+/** The buffers' hand-overs due, all in one turn of the event loop (one `setImmediate` a dispatch, not one a signal). */
+let due: Array<() => void> = []
+const runDue = () => {
+  const now = due
+  due = []
+  for (const drain of now) drain()
+}
+const handOver = (drain: () => void) => {
+  if (due.push(drain) === 1) setImmediate(runDue)
+}
+
 /**
  * A signal's buffer, bounded: at most `cap` items wait to be sent, and an item that finds it full is dropped and
  * counted. Items reach effect's exporter in a turn of the event loop of their own: the exporter serializes and
@@ -116,7 +127,7 @@ export const boundedBuffer = <A>(signal: Signal, cap: number, stats: ExportStats
         return
       }
       waiting++
-      if (pending.push(item) === 1) setImmediate(drain)
+      if (pending.push(item) === 1) handOver(drain)
     },
     /** Hands over what waits now (before a flush). */
     drain,

@@ -51,14 +51,14 @@ class Writer {
     this.ensure(8)
     const n =
       typeof value === "object" ? (BigInt(value.high >>> 0) << BigInt(32)) | BigInt(value.low >>> 0) : BigInt(value)
-    new DataView(this.buf.buffer, this.buf.byteOffset).setBigUint64(this.pos, BigInt.asUintN(64, n), true)
+    this.buf.writeBigUInt64LE(BigInt.asUintN(64, n), this.pos)
     this.pos += 8
   }
 
   double(field: number, value: number) {
     this.tag(field, 1)
     this.ensure(8)
-    new DataView(this.buf.buffer, this.buf.byteOffset).setFloat64(this.pos, value, true)
+    this.buf.writeDoubleLE(value, this.pos)
     this.pos += 8
   }
 
@@ -66,6 +66,21 @@ class Writer {
     this.tag(field, 2)
     const max = value.length * 3
     this.ensure(max + 5)
+    // Short ASCII (attribute keys, names, ids, most values) byte by byte: `Buffer.write` is a call into C++ each.
+    if (value.length < 128) {
+      let i = 0
+      const at = this.pos + 1
+      for (; i < value.length; i++) {
+        const c = value.charCodeAt(i)
+        if (c >= 0x80) break
+        this.buf[at + i] = c
+      }
+      if (i === value.length) {
+        this.buf[this.pos] = value.length
+        this.pos = at + value.length
+        return
+      }
+    }
     const start = this.pos + 1
     const written = this.buf.write(value, start, "utf8")
     this.pos = start + written
@@ -83,7 +98,14 @@ class Writer {
   /** Ids: OTLP/JSON's hex, protobuf's bytes. */
   hexBytes(field: number, hex: string | Uint8Array | undefined) {
     if (hex === undefined || hex.length === 0) return
-    this.bytes(field, typeof hex === "string" ? Buffer.from(hex, "hex") : hex)
+    if (typeof hex !== "string") return this.bytes(field, hex)
+    if (hex.length >= 256) return this.bytes(field, Buffer.from(hex, "hex"))
+    // Straight into the buffer (no Buffer per id): at most 127 bytes, so a one-byte length, written after.
+    this.tag(field, 2)
+    this.ensure(1 + hex.length / 2)
+    const written = this.buf.write(hex, this.pos + 1, "hex")
+    this.buf[this.pos] = written
+    this.pos += 1 + written
   }
 
   /** A nested message: its content written by `write`, then its length put in front. */

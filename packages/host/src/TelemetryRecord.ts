@@ -1,7 +1,8 @@
-import { isJsonObject } from "@abhed/protocol"
+import { type EventName, isJsonObject } from "@abhed/protocol"
 import { hash } from "node:crypto"
 import type { ContentDigest } from "./AuditContent.ts"
 import type { AuditExchange, AuditRecord } from "./AuditRecord.ts"
+import type { Exchange } from "./dispatch/Exchange.ts"
 
 /**
  * What of a dispatch leaves the host as telemetry: the decision and who made it, never the content. No tool
@@ -15,9 +16,16 @@ export const ReasonMax = 256
  * by Node's one-shot `hash`: on the dispatch's path, about a quarter of the time of a `createHash` object.
  */
 export const argsDigest = (args: unknown): ContentDigest => {
+  const known = typeof args === "object" && args !== null ? digests.get(args) : undefined
+  if (known !== undefined) return known
   const text = JSON.stringify(args) ?? "null"
-  return { sha256: hash("sha256", text, "hex"), bytes: Buffer.byteLength(text, "utf8") }
+  const digest = { sha256: hash("sha256", text, "hex"), bytes: Buffer.byteLength(text, "utf8") }
+  if (typeof args === "object" && args !== null) digests.set(args, digest)
+  return digest
 }
+
+/** A record's args are hashed for its span and again for its log record: the second time is this lookup. */
+const digests = new WeakMap<object, ContentDigest>()
 
 export const bounded = (text: string): string => (text.length <= ReasonMax ? text : `${text.slice(0, ReasonMax - 1)}…`)
 
@@ -68,6 +76,45 @@ export const outcomeSummary = (outcome: unknown): OutcomeSummary => {
 export const decidingOf = (summary: OutcomeSummary): ReadonlyArray<string> => [
   ...new Set(summary.reasons.map((r) => r.extension))
 ]
+
+/** What a dispatch's span starts with: its event, session, tool and call id. */
+export interface DispatchFields {
+  readonly event: EventName
+  readonly sessionId: string
+  readonly callId: string | undefined
+  readonly tool: string | undefined
+}
+
+/** A dispatch span's first attributes (the GenAI conventions' names where they have one). */
+export const dispatchAttributes = (d: DispatchFields): Record<string, unknown> => {
+  const out: Record<string, unknown> = { "abhed.event": d.event, "gen_ai.conversation.id": d.sessionId }
+  if (d.callId !== undefined) out["gen_ai.tool.call.id"] = d.callId
+  if (d.tool !== undefined) {
+    out["gen_ai.tool.name"] = d.tool
+    out["gen_ai.operation.name"] = "execute_tool"
+  }
+  return out
+}
+
+/** An exchange's child span's attributes: its extension, round, status, verdict, bounded reason and failure. */
+export const exchangeAttributes = (x: Exchange<EventName>, round: number): Record<string, unknown> => {
+  const out: Record<string, unknown> = {
+    "abhed.extension.name": x.extension.name,
+    "abhed.round": round,
+    "abhed.extension.status": x.status,
+    "abhed.extension.latency_ms": x.latency_ms
+  }
+  if (x.reply !== undefined) {
+    out["abhed.extension.verdict"] = verdictOf(x.reply)
+    const reason = reasonOf(x.reply)
+    if (reason !== undefined) out["abhed.extension.reason"] = reason
+  }
+  if (x.error !== undefined) {
+    out["abhed.extension.error"] = bounded(x.error)
+    out["abhed.extension.on_failure"] = x.extension.config.on_failure
+  }
+  return out
+}
 
 /** The span's attributes a dispatch's record adds once it is decided. */
 export const recordAttributes = (record: AuditRecord, args: "digest" | "full"): Record<string, unknown> => {

@@ -1,7 +1,9 @@
 import { Schema } from "effect"
+import { type EventName, EventNames } from "./Event.ts"
 import {
   ConfigFile,
   ExtensionFile,
+  McpProtocolEvents,
   OnFailureValues,
   PolicyFile,
   PolicyRuleFile,
@@ -44,3 +46,14 @@ export type ExtensionConfigInput = Pick<ExtensionConfig, "name" | "command"> & P
 
 /** An extension's config with the Schema's defaults filled in, for configs made in code (not read from a file). */
 export const extensionConfig = (input: ExtensionConfigInput): ExtensionConfig => ({ ...extensionDefaults, ...input })
+
+/**
+ * The events an extension receives: its `events`, or when it names none, all of them (an MCP server's: the two it
+ * answers, list_tools and invoke_tool).
+ */
+export const eventsOf = (config: Pick<ExtensionConfig, "events" | "protocol">): ReadonlyArray<EventName> =>
+  config.events.length > 0
+    ? config.events
+    : config.protocol === "mcp"
+      ? (McpProtocolEvents as ReadonlyArray<EventName>)
+      : EventNames

@@ -18,7 +18,9 @@ import {
   uniqueItems,
   withDefault
 } from "./ConfigSchemaChecks.ts"
+import { mcpExtension, ProtocolValues } from "./ConfigSchemaMcp.ts"
 
+export { McpProtocolEvents, ProtocolValues } from "./ConfigSchemaMcp.ts"
 export {
   EnvNamePattern,
   ExtensionNamePattern,
@@ -175,12 +177,20 @@ export const ExtensionFile = Schema.Struct({
       description:
         "Only tool calls matching one of these rules (same shape as policy rules) are sent to this extension (tool_call and tool_result), re-checked on every settling round. Omitted = every call; an empty list is an error (it would match no call)."
     })
+  ),
+  // Left out, not defaulted, when absent: an extension's definition (its digest, which trust and reload compare) is
+  // what it was before the key existed.
+  protocol: orUndefined(
+    Schema.Literals(ProtocolValues).annotate({
+      description:
+        "What the command speaks on stdin/stdout. abhed (when left out): this line protocol. mcp: it is an MCP server (stdio), which the host starts and calls as an MCP client; its tools are offered as mcp__NAME__TOOL (NAME: this extension's name) and it answers list_tools and invoke_tool only, so its events default to those two and may name no other."
+    })
   )
-}).annotate({
-  identifier: "Extension",
-  description: "One extension: a process speaking line-delimited JSON on stdin/stdout.",
-  expected: `an extension object like {"name": "guard", "command": "bash"}`
 })
+  .annotate({
+    description: "One extension: a process speaking line-delimited JSON on stdin/stdout (or MCP: protocol)."
+  })
+  .check(mcpExtension)
 /** As written in the file. */
 export type ExtensionFile = typeof ExtensionFile.Encoded
 

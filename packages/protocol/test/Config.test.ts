@@ -209,11 +209,30 @@ describe("decodeConfig: every problem names its path and the fix", () => {
     ])
   })
 
+  it("protocol: abhed or mcp; an MCP server's events are list_tools and invoke_tool only, its name a tool prefix", () => {
+    expect(extIssue({ protocol: "MCP" })).toEqual([
+      'extensions[0].protocol: unknown value "MCP"; expected one of abhed, mcp; did you mean "mcp"?'
+    ])
+    expect(extIssue({ protocol: "mcp", events: ["list_tools", "tool_call"] })).toEqual([
+      'extensions[0].events[1]: an MCP server (protocol "mcp") answers list_tools and invoke_tool only, so it cannot take part in tool_call; leave events out, or run what should see tool_call as an extension of its own'
+    ])
+    expect(linesOf({ extensions: [{ name: "my.fs", command: "node", protocol: "mcp" }] })).toEqual([
+      "extensions[0].name: an MCP server's name (protocol \"mcp\") is its tools' prefix, mcp__NAME__TOOL: letters, digits, _ and - only, 1 to 40 characters"
+    ])
+    const ok = decodeConfig({
+      extensions: [
+        ext({ protocol: "mcp", events: ["invoke_tool"] }),
+        ext({ name: "b", protocol: "abhed", events: ["tool_call"] })
+      ]
+    })
+    expect(Result.isSuccess(ok)).toBe(true)
+  })
+
   it("unknown keys, with a hint for typos", () => {
     expect(extIssue({ timeout: 5 })).toEqual(['extensions[0].timeout: unknown key; did you mean "timeout_ms"?'])
     expect(extIssue({ evnets: [] })).toEqual(['extensions[0].evnets: unknown key; did you mean "events"?'])
     expect(extIssue({ zzz: 1 })).toEqual([
-      "extensions[0].zzz: unknown key; expected one of name, command, args, events, timeout_ms, startup_timeout_ms, grace_ms, on_failure, cwd, env, env_passthrough, reply_ids, match"
+      "extensions[0].zzz: unknown key; expected one of name, command, args, events, timeout_ms, startup_timeout_ms, grace_ms, on_failure, cwd, env, env_passthrough, reply_ids, match, protocol"
     ])
     expect(linesOf({ extension: [] })).toEqual(['extension: unknown key; did you mean "extensions"?'])
     expect(linesOf({ policy: { denny: [] } })).toEqual(['policy.denny: unknown key; did you mean "deny"?'])
@@ -227,7 +246,7 @@ describe("decodeConfig: every problem names its path and the fix", () => {
 
   it("an allow-like key is unknown everywhere in an extension: typo protection also guards against permits", () => {
     expect(extIssue({ allow: true })).toEqual([
-      "extensions[0].allow: unknown key; expected one of name, command, args, events, timeout_ms, startup_timeout_ms, grace_ms, on_failure, cwd, env, env_passthrough, reply_ids, match"
+      "extensions[0].allow: unknown key; expected one of name, command, args, events, timeout_ms, startup_timeout_ms, grace_ms, on_failure, cwd, env, env_passthrough, reply_ids, match, protocol"
     ])
   })
 
@@ -238,7 +257,7 @@ describe("decodeConfig: every problem names its path and the fix", () => {
     expect(linesOf(input)).toEqual([
       "__proto__: unknown key; expected one of $schema, extensions, policy, max_rewrite_rounds, builtin_tools, allow_managed_only",
       "toString: unknown key; expected one of $schema, extensions, policy, max_rewrite_rounds, builtin_tools, allow_managed_only",
-      "extensions[0].constructor: unknown key; expected one of name, command, args, events, timeout_ms, startup_timeout_ms, grace_ms, on_failure, cwd, env, env_passthrough, reply_ids, match"
+      "extensions[0].constructor: unknown key; expected one of name, command, args, events, timeout_ms, startup_timeout_ms, grace_ms, on_failure, cwd, env, env_passthrough, reply_ids, match, protocol"
     ])
   })
 

@@ -14,10 +14,11 @@ import { summarize } from "../Stats.ts"
 import { sessionId } from "./ToolCall.ts"
 
 /**
- * 11. An MCP tool call (server-everything's `echo`) through `abhed-ext mcp` (host column: the host's `invoke_tool`
- * to the adapter, which calls the server with effect's McpClient) against the same call straight through McpClient
- * in this process (raw column), each side with its own server, both started by this Node. Budget 1.2 at p50: the
- * adapter and the host's dispatch add at most 20% to the call.
+ * 11. An MCP tool call (server-everything's `echo`) through the host, against the same call straight through effect's
+ * McpClient in this process (raw column), three sides interleaved in one run, each with its own server, all started
+ * by this Node: the host speaking MCP itself (`"protocol": "mcp"`, its row carries the budget, 1.2 at p50: the host's
+ * dispatch adds at most 20% to the call), and the host through the `abhed-ext mcp` adapter (two process hops more:
+ * the adapter for other hosts, no budget).
  */
 
 const everything = fileURLToPath(
@@ -34,19 +35,19 @@ const loops: Record<"quick" | "full", Loop> = {
 const args = { message: "hello" }
 
 export const mcpAdapter: Scenario = {
-  title: "11. MCP tool through abhed-ext mcp vs McpClient",
+  title: "11. MCP tool through the host (in-host and abhed-ext mcp) vs McpClient",
   run: async (plan, progress) => {
     const loop = loops[plan.mode]
     progress(`server-everything's echo, ${loop.iterations} calls per side`)
     // Patient bounds: server-everything takes seconds to start on a busy machine.
     const adapter = extensionConfig({
-      name: "mcp-ev",
+      name: "mcp-ad",
       command: process.execPath,
       args: [
         cli,
         "mcp",
         "--name",
-        "ev",
+        "ad",
         "--timeout-ms",
         "20000",
         "--startup-timeout-ms",
@@ -60,9 +61,18 @@ export const mcpAdapter: Scenario = {
       startup_timeout_ms: 60_000,
       timeout_ms: 30_000
     })
+    // The same server, spoken to by the host itself.
+    const inHost = extensionConfig({
+      name: "ev",
+      command: process.execPath,
+      args: [everything, "stdio"],
+      protocol: "mcp",
+      startup_timeout_ms: 60_000,
+      timeout_ms: 30_000
+    })
     const host = await startHost(
       {
-        extensions: [adapter],
+        extensions: [adapter, inHost],
         policy: Defaults.policy,
         max_rewrite_rounds: Defaults.max_rewrite_rounds,
         builtin_tools: Defaults.builtin_tools
@@ -89,20 +99,33 @@ export const mcpAdapter: Scenario = {
       )
       const samples = await interleave(
         {
-          host: timed(async () => {
-            const outcome = await host.run(Effect.orDie(host.host.invokeTool({ tool: "mcp__ev__echo", args })))
+          adapter: timed(async () => {
+            const outcome = await host.run(Effect.orDie(host.host.invokeTool({ tool: "mcp__ad__echo", args })))
             if (outcome.is_error) throw new Error(`the adapter's echo failed: ${JSON.stringify(outcome.result)}`)
+          }),
+          inHost: timed(async () => {
+            const outcome = await host.run(Effect.orDie(host.host.invokeTool({ tool: "mcp__ev__echo", args })))
+            if (outcome.is_error) throw new Error(`the in-host echo failed: ${JSON.stringify(outcome.result)}`)
           }),
           raw: timed(() => direct.runPromise(echo.client.callTool({ tool: echo.tool, arguments: args })))
         },
         loop
       )
-      return latencyRows(
-        "11. invoke_tool: MCP echo via abhed-ext mcp vs McpClient",
-        summarize(samples.host),
-        summarize(samples.raw),
-        1.2
-      )
+      const raw = summarize(samples.raw)
+      return [
+        ...latencyRows(
+          "11. invoke_tool: MCP echo, the host speaking MCP vs McpClient",
+          summarize(samples.inHost),
+          raw,
+          1.2
+        ),
+        ...latencyRows(
+          "11. invoke_tool: MCP echo via abhed-ext mcp vs McpClient",
+          summarize(samples.adapter),
+          raw,
+          null
+        )
+      ]
     } finally {
       await Promise.all([host.dispose(), direct.dispose()])
     }

@@ -8,6 +8,7 @@ import { peerInput, toolPart } from "./HookInput.ts"
 import { type Matcher, matches } from "./HookMatcher.ts"
 import { mapRun } from "./HookOutcome.ts"
 import type { HookRun } from "./HookRunner.ts"
+import type { ObservedRun } from "./HookTelemetry.ts"
 import type { ToolNames } from "./HookToolNames.ts"
 
 /**
@@ -32,6 +33,8 @@ export interface AdapterOptions {
   readonly label: string
   readonly cwd: string
   readonly now: () => string
+  /** Told of each run once its answer is made (HookTelemetry.ts): must not wait. */
+  readonly observe?: ((run: ObservedRun) => void) | undefined
 }
 
 export interface Answer {
@@ -144,6 +147,7 @@ export const makeAdapter = (options: AdapterOptions, run: (input: string) => Eff
         })
         const proposal = mapped.reply["args"] ?? mapped.reply["content"]
         if (key !== undefined && proposal !== undefined) remember(key, proposal, mapped.reply)
+        options.observe?.({ request, event, tool, result, reply: mapped.reply, took })
         const ran = `${what}: ran: ${endOf(result)} in ${Math.round(Duration.toMillis(took))} ms; ${becameOf(mapped.reply)}`
         return { line: reply(id, mapped.reply), log: [ran, ...mapped.log], ran: true }
       })

@@ -5,6 +5,7 @@ import { makeAdapter } from "./HookAdapter.ts"
 import { type HookFormat, HookFormats } from "./HookFormat.ts"
 import { parseMatcher } from "./HookMatcher.ts"
 import { runHook } from "./HookRunner.ts"
+import * as HookTelemetry from "./HookTelemetry.ts"
 import { parseToolNames, toolNames } from "./HookToolNames.ts"
 import { InputUnreadable } from "../CliError.ts"
 import { failUsage } from "../Usage.ts"
@@ -107,6 +108,8 @@ export const hook = Command.make(
             CLAUDE_PROJECT_DIR: process.env["CLAUDE_PROJECT_DIR"] ?? cwd
           }
     const label = commandLine([command, ...args])
+    const telemetry = HookTelemetry.fromEnv(process.env, command, format)
+    for (const w of telemetry.warnings) yield* Console.error(`abhed-ext hook: warning: ${w}`)
     const adapter = makeAdapter(
       {
         format,
@@ -115,22 +118,26 @@ export const hook = Command.make(
         failClosed,
         label,
         cwd,
-        now: () => new Date().toISOString()
+        now: () => new Date().toISOString(),
+        observe: telemetry.observe
       },
       (input) => runHook({ command, args, env }, input, timeoutMs)
     )
     // Served by the SDK's loop (one reply per line, in order; stdout kept for replies). Each line is answered in a
     // fiber of this scope: stopping the adapter interrupts a running hook, whose finalizer kills its process tree.
-    const runFork = yield* FiberSet.makeRuntimePromise<never, Reply>()
-    const answerLine = (line: string): Promise<Reply> =>
-      runFork(
-        adapter.answer(line).pipe(
-          Effect.tap((answer) => Effect.forEach(answer.log, (l) => Console.error(`abhed-ext hook: ${l}`))),
-          Effect.map((answer): Reply => `${answer.line}\n`),
-          Effect.catchTag("UnreadableRequest", (unreadable) => Effect.succeed(stop(unreadable.reason)))
+    // Inside the telemetry layer, whose end flushes the export (within its timeout) once every reply is written.
+    const served = yield* Effect.gen(function* () {
+      const runFork = yield* FiberSet.makeRuntimePromise<never, Reply>()
+      const answerLine = (line: string): Promise<Reply> =>
+        runFork(
+          adapter.answer(line).pipe(
+            Effect.tap((answer) => Effect.forEach(answer.log, (l) => Console.error(`abhed-ext hook: ${l}`))),
+            Effect.map((answer): Reply => `${answer.line}\n`),
+            Effect.catchTag("UnreadableRequest", (unreadable) => Effect.succeed(stop(unreadable.reason)))
+          )
         )
-      )
-    const served = yield* Effect.promise(() => serve(answerLine))
+      return yield* Effect.promise(() => serve(answerLine))
+    }).pipe(Effect.provide(telemetry.layer))
     if (served._tag === "Stop") {
       // The last line on stderr: the host shows it as the cause of the adapter's death.
       yield* Console.error(`abhed-ext hook: ${served.reason}`)

@@ -13,15 +13,18 @@ import { DefaultCallTimeoutMs, type McpImport, readMcpServers } from "./McpServe
 import { adapterProblems } from "./McpStartCheck.ts"
 
 /** What every imported server gets that differs from the peer, whatever the file says: said on stderr. */
-const importNotes = (imported: McpImport): ReadonlyArray<string> =>
+const importNotes = (imported: McpImport, inHost: boolean): ReadonlyArray<string> =>
   imported.extensions.length === 0
     ? []
     : [
         "environment: each server runs with its extension's environment, not your shell's: a baseline (PATH, HOME, " +
           "USER, LANG, TMPDIR, …), the extension's env, and the variables its env_passthrough names; a token reaches a " +
           "server only when its extension passes it",
-        `timeouts: each tool call is bounded by the adapter's --timeout-ms (${DefaultCallTimeoutMs} ms where the file set ` +
-          "no timeout) and fails past it; the extension's timeout_ms is 1 s above it",
+        inHost
+          ? `timeouts: each tool call is bounded by four fifths of its extension's timeout_ms (${DefaultCallTimeoutMs} ms ` +
+            "where the file set no timeout) and fails past it"
+          : `timeouts: each tool call is bounded by the adapter's --timeout-ms (${DefaultCallTimeoutMs} ms where the file set ` +
+            "no timeout) and fails past it; the extension's timeout_ms is 1 s above it",
         ...(imported.deny.length === 0 ? [] : [`policy: ${imported.deny.length} deny rule(s) written for excludeTools`])
       ]
 
@@ -38,12 +41,18 @@ export const importMcp = Command.make(
       Flag.optional
     ),
     ...ImportFlags,
+    inHost: Flag.Boolean("in-host").pipe(
+      Flag.withDescription(
+        'write each stdio server as one the host speaks MCP to itself ("protocol": "mcp"): no adapter, no abhed-ext on PATH'
+      ),
+      Flag.withDefault(false)
+    ),
     file: Argument.String("file").pipe(
       Argument.withDescription("a Claude Code .mcp.json or settings.json, or a Gemini CLI settings.json (- for stdin)")
     )
   },
   Effect.fn("import-mcp")(
-    function* ({ adapterCommand, file, format, output, thisCli }) {
+    function* ({ adapterCommand, file, format, inHost, output, thisCli }) {
       const text = yield* readInput(file)
       const parsed = parseMcpFile(file === "-" ? undefined : file, text, Option.getOrUndefined(format))
       if (Result.isFailure(parsed)) return yield* new InputUnreadable({ file, detail: parsed.failure })
@@ -56,6 +65,7 @@ export const importMcp = Command.make(
       const configDir = Option.isSome(output) ? dirname(resolve(output.value)) : process.cwd()
       const read = readMcpServers(parsed.success.format, parsed.success.settings, {
         launch,
+        inHost,
         cwd: relativeCwd(configDir, projectDir(file))
       })
       if (Result.isFailure(read)) return yield* new InputUnreadable({ file, detail: read.failure })
@@ -88,7 +98,7 @@ export const importMcp = Command.make(
       if (refused.length > 0) {
         return yield* new AdapterWouldNotStart({ problems: refused.map((problem) => printable(`${file}: ${problem}`)) })
       }
-      for (const note of importNotes(imported)) yield* Console.error(`${file}: ${note}`)
+      for (const note of importNotes(imported, inHost)) yield* Console.error(`${file}: ${note}`)
       yield* writeConfig(config, output, file)
     },
     Effect.tapError((e) => Console.error(printable(e.message)))

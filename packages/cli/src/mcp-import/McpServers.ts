@@ -29,6 +29,8 @@ export interface McpImport {
 
 export interface ImportOptions {
   readonly launch: AdapterLaunch
+  /** Write a stdio server as an MCP server the host speaks to itself (`"protocol": "mcp"`), not through the adapter. */
+  readonly inHost?: boolean | undefined
   /** The project folder, relative to the config file's folder: where a stdio server runs. */
   readonly cwd: string
 }
@@ -43,6 +45,9 @@ const StartupTimeoutMs = 60_000
 export const MaxCallTimeoutMs = MaxTimerMs - 5 * ExtensionSlackMs
 /** Tool names are at most 64 characters (`^[A-Za-z0-9_-]{1,64}$`), and the adapter's are `mcp__NAME__TOOL`. */
 const MaxToolName = 64
+
+/** The `timeout_ms` whose four fifths (the host's bound on an MCP call) is at least `ms`, within what a timer can wait. */
+const inHostTimeout = (ms: number): number => Math.min(MaxTimerMs, Math.ceil((ms * 5) / 4))
 
 /** `mcpServers.NAME`, with the name quoted when it is not a plain word. */
 const whereOf = (key: string): string =>
@@ -188,6 +193,31 @@ const serverOf = (
     if (entry["oauth"] !== undefined || entry["authProviderType"] !== undefined) {
       warnings.push("its OAuth settings are not carried over: the adapter sends only the headers given")
     }
+  }
+
+  if (options.inHost === true) {
+    const [command, ...args] = serverArgs
+    // The host's MCP extension prefixes tools with its extension's name: a reserved name keeps the adapter.
+    if (command !== undefined && extensionName === mcpName) {
+      const extension: Record<string, unknown> = {
+        name: mcpName,
+        command,
+        args,
+        protocol: "mcp",
+        ...(cwd === undefined ? {} : { cwd }),
+        ...(Object.keys(env).length === 0 ? {} : { env }),
+        ...(passthrough.size === 0 ? {} : { env_passthrough: [...passthrough] }),
+        // The host bounds a call at four fifths of timeout_ms: the file's timeout is that bound.
+        timeout_ms: inHostTimeout(timeout.ms),
+        startup_timeout_ms: inHostTimeout(startupMs)
+      }
+      return { _tag: "Server", extension, deny, warnings }
+    }
+    warnings.push(
+      command === undefined
+        ? "an HTTP server goes through the adapter (the host speaks MCP over stdio only)"
+        : `it goes through the adapter: the host would name its tools mcp__${extensionName}__TOOL`
+    )
   }
 
   const extension: Record<string, unknown> = {

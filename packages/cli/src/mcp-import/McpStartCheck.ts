@@ -12,6 +12,7 @@ export const adapterProblems = (imported: McpImport, launch: AdapterLaunch) =>
   Effect.gen(function* () {
     const problems: Array<string> = []
     for (const [i, extension] of imported.extensions.entries()) {
+      if (extension["protocol"] === "mcp") continue // the host's own MCP extension: no adapter command line
       const args = Array.isArray(extension["args"]) ? extension["args"].map(String) : []
       const problem = yield* mcpArgsProblem(args.slice(launch.args.length + 1))
       if (problem !== undefined) {

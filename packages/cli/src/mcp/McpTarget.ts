@@ -1,6 +1,6 @@
 import { basename } from "node:path"
 import { Result } from "effect"
-import { ServerNamePattern } from "./McpToolNames.ts"
+import { ServerNamePattern } from "@abhed/host/mcp/McpToolNames"
 
 /**
  * Where the adapter finds its MCP server, from its command line: a command it starts (stdio) or a URL (streamable

@@ -66,17 +66,20 @@ export const verdictOfRounds = (settled: SettleOutcome<JsonObject, Verdict>): Ve
       })
     : settled.value
 
-/** The outcome once the rounds are done and the policy has decided on the settled args. */
-export const finish = (settled: SettleOutcome<JsonObject, Verdict>, policy: PolicyDecision): Finished<Outcome> => {
+/** The outcome once the rounds are done and the policy has decided on the settled args (`finish` without notes). */
+export const outcomeOf = (settled: SettleOutcome<JsonObject, Verdict>, policy: PolicyDecision): Outcome => {
   const decision = decide(policy, verdictOfRounds(settled))
   return {
-    outcome: {
-      decision: decision.decision,
-      reasons: decision.reasons,
-      args: settled.payload,
-      rounds: settled.rounds,
-      rewrittenBy: settled.adopted
-    },
-    notes: [`policy: ${policy.level} (${policy.source})`, `settling: ${settled._tag}`]
+    decision: decision.decision,
+    reasons: decision.reasons,
+    args: settled.payload,
+    rounds: settled.rounds,
+    rewrittenBy: settled.adopted
   }
 }
+
+/** The outcome, and the notes the audit records with it. */
+export const finish = (settled: SettleOutcome<JsonObject, Verdict>, policy: PolicyDecision): Finished<Outcome> => ({
+  outcome: outcomeOf(settled, policy),
+  notes: [`policy: ${policy.level} (${policy.source})`, `settling: ${settled._tag}`]
+})

@@ -7,11 +7,12 @@ import {
   type RequestBody,
   type WithId
 } from "@abhed/protocol"
-import { Cause, Clock, Effect, Exit, Result } from "effect"
+import { Cause, Clock, Effect, Exit, Result, Tracer } from "effect"
 import { mergeByName, roundAudience, type RoundAudience } from "../Audience.ts"
 import type { AuditExchange, AuditRound } from "../AuditLog.ts"
 import type { EncodedRequest, Extension, StartedExchange } from "../Extension.ts"
 import type { ExtensionError } from "../ExtensionError.ts"
+import { recordExtensionLatency } from "../HostMetrics.ts"
 import * as IdCounter from "../IdCounter.ts"
 import { observeRound } from "../Telemetry.ts"
 import { auditOf, exchange, failed, replied, type Exchange } from "./Exchange.ts"
@@ -80,8 +81,21 @@ export const fanOutNow = <E extends EventName>(
       })
       return Effect.sync(() => started.forEach((x) => x?.abandon()))
     })
-    return Effect.flatMap(all, () =>
-      Effect.forEach(exits, (exit, i): Effect.Effect<Exchange<E>> => {
+    // Every exchange replied (the common case): the records in one synchronous step, not an effect per exchange.
+    const repliedAll = (): Array<Exchange<E>> | undefined => {
+      const out: Array<Exchange<E>> = []
+      for (let i = 0; i < exits.length; i++) {
+        const exit = exits[i]
+        const extension = subscribers[i]
+        if (exit === undefined || extension === undefined || Exit.isFailure(exit)) return undefined
+        out.push(replied(extension, exit.value, latencies[i] ?? 0))
+      }
+      return out
+    }
+    return Effect.flatMap(all, () => {
+      const done = repliedAll()
+      if (done !== undefined) return Effect.succeed(done)
+      return Effect.forEach(exits, (exit, i): Effect.Effect<Exchange<E>> => {
         const extension = subscribers[i]
         if (exit === undefined || extension === undefined)
           return Effect.die(new Error("fan-out: an exchange did not end"))
@@ -92,7 +106,7 @@ export const fanOutNow = <E extends EventName>(
           ? failed(extension, error.success, latencies[i] ?? 0, reported)
           : Effect.failCause(error.failure)
       })
-    )
+    })
   })
 }
 
@@ -112,7 +126,7 @@ export const fanOut = <E extends EventName>(
   body: RequestBody<E>,
   except?: ReadonlySet<string>
 ): Effect.Effect<{ readonly exchanges: ReadonlyArray<Exchange<E>>; readonly skipped: ReadonlyArray<AuditExchange> }> =>
-  Effect.suspend(() => {
+  Effect.withFiber((fiber) => {
     const { reported } = ctx
     const request = encodeRound(ctx, event, body)
     const heard = ctx.audience[event](request.value)
@@ -120,20 +134,32 @@ export const fanOut = <E extends EventName>(
     const subscribers = except === undefined ? heard.subscribers : heard.subscribers.filter((x) => !except.has(x.name))
     // forEach keeps the input order, and subscribers are in name order: so are the exchanges.
     const only = subscribers.length === 1 ? subscribers[0] : undefined
-    const round = "round" in body && typeof body.round === "number" ? body.round : 1
-    if (only !== undefined)
+    // With a tracer that exports, `observeRound` adds a child span per exchange. Without one (export off) only the
+    // latencies are recorded, in the step that has the replies: observeRound's wrapper (a fiber read, one more map
+    // and its closures) was part of what had made a dispatch over 8 fakes ~19% dearer in CPU than before the
+    // host's split (docs/benchmarks.md).
+    const exporting = fiber.getRef(Tracer.Tracer) !== Tracer.nativeTracer
+    if (only !== undefined && !exporting)
+      return Effect.map(exchange(only, request, reported), (x) => {
+        recordExtensionLatency(x.extension.name, x.latency_ms, fiber.context)
+        return { exchanges: [x], skipped }
+      })
+    const exchanges: Effect.Effect<ReadonlyArray<Exchange<E>>> =
+      only !== undefined
+        ? Effect.map(exchange(only, request, reported), (x) => [x])
+        : ((subscribers.length > 1 ? fanOutNow(subscribers, request, reported) : undefined) ??
+          Effect.forEach(subscribers, (x) => exchange(x, request, reported), { concurrency: "unbounded" }))
+    if (exporting) {
+      const round = "round" in body && typeof body.round === "number" ? body.round : 1
       return observeRound(
         round,
-        Effect.map(exchange(only, request, reported), (x) => ({ exchanges: [x], skipped }))
+        Effect.map(exchanges, (xs) => ({ exchanges: xs, skipped }))
       )
-    const now = subscribers.length > 1 ? fanOutNow(subscribers, request, reported) : undefined
-    return observeRound(
-      round,
-      Effect.map(
-        now ?? Effect.forEach(subscribers, (x) => exchange(x, request, reported), { concurrency: "unbounded" }),
-        (exchanges) => ({ exchanges, skipped })
-      )
-    )
+    }
+    return Effect.map(exchanges, (xs) => {
+      for (const x of xs) recordExtensionLatency(x.extension.name, x.latency_ms, fiber.context)
+      return { exchanges: xs, skipped }
+    })
   })
 
 /** A round's audit entry (only when recording). */

@@ -63,8 +63,10 @@ export const toolCall = (ctx: DispatchContext, call: ToolCallInput): Effect.Effe
       outcome: SettleOutcome<JsonObject, Verdict>,
       decision: PolicyDecision
     ): Dispatched<ToolCallOutcome> => {
+      // Notes only for a sink that keeps them: two strings per dispatch otherwise made for nothing.
+      if (!recording) return { outcome: ToolCallRule.outcomeOf(outcome, decision), rounds: auditRounds, notes: [] }
       const finished = ToolCallRule.finish(outcome, decision)
-      return { outcome: finished.outcome, rounds: auditRounds, notes: recording ? finished.notes : [] }
+      return { outcome: finished.outcome, rounds: auditRounds, notes: finished.notes }
     }
     return dispatch(
       ctx,

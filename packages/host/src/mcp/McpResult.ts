@@ -3,17 +3,18 @@ import type * as McpSchema from "effect/ai/McpSchema"
 
 /**
  * An MCP tool result as our `invoke_tool` reply, and every way a call can fail as a failed tool result that says
- * why (docs/cli.md#abhed-ext-mcp). Pure: the adapter's shell runs the calls.
+ * why (docs/mcp.md#faults). Pure: the shells run the calls (the host's MCP extension, McpExtension.ts, and the
+ * `abhed-ext mcp` adapter).
  */
 
-/** What the adapter answers `invoke_tool` with. */
+/** What an MCP extension answers `invoke_tool` with. */
 export interface ToolReply {
   readonly result: unknown
   readonly is_error: boolean
 }
 
 /**
- * The largest result the adapter passes on, in bytes of JSON: a quarter of a million tokens, more than a model's
+ * The largest result passed on, in bytes of JSON: a quarter of a million tokens, more than a model's
  * context holds. (The host drops an extension whose reply line passes 16 MiB, and its tools with it.)
  */
 export const MaxResultBytes = 1024 * 1024
@@ -54,7 +55,7 @@ export const toolReply = (result: McpSchema.CallToolResult): ToolReply => {
   const bytes = Buffer.byteLength(JSON.stringify(value) ?? "null")
   if (bytes > MaxResultBytes) {
     return {
-      result: `the MCP server's result is ${mib(bytes)}, over the adapter's limit of ${mib(MaxResultBytes)}; it was dropped`,
+      result: `the MCP server's result is ${mib(bytes)}, over the limit of ${mib(MaxResultBytes)}; it was dropped`,
       is_error: true
     }
   }
@@ -72,12 +73,15 @@ export interface Fault {
 
 const same = (text: string): Fault => ({ forModel: text, forLog: text })
 
-/** A call's failure from effect's MCP client, as a fault. `timeoutMs` is the adapter's bound. */
-export const callFault = (error: McpClientError, timeoutMs: number): Fault => {
+/**
+ * A call's failure from effect's MCP client, as a fault. `timeoutMs` is the bound on the call, and `bound` names the
+ * setting it comes from (the adapter's `--timeout-ms`, the host's share of `timeout_ms`).
+ */
+export const callFault = (error: McpClientError, timeoutMs: number, bound = "--timeout-ms"): Fault => {
   const reason = error.reason
   switch (reason._tag) {
     case "TimeoutError":
-      return same(`no answer from the MCP server within ${timeoutMs} ms (--timeout-ms); the call was cancelled`)
+      return same(`no answer from the MCP server within ${timeoutMs} ms (${bound}); the call was cancelled`)
     case "ProtocolError": {
       if (reason.code !== undefined) {
         const message = reason.description ?? ""

@@ -1,0 +1,157 @@
+import { isJsonObject, makeLineReader, type ReadLine } from "@abhed/protocol"
+import { Deferred, Effect, Exit } from "effect"
+import type * as McpClient from "effect/ai/McpClient"
+import { LimitError, McpClientError, ProtocolError, TransportError } from "effect/ai/McpClientError"
+import type * as McpSchema from "effect/ai/McpSchema"
+import * as McpProtocol from "effect/ai/McpProtocol"
+import type { Readable, Writable } from "node:stream"
+
+/**
+ * MCP's stdio transport (newline-delimited JSON-RPC) over pipes the host already holds: effect's `McpClient` runs
+ * over it (initialize, validation of every result), while the process is the host's own, spawned, grouped and ended
+ * as any extension's (McpExtension.ts). The server's stdout is cut into lines in its `data` callback, as an
+ * extension's is, and each response settles its request there: no stream, queue or fiber between the pipe and the
+ * caller. What breaks the protocol for good (a line that is not JSON-RPC, a message over the limit) is reported once
+ * through `onBroken`, and every request waiting fails with it.
+ */
+
+/** The largest message read from the server: a larger one breaks the connection (results over 1 MiB are dropped). */
+export const MaxMessageBytes = 8 * 1024 * 1024
+
+export type Broken =
+  | { readonly _tag: "NotJsonRpc"; readonly got: string }
+  | { readonly _tag: "TooLong"; readonly maxBytes: number }
+
+export interface StdioConnection {
+  readonly transport: McpClient.Transport
+  /** Ends the connection: every request waiting fails with `error`, and so does every later one. */
+  readonly close: (error: McpClientError) => void
+}
+
+/** The connection lost (the server exited, its stdout closed): what every request waiting then fails with. */
+export const transportError = (description: string) =>
+  new McpClientError({ reason: new TransportError({ description }) })
+
+const protocolError = (description: string) => new McpClientError({ reason: new ProtocolError({ description }) })
+
+type Response = McpSchema.JsonRpcResponse
+
+/** A JSON-RPC response's shape, as far as the client reads it before validating `result` by its method. */
+const isResponse = (value: Record<string, unknown>): boolean => {
+  const id = value["id"]
+  if (typeof id !== "string" && typeof id !== "number") return false
+  const error = value["error"]
+  if (error === undefined) return "result" in value
+  return isJsonObject(error) && typeof error["code"] === "number" && typeof error["message"] === "string"
+}
+
+export const connect = (
+  pipes: { readonly stdin: Writable; readonly stdout: Readable },
+  onBroken: (why: Broken) => void
+): StdioConnection => {
+  const pending = new Map<string | number, Deferred.Deferred<Response, McpClientError>>()
+  let failed: McpClientError | undefined
+
+  const close = (error: McpClientError): void => {
+    if (failed !== undefined) return
+    failed = error
+    for (const response of pending.values()) Deferred.doneUnsafe(response, Exit.fail(error))
+    pending.clear()
+  }
+  // Reported before the requests waiting fail: a failed request's fiber may run on at once, synchronously, and
+  // must find the extension dead already (its answer is then the death, not a failed tool result).
+  const broken = (why: Broken, error: McpClientError): void => {
+    if (failed !== undefined) return
+    onBroken(why)
+    close(error)
+  }
+
+  const write = (message: McpSchema.JsonRpcMessage): void => {
+    if (pipes.stdin.writable) pipes.stdin.write(`${JSON.stringify(message)}\n`)
+  }
+
+  const receive = (line: ReadLine): void => {
+    if (line._tag !== "Json") {
+      if (line._tag === "Invalid") {
+        broken(
+          { _tag: "NotJsonRpc", got: `${line.got} (${line.bytes} bytes)` },
+          protocolError(`the server wrote ${line.got}`)
+        )
+      }
+      return
+    }
+    const value = line.value
+    if (!isJsonObject(value)) {
+      return broken(
+        { _tag: "NotJsonRpc", got: "a JSON value that is not an object" },
+        protocolError("the server wrote a non-object")
+      )
+    }
+    if (typeof value["method"] === "string") {
+      const id = value["id"]
+      // A request from the server: the host advertises no capabilities, so it answers pings and declines the rest
+      // (as effect's own stdio transport does). A notification needs no answer.
+      if (typeof id === "string" || typeof id === "number") {
+        write(
+          value["method"] === "ping"
+            ? { jsonrpc: "2.0", id, result: {} }
+            : { jsonrpc: "2.0", id, error: { code: -32601, message: `Unsupported MCP method: ${value["method"]}` } }
+        )
+      }
+      return
+    }
+    if (!isResponse(value)) {
+      return broken(
+        { _tag: "NotJsonRpc", got: "a message that is neither a request nor a response" },
+        protocolError("the server wrote a malformed response")
+      )
+    }
+    const id = value["id"] as string | number
+    const response = pending.get(id)
+    // None: the answer to a request given up on (cancelled past its bound), which arrives late.
+    if (response === undefined) return
+    pending.delete(id)
+    Deferred.doneUnsafe(response, Exit.succeed(value as unknown as Response))
+  }
+
+  const reader = makeLineReader({ maxLineBytes: MaxMessageBytes })
+  pipes.stdout.on("data", (chunk: Uint8Array) => {
+    const { lines, tooLong } = reader.read(chunk)
+    for (const line of lines) receive(line)
+    if (tooLong) {
+      broken(
+        { _tag: "TooLong", maxBytes: MaxMessageBytes },
+        new McpClientError({ reason: new LimitError({ description: "MCP message exceeds the limit" }) })
+      )
+    }
+  })
+
+  const transport: McpClient.Transport = {
+    "~effect/ai/McpClient/Transport": "~effect/ai/McpClient/Transport",
+    protocol: McpProtocol.v2025_11_25,
+    isCallable: () => true,
+    notify: (message) =>
+      Effect.suspend(() => {
+        if (failed !== undefined) return Effect.fail(failed)
+        write(message)
+        return Effect.void
+      }),
+    request: (message) =>
+      Effect.suspend(() => {
+        if (failed !== undefined) return Effect.fail(failed)
+        const response = Deferred.makeUnsafe<Response, McpClientError>()
+        pending.set(message.id, response)
+        write(message)
+        return Deferred.await(response).pipe(
+          // Past its bound (interrupted): the server is told, and its late answer is dropped (`receive`).
+          Effect.onInterrupt(() =>
+            Effect.sync(() => {
+              if (!pending.delete(message.id) || message.method === "initialize") return
+              write({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: message.id } })
+            })
+          )
+        )
+      })
+  }
+  return { transport, close }
+}
