@@ -2,8 +2,8 @@ import * as NodeFs from "node:fs"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
 import { jsonLines, runCli } from "../support/cli-helpers.ts"
-import { call, markerScript, pidsOf, type World, world } from "../support/config-world.ts"
-import { exists, Patient } from "../support/extension-helpers.ts"
+import { call, markerExtensions, markerScript, pidsOf, type World, world } from "../support/config-world.ts"
+import { exists } from "../support/extension-helpers.ts"
 
 /** Config layers and trust, with real processes, in a world of their own (test/support/config-world.ts). */
 
@@ -12,19 +12,7 @@ const layer = (w: World, file: string, names: ReadonlyArray<string>, extra: obje
   const dir = join(file, "..")
   NodeFs.mkdirSync(dir, { recursive: true })
   for (const name of names) NodeFs.writeFileSync(join(dir, `${name}.sh`), markerScript(name))
-  NodeFs.writeFileSync(
-    file,
-    JSON.stringify({
-      extensions: names.map((name) => ({
-        name,
-        command: "bash",
-        args: [`${name}.sh`],
-        env: { MARKER: w.marker(name) },
-        ...Patient
-      })),
-      ...extra
-    })
-  )
+  NodeFs.writeFileSync(file, JSON.stringify({ extensions: markerExtensions(w, names), ...extra }))
 }
 
 const run = (w: World, args: ReadonlyArray<string> = []) =>

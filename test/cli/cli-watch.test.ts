@@ -2,8 +2,8 @@ import * as NodeFs from "node:fs"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
 import { jsonLines, runCli, startCli } from "../support/cli-helpers.ts"
-import { call, markerScript, pidsOf, type World, world } from "../support/config-world.ts"
-import { exists, Patient } from "../support/extension-helpers.ts"
+import { call, markerExtensions, markerScript, pidsOf, type World, world } from "../support/config-world.ts"
+import { exists } from "../support/extension-helpers.ts"
 
 /**
  * `abhed-ext run --watch` with real processes and a temporary HOME: an edited config is picked up mid-session
@@ -22,19 +22,7 @@ const layer = (w: World, file: string, names: ReadonlyArray<string>) => {
   for (const name of names) {
     if (!NodeFs.existsSync(join(file, "..", `${name}.sh`))) save(join(file, "..", `${name}.sh`), markerScript(name))
   }
-  save(
-    file,
-    JSON.stringify({
-      extensions: names.map((name) => ({
-        name,
-        command: "bash",
-        args: [`${name}.sh`],
-        env: { MARKER: w.marker(name) },
-        ...Patient,
-        grace_ms: 300
-      }))
-    })
-  )
+  save(file, JSON.stringify({ extensions: markerExtensions(w, names, { grace_ms: 300 }) }))
 }
 
 const lineCount = (n: number) => (stdout: string) => jsonLines(stdout).length >= n

@@ -1,6 +1,7 @@
 import * as NodeFs from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { Patient } from "./extension-helpers.ts"
 
 /**
  * A world for the config layers, with real processes: a temporary HOME, XDG_CONFIG_HOME and ABHED_MANAGED_CONFIG
@@ -49,6 +50,17 @@ while IFS= read -r line; do
   if [[ $line == *'"event":"tool_call"'* ]]; then echo '{"block":true,"reason":"${name} says no"}'; else echo '{}'; fi
 done
 `
+
+/** The config entries of the extensions `names`, each running its `<name>.sh` beside the config file. */
+export const markerExtensions = (w: World, names: ReadonlyArray<string>, extra: object = {}) =>
+  names.map((name) => ({
+    name,
+    command: "bash",
+    args: [`${name}.sh`],
+    env: { MARKER: w.marker(name) },
+    ...Patient,
+    ...extra
+  }))
 
 /** The pids the extension `name` started with, in order. */
 export const pidsOf = (w: World, name: string): ReadonlyArray<number> =>
