@@ -1,8 +1,9 @@
 import { escapeXml } from "@abhed/cli/casetest/JUnit"
-import { type ReadRecord, sessionsOf } from "@abhed/cli/replay/AuditInput"
+import { type ReadRecord, readRecord, sessionsOf } from "@abhed/cli/replay/AuditInput"
 import { compareCall, compareContext, compareResult } from "@abhed/cli/replay/ReplayCompare"
 import { planOf } from "@abhed/cli/replay/ReplayPlan"
 import type { AuditRecord, AuditRound } from "@abhed/host"
+import { Result } from "effect"
 import { describe, expect, it } from "vitest"
 
 /**
@@ -282,6 +283,37 @@ describe("replay: what a record allows to send again", () => {
       ["b", [0]],
       ["a", [0, 1]]
     ])
+  })
+
+  it("reads a line as abhed-ext audit does: blank lines are none, a bad one says where and why", () => {
+    const line = {
+      seq: 3,
+      session_id: "s",
+      time: "2026-01-01T00:00:00.000Z",
+      event: "tool_call",
+      call_id: "c-1",
+      tool: "bash",
+      args: { command: "ls" },
+      rounds: [{ round: 1, exchanges: [{ extension: "g", status: "some_new_status", latency_ms: 2 }] }],
+      outcome: { decision: "allow", reasons: [] },
+      notes: [],
+      duration_ms: 4
+    }
+    expect(readRecord("a.jsonl", 1, "  ")).toBeUndefined()
+    const read = readRecord("a.jsonl", 2, JSON.stringify(line))
+    expect(read !== undefined && Result.isSuccess(read) ? read.success : read).toMatchObject({
+      where: "a.jsonl:2",
+      seq: 3,
+      call_id: "c-1",
+      rounds: line.rounds
+    })
+    expect(readRecord("a.jsonl", 3, "{oops")).toEqual(
+      Result.fail({ where: "a.jsonl:3", problem: expect.stringMatching(/^not JSON \(/) })
+    )
+    const { time: _, ...untimed } = line
+    expect(readRecord("a.jsonl", 4, JSON.stringify(untimed))).toEqual(
+      Result.fail({ where: "a.jsonl:4", problem: expect.stringMatching(/^not an audit record: .*time/) })
+    )
   })
 })
 

@@ -1,9 +1,9 @@
-import { appendFileSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs"
-import { tmpdir } from "node:os"
+import { appendFileSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
 import { runCli } from "../support/cli-helpers.ts"
-import { fixture, Patient } from "../support/extension-helpers.ts"
+import { fixture } from "../support/extension-helpers.ts"
+import { configFile, guard, redactor, replayExtension, tempDir } from "../support/replay-extensions.ts"
 
 /**
  * `abhed-ext replay`: a session recorded with `run --audit`, re-decided under another config with its real
@@ -11,25 +11,6 @@ import { fixture, Patient } from "../support/extension-helpers.ts"
  * changes nothing (exit 0); `--fail-on looser` fails only when something became looser; what a digest audit does
  * not hold is listed as not replayable, never guessed.
  */
-
-const node = (name: string, file: string, events: ReadonlyArray<string>) => ({
-  name,
-  command: process.execPath,
-  args: [fixture(`replay/${file}`)],
-  events,
-  ...Patient,
-  grace_ms: 300
-})
-
-const guard = node("guard", "guard.mjs", ["tool_call", "tool_result", "context"])
-const redactor = node("redactor", "redactor.mjs", ["tool_call", "tool_result"])
-
-const tempDir = () => mkdtempSync(join(tmpdir(), "abhed-replay-"))
-const configFile = (extensions: ReadonlyArray<object>): string => {
-  const file = join(tempDir(), "abhed.json")
-  writeFileSync(file, JSON.stringify({ extensions }))
-  return file
-}
 
 const session = fixture("replay/session.jsonl")
 
@@ -220,7 +201,7 @@ describe.concurrent("abhed-ext replay", () => {
   it(
     "a withheld result replays from what the tool returned: without the extension that withheld it, looser",
     async () => {
-      const withholder = { ...node("withholder", "withholder.mjs", ["tool_result"]), on_failure: "deny" }
+      const withholder = { ...replayExtension("withholder", "withholder.mjs", ["tool_result"]), on_failure: "deny" }
       const events = join(tempDir(), "events.jsonl")
       writeFileSync(
         events,

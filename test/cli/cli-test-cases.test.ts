@@ -1,35 +1,16 @@
 import { XMLParser, XMLValidator } from "fast-xml-parser"
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
-import { tmpdir } from "node:os"
+import { readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
 import { runCli } from "../support/cli-helpers.ts"
-import { fixture, Patient } from "../support/extension-helpers.ts"
+import { fixture } from "../support/extension-helpers.ts"
+import { configFile, guard, redactor, tempDir } from "../support/replay-extensions.ts"
 
 /**
  * `abhed-ext test`: each case through the config's real extensions (node processes), PASS or FAIL with what was
  * expected and what came, a malformed line a failed case that stops nothing, exit 1 on any failure, and a JUnit
  * report that a real XML parser reads back.
  */
-
-const node = (name: string, file: string, events: ReadonlyArray<string>) => ({
-  name,
-  command: process.execPath,
-  args: [fixture(`replay/${file}`)],
-  events,
-  ...Patient,
-  grace_ms: 300
-})
-
-const guard = node("guard", "guard.mjs", ["tool_call", "tool_result", "context"])
-const redactor = node("redactor", "redactor.mjs", ["tool_call", "tool_result"])
-
-const tempDir = () => mkdtempSync(join(tmpdir(), "abhed-test-cases-"))
-const configFile = (extensions: ReadonlyArray<object>): string => {
-  const file = join(tempDir(), "abhed.json")
-  writeFileSync(file, JSON.stringify({ extensions }))
-  return file
-}
 
 const cases = fixture("replay/cases.jsonl")
 

@@ -1,87 +1,22 @@
 import * as NodeFs from "node:fs"
-import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
 import { jsonLines, runCli } from "../support/cli-helpers.ts"
-import { Patient } from "../support/extension-helpers.ts"
+import { call, markerExtensions, markerScript, pidsOf, type World, world } from "../support/config-world.ts"
+import { exists } from "../support/extension-helpers.ts"
 
-/**
- * Config layers and trust, with real processes, a temporary HOME / XDG_CONFIG_HOME and ABHED_MANAGED_CONFIG (the
- * real /etc and ~ are never read). Each extension here appends its pid to a marker file when it starts and denies
- * every tool call naming itself, so the output says which ran and the marker whether anything started at all.
- */
-
-const script = (name: string) =>
-  `#!/usr/bin/env bash
-echo "$$" >> "$MARKER"
-while IFS= read -r line; do
-  if [[ $line == *'"event":"tool_call"'* ]]; then echo '{"block":true,"reason":"${name} says no"}'; else echo '{}'; fi
-done
-`
-
-interface World {
-  readonly root: string
-  readonly repo: string
-  readonly env: NodeJS.ProcessEnv
-  readonly marker: (name: string) => string
-  readonly managed: string
-  readonly user: string
-  readonly project: string
-}
-
-const world = (): World => {
-  const root = NodeFs.realpathSync(NodeFs.mkdtempSync(join(tmpdir(), "abhed-trust-")))
-  const repo = join(root, "repo")
-  NodeFs.mkdirSync(join(repo, ".git"), { recursive: true })
-  NodeFs.mkdirSync(join(repo, "src"), { recursive: true })
-  return {
-    root,
-    repo,
-    env: {
-      HOME: join(root, "home"),
-      XDG_CONFIG_HOME: join(root, "config"),
-      ABHED_MANAGED_CONFIG: join(root, "etc", "abhed.json")
-    },
-    marker: (name) => join(root, `marker-${name}`),
-    managed: join(root, "etc", "abhed.json"),
-    user: join(root, "config", "abhed", "abhed.json"),
-    project: join(repo, ".abhed", "abhed.json")
-  }
-}
+/** Config layers and trust, with real processes, in a world of their own (test/support/config-world.ts). */
 
 /** A layer file with one extension per name, each running its own script next to the file. */
 const layer = (w: World, file: string, names: ReadonlyArray<string>, extra: object = {}) => {
   const dir = join(file, "..")
   NodeFs.mkdirSync(dir, { recursive: true })
-  for (const name of names) NodeFs.writeFileSync(join(dir, `${name}.sh`), script(name))
-  NodeFs.writeFileSync(
-    file,
-    JSON.stringify({
-      extensions: names.map((name) => ({
-        name,
-        command: "bash",
-        args: [`${name}.sh`],
-        env: { MARKER: w.marker(name) },
-        ...Patient
-      })),
-      ...extra
-    })
-  )
+  for (const name of names) NodeFs.writeFileSync(join(dir, `${name}.sh`), markerScript(name))
+  NodeFs.writeFileSync(file, JSON.stringify({ extensions: markerExtensions(w, names), ...extra }))
 }
 
-const call = `{"event":"tool_call","tool":"bash","args":{"command":"ls"}}\n`
 const run = (w: World, args: ReadonlyArray<string> = []) =>
   runCli(["run", ...args], { cwd: join(w.repo, "src"), env: w.env, input: call })
-const started = (w: World, name: string): ReadonlyArray<number> =>
-  NodeFs.existsSync(w.marker(name)) ? NodeFs.readFileSync(w.marker(name), "utf8").trim().split("\n").map(Number) : []
-const alive = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch {
-    return false
-  }
-}
 const reasons = (stdout: string): ReadonlyArray<string> =>
   jsonLines(stdout)
     .flatMap((l) => (l as { reasons?: ReadonlyArray<{ reason: string }> }).reasons ?? [])
@@ -89,12 +24,12 @@ const reasons = (stdout: string): ReadonlyArray<string> =>
 
 describe("abhed-ext trust: a project's extensions run only once trusted, bound to their content", () => {
   it("untrusted: nothing starts; trust --yes: it runs; one byte of its script changed: untrusted again, naming it", async () => {
-    const w = world()
+    const w = world("abhed-trust-")
     layer(w, w.user, ["mine"])
     layer(w, w.project, ["repo"])
 
     const before = await run(w, ["--strict"])
-    expect(started(w, "repo")).toEqual([])
+    expect(pidsOf(w, "repo")).toEqual([])
     expect(before.stderr).toContain(`the project config ${w.project} is not trusted`)
     expect(before.stderr).toContain(`abhed-ext trust ${w.repo}`)
     // The session goes on with the other layers, and --strict fails after every line is decided.
@@ -106,7 +41,7 @@ describe("abhed-ext trust: a project's extensions run only once trusted, bound t
     expect(refused.code).toBe(1)
     expect(refused.stdout).toContain(join(w.repo, ".abhed", "repo.sh"))
     expect(refused.stderr).toContain("abhed-ext trust --yes")
-    expect(started(w, "repo")).toEqual([])
+    expect(pidsOf(w, "repo")).toEqual([])
 
     const trusted = await runCli(["trust", "--yes", join(w.repo, "src")], { cwd: w.root, env: w.env })
     expect(trusted.code).toBe(0)
@@ -120,37 +55,37 @@ describe("abhed-ext trust: a project's extensions run only once trusted, bound t
     const after = await run(w, ["--strict"])
     expect(after.code).toBe(0)
     expect(reasons(after.stdout)).toEqual(["mine says no", "repo says no"])
-    expect(started(w, "repo")).toHaveLength(1)
+    expect(pidsOf(w, "repo")).toHaveLength(1)
 
     NodeFs.appendFileSync(join(w.repo, ".abhed", "repo.sh"), "#")
     const changed = await run(w)
     expect(changed.stderr).toContain("extension repo: script .abhed/repo.sh changed")
     expect(reasons(changed.stdout)).toEqual(["mine says no"])
-    expect(started(w, "repo")).toHaveLength(1)
+    expect(pidsOf(w, "repo")).toHaveLength(1)
 
     await runCli(["trust", "--yes"], { cwd: w.repo, env: w.env })
     const untrusted = await runCli(["untrust"], { cwd: w.repo, env: w.env })
     expect(untrusted.stdout).toContain(`no longer trusted: ${w.repo}`)
     expect((await run(w)).stderr).toContain("never been trusted")
-    expect(started(w, "repo")).toHaveLength(1)
+    expect(pidsOf(w, "repo")).toHaveLength(1)
 
     // Nothing is left running.
-    for (const pid of [...started(w, "repo"), ...started(w, "mine")]) expect(alive(pid)).toBe(false)
+    for (const pid of [...pidsOf(w, "repo"), ...pidsOf(w, "mine")]) expect(exists(pid)).toBe(false)
   }, 300_000)
 
   it("the same name in two layers is an error naming both files", async () => {
-    const w = world()
+    const w = world("abhed-trust-")
     layer(w, w.managed, ["guard"])
     layer(w, w.user, ["guard"])
     const r = await run(w)
     expect(r.code).toBe(2)
     expect(r.stderr).toContain(w.managed)
     expect(r.stderr).toContain(w.user)
-    expect(started(w, "guard")).toEqual([])
+    expect(pidsOf(w, "guard")).toEqual([])
   }, 120_000)
 
   it("a managed allow_managed_only runs only the managed extensions, and names the others", async () => {
-    const w = world()
+    const w = world("abhed-trust-")
     layer(w, w.managed, ["corp"], { allow_managed_only: true })
     layer(w, w.user, ["mine"])
     const r = await run(w)
@@ -158,12 +93,12 @@ describe("abhed-ext trust: a project's extensions run only once trusted, bound t
     expect(reasons(r.stdout)).toEqual(["corp says no"])
     expect(r.stderr).toContain("allow_managed_only")
     expect(r.stderr).toContain(`mine, in ${w.user}`)
-    expect(started(w, "mine")).toEqual([])
-    for (const pid of started(w, "corp")) expect(alive(pid)).toBe(false)
+    expect(pidsOf(w, "mine")).toEqual([])
+    for (const pid of pidsOf(w, "corp")) expect(exists(pid)).toBe(false)
   }, 120_000)
 
   it("an invalid layer is exit 2 naming its file, line and path; trust refuses it the same way", async () => {
-    const w = world()
+    const w = world("abhed-trust-")
     NodeFs.mkdirSync(join(w.repo, ".abhed"), { recursive: true })
     NodeFs.writeFileSync(w.project, `{\n  // a comment is fine\n  "extensions": [{"name": "x"}]\n}`)
     const r = await run(w)
@@ -176,12 +111,12 @@ describe("abhed-ext trust: a project's extensions run only once trusted, bound t
   }, 120_000)
 
   it("--config FILE runs exactly that file, whatever the layers", async () => {
-    const w = world()
+    const w = world("abhed-trust-")
     layer(w, w.user, ["mine"])
     const own = join(w.root, "own", "abhed.json")
     layer(w, own, ["own"])
     const r = await runCli(["run", "--config", own], { cwd: w.repo, env: w.env, input: call })
     expect(reasons(r.stdout)).toEqual(["own says no"])
-    expect(started(w, "mine")).toEqual([])
+    expect(pidsOf(w, "mine")).toEqual([])
   }, 120_000)
 })

@@ -5,7 +5,7 @@ import { Context, Effect, Exit, Layer, Scope } from "effect"
 import * as NodeFs from "node:fs"
 import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
-import { Patient } from "../support/extension-helpers.ts"
+import { exists, Patient } from "../support/extension-helpers.ts"
 
 /**
  * `ExtensionHost.reload` with real processes: an unchanged extension keeps its process (same pid), one whose
@@ -38,15 +38,6 @@ const world = () => {
     write,
     script: (name: string, version: number) =>
       NodeFs.writeFileSync(NodePath.join(dir, `${name}.sh`), script(name, version))
-  }
-}
-
-const alive = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch {
-    return false
   }
 }
 
@@ -85,8 +76,8 @@ describe("ExtensionHost.reload with real processes", () => {
         assert.strictEqual(after["same"], before["same"])
         assert.notStrictEqual(after["edited"], before["edited"])
         // The reload returns once what left the set has ended.
-        assert.isFalse(alive(before["edited"] ?? -1))
-        assert.isFalse(alive(before["gone"] ?? -1))
+        assert.isFalse(exists(before["edited"] ?? -1))
+        assert.isFalse(exists(before["gone"] ?? -1))
         const outcome = yield* host.toolCall({ tool: "bash", args: { command: "ls" } })
         assert.deepStrictEqual(
           outcome.reasons.map((r) => r.reason),
@@ -105,7 +96,7 @@ describe("ExtensionHost.reload with real processes", () => {
 
         yield* Scope.close(scope, Exit.void)
         for (const pid of [...Object.values(before), ...Object.values(after)])
-          assert.isFalse(alive(pid), `pid ${pid} still running`)
+          assert.isFalse(exists(pid), `pid ${pid} still running`)
       }),
     120_000
   )

@@ -1,7 +1,7 @@
 import { spawn } from "node:child_process"
 import { describe, expect, it } from "vitest"
 import { bin, jsonLines, runCli } from "../support/cli-helpers.ts"
-import { Patient } from "../support/extension-helpers.ts"
+import { exists, Patient } from "../support/extension-helpers.ts"
 import { adapterExtension, faultyServer, invoke, lines, PatientAdapter, writeConfig } from "../support/mcp-helpers.ts"
 
 /**
@@ -13,19 +13,10 @@ import { adapterExtension, faultyServer, invoke, lines, PatientAdapter, writeCon
 type Line = Record<string, unknown>
 const Slow = 180_000
 
-const alive = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch {
-    return false
-  }
-}
-
 /** Polls (bounded) until `pid` is gone: a killed child is reaped by init a moment after its parent exits. */
 const gone = async (pid: number): Promise<boolean> => {
   const deadline = Date.now() + Patient.timeout_ms
-  while (alive(pid)) {
+  while (exists(pid)) {
     if (Date.now() > deadline) return false
     await new Promise((resolve) => setTimeout(resolve, 50))
   }
@@ -236,7 +227,7 @@ describe.concurrent("abhed-ext mcp: the server ends with the adapter", () => {
       )
     )
     const pid = pidOf((await replies)[1])
-    expect(alive(pid)).toBe(true)
+    expect(exists(pid)).toBe(true)
     end(child)
     await exited
     return pid

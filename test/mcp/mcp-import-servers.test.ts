@@ -17,6 +17,18 @@ const read = (format: HookFormat, settings: unknown): McpImport => {
   return result.success
 }
 
+/** Claude Code's .mcp.json with one streamable HTTP server, "api". */
+const httpServer = (url: string, headers: Record<string, string>): McpImport =>
+  read("claude", { mcpServers: { api: { type: "http", url, headers } } })
+
+/** The adapter's arguments before the server's own: its name and bounds (60 s each unless the file says). */
+const adapterHead = (name: string, timeoutMs = 60000) => [
+  "mcp",
+  `--name=${name}`,
+  `--timeout-ms=${timeoutMs}`,
+  "--startup-timeout-ms=60000"
+]
+
 const only = (imported: McpImport): Record<string, unknown> => {
   expect(imported.extensions).toHaveLength(1)
   return imported.extensions[0] ?? {}
@@ -46,16 +58,7 @@ describe("Claude Code's .mcp.json", () => {
     expect(only(imported)).toEqual({
       name: "github",
       command: "abhed-ext",
-      args: [
-        "mcp",
-        "--name=github",
-        "--timeout-ms=60000",
-        "--startup-timeout-ms=60000",
-        "--",
-        "npx",
-        "-y",
-        "@modelcontextprotocol/server-github"
-      ],
+      args: [...adapterHead("github"), "--", "npx", "-y", "@modelcontextprotocol/server-github"],
       events: ["list_tools", "invoke_tool"],
       cwd: ".",
       env: { LOG_LEVEL: "info" },
@@ -68,21 +71,13 @@ describe("Claude Code's .mcp.json", () => {
   })
 
   it("an http server: --url and --header; a ${VAR} in a header stays a reference, passed by name", () => {
-    const imported = read("claude", {
-      mcpServers: {
-        api: {
-          type: "http",
-          url: "https://api.example.com/mcp",
-          headers: { Authorization: "Bearer ${API_TOKEN}", "X-Org": "acme" }
-        }
-      }
+    const imported = httpServer("https://api.example.com/mcp", {
+      Authorization: "Bearer ${API_TOKEN}",
+      "X-Org": "acme"
     })
     const extension = only(imported)
     expect(extension["args"]).toEqual([
-      "mcp",
-      "--name=api",
-      "--timeout-ms=60000",
-      "--startup-timeout-ms=60000",
+      ...adapterHead("api"),
       "--url=https://api.example.com/mcp",
       "--header=Authorization:Bearer ${API_TOKEN}",
       "--header=X-Org:acme"
@@ -104,10 +99,7 @@ describe("Claude Code's .mcp.json", () => {
     })
     const extension = only(imported)
     expect(extension["args"]).toEqual([
-      "mcp",
-      "--name=db",
-      "--timeout-ms=60000",
-      "--startup-timeout-ms=60000",
+      ...adapterHead("db"),
       "--",
       "sh",
       "-c",
@@ -148,10 +140,7 @@ describe("Claude Code's .mcp.json", () => {
     expect(gh?.["env"]).toEqual({ MODE: "fast" })
     expect(gh?.["env_passthrough"]).toEqual(["GITHUB_TOKEN", "DATABASE"])
     expect(api?.["args"]).toEqual([
-      "mcp",
-      "--name=api",
-      "--timeout-ms=60000",
-      "--startup-timeout-ms=60000",
+      ...adapterHead("api"),
       "--url=https://api.example.com/mcp",
       "--header=Authorization:Bearer ${API_AUTHORIZATION}",
       "--header=X-Api-Key:${API_X_API_KEY}"
@@ -168,21 +157,10 @@ describe("Claude Code's .mcp.json", () => {
   })
 
   it("references in the url and a header's ${VAR:-default} are left for the adapter to read when it starts", () => {
-    const imported = read("claude", {
-      mcpServers: {
-        api: {
-          type: "http",
-          url: "https://${API_HOST:-api.example.com}/mcp?org=${ORG}",
-          headers: { "X-Region": "${REGION:-eu}" }
-        }
-      }
-    })
+    const imported = httpServer("https://${API_HOST:-api.example.com}/mcp?org=${ORG}", { "X-Region": "${REGION:-eu}" })
     const extension = only(imported)
     expect(extension["args"]).toEqual([
-      "mcp",
-      "--name=api",
-      "--timeout-ms=60000",
-      "--startup-timeout-ms=60000",
+      ...adapterHead("api"),
       "--url=https://${API_HOST:-api.example.com}/mcp?org=${ORG}",
       "--header=X-Region:${REGION:-eu}"
     ])
@@ -252,16 +230,7 @@ describe("Gemini CLI's settings.json", () => {
     })
     const [py, remote, typed] = imported.extensions
     expect(py).toMatchObject({
-      args: [
-        "mcp",
-        "--name=py",
-        "--timeout-ms=15000",
-        "--startup-timeout-ms=60000",
-        "--",
-        "sh",
-        "-c",
-        'export DATABASE_URL="${DB_URL}"; exec python -m srv'
-      ],
+      args: [...adapterHead("py", 15000), "--", "sh", "-c", 'export DATABASE_URL="${DB_URL}"; exec python -m srv'],
       cwd: "servers/py",
       env_passthrough: ["DB_URL", "API_KEY"],
       timeout_ms: 16000,

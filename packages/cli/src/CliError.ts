@@ -102,19 +102,6 @@ export class InputUnreadable extends Schema.TaggedError<InputUnreadable>()("Inpu
   }
 }
 
-/** The `--audit` file could not be opened for appending: exit 1. Reported as one line on stderr, not a trace. */
-export class AuditUnwritable extends Schema.TaggedError<AuditUnwritable>()("AuditUnwritable", {
-  file: Schema.String,
-  detail: Schema.String
-}) {
-  override get [Runtime.errorReported](): boolean {
-    return false
-  }
-  override get message(): string {
-    return `cannot write ${this.file}: ${this.detail}`
-  }
-}
-
 /** import-hooks: a generated adapter would not start (its flags do not parse): exit 1, and no config is printed. */
 export class AdapterWouldNotStart extends Schema.TaggedError<AdapterWouldNotStart>()("AdapterWouldNotStart", {
   problems: Schema.Array(Schema.String)
@@ -127,7 +114,10 @@ export class AdapterWouldNotStart extends Schema.TaggedError<AdapterWouldNotStar
   }
 }
 
-/** import-hooks: the `--output` file could not be written: exit 1, one line on stderr. */
+/**
+ * A file the command writes (`run --audit`, `-o`, `test --junit`, `audit --html`) could not be opened or written:
+ * exit 1, one line on stderr, not a trace.
+ */
 export class OutputUnwritable extends Schema.TaggedError<OutputUnwritable>()("OutputUnwritable", {
   file: Schema.String,
   detail: Schema.String

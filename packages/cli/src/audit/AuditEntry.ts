@@ -1,10 +1,10 @@
 import { Result, Schema } from "effect"
 
 /**
- * One line of an audit file read back: the record as `run --audit` (AuditLog.layerJsonl) writes it, checked for
- * the fields that are shown. A file is someone else's text (another tool may write it, a disk may cut it): every
- * line is checked, and the fields are typed as they are promised, nothing more (a status or event this version
- * does not know is shown as it is).
+ * One line of an audit file read back, by `audit` and `replay`: the record as `run --audit` (AuditLog.layerJsonl)
+ * writes it, checked for the fields they use. A file is someone else's text (another tool may write it, a disk may
+ * cut it): every line is checked, and the fields are typed as they are promised, nothing more (a status or event
+ * this version does not know is shown as it is; replay counts such an exchange as failed).
  */
 
 const Digest = Schema.Struct({ sha256: Schema.String, bytes: Schema.Number })
@@ -31,11 +31,13 @@ export const AuditEntryRecord = Schema.Struct({
   args: Schema.optionalKey(Schema.Record(Schema.String, Schema.Unknown)),
   rounds: Schema.Array(Round),
   outcome: Schema.Unknown,
+  input: Schema.optionalKey(Schema.Unknown),
   notes: Schema.Array(Schema.String),
   duration_ms: Schema.Number
 })
 export type AuditEntryRecord = typeof AuditEntryRecord.Type
 export type AuditEntryExchange = typeof Exchange.Type
+export type AuditEntryRound = typeof Round.Type
 
 /** A tool_call's outcome, as the host records it: read apart, so that an odd outcome still shows the record. */
 const ToolCallOutcome = Schema.Struct({

@@ -1,6 +1,7 @@
 import { printable } from "@abhed/host/Printable"
 import { isJsonObject, jsonEquals } from "@abhed/protocol"
 import { describeReply } from "../demo/DemoTable.ts"
+import { decisionColour, roundRows } from "../demo/RoundRows.ts"
 import type { Style } from "../Style.ts"
 import { type AuditEntry, type AuditEntryExchange, type AuditEntryRecord, toolCallOutcome } from "./AuditEntry.ts"
 
@@ -24,22 +25,6 @@ export const isIgnoredAllow = (event: string, reply: unknown): boolean =>
   reply["reason"] !== "" &&
   reply["block"] !== true &&
   reply["ask"] !== true
-
-/** The field a reply proposes a rewrite in, for the events that settle. */
-const proposalField = (event: string): "args" | undefined => (event === "tool_call" ? "args" : undefined)
-
-/**
- * What the next round sends: the lowest-named extension's proposal that differs from this round's (the settling rule).
- */
-const nextPayload = (event: string, exchanges: ReadonlyArray<AuditEntryExchange>, current: unknown): unknown => {
-  const field = proposalField(event)
-  if (field === undefined || current === undefined) return current
-  for (const x of exchanges) {
-    const proposed = x.status === "replied" && isJsonObject(x.reply) ? x.reply[field] : undefined
-    if (proposed !== undefined && !jsonEquals(proposed, current)) return proposed
-  }
-  return current
-}
 
 /** Why a dead extension died, in its own words when the audit kept them (`--audit-content full`). */
 const stderrOf = (x: AuditEntryExchange): string =>
@@ -67,8 +52,6 @@ const exchangeRow = (event: string, x: AuditEntryExchange, s: Style, width: numb
   }
   return `    ${name} ${s.dim(time)}  ${s.red(`${p(x.status.toUpperCase())}: ${p(x.error ?? "no reply")}${stderrOf(x)}`)}`
 }
-
-const decisionColour = (d: string, s: Style) => (d === "deny" ? s.red : d === "ask" ? s.yellow : s.green)
 
 /** The first line: which call, the request, and where the record is. */
 const header = (entry: AuditEntry, s: Style): string => {
@@ -104,20 +87,7 @@ const outcomeLine = (r: AuditEntryRecord, s: Style): string => {
 /** One record as the demo shows a line. */
 export const renderEntry = (entry: AuditEntry, s: Style): string => {
   const r = entry.record
-  const rows = [header(entry, s)]
-  const asked = new Set<string>()
-  for (const round of r.rounds)
-    for (const x of round.exchanges) if (x.status !== "not_subscribed") asked.add(x.extension)
-  const width = Math.max(8, ...[...asked].map((name) => p(name).length))
-  let current: unknown = r.event === "tool_call" ? r.args : undefined
-  for (const round of r.rounds) {
-    if (r.rounds.length > 1) rows.push(s.dim(`  round ${round.round}`))
-    for (const x of round.exchanges)
-      if (x.status !== "not_subscribed") rows.push(exchangeRow(r.event, x, s, width, current))
-    current = nextPayload(r.event, round.exchanges, current)
-  }
-  if (asked.size === 0) rows.push(s.dim("    (no extension subscribes to this event)"))
-  for (const note of r.notes) rows.push(s.dim(`    note: ${p(note)}`))
-  rows.push(outcomeLine(r, s))
-  return rows.join("\n")
+  const first = r.event === "tool_call" ? r.args : undefined
+  const rows = roundRows(r, first, s, (x, width, current) => exchangeRow(r.event, x, s, width, current), p)
+  return [header(entry, s), ...rows, outcomeLine(r, s)].join("\n")
 }

@@ -5,6 +5,7 @@ import type { InputRequest } from "../InputLine.ts"
 import type { ErrorLine, OutputLine } from "../Output.ts"
 import type { LineResult } from "../run/Session.ts"
 import type { Style } from "../Style.ts"
+import { decisionColour, roundRows } from "./RoundRows.ts"
 
 /**
  * The demo's readable table (pure): for one input line, what each extension said in each round (from the audit
@@ -13,10 +14,6 @@ import type { Style } from "../Style.ts"
 
 const clip = (text: string, max = 90): string => (text.length > max ? `${text.slice(0, max - 1)}…` : text)
 const json = (u: unknown, max = 90): string => clip(JSON.stringify(u) ?? String(u), max)
-
-/** The field a reply proposes a rewrite in, for the events that settle (the payload each round sends). */
-const proposalField = (event: string): "args" | "content" | undefined =>
-  event === "tool_call" ? "args" : event === "tool_result" ? "content" : undefined
 
 /**
  * One extension's reply in words. `current`: what the round sent it, for the settling events: a proposal equal to
@@ -65,45 +62,14 @@ const exchangeRow = (event: string, x: AuditExchange, s: Style, width: number, c
   return `    ${name} ${s.dim(ms)}  ${s.red(`${x.status.toUpperCase()}: ${x.error ?? "no reply"}`)}`
 }
 
-/**
- * What the next round sends: the proposal of the lowest-named extension that proposed something other than what
- * this round sent (the settling rule; exchanges are in name order), else the same.
- */
-const nextPayload = (event: string, exchanges: ReadonlyArray<AuditExchange>, current: unknown): unknown => {
-  const field = proposalField(event)
-  if (field === undefined || current === undefined) return current
-  for (const x of exchanges) {
-    const proposed = x.status === "replied" && isJsonObject(x.reply) ? x.reply[field] : undefined
-    if (proposed !== undefined && !jsonEquals(proposed, current)) return proposed
-  }
-  return current
-}
-
 /** What the first round of a settling event sent: the agent's args or content (undefined for the other events). */
 const firstPayload = (input: InputRequest | undefined): unknown =>
   input?.event === "tool_call" ? input.args : input?.event === "tool_result" ? input.content : undefined
 
-const recordRows = (record: AuditRecord, s: Style, input?: InputRequest): Array<string> => {
-  const rows: Array<string> = []
-  const subscribed = new Set<string>()
-  const skipped = new Set<string>()
-  for (const r of record.rounds) {
-    for (const x of r.exchanges) (x.status === "not_subscribed" ? skipped : subscribed).add(x.extension)
-  }
-  const width = Math.max(8, ...[...subscribed].map((n) => n.length))
-  let current = input?.event === record.event ? firstPayload(input) : undefined
-  for (const r of record.rounds) {
-    if (record.rounds.length > 1) rows.push(s.dim(`  round ${r.round}`))
-    for (const x of r.exchanges)
-      if (x.status !== "not_subscribed") rows.push(exchangeRow(record.event, x, s, width, current))
-    current = nextPayload(record.event, r.exchanges, current)
-  }
-  if (subscribed.size === 0) rows.push(s.dim("    (no extension subscribes to this event)"))
-  for (const note of record.notes) rows.push(s.dim(`    note: ${note}`))
-  return rows
-}
-
-const decisionColour = (d: string, s: Style) => (d === "deny" ? s.red : d === "ask" ? s.yellow : s.green)
+const recordRows = (record: AuditRecord, s: Style, input?: InputRequest): Array<string> =>
+  roundRows(record, input?.event === record.event ? firstPayload(input) : undefined, s, (x, width, current) =>
+    exchangeRow(record.event, x, s, width, current)
+  )
 
 /** The final decision of one line in words. */
 export const describeOutcome = (input: InputRequest | undefined, output: OutputLine | ErrorLine, s: Style): string => {

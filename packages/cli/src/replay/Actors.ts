@@ -1,5 +1,5 @@
-import type { AuditExchange, AuditRecord } from "@abhed/host"
 import { isJsonObject } from "@abhed/protocol"
+import type { RoundExchange, RoundsOf } from "../demo/RoundRows.ts"
 
 /**
  * Who did something to a tool result or a context, read from the dispatch's audit record (a tool call's outcome
@@ -15,10 +15,10 @@ export const isWithheld = (outcome: { readonly content: unknown; readonly is_err
   outcome.is_error === true && typeof outcome.content === "string" && outcome.content.startsWith("[withheld: ")
 
 /** An exchange that ended without a reply the host could use. */
-export const failedStatus = (x: AuditExchange): boolean =>
+export const failedStatus = (x: RoundExchange): boolean =>
   x.status !== "replied" && x.status !== "not_subscribed" && x.status !== "not_matched"
 
-const replyField = (x: AuditExchange, field: string): unknown => (isJsonObject(x.reply) ? x.reply[field] : undefined)
+const replyField = (x: RoundExchange, field: string): unknown => (isJsonObject(x.reply) ? x.reply[field] : undefined)
 
 /**
  * A tool result's actors: whoever proposed a content other than the one its round was sent (the settling rule:
@@ -27,7 +27,7 @@ const replyField = (x: AuditExchange, field: string): unknown => (isJsonObject(x
  * content is the lowest-named differing proposal, as the host adopts it. Sorted, unique.
  */
 export const resultActors = (
-  record: Pick<AuditRecord, "rounds">,
+  record: Pick<RoundsOf<RoundExchange>, "rounds">,
   input: string,
   withheld: boolean
 ): ReadonlyArray<string> => {
@@ -50,7 +50,10 @@ export const resultActors = (
 }
 
 /** A context's actors: whoever sent a `keep`, and, when the context was withheld, whoever failed. Sorted, unique. */
-export const contextActors = (record: Pick<AuditRecord, "rounds">, withheld: boolean): ReadonlyArray<string> => {
+export const contextActors = (
+  record: Pick<RoundsOf<RoundExchange>, "rounds">,
+  withheld: boolean
+): ReadonlyArray<string> => {
   const names = new Set<string>()
   for (const round of record.rounds) {
     for (const x of round.exchanges) {

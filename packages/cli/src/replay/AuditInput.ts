@@ -1,40 +1,10 @@
-import type { AuditRound } from "@abhed/host"
-import { Result, Schema } from "effect"
+import { Result } from "effect"
+import { type AuditEntryRound, isBadLine, readLine } from "../audit/AuditEntry.ts"
 
 /**
  * The lines of audit files (`abhed-ext run --audit`) as `replay` reads them: each record with where it was read,
- * grouped into the sessions that made them. Pure. Only what replay uses is checked; other fields pass through.
+ * grouped into the sessions that made them. Pure. A line is read as `abhed-ext audit` reads it (AuditEntry.ts).
  */
-
-const Exchange = Schema.Struct({
-  extension: Schema.String,
-  status: Schema.Literals([
-    "replied",
-    "timed_out",
-    "exited",
-    "malformed",
-    "unsolicited",
-    "too_long",
-    "dead",
-    "not_subscribed",
-    "not_matched"
-  ]),
-  latency_ms: Schema.Number,
-  reply: Schema.optionalKey(Schema.Unknown)
-})
-
-const Record = Schema.Struct({
-  seq: Schema.Number,
-  session_id: Schema.String,
-  event: Schema.String,
-  call_id: Schema.optionalKey(Schema.String),
-  tool: Schema.optionalKey(Schema.String),
-  args: Schema.optionalKey(Schema.Record(Schema.String, Schema.Unknown)),
-  rounds: Schema.Array(Schema.Struct({ round: Schema.Number, exchanges: Schema.Array(Exchange) })),
-  outcome: Schema.Unknown,
-  input: Schema.optionalKey(Schema.Unknown),
-  notes: Schema.Array(Schema.String)
-})
 
 export interface ReadRecord {
   /** `file:line`, as an editor shows it. */
@@ -45,7 +15,7 @@ export interface ReadRecord {
   readonly call_id: string | undefined
   readonly tool: string | undefined
   readonly args: { readonly [key: string]: unknown } | undefined
-  readonly rounds: ReadonlyArray<AuditRound>
+  readonly rounds: ReadonlyArray<AuditEntryRound>
   readonly outcome: unknown
   /** What came in to a tool_result or context, when an extension acted on it (the host's `AuditRecord.input`). */
   readonly input?: unknown
@@ -57,27 +27,17 @@ export interface Malformed {
   readonly problem: string
 }
 
-const oneLine = (message: string): string =>
-  message
-    .split("\n")
-    .map((s) => s.trim())
-    .filter((s) => s !== "")
-    .join("; ")
-const decodeRecord = Schema.decodeUnknownResult(Record, { errors: "all" })
-
-/** One line of an audit file; blank lines are none (undefined). */
-export const readRecord = (where: string, text: string): Result.Result<ReadRecord, Malformed> | undefined => {
+/** Line `line` of `file`; blank lines are none (undefined). */
+export const readRecord = (
+  file: string,
+  line: number,
+  text: string
+): Result.Result<ReadRecord, Malformed> | undefined => {
   if (text.trim() === "") return undefined
-  let json: unknown
-  try {
-    json = JSON.parse(text)
-  } catch (cause) {
-    return Result.fail({ where, problem: `not JSON: ${cause instanceof Error ? cause.message : String(cause)}` })
-  }
-  const decoded = decodeRecord(json)
-  if (Result.isFailure(decoded))
-    return Result.fail({ where, problem: `not an audit record: ${oneLine(decoded.failure.message)}` })
-  const r = decoded.success
+  const where = `${file}:${line}`
+  const read = readLine(file, line, text)
+  if (isBadLine(read)) return Result.fail({ where, problem: read.problem })
+  const r = read.record
   return Result.succeed({
     where,
     seq: r.seq,

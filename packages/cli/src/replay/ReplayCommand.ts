@@ -47,7 +47,7 @@ export const replay = Command.make(
     for (const file of audits) {
       const lines = yield* Stream.runCollect(yield* inputLines(Option.some(file)))
       Array.from(lines).forEach((text, i) => {
-        const read = readRecord(`${file}:${i + 1}`, text)
+        const read = readRecord(file, i + 1, text)
         if (read === undefined) return
         if (Result.isSuccess(read)) records.push(read.success)
         else malformed.push(read.failure)

@@ -2,7 +2,7 @@ import { type AuditContent, AuditLog, ExtensionHost, type ExtensionHostShape, Te
 import type { Config } from "@abhed/protocol"
 import { Console, Context, Effect, Layer, Option, Stream } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
-import { AuditUnwritable, StrictRunFailed } from "../CliError.ts"
+import { OutputUnwritable, StrictRunFailed } from "../CliError.ts"
 import { StdinConfig } from "../ConfigFile.ts"
 import { inputLines } from "../Input.ts"
 import { type RunSource, runSource } from "../Layers.ts"
@@ -16,7 +16,7 @@ import { failUsage } from "../Usage.ts"
 const auditLayer = (file: string, content: AuditContent) =>
   AuditLog.layerJsonl(file, { content }).pipe(
     Layer.catchTag("AuditWriteError", (e) =>
-      Layer.effect(AuditLog, Effect.fail(new AuditUnwritable({ file, detail: e.detail })))
+      Layer.effect(AuditLog, Effect.fail(new OutputUnwritable({ file, detail: e.detail })))
     ),
     Layer.tapError((e) => Console.error(e.message))
   )
