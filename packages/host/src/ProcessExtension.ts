@@ -148,13 +148,7 @@ const connect = Effect.fnUntraced(function* (
   const name = config.name
   const maxLineBytes = options.maxLineBytes ?? Framing.DefaultMaxLineBytes
   const grace = config.grace_ms
-  // The scoped resource: whatever happened before, at release the group is ended and the pipes are closed.
-  const child = yield* Effect.acquireRelease(spawn(config, options), (child) =>
-    Effect.andThen(
-      child.pid === undefined ? Effect.void : ProcessGroup.terminate(child, child.pid, grace),
-      Effect.sync(() => destroyPipes(child))
-    )
-  )
+  const child = yield* acquire(config, options)
   const pid = child.pid ?? 0
 
   // stdout: split and attributed where it is read (docs/design.md#failures).
@@ -175,24 +169,7 @@ const connect = Effect.fnUntraced(function* (
       then()
     })
 
-  // stderr: always drained, logged line by line, last 64 KiB kept.
-  const stderr = StderrTail.make()
-  const runLog = yield* FiberSet.makeRuntime<never, void, never>()
-  // Decided once: with debug off (the default) a flood of stderr costs the tail's copy and nothing more, no fiber
-  // and no escaping per line (a 4 MiB flood escaped line by line starved the host past the extension's timeout).
-  const debug = yield* LogLevel.isEnabled("Debug")
-  const log = (lines: ReadonlyArray<string>) => {
-    if (debug && lines.length > 0) {
-      // Escaped: a log line must not drive the terminal it is shown on (Printable.ts).
-      runLog(
-        Effect.forEach(lines, (line) => Effect.logDebug(printable(line)), { discard: true }).pipe(
-          Effect.annotateLogs({ extension: name })
-        )
-      )
-    }
-  }
-  child.stderr.on("data", (chunk: Uint8Array) => log(stderr.push(chunk)))
-  child.stderr.once("end", () => log(stderr.flush()))
+  const stderr = yield* drainStderr(child, name)
 
   // Exit: from the process itself. Lines written just before it still count, then the exit is reported; the pipes
   // are drained for at most `grace_ms` after it, then destroyed.
@@ -233,4 +210,35 @@ const connect = Effect.fnUntraced(function* (
     stderrTail: Effect.sync(() => stderr.tail())
   }
   return transport
+})
+
+/** The child as a scoped resource: whatever happened before, at release its group is ended and its pipes closed. */
+export const acquire = (config: ExtensionConfig, options: Options): Effect.Effect<Child, SpawnFailed, Scope.Scope> =>
+  Effect.acquireRelease(spawn(config, options), (child) =>
+    Effect.andThen(
+      child.pid === undefined ? Effect.void : ProcessGroup.terminate(child, child.pid, config.grace_ms),
+      Effect.sync(() => destroyPipes(child))
+    )
+  )
+
+/** stderr: always drained, logged line by line at Debug, its last 64 KiB kept (for status and an exit's cause). */
+export const drainStderr = Effect.fnUntraced(function* (child: Child, name: string) {
+  const stderr = StderrTail.make()
+  const runLog = yield* FiberSet.makeRuntime<never, void, never>()
+  // Decided once: with debug off (the default) a flood of stderr costs the tail's copy and nothing more, no fiber
+  // and no escaping per line (a 4 MiB flood escaped line by line starved the host past the extension's timeout).
+  const debug = yield* LogLevel.isEnabled("Debug")
+  const log = (lines: ReadonlyArray<string>) => {
+    if (debug && lines.length > 0) {
+      // Escaped: a log line must not drive the terminal it is shown on (Printable.ts).
+      runLog(
+        Effect.forEach(lines, (line) => Effect.logDebug(printable(line)), { discard: true }).pipe(
+          Effect.annotateLogs({ extension: name })
+        )
+      )
+    }
+  }
+  child.stderr.on("data", (chunk: Uint8Array) => log(stderr.push(chunk)))
+  child.stderr.once("end", () => log(stderr.flush()))
+  return stderr
 })

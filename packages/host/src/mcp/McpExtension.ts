@@ -1,5 +1,5 @@
 import type { ExtensionConfig, Request } from "@abhed/protocol"
-import { Deferred, Duration, Effect, Exit, FiberSet, LogLevel, type Scope } from "effect"
+import { Deferred, Duration, Effect, Exit, FiberSet, type Scope } from "effect"
 import * as McpClient from "effect/ai/McpClient"
 import { ClosedError, McpClientError } from "effect/ai/McpClientError"
 import type { Readable } from "node:stream"
@@ -7,7 +7,6 @@ import type { Extension } from "../Extension.ts"
 import * as ExtensionCore from "../ExtensionCore.ts"
 import { warnAboutPassthrough } from "../ExtensionEnvironment.ts"
 import { ExtensionExited, MalformedReply, ReplyTooLong, SpawnFailed } from "../ExtensionError.ts"
-import { printable } from "../Printable.ts"
 import * as ProcessExtension from "../ProcessExtension.ts"
 import * as ProcessGroup from "../ProcessGroup.ts"
 import * as StderrTail from "../StderrTail.ts"
@@ -64,16 +63,7 @@ const connect = Effect.fnUntraced(function* (
 ) {
   const name = config.name
   const grace = config.grace_ms
-  const child = yield* Effect.acquireRelease(ProcessExtension.spawn(config, options), (child) =>
-    Effect.andThen(
-      child.pid === undefined ? Effect.void : ProcessGroup.terminate(child, child.pid, grace),
-      Effect.sync(() => {
-        child.stdin.destroy()
-        child.stdout.destroy()
-        child.stderr.destroy()
-      })
-    )
-  )
+  const child = yield* ProcessExtension.acquire(config, options)
   const pid = child.pid ?? 0
 
   const connection = McpStdio.connect(child, (why) =>
@@ -89,21 +79,7 @@ const connect = Effect.fnUntraced(function* (
     )
   )
 
-  // stderr: drained, its last 64 KiB kept for status and the cause of an exit, logged at Debug.
-  const stderr = StderrTail.make()
-  const debug = yield* LogLevel.isEnabled("Debug")
-  const runLog = yield* FiberSet.makeRuntime<never, void, never>()
-  const log = (lines: ReadonlyArray<string>) => {
-    if (debug && lines.length > 0) {
-      runLog(
-        Effect.forEach(lines, (line) => Effect.logDebug(printable(line)), { discard: true }).pipe(
-          Effect.annotateLogs({ extension: name })
-        )
-      )
-    }
-  }
-  child.stderr.on("data", (chunk: Uint8Array) => log(stderr.push(chunk)))
-  child.stderr.once("end", () => log(stderr.flush()))
+  const stderr = yield* ProcessExtension.drainStderr(child, name)
 
   // Its exit is its death, with the line of stderr that says why; what it wrote just before still counts.
   const exit = Deferred.makeUnsafe<{ readonly code: number | null; readonly signal: string | null }>()
