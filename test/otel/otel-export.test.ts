@@ -84,6 +84,8 @@ for (const protocol of ["http/protobuf", "http/json"] as const) {
             const decisions = yield* runSession(
               Telemetry.forEndpoint(receiver.url, {
                 protocol,
+                // A receiver in this process, on a busy machine: a request may take seconds (default bound 2 s).
+                timeoutMillis: within(2000),
                 headers: { "x-team": "guards" },
                 serviceName: "abhed-test"
               })
@@ -224,7 +226,9 @@ for (const protocol of ["http/protobuf", "http/json"] as const) {
     it.live("args verbatim only when the operator opts in", () =>
       withReceiver("ok", (receiver) =>
         Effect.gen(function* () {
-          yield* runSession(Telemetry.forEndpoint(receiver.url, { protocol, args: "full" }))
+          yield* runSession(
+            Telemetry.forEndpoint(receiver.url, { protocol, args: "full", timeoutMillis: within(2000) })
+          )
           const deny = spansOf(receiver.received).find((s) => s.attributes["gen_ai.tool.call.id"] === "call-deny")
           assert.strictEqual(deny?.attributes["gen_ai.tool.call.arguments"], JSON.stringify({ path: ArgMarker }))
           // Content still never leaves.
