@@ -128,7 +128,8 @@ const destroyPipes = (child: Child) => {
   child.stderr.destroy()
 }
 
-const ended = (stream: Readable): Effect.Effect<void> =>
+/** When `stream` has ended or closed (at once if it has). */
+export const ended = (stream: Readable): Effect.Effect<void> =>
   Effect.callback<void>((resume) => {
     if (stream.readableEnded || stream.destroyed) return resume(Effect.void)
     const done = () => resume(Effect.void)

@@ -2,7 +2,6 @@ import type { ExtensionConfig, Request } from "@abhed/protocol"
 import { Deferred, Duration, Effect, Exit, FiberSet, type Scope } from "effect"
 import * as McpClient from "effect/ai/McpClient"
 import { ClosedError, McpClientError } from "effect/ai/McpClientError"
-import type { Readable } from "node:stream"
 import type { Extension } from "../Extension.ts"
 import * as ExtensionCore from "../ExtensionCore.ts"
 import { warnAboutPassthrough } from "../ExtensionEnvironment.ts"
@@ -44,18 +43,6 @@ export const make = (
     ExtensionCore.make({ config, sessionId: options.sessionId, connect: (events) => connect(config, options, events) })
   )
 
-const ended = (stream: Readable): Effect.Effect<void> =>
-  Effect.callback<void>((resume) => {
-    if (stream.readableEnded || stream.destroyed) return resume(Effect.void)
-    const done = () => resume(Effect.void)
-    stream.once("end", done)
-    stream.once("close", done)
-    return Effect.sync(() => {
-      stream.removeListener("end", done)
-      stream.removeListener("close", done)
-    })
-  })
-
 const connect = Effect.fnUntraced(function* (
   config: ExtensionConfig,
   options: ProcessExtension.Options,
@@ -86,7 +73,10 @@ const connect = Effect.fnUntraced(function* (
   child.once("exit", (code, signal) => Deferred.doneUnsafe(exit, Exit.succeed({ code, signal })))
   yield* Effect.gen(function* () {
     const { code, signal } = yield* Deferred.await(exit)
-    yield* ended(child.stdout).pipe(Effect.timeout(Duration.millis(Math.min(ExitDrainMillis, grace))), Effect.ignore)
+    yield* ProcessExtension.ended(child.stdout).pipe(
+      Effect.timeout(Duration.millis(Math.min(ExitDrainMillis, grace))),
+      Effect.ignore
+    )
     const why = StderrTail.errorLine(stderr.tail())
     // The death first: the calls waiting on the server then fail, and their fibers may run on at once (McpStdio.ts).
     events.fail(
