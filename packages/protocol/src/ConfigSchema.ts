@@ -1,5 +1,5 @@
 import { Effect, Schema } from "effect"
-import { EventName, EventNames } from "./Event.ts"
+import { EventNames } from "./Event.ts"
 import {
   builtinToolName,
   Env,
@@ -104,7 +104,9 @@ export const ExtensionFile = Schema.Struct({
   ),
   events: withDefault(
     [],
-    Schema.Array(EventName.annotate({ noun: "event", expected: `an event name (${oneOf(EventNames)})` }))
+    Schema.Array(
+      Schema.Literals(EventNames).annotate({ noun: "event", expected: `an event name (${oneOf(EventNames)})` })
+    )
       .check(uniqueItems("event"))
       .annotate({
         description: `The events this extension receives. Omitted or empty = all events (${EventNames.join(", ")}).`,

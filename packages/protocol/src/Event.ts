@@ -1,6 +1,5 @@
-// Submodule imports, not "effect": the SDK loads this file on its own when a request first reaches a handler, and
-// the whole effect index would cost an extension ~15 MiB more (docs/extensions.md).
-import * as Schema from "effect/Schema"
+// No effect import: the SDK reads an event's name before it checks anything, and an extension of plain handlers
+// loads nothing from effect (the config's Schema states the same names, ConfigSchema.ts).
 
 /** Every event the host sends, in the order docs/protocol.md lists them. */
 export const EventNames = [
@@ -15,8 +14,7 @@ export const EventNames = [
   "session_end"
 ] as const
 
-export const EventName = Schema.Literals(EventNames)
-export type EventName = typeof EventName.Type
+export type EventName = (typeof EventNames)[number]
 
 export const isEventName = (u: unknown): u is EventName =>
   typeof u === "string" && (EventNames as ReadonlyArray<string>).includes(u)

@@ -1,5 +1,5 @@
-// Submodule imports, not "effect": the SDK loads this file on its own when a request first reaches a handler, and
-// the whole effect index would cost an extension ~15 MiB more (docs/extensions.md).
+// Submodule imports, not "effect": the SDK loads this file on its own when a request fails RequestCheck.ts (to say
+// why), and the whole effect index would cost an extension ~15 MiB more (docs/extensions.md).
 import * as Schema from "effect/Schema"
 import type { EventName } from "./Event.ts"
 
