@@ -1,4 +1,10 @@
-import { Cause, Console, Effect, Exit, Logger, Stream } from "effect"
+// Per module, not the "effect" index, which would load all of effect into the extension.
+import * as Cause from "effect/Cause"
+import * as Console from "effect/Console"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Logger from "effect/Logger"
+import * as Stream from "effect/Stream"
 import type { PlatformError } from "effect/PlatformError"
 import { Stdio } from "effect/Stdio"
 import { Console as NodeConsole } from "node:console"

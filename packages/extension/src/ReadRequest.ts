@@ -1,7 +1,8 @@
 import { type EventName, isEventName } from "@abhed/protocol/Event"
 import type { Request } from "@abhed/protocol/Request"
-import { decodeRequest } from "./Checks.ts"
+import { checkRequest } from "@abhed/protocol/RequestCheck"
 import { mismatch, parseLine } from "./RequestLine.ts"
+import { decodeBySchema } from "./RequestSchema.ts"
 import type { Stop } from "./Serve.ts"
 
 /**
@@ -23,7 +24,9 @@ export const readRequest = (line: string, reads: (event: EventName) => boolean):
   if (parsed._tag === "Stop") return parsed
   const { event, id, request } = parsed
   if (!isEventName(event) || !reads(event)) return { _tag: "Skipped", event, id }
-  const decoded = decodeRequest(event, request)
+  const checked = checkRequest(event, request)
+  if (checked !== undefined) return { _tag: "Request", request: checked, id }
+  const decoded = decodeBySchema(event, request)
   return decoded._tag === "Failure"
     ? mismatch(event, decoded.failure)
     : { _tag: "Request", request: decoded.success, id }

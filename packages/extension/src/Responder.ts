@@ -71,7 +71,7 @@ export const responder = <R>(handlers: Handlers<R>, options: ResponderOptions<R>
 
   const serve = async <E extends EventName>(event: E, request: JsonObject, id: unknown): Promise<Reply> => {
     const { decodeRequest, encodeReply } = await loadChecks()
-    const decoded = decodeRequest(event, request)
+    const decoded = await decodeRequest(event, request)
     if (decoded._tag === "Failure") return mismatch(event, decoded.failure)
     let value: unknown
     try {

@@ -327,13 +327,33 @@ describe("Extension.main (real child process)", () => {
     expect(done.stderr).not.toContain("trace: import")
   })
 
-  it("loads the protocol checks for plain handlers, but never effect's index (only the submodules they need)", async () => {
-    const done = await exchange("node", ["--import", traceImports, plainExtension], [toolCall("rm", {})])
+  it("checks plain handlers' requests and replies without loading effect (nor the protocol's index)", async () => {
+    const done = await exchange(
+      "node",
+      ["--import", traceImports, plainExtension],
+      [toolCall("rm", {}), toolResult("t", "abc"), toolCall("ls", { path: "." })]
+    )
     expect(done.code).toBe(0)
+    expect(done.replies).toEqual([
+      { block: true, reason: "no" },
+      { content: "ABC" },
+      { args: { path: ".", later: true } }
+    ])
+    expect(done.stderr).toContain("trace: import @abhed/protocol/RequestCheck")
+    expect(done.stderr).not.toMatch(/^trace: import effect/m)
+    expect(done.stderr).not.toMatch(/^trace: import @abhed\/protocol$/m)
+  })
+
+  it("loads the protocol's Schema to say why a request does not match it, and stops without a reply", async () => {
+    const done = await exchange(
+      "node",
+      ["--import", traceImports, plainExtension],
+      [toolCall("rm", {}), { ...toolCall("rm", {}), round: 1.5 }, toolCall("rm", {})]
+    )
+    expect(done.code).toBe(1)
     expect(done.replies).toEqual([{ block: true, reason: "no" }])
     expect(done.stderr).toContain("trace: import effect/Schema")
-    expect(done.stderr).not.toMatch(/^trace: import effect$/m)
-    expect(done.stderr).not.toMatch(/^trace: import @abhed\/protocol$/m)
+    expect(done.stderr).toContain('tool_call: request does not match the protocol: Expected an integer; at ["round"]')
   })
 
   it("logs a reply JSON cannot hold (a BigInt field) to stderr and answers {}", async () => {
