@@ -7,7 +7,6 @@
  * (a string `content`, or any `text` part of an array `content`). The reply keeps every other index.
  */
 import { Extension } from "@abhed/extension"
-import { Effect } from "effect"
 
 export const Marker = "[private]"
 
@@ -34,7 +33,7 @@ if (import.meta.main) {
     context: (req) => {
       const kept = keep(req.messages)
       // Nothing to drop: no opinion (keeping every index would mean the same, but {} is cheaper to combine).
-      return Effect.succeed(kept.length === req.messages.length ? {} : { keep: kept })
+      return kept.length === req.messages.length ? {} : { keep: kept }
     }
   })
 }

@@ -10,7 +10,6 @@
  * pattern, so a second pass proposes nothing and settling ends at once.
  */
 import { Extension } from "@abhed/extension"
-import { Effect } from "effect"
 
 export const Redacted = "[redacted]"
 
@@ -31,7 +30,7 @@ if (import.meta.main) {
     tool_result: (req) => {
       const content = redact(req.content)
       // Only propose a change when there is one: `{}` lets the content settle without another round.
-      return Effect.succeed(content === req.content ? {} : { content })
+      return content === req.content ? {} : { content }
     }
   })
 }

@@ -10,7 +10,6 @@
  * path is denied: the guard cannot tell where it would write.
  */
 import { Extension } from "@abhed/extension"
-import { Effect } from "effect"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
 
@@ -48,13 +47,13 @@ export const inside = (folder: string, path: string): boolean => {
 export const handlers = (folder: string): Extension.Handlers => ({
   tool_call: (req) => {
     const fields = WriteTools.get(req.tool)
-    if (fields === undefined) return Effect.succeed({})
+    if (fields === undefined) return {}
     for (const field of fields) {
       const path = req.args[field]
-      if (typeof path !== "string") return Effect.succeed({ block: true, reason: `${req.tool} without a ${field}: cannot tell where it writes` })
-      if (!inside(folder, path)) return Effect.succeed({ block: true, reason: `${req.tool}: ${path} is outside ${folder}` })
+      if (typeof path !== "string") return { block: true, reason: `${req.tool} without a ${field}: cannot tell where it writes` }
+      if (!inside(folder, path)) return { block: true, reason: `${req.tool}: ${path} is outside ${folder}` }
     }
-    return Effect.succeed({})
+    return {}
   }
 })
 

@@ -8,7 +8,6 @@
  * settles in one extra round instead of wrapping forever. Other args (a description, a timeout) are kept.
  */
 import { Extension } from "@abhed/extension"
-import { Effect } from "effect"
 
 /** Single-quote for bash: `'` becomes `'\''`. */
 export const shellQuote = (text: string): string => `'${text.replaceAll("'", "'\\''")}'`
@@ -31,9 +30,9 @@ export const wrap = (wrapper: string, command: string): string =>
 export const handlers = (wrapper: string): Extension.Handlers => ({
   tool_call: (req) => {
     const command = req.args["command"]
-    if (req.tool !== "bash" || typeof command !== "string") return Effect.succeed({})
+    if (req.tool !== "bash" || typeof command !== "string") return {}
     const wrapped = wrap(wrapper, command)
-    return Effect.succeed(wrapped === command ? {} : { args: { ...req.args, command: wrapped } })
+    return wrapped === command ? {} : { args: { ...req.args, command: wrapped } }
   }
 })
 

@@ -9,7 +9,6 @@
 // "git push" is not a push.
 
 import { Extension } from "@abhed/extension"
-import { Effect } from "effect"
 import * as Path from "node:path"
 
 export const DefaultGlobs: ReadonlyArray<string> = [
@@ -66,24 +65,23 @@ const globsFrom = (argv: ReadonlyArray<string>, env: string | undefined): Readon
 
 export const handlers = (globs: ReadonlyArray<string>): Extension.Handlers => ({
   // Telling the model the rules up front saves it from proposing calls that will be blocked.
-  before_agent_start: () =>
-    Effect.succeed({
-      system: `Files matching ${globs.join(", ")} are off limits: do not read, write or edit them. ` +
-        "git push needs the user's approval."
-    }),
+  before_agent_start: () => ({
+    system: `Files matching ${globs.join(", ")} are off limits: do not read, write or edit them. ` +
+      "git push needs the user's approval."
+  }),
   tool_call: (req) => {
     if (FileTools.has(req.tool)) {
       for (const field of ["path", "file_path"]) {
         const path = req.args[field]
         const glob = typeof path === "string" ? matchingGlob(path, globs) : undefined
-        if (glob !== undefined) return Effect.succeed({ block: true, reason: `${path} matches secret pattern ${glob}` })
+        if (glob !== undefined) return { block: true, reason: `${path} matches secret pattern ${glob}` }
       }
     }
     const command = req.args["command"]
     if (req.tool === "bash" && typeof command === "string" && runsGitPush(command)) {
-      return Effect.succeed({ ask: true, reason: "git push publishes commits; confirm first" })
+      return { ask: true, reason: "git push publishes commits; confirm first" }
     }
-    return Effect.succeed({})
+    return {}
   }
 })
 

@@ -9,7 +9,9 @@
  */
 import { Extension } from "@abhed/extension"
 import type { ToolDeclaration } from "@abhed/extension"
-import { Effect, Schema } from "effect"
+// Per module, not the "effect" index, which loads all of effect: about 0.4 s more CPU at every start.
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
 
 export const Tools: ReadonlyArray<ToolDeclaration> = [
   {
