@@ -1,4 +1,4 @@
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import { type EventName, EventNames } from "./Event.ts"
 import {
   ConfigFile,

@@ -1,4 +1,5 @@
-import { Result, Schema } from "effect"
+import * as Result from "effect/Result"
+import * as Schema from "effect/Schema"
 import type { Config } from "./Config.ts"
 import { ConfigError, type ConfigIssue } from "./ConfigError.ts"
 import { renderPath, schemaProblems } from "./ConfigIssues.ts"

@@ -1,4 +1,4 @@
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 
 /**
  * One problem in a config file: where (`extensions[1].events[0]`, "" = the file as a whole; `line` and `column`,

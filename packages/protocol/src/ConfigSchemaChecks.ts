@@ -1,4 +1,6 @@
-import { Effect, Schema, SchemaIssue } from "effect"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
+import * as SchemaIssue from "effect/SchemaIssue"
 import { ToolNamePattern, ToolNameRule } from "./Tool.ts"
 
 /**

@@ -1,4 +1,4 @@
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 
 /** The config's MCP rules (ConfigSchema.ts): an extension may be an MCP server the host calls (`"protocol": "mcp"`). */
 

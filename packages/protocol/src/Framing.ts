@@ -1,4 +1,4 @@
-import { Stream } from "effect"
+import * as Stream from "effect/Stream"
 import * as Ndjson from "effect/encoding/Ndjson"
 
 /**
