@@ -270,3 +270,35 @@ for (const protocol of ["http/protobuf", "http/json"] as const) {
     }
   })
 }
+
+describe("OTLP export: what the fiber asks of a dispatch's span", () => {
+  // A dispatch's root span is made without effect's `useSpan` when nothing asks for more: what does ask must still
+  // reach the span (the environment's span annotations), and a dispatch under an exported span is its child.
+  it.live("span annotations from the environment, and an exported parent span, reach the dispatch's span", () =>
+    withReceiver("ok", (receiver) =>
+      Effect.gen(function* () {
+        const outer = yield* Effect.gen(function* () {
+          yield* Effect.annotateSpans(session, "deployment.ring", "canary")
+          const h = yield* ExtensionHost
+          return yield* Effect.withSpan(
+            Effect.andThen(h.toolCall({ tool: "ls", args: {}, call_id: "call-under" }), Effect.currentSpan),
+            "agent.turn"
+          )
+        }).pipe(
+          Effect.provide(ExtensionHost.layerFake(extensions, { sessionId: "sess-otel" })),
+          Effect.provide(AuditLog.layerNone),
+          Effect.provide(Telemetry.layer(Telemetry.forEndpoint(receiver.url, { timeoutMillis: within(2000) })))
+        )
+        const spans = spansOf(receiver.received)
+        const deny = spans.find((s) => s.attributes["gen_ai.tool.call.id"] === "call-deny")
+        assert.strictEqual(deny?.attributes["deployment.ring"], "canary")
+        assert.strictEqual(deny?.attributes["abhed.decision"], "deny")
+        assert.strictEqual(deny?.parentSpanId, undefined)
+        const under = spans.find((s) => s.attributes["gen_ai.tool.call.id"] === "call-under")
+        assert.strictEqual(under?.attributes["deployment.ring"], undefined)
+        assert.strictEqual(under?.parentSpanId, outer.spanId)
+        assert.strictEqual(under?.traceId, outer.traceId.padStart(32, "0"))
+      })
+    )
+  )
+})

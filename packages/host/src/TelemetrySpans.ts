@@ -21,7 +21,8 @@ const RootSpanOptions: Tracer.SpanOptionsNoTrace = { kind: "internal", root: tru
  * `nativeTracer` (no tracing backend installed) nothing can ever read the span, so there is none: effect documents
  * that comparison for skipping work only a backend could observe. With the exporting tracer, the attributes are
  * made when the span is sent (`TelemetryTracer.tagDispatch`), and a parent that is never sent is none: each dispatch
- * is then a trace of its own (`TelemetryTracer.unsentParent`).
+ * is then a trace of its own (`TelemetryTracer.unsentParent`). Such a root span is made straight, and ended without
+ * an effect of its own, when nothing asks for more (`TelemetryTracer.rootSpan`).
  */
 export const withDispatchSpan = <A>(
   name: string,
@@ -34,10 +35,19 @@ export const withDispatchSpan = <A>(
   Effect.withFiber((fiber) => {
     const tracer = fiber.getRef(Tracer.Tracer)
     if (tracer === Tracer.nativeTracer) return body(undefined)
-    const options = TelemetryTracer.unsentParent(tracer, fiber.cache.span) ? RootSpanOptions : DispatchSpanOptions
-    return Effect.useSpan(name, options, (span) => {
-      TelemetryTracer.tagDispatch(span, { event, sessionId, callId, tool })
-      return Effect.provideService(body(span), Tracer.ParentSpan, span)
+    const parent = fiber.cache.span
+    const root = TelemetryTracer.unsentParent(tracer, parent)
+    const span = parent === undefined || root ? TelemetryTracer.rootSpan(tracer, fiber, name) : undefined
+    if (span === undefined)
+      return Effect.useSpan(name, root ? RootSpanOptions : DispatchSpanOptions, (span) => {
+        TelemetryTracer.tagDispatch(span, { event, sessionId, callId, tool })
+        return Effect.provideService(body(span), Tracer.ParentSpan, span)
+      })
+    TelemetryTracer.tagDispatch(span, { event, sessionId, callId, tool })
+    const clock = fiber.getRef(Clock.Clock)
+    return Effect.onExitPrimitive(Effect.provideService(body(span), Tracer.ParentSpan, span), (exit) => {
+      span.end(clock.currentTimeNanosUnsafe(), exit)
+      return undefined
     })
   })
 

@@ -1,5 +1,17 @@
 import type { EventName } from "@abhed/protocol"
-import { Cause, type Duration, Effect, type Exit, type Option, Tracer } from "effect"
+import {
+  Cause,
+  Clock,
+  Context,
+  type Duration,
+  Effect,
+  type Exit,
+  type Fiber,
+  LogLevel,
+  Option,
+  References,
+  Tracer
+} from "effect"
 import * as Hex from "effect/encoding/Hex"
 import type * as HttpClient from "effect/http/HttpClient"
 import { OtlpExporter, OtlpResource, OtlpSerialization, type OtlpTracer } from "effect/observability"
@@ -53,8 +65,8 @@ interface ExchangeSpan {
   readonly end: bigint
 }
 
-/** The exporting tracers made here. */
-const exporting = new WeakSet<Tracer.Tracer>()
+/** The exporting tracers made here, and where their spans go. */
+const exporting = new WeakMap<Tracer.Tracer, Recorder>()
 
 /**
  * Would a span of `tracer` under `parent` point at a parent no collector will ever get? A span of effect's own
@@ -63,6 +75,40 @@ const exporting = new WeakSet<Tracer.Tracer>()
  */
 export const unsentParent = (tracer: Tracer.Tracer, parent: Tracer.AnySpan | undefined): boolean =>
   parent instanceof Tracer.NativeSpan && !(parent instanceof ExportedSpan) && exporting.has(tracer)
+
+/**
+ * A dispatch's span as a root span of `tracer` (starting now, ended by the caller), made straight when `tracer` is
+ * one of these and the fiber asks for nothing beyond effect's defaults: tracing on, timing on, no span annotations
+ * or links from the environment. The same span `Effect.useSpan` makes then, without its lookups and its ending
+ * effect (measured on the dispatch's path, docs/benchmarks.md). Undefined otherwise: the caller uses `useSpan`.
+ */
+export const rootSpan = (
+  tracer: Tracer.Tracer,
+  fiber: Fiber.Fiber<unknown, unknown>,
+  name: string
+): Tracer.Span | undefined => {
+  const recorder = exporting.get(tracer)
+  if (
+    recorder === undefined ||
+    !fiber.cache.tracerEnabled ||
+    !fiber.getRef(References.TracerTimingEnabled) ||
+    fiber.getRef(References.TracerSpanLinks).length > 0
+  )
+    return undefined
+  for (const _ in fiber.getRef(References.TracerSpanAnnotations)) return undefined
+  return new ExportedSpan(
+    {
+      name,
+      parent: Option.none(),
+      annotations: Context.empty(),
+      links: [],
+      startTime: fiber.getRef(Clock.Clock).currentTimeNanosUnsafe(),
+      kind: "internal",
+      sampled: !LogLevel.isGreaterThan(fiber.getRef(Tracer.MinimumTraceLevel), fiber.getRef(Tracer.CurrentTraceLevel))
+    },
+    recorder
+  )
+}
 
 /** What waits in the buffer. */
 type Pending = ExportedSpan | ExchangeSpan
@@ -243,6 +289,6 @@ export const make = (options: {
       args: options.args
     }
     recorder.tracer = Tracer.make({ span: (spanOptions) => new ExportedSpan(spanOptions, recorder) })
-    exporting.add(recorder.tracer)
+    exporting.set(recorder.tracer, recorder)
     return recorder.tracer
   })
