@@ -46,7 +46,13 @@ export const buildCliBundle = async (bin: string): Promise<void> => {
     // jsonc-parser's `main` is a UMD build that requires its own files at run time: take its ES module.
     resolve: { mainFields: ["module", "main"] },
     plugins: [sourceUrls(dir)],
-    output: { dir, format: "esm", codeSplitting: false, entryFileNames: NodePath.basename(bin) },
+    output: {
+      dir,
+      format: "esm",
+      entryFileNames: NodePath.basename(bin),
+      chunkFileNames: "chunks/[name]-[hash].mjs",
+      comments: false
+    },
     logLevel: "warn"
   })
 }
