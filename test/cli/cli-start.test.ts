@@ -24,16 +24,21 @@ const modulesLoaded = async (entry: string, args: ReadonlyArray<string>): Promis
   return readFileSync(out, "utf8").split("\n")
 }
 
-/** Files only other commands need: their implementations, the host's session, the MCP client, the exporters. */
+/**
+ * Files only other commands need: their implementations, the host's session, a config file's reader (the adapter
+ * reads none), the MCP client, the exporters.
+ */
 const otherCommands = [
   /\/packages\/cli\/src\/.*(Main|McpServe)\.ts$/,
   /\/packages\/host\/src\/(ExtensionHost|Telemetry)\.ts$/,
+  /\/packages\/protocol\/src\/(index|ConfigSchema|ConfigDecoder)\.ts$/,
+  /\/jsonc-parser\//,
   /\/effect\/dist\/ai\//,
   /\/effect\/dist\/observability\/Otlp/
 ]
 
 describe("abhed-ext hook's start", () => {
-  it("loads the hook adapter and no other command's implementation, host session, MCP client or exporter", async () => {
+  it("loads the hook adapter and no other command's implementation, host session, config reader, MCP client or exporter", async () => {
     const loaded = await modulesLoaded(`${repoRoot}packages/cli/src/bin.ts`, [
       "hook",
       "--format",
