@@ -18,7 +18,10 @@ import { Version } from "./Version.ts"
 
 export { Version }
 
-/** `abhed-ext` and its commands (docs/cli.md). With no subcommand it runs the demo. */
+/**
+ * `abhed-ext` and its commands (docs/cli.md). With no subcommand it runs the demo. Each command's file holds its
+ * definition; what it does is loaded when it runs (LazyHandler.ts), so that a start loads one command's code.
+ */
 export const cli = Command.make("abhed-ext", {}, showDemo).pipe(
   Command.withDescription(
     "Run, check, test and demo Abhed extensions; read an audit and replay recorded sessions under another config " +
