@@ -151,7 +151,15 @@ describe("Claude Code hooks through abhed-ext hook", () => {
 
   it("a PostToolUse block marks the result an error and appends the reason to what the model sees", async () => {
     const content = "aws_access_key_id = AKIAIOSFODNN7EXAMPLE"
-    const r = await runCli(["run", "--config", config], {
+    // The config above's one tool_result hook alone: its others are tool_call hooks, started only to be asked nothing.
+    const resultsOnly = writeConfig({
+      extensions: [
+        adapter("secret-output", ["--format", "claude"], ["python3", fixture("secret_output.py")], {
+          events: ["tool_result"]
+        })
+      ]
+    })
+    const r = await runCli(["run", "--config", resultsOnly], {
       input: lines(
         JSON.stringify({
           event: "tool_result",
@@ -559,6 +567,13 @@ const importTo = async (settings: string, flags: ReadonlyArray<string> = []) => 
   return { ...imported, file, text, config }
 }
 
+/**
+ * The project's settings (three hooks) imported once: four tests read the same import (each its own part of it), and
+ * two of them run the written config, which nothing changes.
+ */
+let projectImport: ReturnType<typeof importTo> | undefined
+const importProject = () => (projectImport ??= importTo("test/fixtures/hooks/project/.claude/settings.json"))
+
 describe("abhed-ext import-hooks", () => {
   it("shows a settings file's own text escaped: a hostile type or command cannot drive the terminal", async () => {
     const dir = mkdtempSync(join(tmpdir(), "abhed-hostile-settings-"))
@@ -587,8 +602,7 @@ describe("abhed-ext import-hooks", () => {
   }, 60_000)
 
   it("turns a settings file with three hooks into a config run accepts, and names the one it cannot carry over", async () => {
-    const settings = "test/fixtures/hooks/project/.claude/settings.json"
-    const imported = await importTo(settings)
+    const imported = await importProject()
     expect(imported.code, imported.stderr).toBe(0)
     expect(imported.stderr).toContain("hooks.UserPromptSubmit[0].hooks[0]")
     expect(imported.stderr).toContain("UserPromptSubmit has no counterpart here")
@@ -655,13 +669,13 @@ describe("abhed-ext import-hooks", () => {
     expect((JSON.parse(explicit.stdout) as { extensions: Array<Line> }).extensions[0]?.["command"]).toBe(
       "./node_modules/.bin/abhed-ext"
     )
-    const written = await importTo("test/fixtures/hooks/project/.claude/settings.json")
+    const written = await importProject()
     expect(written.text.endsWith("}\n")).toBe(true)
     expect(written.config.extensions[0]?.["cwd"]).not.toMatch(/^\//)
   })
 
   it("says on stderr what it changed: the default bound, the environment, no --fail-closed", async () => {
-    const imported = await importTo("test/fixtures/hooks/project/.claude/settings.json")
+    const imported = await importProject()
     expect(imported.code, imported.stderr).toBe(0)
     expect(imported.stderr).toContain(
       "hooks.PreToolUse[1].hooks[0] set no timeout: each run is bounded by the adapter's 4000 ms"
@@ -720,7 +734,7 @@ describe("abhed-ext import-hooks", () => {
   })
 
   it("a decoy file_path beside the call's path does not pass a file guard: the hook judges the path that runs", async () => {
-    const imported = await importTo("test/fixtures/hooks/project/.claude/settings.json")
+    const imported = await importProject()
     expect(imported.code, imported.stderr).toBe(0)
     const r = await runCli(["run", "--config", imported.file], {
       input: lines(

@@ -3,11 +3,14 @@ import { pathToFileURL } from "node:url"
 import { build } from "rolldown"
 
 /*
- * The CLI the tests run, bundled once per run into one file: the same source (packages/cli/src/bin.ts and everything
- * it imports, effect included), without the cost of loading it. From source, every CLI the tests start loads effect
- * and the packages from hundreds of modules: about 1.3 s of CPU per start with Node's compile cache, most of the
- * suite's time on a 2-core machine; bundled, about 0.4 s. `ABHED_TEST_CLI=source` runs the CLI from source instead
- * (vitest.config.ts); the published package is covered by `pnpm test:pack`.
+ * The CLI the tests run, bundled once per run: the same source (packages/cli/src/bin.ts and everything it imports,
+ * effect included), without the cost of loading it. From source, every CLI the tests start loads effect and the
+ * packages from hundreds of modules: about 1.3 s of CPU per start with Node's compile cache, most of the suite's time
+ * on a 2-core machine; bundled, about 0.3 s. The bundle is `bin.mjs` and, beside it in chunks/, what a command loads
+ * when it runs (packages/cli/src/LazyHandler.ts): `hook` reads and compiles neither the host's session nor the MCP
+ * client. Comments are dropped: half of effect's source is its documentation, which every start would read.
+ * `ABHED_TEST_CLI=source` runs the CLI from source instead (vitest.config.ts); the published package is covered by
+ * `pnpm test:pack`.
  */
 
 const repoRoot = NodePath.join(import.meta.dirname, "..", "..")
@@ -46,7 +49,13 @@ export const buildCliBundle = async (bin: string): Promise<void> => {
     // jsonc-parser's `main` is a UMD build that requires its own files at run time: take its ES module.
     resolve: { mainFields: ["module", "main"] },
     plugins: [sourceUrls(dir)],
-    output: { dir, format: "esm", codeSplitting: false, entryFileNames: NodePath.basename(bin) },
+    output: {
+      dir,
+      format: "esm",
+      entryFileNames: NodePath.basename(bin),
+      chunkFileNames: "chunks/[name]-[hash].mjs",
+      comments: false
+    },
     logLevel: "warn"
   })
 }

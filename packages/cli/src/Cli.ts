@@ -4,7 +4,7 @@ import { Command } from "effect/cli"
 import { audit } from "./audit/AuditCommand.ts"
 import { test } from "./casetest/TestCommand.ts"
 import { check } from "./check/CheckCommand.ts"
-import { demo, runDemo } from "./demo/DemoCommand.ts"
+import { demo, showDemo } from "./demo/DemoCommand.ts"
 import { hook } from "./hook/HookCommand.ts"
 import { importHooks } from "./hook/ImportHooksCommand.ts"
 import { list } from "./ListCommand.ts"
@@ -18,8 +18,11 @@ import { Version } from "./Version.ts"
 
 export { Version }
 
-/** `abhed-ext` and its commands (docs/cli.md). With no subcommand it runs the demo. */
-export const cli = Command.make("abhed-ext", {}, () => runDemo).pipe(
+/**
+ * `abhed-ext` and its commands (docs/cli.md). With no subcommand it runs the demo. Each command's file holds its
+ * definition; what it does is loaded when it runs (LazyHandler.ts), so that a start loads one command's code.
+ */
+export const cli = Command.make("abhed-ext", {}, showDemo).pipe(
   Command.withDescription(
     "Run, check, test and demo Abhed extensions; read an audit and replay recorded sessions under another config " +
       "(audit, replay); run Claude Code and Gemini CLI command hooks (hook, import-hooks) and MCP servers (mcp, " +

@@ -1,4 +1,5 @@
-import { type EventName, isJsonObject } from "@abhed/protocol"
+import type { EventName } from "@abhed/protocol/Event"
+import { isJsonObject } from "@abhed/protocol/Json"
 import { hash } from "node:crypto"
 import type { ContentDigest } from "./AuditContent.ts"
 import type { AuditExchange, AuditRecord } from "./AuditRecord.ts"

@@ -1,162 +1,29 @@
-import { canonicalJson } from "@abhed/protocol"
-import { Clock, Console, Effect, FileSystem, Option, Result, Stream } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
-import { CasesFailed, OutputUnwritable } from "../CliError.ts"
-import { loadConfig, StdinConfig } from "../ConfigFile.ts"
-import { inputLines } from "../Input.ts"
-import { type RecordingHost, startHost } from "../replay/ReplayHost.ts"
-import { styleFor } from "../Style.ts"
-import { failUsage } from "../Usage.ts"
-import { type CaseVerdict, checkCall, checkResult } from "./CaseCheck.ts"
-import { type JUnitCase, renderJUnit } from "./JUnit.ts"
-import { decodeCase, type TestCase } from "./TestCase.ts"
+import { lazyHandler } from "../LazyHandler.ts"
 
-/** Every case is decided in this one session, in file order, by one start of the config's extensions. */
-export const TestSessionId = "abhed-ext-test"
-
-/** A case's name in the report: its own, else what it sends. */
-const caseName = (c: TestCase): string => {
-  if (c.name !== undefined) return c.name
-  const args = canonicalJson(c.args)
-  const shown = args.length > 80 ? `${args.slice(0, 80)}…` : args
-  return c.kind === "call" ? `${c.tool} ${shown}` : `tool_result of ${c.tool} ${shown}`
-}
-
-interface CaseReport {
-  readonly where: string
-  readonly name: string
-  readonly verdict: CaseVerdict
-  readonly seconds: number
-  /** A line that is not a case: what is wrong with it. */
-  readonly malformed?: string | undefined
-}
-
-const printReport = (r: CaseReport) => {
-  const s = styleFor()
-  const head = r.verdict.passed ? s.green("PASS") : s.red("FAIL")
-  if (r.malformed !== undefined) return Console.log(`${head} ${r.where}: malformed case: ${r.malformed}`)
-  if (r.verdict.passed) return Console.log(`${head} ${r.where} ${r.name}: ${r.verdict.came}`)
-  return Console.log(
-    [
-      `${head} ${r.where} ${r.name}`,
-      `     expected: ${r.verdict.expected}`,
-      `     came:     ${r.verdict.came}`,
-      ...r.verdict.problems.map((p) => `     - ${p}`)
-    ].join("\n")
-  )
+/**
+ * `abhed-ext test`'s flags and arguments, read at start to parse the command line; what it does is
+ * TestMain.ts, loaded when it runs.
+ */
+export const flags = {
+  config: Flag.String("config").pipe(
+    Flag.withAlias("c"),
+    Flag.withDescription(
+      "the abhed.json whose extensions and policy decide the cases (-: stdin, with the cases from a file)"
+    )
+  ),
+  junit: Flag.String("junit").pipe(
+    Flag.withDescription("also write the results as JUnit XML to this file, for a CI system"),
+    Flag.optional
+  ),
+  cases: Argument.String("cases").pipe(Argument.withDescription("a JSONL file of cases, one per line (-: stdin)"))
 }
 
 /** `abhed-ext test -c abhed.json CASES.jsonl [--junit OUT.xml]`: docs/cli.md#abhed-ext-test. */
 export const test = Command.make(
   "test",
-  {
-    config: Flag.String("config").pipe(
-      Flag.withAlias("c"),
-      Flag.withDescription(
-        "the abhed.json whose extensions and policy decide the cases (-: stdin, with the cases from a file)"
-      )
-    ),
-    junit: Flag.String("junit").pipe(
-      Flag.withDescription("also write the results as JUnit XML to this file, for a CI system"),
-      Flag.optional
-    ),
-    cases: Argument.String("cases").pipe(Argument.withDescription("a JSONL file of cases, one per line (-: stdin)"))
-  },
-  Effect.fn("test")(function* ({ cases, config, junit }) {
-    if (config === StdinConfig && cases === "-") {
-      return yield* failUsage(
-        ["abhed-ext", "test"],
-        "--config - reads the config from stdin, so the cases must come from a file"
-      )
-    }
-    const loaded = yield* loadConfig(config)
-    if (loaded.config.extensions.length === 0) {
-      yield* Console.error(`abhed-ext test: warning: ${config} configures no extensions: the policy alone decides`)
-    }
-    const lines = yield* Stream.runCollect(yield* inputLines(Option.some(cases)))
-    const decoded = Array.from(lines).flatMap((text, i) =>
-      text.trim() === "" ? [] : [{ where: `${cases}:${i + 1}`, result: decodeCase(text) }]
-    )
-    const started = yield* Clock.currentTimeMillis
-    const reports: Array<CaseReport> = []
-    yield* Effect.scoped(
-      Effect.gen(function* () {
-        // The extensions start at the first case: a file of malformed lines never starts them.
-        let recording: RecordingHost | undefined
-        for (const { result, where } of decoded) {
-          let report: CaseReport
-          if (Result.isFailure(result)) {
-            const verdict = { passed: false, expected: "a case", came: "a malformed line", problems: [result.failure] }
-            report = { where, name: "malformed case", verdict, seconds: 0, malformed: result.failure }
-          } else {
-            const c = result.success
-            recording ??= yield* startHost(loaded, TestSessionId)
-            const { host, last } = recording
-            const t0 = yield* Clock.currentTimeMillis
-            const verdict =
-              c.kind === "call"
-                ? checkCall(c, yield* host.toolCall({ tool: c.tool, args: c.args, call_id: c.callId }))
-                : checkResult(
-                    c,
-                    yield* host.toolResult({
-                      tool: c.tool,
-                      args: c.args,
-                      content: c.content,
-                      is_error: c.isError,
-                      call_id: c.callId
-                    }),
-                    yield* last
-                  )
-            report = { where, name: caseName(c), verdict, seconds: ((yield* Clock.currentTimeMillis) - t0) / 1000 }
-          }
-          reports.push(report)
-          yield* printReport(report)
-        }
-      })
-    )
-    const failed = reports.filter((r) => !r.verdict.passed)
-    yield* Console.log(
-      `${reports.length} case${reports.length === 1 ? "" : "s"}: ${reports.length - failed.length} passed, ${failed.length} failed` +
-        (failed.length > 0 ? ` (${failed.map((r) => r.where).join(", ")})` : "")
-    )
-    if (Option.isSome(junit)) {
-      const fs = yield* FileSystem.FileSystem
-      const junitCases = reports.map(
-        (r): JUnitCase => ({
-          name: `${r.where} ${r.name}`,
-          classname: cases,
-          seconds: r.seconds,
-          failure: r.verdict.passed
-            ? undefined
-            : {
-                message: r.verdict.problems.join("; "),
-                type: r.malformed !== undefined ? "malformed" : "mismatch",
-                detail:
-                  r.malformed !== undefined
-                    ? r.malformed
-                    : [`expected: ${r.verdict.expected}`, `came: ${r.verdict.came}`, ...r.verdict.problems].join("\n")
-              }
-        })
-      )
-      const xml = renderJUnit([
-        {
-          name: cases,
-          timestamp: new Date(started).toISOString(),
-          seconds: ((yield* Clock.currentTimeMillis) - started) / 1000,
-          cases: junitCases
-        }
-      ])
-      yield* fs.writeFileString(junit.value, xml).pipe(
-        Effect.mapError((e) => new OutputUnwritable({ file: junit.value, detail: e.message })),
-        Effect.tapError((e) => Console.error(e.message))
-      )
-    }
-    if (reports.length === 0 || failed.length > 0) {
-      const error = new CasesFailed({ file: cases, failed: failed.length, total: reports.length })
-      if (reports.length === 0) yield* Console.error(`abhed-ext test: ${error.message}`)
-      return yield* error
-    }
-  })
+  flags,
+  lazyHandler(() => import("./TestMain.ts").then((m) => m.testMain))
 ).pipe(
   Command.withShortDescription("Check that a config decides a file of cases as expected"),
   Command.withDescription(

@@ -1,4 +1,4 @@
-import { StderrTail } from "@abhed/host"
+import * as StderrTail from "@abhed/host/StderrTail"
 import { printable, printableLines } from "@abhed/host/Printable"
 import type { CheckResult } from "./CheckResult.ts"
 import type { Style } from "../Style.ts"

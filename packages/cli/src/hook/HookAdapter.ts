@@ -1,7 +1,7 @@
 import { readRequest } from "@abhed/extension/ReadRequest"
 import { withId } from "@abhed/extension/RequestLine"
 import { UnreadableRequest } from "@abhed/extension/UnreadableRequest"
-import { canonicalJson } from "@abhed/protocol"
+import { canonicalJson } from "@abhed/protocol/Json"
 import { Duration, Effect } from "effect"
 import { type HookFormat, peerEvent } from "./HookFormat.ts"
 import { peerInput, toolPart } from "./HookInput.ts"

@@ -1,4 +1,4 @@
-import { type EventName, isEventName } from "@abhed/protocol"
+import { type EventName, isEventName } from "@abhed/protocol/Event"
 
 /**
  * Which peer's command hooks `abhed-ext hook` runs (docs/hooks.md): Claude Code's (`PreToolUse`, …) or Gemini

@@ -1,4 +1,4 @@
-import type { Request } from "@abhed/protocol"
+import type { Request } from "@abhed/protocol/Request"
 import type { HookFormat } from "./HookFormat.ts"
 import { peerEvent } from "./HookFormat.ts"
 import { argsToPeer, peerToolName, type ToolNames } from "./HookToolNames.ts"

@@ -1,4 +1,4 @@
-import { isJsonObject } from "@abhed/protocol"
+import { isJsonObject } from "@abhed/protocol/Json"
 import type { HookFormat } from "./HookFormat.ts"
 import type { Json, ToolPart } from "./HookInput.ts"
 import { type HookRun, MaxStdoutBytes } from "./HookRunner.ts"

@@ -1,4 +1,4 @@
-import { MaxTimerMs } from "@abhed/protocol"
+import { MaxTimerMs } from "@abhed/protocol/ConfigSchemaChecks"
 import { spawn } from "node:child_process"
 import { Effect } from "effect"
 import { killPipeHolders, killRestOfGroup, killTree, pipeEnds } from "./ProcessTree.ts"

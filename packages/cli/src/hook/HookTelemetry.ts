@@ -1,4 +1,5 @@
-import { Telemetry } from "@abhed/host"
+import type * as Telemetry from "@abhed/host/Telemetry"
+import * as TelemetryConfig from "@abhed/host/TelemetryConfig"
 import { bounded, verdictOf } from "@abhed/host/TelemetryRecord"
 import { Context, Duration, Effect, Exit, Layer, Metric, Option, Tracer } from "effect"
 import { basename } from "node:path"
@@ -90,18 +91,19 @@ export const fromEnv = (
   command: string,
   format: HookFormat
 ): HookTelemetry => {
-  const { settings, warnings } = Telemetry.fromEnv(env)
+  const { settings, warnings } = TelemetryConfig.fromEnv(env)
   // The command's name: its path may name a home folder, its arguments may hold anything.
   const name = basename(command)
   let tracer: Tracer.Tracer | undefined
   let sink: Telemetry.TelemetrySinkShape | undefined
-  const capture = Layer.effectDiscard(
-    Effect.gen(function* () {
-      const current = yield* Tracer.Tracer
-      tracer = current === Tracer.nativeTracer ? undefined : current
-      sink = yield* Telemetry.TelemetrySink
-    })
-  )
+  const capture = (exporters: typeof Telemetry) =>
+    Layer.effectDiscard(
+      Effect.gen(function* () {
+        const current = yield* Tracer.Tracer
+        tracer = current === Tracer.nativeTracer ? undefined : current
+        sink = yield* exporters.TelemetrySink
+      })
+    )
   const record = (run: ObservedRun) => {
     const attributes = runAttributes(run, name, format)
     const endMillis = Date.now()
@@ -140,7 +142,15 @@ export const fromEnv = (
   }
   return {
     warnings,
-    layer: settings === undefined ? Layer.empty : Layer.provide(capture, Telemetry.layer(settings)),
+    // The exporters are loaded only when something is exported: most adapters start without a collector.
+    layer:
+      settings === undefined
+        ? Layer.empty
+        : Layer.unwrap(
+            Effect.promise(() => import("@abhed/host/Telemetry")).pipe(
+              Effect.map((exporters) => Layer.provide(capture(exporters), exporters.layer(settings)))
+            )
+          ),
     observe
   }
 }

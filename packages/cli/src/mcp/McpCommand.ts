@@ -1,12 +1,6 @@
-import { EffectExtension } from "@abhed/extension/effect"
-import { Console, Effect, Option, Result } from "effect"
 import { Command } from "effect/cli"
-import { InputUnreadable } from "../CliError.ts"
-import { Version } from "../Version.ts"
-import { failUsage } from "../Usage.ts"
-import { open } from "./McpConnection.ts"
-import { flags, targetOf } from "./McpFlags.ts"
-import { handlers } from "./McpSession.ts"
+import { lazyHandler } from "../LazyHandler.ts"
+import { flags } from "./McpFlags.ts"
 
 /**
  * `abhed-ext mcp [--name NAME] [--timeout-ms N] -- COMMAND [ARGS…]` and `abhed-ext mcp --name NAME --url URL
@@ -16,27 +10,7 @@ import { handlers } from "./McpSession.ts"
 export const mcp = Command.make(
   "mcp",
   flags,
-  Effect.fn("mcp")(function* ({ args, command, header, name, startupTimeoutMs, timeoutMs, url }) {
-    const parsed = targetOf({ args, command, header, name, url }, process.env)
-    if (Result.isFailure(parsed)) return yield* failUsage(["abhed-ext", "mcp"], parsed.failure)
-    const connection = yield* open(parsed.success.target, { name: "abhed-ext-mcp", version: Version })
-    yield* EffectExtension.run(
-      handlers({
-        name: parsed.success.name,
-        timeoutMs,
-        startupTimeoutMs: Option.getOrElse(startupTimeoutMs, () => timeoutMs),
-        connection
-      })
-    ).pipe(
-      // One line, the last on stderr (the host shows it as the cause), not a stack trace; exit 1, then on_failure.
-      Effect.catchTag("UnreadableRequest", ({ reason }) =>
-        Effect.andThen(
-          Console.error(`abhed-ext mcp: ${reason}`),
-          new InputUnreadable({ file: "stdin", detail: reason })
-        )
-      )
-    )
-  }, Effect.scoped)
+  lazyHandler(() => import("./McpServe.ts").then((m) => m.serveMcp))
 ).pipe(
   Command.withShortDescription("Offer an MCP server's tools to the model as an extension, every call guarded"),
   Command.withDescription(

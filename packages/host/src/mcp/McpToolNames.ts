@@ -1,4 +1,4 @@
-import { isToolName, ToolNameRule } from "@abhed/protocol"
+import { isToolName, ToolNameRule } from "@abhed/protocol/Tool"
 
 /**
  * How an MCP server's tool names become ours: `mcp__<server>__<tool>`, the convention Claude Code and the other

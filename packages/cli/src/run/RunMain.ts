@@ -1,0 +1,123 @@
+import { type AuditContent, AuditLog, ExtensionHost, type ExtensionHostShape, Telemetry } from "@abhed/host"
+import type { Config } from "@abhed/protocol"
+import { Console, Context, Effect, Layer, Option, Stream } from "effect"
+import { Command } from "effect/cli"
+import { OutputUnwritable, StrictRunFailed } from "../CliError.ts"
+import { StdinConfig } from "../ConfigFile.ts"
+import { inputLines } from "../Input.ts"
+import { type RunSource, runSource } from "../Layers.ts"
+import { render } from "../Output.ts"
+import * as RunSummary from "./RunSummary.ts"
+import { loadWatchable, watchRun } from "./RunWatch.ts"
+import { runSession } from "./Session.ts"
+import { failUsage } from "../Usage.ts"
+import type { flags } from "./RunCommand.ts"
+
+/** The JSONL audit sink; a file it cannot open is one line on stderr and exit 1, not a stack trace. */
+const auditLayer = (file: string, content: AuditContent) =>
+  AuditLog.layerJsonl(file, { content }).pipe(
+    Layer.catchTag("AuditWriteError", (e) =>
+      Layer.effect(AuditLog, Effect.fail(new OutputUnwritable({ file, detail: e.detail })))
+    ),
+    Layer.tapError((e) => Console.error(e.message))
+  )
+
+/**
+ * OpenTelemetry export when the standard variables name a collector (docs/observability.md); each bad value is a
+ * warning that names the variable, and the run goes on.
+ */
+const telemetryLayer = Effect.map(
+  Effect.sync(() => Telemetry.fromEnv(process.env)),
+  ({ settings, warnings }) => ({
+    warnings,
+    layer: settings === undefined ? Layer.empty : Telemetry.layer(settings)
+  })
+)
+
+/**
+ * A word where silence would mislead: a config without extensions lets every call through unvetted; a terminal on
+ * stdin would otherwise sit there looking hung.
+ */
+const startNotes = (file: string, config: Config, events: Option.Option<string>) =>
+  Effect.gen(function* () {
+    if (config.extensions.length === 0) {
+      yield* Console.error(
+        `abhed-ext run: warning: ${file} configures no extensions: nothing can veto a call, the policy alone ` +
+          `decides (default: ${config.policy.default})`
+      )
+    }
+    if (Option.getOrElse(events, () => "-") === "-" && process.stdin.isTTY === true) {
+      yield* Console.error("abhed-ext run: reading events from stdin, one JSON request per line (Ctrl-D to end)")
+    }
+  })
+
+/** What `abhed-ext run` does once its flags are parsed (RunCommand.ts). */
+export const runMain = Effect.fn("run")(function* ({
+  audit,
+  auditContent,
+  config,
+  events,
+  sessionId,
+  strict,
+  summary,
+  watch
+}: Command.Command.Config.Infer<typeof flags>) {
+  if (Option.getOrUndefined(config) === StdinConfig && Option.getOrElse(events, () => "-") === "-") {
+    // One stdin cannot carry both: the config would swallow the requests.
+    return yield* failUsage(
+      ["abhed-ext", "run"],
+      "--config - reads the config from stdin, so the events must come from a file (EVENTS.jsonl)"
+    )
+  }
+  if (watch && Option.getOrUndefined(config) === StdinConfig) {
+    return yield* failUsage(["abhed-ext", "run"], "--watch watches the config's file: --config - (stdin) has none")
+  }
+  // No --config: the layers of where it stands (the project's only if trusted); --config FILE: that file alone.
+  const first = watch ? yield* loadWatchable(config) : undefined
+  let loaded = first?.source ?? (yield* runSource(config))
+  yield* startNotes(loaded.label, loaded.config, events)
+  let ended = false
+  const lines = (yield* inputLines(events)).pipe(Stream.ensuring(Effect.sync(() => (ended = true))))
+  const tally = summary || strict ? RunSummary.make(loaded.config) : undefined
+  const telemetry = yield* telemetryLayer
+  for (const w of telemetry.warnings) yield* Console.error(`abhed-ext run: warning: ${w}`)
+  let live: ExtensionHostShape | undefined
+  const session = runSession({
+    lines,
+    // The source as last loaded: with --watch, a change before the first request is what the session starts with.
+    host: (id) =>
+      Layer.provide(loaded.host(id), RunSummary.tee(tally)).pipe(
+        Layer.tap((context) => Effect.sync(() => (live = Context.get(context, ExtensionHost))))
+      ),
+    defaultSessionId: "abhed-ext",
+    sessionId: Option.getOrUndefined(sessionId),
+    onLine: (r) => Effect.andThen(RunSummary.addLine(tally, r), Console.log(render(r.output)))
+  })
+  // With --watch, the watcher lives as long as the session, and reloads the host once it has started.
+  const reloaded = (source: RunSource) => {
+    loaded = source
+    RunSummary.track(tally, source.config)
+  }
+  const watching =
+    first === undefined
+      ? session
+      : Effect.scoped(
+          Effect.andThen(watchRun({ config, first, host: () => live, ended: () => ended, loaded: reloaded }), session)
+        )
+  yield* watching.pipe(
+    Effect.provide(Option.isSome(audit) ? auditLayer(audit.value, auditContent) : AuditLog.layerNone),
+    Effect.provide(telemetry.layer)
+  )
+  if (tally === undefined) return
+  if (summary) yield* Console.error(RunSummary.render(tally))
+  const problems = [
+    loaded.untrusted !== undefined ? `the project config ${loaded.untrusted.print.file} is not trusted` : undefined,
+    RunSummary.strictProblem(tally)
+  ].filter((p) => p !== undefined)
+  const problem = strict && problems.length > 0 ? problems.join("; ") : undefined
+  if (problem !== undefined) {
+    const failed = new StrictRunFailed({ problem })
+    yield* Console.error(failed.message)
+    return yield* failed
+  }
+})
