@@ -155,10 +155,12 @@ export const using = <A, E>(sets: Sets, f: (set: ExtensionSet) => Effect.Effect<
   Effect.suspend(() => {
     const set = sets.current
     set.running++
-    // onExit with a plain callback, not `ensuring` with a sync effect: one effect fewer on every call.
-    return Effect.onExit(f(set), () => {
+    // The release is synchronous: no finalizer effect (`undefined`: nothing to run after it, so no flatMap per
+    // call). Not `interruptible`: with it, an interrupted call's release went missing and held the next reload up
+    // (Reload.test.ts, "a call whose caller went away").
+    return Effect.onExitPrimitive(f(set), () => {
       release(set)
-      return Effect.void
+      return undefined
     })
   })
 

@@ -7,10 +7,10 @@ import {
   type ReplyOf,
   type RequestBody
 } from "@abhed/protocol"
-import { Clock, Duration, Effect, type Fiber, type Tracer } from "effect"
+import { Clock, Effect, type Fiber, type Tracer } from "effect"
 import type { AuditLog, AuditRound } from "../AuditLog.ts"
 import type { AuditRecord } from "../AuditRecord.ts"
-import { metricsByEvent, recordDecision } from "../HostMetrics.ts"
+import { latencyMillis, metricsByEvent, recordDecision } from "../HostMetrics.ts"
 import { isoTime } from "../IsoTime.ts"
 import { countDecision, type TelemetrySinkShape, withDispatchSpan } from "../Telemetry.ts"
 import type { Exchange } from "./Exchange.ts"
@@ -90,7 +90,7 @@ export const dispatch = <A>(
     const startNanos = clock.monotonicTimeNanosUnsafe()
     const done = (outcome: A): Effect.Effect<A> => {
       const context = fiber.context
-      metrics.latency.updateUnsafe(Duration.nanos(clock.monotonicTimeNanosUnsafe() - startNanos), context)
+      metrics.latency.updateUnsafe(latencyMillis(clock.monotonicTimeNanosUnsafe() - startNanos), context)
       metrics.count.updateUnsafe(1, context)
       if (decidedByNobody(outcome)) recordDecision(event, outcome.decision, [], context)
       else countDecision(event, outcome, context)
