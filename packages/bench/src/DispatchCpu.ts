@@ -16,7 +16,9 @@ import { hostToolCall, rawToolCall, sessionId, toolArgs } from "./scenarios/Tool
  *
  * `--fakes`: the host alone, over N in-process fakes that answer `{}` (no process, no pipe, no raw side): every
  * microsecond of CPU is the host's own. 40 blocks of 500 after a warm-up block; prints the median and the quartiles
- * of the blocks' CPU per dispatch. `--fakes --against DIR` compares this tree (B) with the checkout at DIR (A).
+ * of the blocks' CPU per dispatch. `--fakes --against DIR` compares this tree (B) with the checkout at DIR (A). The
+ * tree this script runs from reads a few percent low over one fake (a copy of it as A: B/A 0.96–0.985): run it from
+ * each tree in turn (copied into the other checkout) and take the geometric mean.
  *
  * `--against DIR` without `--fakes`: scenario 1's A/B in one process. The checkout at DIR's host (A) and this tree's
  * (B), each over its own N no-op processes, and the raw client, in rotating blocks (40 of 500 after a warm-up, or
