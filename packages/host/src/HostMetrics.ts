@@ -14,8 +14,19 @@ const dispatchesWith = (attributes: EventAttribute) =>
     incremental: true,
     attributes
   })
-const latencyWith = (attributes: EventAttribute) =>
-  Metric.timer("abhed_dispatch_latency", { description: "time to decide one event", attributes })
+/**
+ * A timer's histogram (`Metric.timer` is this one, behind `mapInput(Duration.toMillis)`): the same series, kept so
+ * the hot path can update it with the milliseconds it has, without a Duration made and converted back per update.
+ */
+const timerHistogram = (name: string, description: string, attributes: Readonly<Record<string, string>> | undefined) =>
+  Metric.histogram(name, {
+    description,
+    boundaries: Metric.exponentialBoundaries({ start: 0.5, factor: 2, count: 35 }),
+    attributes: { ...attributes, time_unit: "milliseconds" }
+  })
+const latencyHistogramWith = (attributes: EventAttribute) =>
+  timerHistogram("abhed_dispatch_latency", "time to decide one event", attributes)
+const latencyWith = (attributes: EventAttribute) => Metric.mapInput(latencyHistogramWith(attributes), Duration.toMillis)
 const dispatches = dispatchesWith(undefined)
 const dispatchLatency = latencyWith(undefined)
 const deaths = Metric.counter("abhed_extension_deaths_total", {
@@ -31,9 +42,9 @@ const decisionsWith = (
     attributes
   })
 const decisions = decisionsWith(undefined)
-const extensionLatencyWith = (attributes: { readonly extension: string } | undefined) =>
-  Metric.timer("abhed_extension_latency", { description: "one extension's time to answer one request", attributes })
-const extensionLatency = extensionLatencyWith(undefined)
+const extensionLatencyHistogramWith = (attributes: { readonly extension: string } | undefined) =>
+  timerHistogram("abhed_extension_latency", "one extension's time to answer one request", attributes)
+const extensionLatency = Metric.mapInput(extensionLatencyHistogramWith(undefined), Duration.toMillis)
 const telemetryDropped = Metric.counter("abhed_telemetry_dropped_total", {
   description: "spans, metric batches and log records not exported (collector down, slow or refusing; buffer full)",
   incremental: true
@@ -54,7 +65,8 @@ export const HostMetrics = {
 // attributes either way), but `withAttributes` adds its attributes to a copy of the fiber's context on every update.
 interface EventMetrics {
   readonly count: typeof dispatches
-  readonly latency: typeof dispatchLatency
+  /** `dispatchLatency`'s series for the event, updated in milliseconds (`latencyMillis`). */
+  readonly latency: Metric.Metric<number, Metric.HistogramState>
   readonly span: string
 }
 export const metricsByEvent: Record<EventName, EventMetrics> = Object.fromEntries(
@@ -62,24 +74,32 @@ export const metricsByEvent: Record<EventName, EventMetrics> = Object.fromEntrie
     event,
     {
       count: dispatchesWith({ event }),
-      latency: latencyWith({ event }),
+      latency: latencyHistogramWith({ event }),
       span: `abhed.${event}`
     }
   ])
 ) as Record<EventName, EventMetrics> // fromEntries over every EventName: the record is total
 
+/** What a timer records for `Duration.nanos(nanos)`: `Duration.toMillis` of it, without the Duration. */
+export const latencyMillis = (nanos: bigint): number => Number(nanos) / 1_000_000
+
+/** What a timer records for `Duration.millis(ms)`: the same number for a whole one (-0 as 0), else effect's own. */
+const durationMillis = (ms: number): number =>
+  Number.isInteger(ms) ? (ms === 0 ? 0 : ms) : Duration.toMillis(Duration.millis(ms))
+
 // Series made on first use and kept: extension names and verdicts are few (a config's), so these maps stay small.
-const latencyByExtension = new Map<string, typeof extensionLatency>()
-const decisionSeries = new Map<string, typeof decisions>()
+// Looked up by the strings as they come (no key joined per update: the lookup hashes a string already hashed).
+const latencyByExtension = new Map<string, Metric.Metric<number, Metric.HistogramState>>()
+const decisionSeries = new Map<string, Map<string, Map<string, typeof decisions>>>()
 
 /** One exchange's latency, under its extension's name. */
 export const recordExtensionLatency = (extension: string, latencyMs: number, context: Context.Context<never>): void => {
   let metric = latencyByExtension.get(extension)
   if (metric === undefined) {
-    metric = extensionLatencyWith({ extension })
+    metric = extensionLatencyHistogramWith({ extension })
     latencyByExtension.set(extension, metric)
   }
-  metric.updateUnsafe(Duration.millis(latencyMs), context)
+  metric.updateUnsafe(durationMillis(latencyMs), context)
 }
 
 /** One decision (an outcome with a `decision`), under its verdict and the extensions its reasons name. */
@@ -89,12 +109,21 @@ export const recordDecision = (
   deciding: ReadonlyArray<string>,
   context: Context.Context<never>
 ): void => {
-  const extension = deciding.join(",")
-  const key = `${event}\u0000${decision}\u0000${extension}`
-  let metric = decisionSeries.get(key)
+  const extension = deciding.length === 0 ? "" : deciding.join(",")
+  let byDecision = decisionSeries.get(event)
+  if (byDecision === undefined) {
+    byDecision = new Map()
+    decisionSeries.set(event, byDecision)
+  }
+  let byExtension = byDecision.get(decision)
+  if (byExtension === undefined) {
+    byExtension = new Map()
+    byDecision.set(decision, byExtension)
+  }
+  let metric = byExtension.get(extension)
   if (metric === undefined) {
     metric = decisionsWith({ event, decision, extension })
-    decisionSeries.set(key, metric)
+    byExtension.set(extension, metric)
   }
   metric.updateUnsafe(1, context)
 }

@@ -55,6 +55,22 @@ export interface ExtensionSet {
   /** Calls running over this set. */
   running: number
   readonly whenIdle: Array<() => void>
+  /** Ends one call's count (`using`'s exit hook, made once per set rather than per call). */
+  readonly release: () => undefined
+}
+
+/** A set no call runs over yet. */
+const makeSet = (fields: Omit<ExtensionSet, "running" | "whenIdle" | "release">): ExtensionSet => {
+  const set: ExtensionSet = {
+    ...fields,
+    running: 0,
+    whenIdle: [],
+    release: () => {
+      if (--set.running === 0) for (const resume of set.whenIdle.splice(0)) resume()
+      return undefined
+    }
+  }
+  return set
 }
 
 /** A host's sets: the current one, the first context (whose counters every later one shares), the reload lock. */
@@ -133,33 +149,20 @@ export const makeSets = (
     const baseDir = reloading?.baseDir ?? "."
     const prints = new Map<string, string>()
     for (const x of extensions) prints.set(x.name, yield* printOf(roots, absolute(baseDir)(x.config)))
-    const current: ExtensionSet = {
-      ctx,
-      extensions,
-      tools,
-      prints,
-      fingerprint: fingerprintOf(settingsOf(ctx), prints),
-      running: 0,
-      whenIdle: []
-    }
+    const current = makeSet({ ctx, extensions, tools, prints, fingerprint: fingerprintOf(settingsOf(ctx), prints) })
     const scope = yield* Scope.fork(yield* Effect.scope, "parallel")
     return { current, root: ctx, reloading, lock: yield* Semaphore.make(1), scope, closed: false }
   })
-
-const release = (set: ExtensionSet): void => {
-  if (--set.running === 0) for (const resume of set.whenIdle.splice(0)) resume()
-}
 
 /** Run `f` over the current set, counted in it until it ends: a reload ends nothing it uses before then. */
 export const using = <A, E>(sets: Sets, f: (set: ExtensionSet) => Effect.Effect<A, E>): Effect.Effect<A, E> =>
   Effect.suspend(() => {
     const set = sets.current
     set.running++
-    // onExit with a plain callback, not `ensuring` with a sync effect: one effect fewer on every call.
-    return Effect.onExit(f(set), () => {
-      release(set)
-      return Effect.void
-    })
+    // The release is synchronous: no finalizer effect (`undefined`: nothing to run after it, so no flatMap per
+    // call). Not `interruptible`: with it, an interrupted call's release went missing and held the next reload up
+    // (Reload.test.ts, "a call whose caller went away").
+    return Effect.onExitPrimitive(f(set), set.release)
   })
 
 const idle = (set: ExtensionSet): Effect.Effect<void> =>
@@ -229,16 +232,13 @@ export const reload = (sets: Sets, next: ReloadInput): Effect.Effect<ReloadRepor
         }
         const tools = yield* ListTools.listTools(ctx)
         yield* Effect.forEach(tools.rejected, (r) => Effect.logWarning(ListTools.rejectedNote(r)), { discard: true })
-        const made: ExtensionSet = {
+        return makeSet({
           ctx,
           extensions,
           tools: tools.accepted,
           prints: plan.prints,
-          fingerprint: fingerprintOf(settings, plan.prints),
-          running: 0,
-          whenIdle: []
-        }
-        return made
+          fingerprint: fingerprintOf(settings, plan.prints)
+        })
       }).pipe(Effect.onExit((exit) => (Exit.isSuccess(exit) ? Effect.void : Scope.close(staging, exit))))
       sets.current = set
       const report = reportOf(old, plan, started, set.fingerprint)

@@ -1,7 +1,8 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Layer, Metric } from "effect"
+import { Duration, Effect, Layer, Metric } from "effect"
 import { AuditLog, ExtensionHost, HostMetrics } from "../src/index.ts"
 import * as FakeExtension from "../src/FakeExtension.ts"
+import { latencyMillis, metricsByEvent, recordExtensionLatency } from "../src/HostMetrics.ts"
 
 /**
  * The metrics every dispatch updates with no tracer installed and no audit kept (telemetry export off, the bench's
@@ -67,6 +68,43 @@ describe("dispatch metrics with telemetry off", () => {
           )
           assert.strictEqual(yield* decisionsOf("deny", "m2-a,m2-b"), denies + 1)
         })
+    )
+  )
+})
+
+describe("latency series updated in milliseconds", () => {
+  // The hot path updates the timers' histograms with the milliseconds it has (no Duration per update): each series
+  // must hold exactly what the timer itself would have recorded, and be the timer's own series.
+  const timer = Metric.timer("abhed_test_reference_timer")
+  const inRegistry = <A>(effect: Effect.Effect<A>) => Effect.provideService(effect, Metric.MetricRegistry, new Map())
+
+  it.effect("an extension's latency: what the timer records for Duration.millis", () =>
+    inRegistry(
+      Effect.gen(function* () {
+        const context = yield* Effect.context()
+        for (const ms of [-0, 0, 1, 7, 2.5, 1 / 3, 1e-7, 40_000, Number.NaN]) {
+          recordExtensionLatency("ml-ext", ms, context)
+          timer.updateUnsafe(Duration.millis(ms), context)
+        }
+        const series = yield* Metric.value(Metric.withAttributes(HostMetrics.extensionLatency, { extension: "ml-ext" }))
+        const expected = yield* Metric.value(timer)
+        assert.deepStrictEqual(series, expected)
+        assert.isTrue(Object.is(series.min, expected.min), "-0 is recorded as the timer records it: 0")
+      })
+    )
+  )
+
+  it.effect("a dispatch's latency: what the timer records for Duration.nanos, in the event's series", () =>
+    inRegistry(
+      Effect.gen(function* () {
+        const context = yield* Effect.context()
+        for (const nanos of [0n, 1n, 999_999n, 1_000_000n, 1_234_567n, 123_456_789_012n]) {
+          metricsByEvent.context.latency.updateUnsafe(latencyMillis(nanos), context)
+          timer.updateUnsafe(Duration.nanos(nanos), context)
+        }
+        const series = yield* Metric.value(Metric.withAttributes(HostMetrics.dispatchLatency, { event: "context" }))
+        assert.deepStrictEqual(series, yield* Metric.value(timer))
+      })
     )
   )
 })

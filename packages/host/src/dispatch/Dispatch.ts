@@ -7,10 +7,10 @@ import {
   type ReplyOf,
   type RequestBody
 } from "@abhed/protocol"
-import { Clock, Duration, Effect, type Fiber, type Tracer } from "effect"
+import { Clock, Effect, type Fiber, type Tracer } from "effect"
 import type { AuditLog, AuditRound } from "../AuditLog.ts"
 import type { AuditRecord } from "../AuditRecord.ts"
-import { metricsByEvent, recordDecision } from "../HostMetrics.ts"
+import { latencyMillis, metricsByEvent, recordDecision } from "../HostMetrics.ts"
 import { isoTime } from "../IsoTime.ts"
 import { countDecision, type TelemetrySinkShape, withDispatchSpan } from "../Telemetry.ts"
 import type { Exchange } from "./Exchange.ts"
@@ -88,43 +88,43 @@ export const dispatch = <A>(
     const n = ctx.seq++
     const start = clock.currentTimeMillisUnsafe()
     const startNanos = clock.monotonicTimeNanosUnsafe()
-    const done = (outcome: A): Effect.Effect<A> => {
+    const done = (outcome: A): A => {
       const context = fiber.context
-      metrics.latency.updateUnsafe(Duration.nanos(clock.monotonicTimeNanosUnsafe() - startNanos), context)
+      metrics.latency.updateUnsafe(latencyMillis(clock.monotonicTimeNanosUnsafe() - startNanos), context)
       metrics.count.updateUnsafe(1, context)
       if (decidedByNobody(outcome)) recordDecision(event, outcome.decision, [], context)
       else countDecision(event, outcome, context)
-      return Effect.succeed(outcome)
+      return outcome
     }
+    // Not recording (the common case): a map, the metrics in its step.
+    if (!ctx.recording) return Effect.map(body, (dispatched) => done(dispatched.outcome))
     return Effect.flatMap(body, ({ input, notes, outcome, rounds }) =>
-      ctx.recording
-        ? Effect.andThen(
-            Effect.suspend(() => {
-              const record: AuditRecord = {
-                seq: n,
-                session_id: ctx.sessionId,
-                time: isoTime(start),
-                event,
-                call_id: callId,
-                ...subject,
-                rounds,
-                outcome,
-                ...(input === undefined ? {} : { input }),
-                notes,
-                duration_ms: clock.currentTimeMillisUnsafe() - start
-              }
-              if (ctx.telemetry !== undefined) {
-                try {
-                  ctx.telemetry.record(record, span)
-                } catch {
-                  // A record telemetry cannot take (an embedder's value JSON cannot hold) is lost to it alone.
-                }
-              }
-              return ctx.audit.record(record)
-            }),
-            Effect.suspend(() => done(outcome))
-          )
-        : done(outcome)
+      Effect.andThen(
+        Effect.suspend(() => {
+          const record: AuditRecord = {
+            seq: n,
+            session_id: ctx.sessionId,
+            time: isoTime(start),
+            event,
+            call_id: callId,
+            ...subject,
+            rounds,
+            outcome,
+            ...(input === undefined ? {} : { input }),
+            notes,
+            duration_ms: clock.currentTimeMillisUnsafe() - start
+          }
+          if (ctx.telemetry !== undefined) {
+            try {
+              ctx.telemetry.record(record, span)
+            } catch {
+              // A record telemetry cannot take (an embedder's value JSON cannot hold) is lost to it alone.
+            }
+          }
+          return ctx.audit.record(record)
+        }),
+        Effect.sync(() => done(outcome))
+      )
     )
   }
   return withDispatchSpan(metrics.span, event, ctx.sessionId, callId, subject?.tool, (span) =>

@@ -21,69 +21,64 @@ import { settleRounds } from "./Settle.ts"
  */
 
 // The common case (one round, nobody rewrites, no policy hook) is: the fan-out, then synchronous steps.
-export const toolCall = (ctx: DispatchContext, call: ToolCallInput): Effect.Effect<ToolCallOutcome> =>
-  Effect.suspend(() => {
-    const { callIdOf, hooks, policies, policy, recording, sessionId } = ctx
-    const call_id = callIdOf(call.call_id)
-    const unsendable = unsendableField("args", call.args)
-    if (unsendable !== undefined) {
-      return refuse(ctx, "tool_call", call_id, ToolCallRule.refused(unsendable), call.tool)
-    }
-    if (call.refused !== undefined) {
-      // Refused by the agent before any extension could judge it: audited with its args, sent to nobody.
-      const { notes, outcome } = ToolCallRule.refused(call.refused)
-      return dispatch(
-        ctx,
-        "tool_call",
-        call_id,
-        Effect.succeed({ outcome, rounds: [], notes: recording ? notes : [] }),
-        {
-          tool: call.tool,
-          args: call.args
-        }
-      )
-    }
-    const auditRounds: Array<AuditRound> = []
-    const settled = settleRounds(
-      ctx,
-      "tool_call",
-      ToolCallRule,
-      call.args,
-      (args, round): RequestBody<"tool_call"> => ({
-        event: "tool_call",
-        session_id: sessionId,
-        call_id,
-        tool: call.tool,
-        args,
-        ...roundField(round)
-      }),
-      auditRounds
-    )
-    const finish = (
-      outcome: SettleOutcome<JsonObject, Verdict>,
-      decision: PolicyDecision
-    ): Dispatched<ToolCallOutcome> => {
-      // Notes only for a sink that keeps them: two strings per dispatch otherwise made for nothing.
-      if (!recording) return { outcome: ToolCallRule.outcomeOf(outcome, decision), rounds: auditRounds, notes: [] }
-      const finished = ToolCallRule.finish(outcome, decision)
-      return { outcome: finished.outcome, rounds: auditRounds, notes: finished.notes }
-    }
-    return dispatch(
-      ctx,
-      "tool_call",
+// Made when the call runs, not suspended again: the host calls it inside `Reload.using`'s callback, once per run (a
+// call id is made here). Another caller wraps it in `Effect.suspend`.
+export const toolCall = (ctx: DispatchContext, call: ToolCallInput): Effect.Effect<ToolCallOutcome> => {
+  const { callIdOf, hooks, policies, policy, recording, sessionId } = ctx
+  const call_id = callIdOf(call.call_id)
+  const unsendable = unsendableField("args", call.args)
+  if (unsendable !== undefined) {
+    return refuse(ctx, "tool_call", call_id, ToolCallRule.refused(unsendable), call.tool)
+  }
+  if (call.refused !== undefined) {
+    // Refused by the agent before any extension could judge it: audited with its args, sent to nobody.
+    const { notes, outcome } = ToolCallRule.refused(call.refused)
+    return dispatch(ctx, "tool_call", call_id, Effect.succeed({ outcome, rounds: [], notes: recording ? notes : [] }), {
+      tool: call.tool,
+      args: call.args
+    })
+  }
+  const auditRounds: Array<AuditRound> = []
+  const settled = settleRounds(
+    ctx,
+    "tool_call",
+    ToolCallRule,
+    call.args,
+    (args, round): RequestBody<"tool_call"> => ({
+      event: "tool_call",
+      session_id: sessionId,
       call_id,
-      Effect.flatMap(settled, (outcome) =>
-        // No hooks (the common case): the rules are plain synchronous code.
-        policies !== undefined
-          ? Effect.map(evaluateLayerPolicies(policies, hooks, { tool: call.tool, args: outcome.payload }), (d) =>
+      tool: call.tool,
+      args,
+      ...roundField(round)
+    }),
+    auditRounds
+  )
+  const finish = (
+    outcome: SettleOutcome<JsonObject, Verdict>,
+    decision: PolicyDecision
+  ): Dispatched<ToolCallOutcome> => {
+    // Notes only for a sink that keeps them: two strings per dispatch otherwise made for nothing.
+    if (!recording) return { outcome: ToolCallRule.outcomeOf(outcome, decision), rounds: auditRounds, notes: [] }
+    const finished = ToolCallRule.finish(outcome, decision)
+    return { outcome: finished.outcome, rounds: auditRounds, notes: finished.notes }
+  }
+  return dispatch(
+    ctx,
+    "tool_call",
+    call_id,
+    Effect.flatMap(settled, (outcome) =>
+      // No hooks (the common case): the rules are plain synchronous code.
+      policies !== undefined
+        ? Effect.map(evaluateLayerPolicies(policies, hooks, { tool: call.tool, args: outcome.payload }), (d) =>
+            finish(outcome, d)
+          )
+        : hooks.length === 0
+          ? Effect.succeed(finish(outcome, evaluateRules(policy, { tool: call.tool, args: outcome.payload })))
+          : Effect.map(evaluatePolicy(policy, hooks, { tool: call.tool, args: outcome.payload }), (d) =>
               finish(outcome, d)
             )
-          : hooks.length === 0
-            ? Effect.succeed(finish(outcome, evaluateRules(policy, { tool: call.tool, args: outcome.payload })))
-            : Effect.map(evaluatePolicy(policy, hooks, { tool: call.tool, args: outcome.payload }), (d) =>
-                finish(outcome, d)
-              )
-      ),
-      { tool: call.tool, args: call.args }
-    )
-  })
+    ),
+    { tool: call.tool, args: call.args }
+  )
+}
