@@ -187,9 +187,10 @@ describe("abhed-ext check --help", () => {
 
 describe("abhed-ext check --call", () => {
   it("sends the given call as the sample tool_call and tool_result, and prints what the extension said to it", async () => {
-    // block-secrets only objects to reads of *secret*: the default sample (bash ls) would never show its block.
+    // A guard that only objects to reads of *secret* (as block-secrets.sh, without its jq starts: a check sends over a
+    // hundred requests): the default sample (bash ls) would never show its block.
     const call = JSON.stringify({ tool: "read", args: { path: "config/secrets.json" } })
-    const r = await runCli(["check", ...fast, "--call", call, "--", "bash", "block-secrets.sh"], { cwd: examples })
+    const r = await runCli(["check", ...fast, "--call", call, "--", ...fixture("block-reads")])
     expect(r.code, r.stderr).toBe(0)
     expect(r.stdout).toContain(
       `tool_call read {"path":"config/secrets.json"} → {"block":true,"reason":"secrets are off limits"}`
