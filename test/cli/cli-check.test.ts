@@ -62,6 +62,22 @@ const common = ["--startup-timeout-ms", "30000", "--grace-ms", "400"]
 /** For the fixtures that never answer some request: the timeout must pass, so it is short. */
 const short = [...common, "--timeout-ms", "400", "--quiet-ms", "30"]
 const long = [...common, "--timeout-ms", "15000", "--quiet-ms", "30"]
+/** Writing 17 MiB takes a while on a loaded machine (more than 5 s beside this file's other checks at load 25): a
+ * timeout that lets it arrive (the host stops reading there). */
+const tooLongFlags = [...common, "--timeout-ms", "20000", "--quiet-ms", "30"]
+
+/**
+ * `check --json` runs, one per distinct command line: tests that assert on the same run share it (each run starts
+ * the CLI and the fixture twice; too-long's writes 17 MiB per process).
+ */
+const jsonRuns = new Map<string, ReturnType<typeof runCli>>()
+const jsonRun = (flags: ReadonlyArray<string>, name: string) => {
+  const args = ["check", "--json", ...flags, "--", ...fixture(name)]
+  const key = args.join("\0")
+  const run = jsonRuns.get(key) ?? runCli(args)
+  jsonRuns.set(key, run)
+  return run
+}
 
 describe.concurrent("abhed-ext check fails, naming the violated check", () => {
   const cases: ReadonlyArray<readonly [string, string, ReadonlyArray<string>]> = [
@@ -74,14 +90,12 @@ describe.concurrent("abhed-ext check fails, naming the violated check", () => {
     // the host kills an extension for, not lines to skip or decode leniently.
     ["spaces", "no_stdout_noise", long],
     ["not-utf8", "no_stdout_noise", short],
-    // Writing 17 MiB takes a while on a loaded machine (more than 5 s beside this file's other checks at load 25): a
-    // timeout that lets it arrive (the host stops reading there).
-    ["too-long", "no_stdout_noise", [...common, "--timeout-ms", "20000", "--quiet-ms", "30"]],
+    ["too-long", "no_stdout_noise", tooLongFlags],
     ["no-exit", "clean_exit", long]
   ]
   for (const [name, check, flags] of cases) {
     it(`${name} → ${check}`, async () => {
-      const json = await runCli(["check", "--json", ...flags, "--", ...fixture(name)])
+      const json = await jsonRun(flags, name)
       expect(json.code).toBe(1)
       const doc = report(json.stdout)
       expect(doc.ok).toBe(false)
@@ -95,22 +109,12 @@ describe.concurrent("abhed-ext check fails, naming the violated check", () => {
 
   it("a well-behaved fixture fails none of the checks the others fail", async () => {
     // no-exit behaves in every way but the exit: only clean_exit may fail.
-    const r = await runCli(["check", "--json", ...long, "--", ...fixture("no-exit")])
+    const r = await jsonRun(long, "no-exit")
     expect(failed(report(r.stdout))).toEqual(["clean_exit"])
   })
 
   it("a line over 16 MiB is reported once per process (the host stops reading there), not once per chunk after it", async () => {
-    const r = await runCli([
-      "check",
-      "--json",
-      ...common,
-      "--timeout-ms",
-      "20000",
-      "--quiet-ms",
-      "30",
-      "--",
-      ...fixture("too-long")
-    ])
+    const r = await jsonRun(tooLongFlags, "too-long")
     const noise = report(r.stdout).checks.find((c) => c.id === "no_stdout_noise")?.details ?? []
     const tooLong = noise.filter((d) => d.includes("a line longer than 16777216 bytes"))
     // Both processes (one request at a time, then the burst) get a tool_result: at most one line each.
@@ -183,9 +187,10 @@ describe("abhed-ext check --help", () => {
 
 describe("abhed-ext check --call", () => {
   it("sends the given call as the sample tool_call and tool_result, and prints what the extension said to it", async () => {
-    // block-secrets only objects to reads of *secret*: the default sample (bash ls) would never show its block.
+    // A guard that only objects to reads of *secret* (as block-secrets.sh, without its jq starts: a check sends over a
+    // hundred requests): the default sample (bash ls) would never show its block.
     const call = JSON.stringify({ tool: "read", args: { path: "config/secrets.json" } })
-    const r = await runCli(["check", ...fast, "--call", call, "--", "bash", "block-secrets.sh"], { cwd: examples })
+    const r = await runCli(["check", ...fast, "--call", call, "--", ...fixture("block-reads")])
     expect(r.code, r.stderr).toBe(0)
     expect(r.stdout).toContain(
       `tool_call read {"path":"config/secrets.json"} → {"block":true,"reason":"secrets are off limits"}`

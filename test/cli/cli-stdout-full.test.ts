@@ -26,7 +26,9 @@ const toFull = (args: ReadonlyArray<string>, input: string) =>
 
 describe("stdout cannot be written (issue 24.1)", () => {
   it.each([
-    ["check", ["check", "--", "bash", "docs/examples/block-secrets.sh"], ""],
+    // `cat` answers each request with itself, which passes every check: a report written last, as any extension's,
+    // without the bash+jq example's jq start per request (seconds of CPU per check).
+    ["check", ["check", "--", "cat"], ""],
     ["import-hooks", ["import-hooks", "test/fixtures/hooks/project/.claude/settings.json"], ""],
     ["run", ["run", "-c", "test/fixtures/cli-guard.json"], `{"event":"tool_call","tool":"read","args":{"path":"x"}}\n`],
     ["demo", ["demo"], ""]
