@@ -41,9 +41,9 @@ const pythonBin = pythonWithoutShim()
  *   worker imports effect and the packages once instead of once per file;
  * - Node's compile cache for every Node process the tests start (the CLI, TypeScript extensions): each loads effect
  *   from source, and the cache saves about a fifth of that CPU after the first run.
- * - the CLI the tests start is its source bundled into one file once per run (test/support/cli-bundle.ts): starting it
- *   costs about a third of the CPU of loading effect and the packages from hundreds of modules, and the CLI is
- *   started more than a hundred times. `ABHED_TEST_CLI=source` runs the CLI from source instead;
+ * - the CLI the tests start is its source bundled once per run (test/support/cli-bundle.ts: an entry and the chunks
+ *   its commands load when they run): starting it costs about a third of the CPU of loading effect and the packages
+ *   from hundreds of modules, and the CLI is started hundreds of times. `ABHED_TEST_CLI=source` runs the CLI from source instead;
  * - TMPDIR: one folder per run, removed at the end (test/support/temp-dir.setup.ts);
  * - python3 started without a version manager's shim (pythonWithoutShim above).
  * Real-process tests keep their margins under this load: see test/support/extension-helpers.ts and `pnpm test:stress`.
