@@ -1,7 +1,7 @@
 import { basename, dirname, extname, relative, resolve, sep } from "node:path"
 import { fileURLToPath } from "node:url"
 import { readRegularFile } from "@abhed/host/RegularFile"
-import { Effect, Stdio, Stream } from "effect"
+import { Effect, Option, Stdio, Stream } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
 import { InputUnreadable } from "../CliError.ts"
 import type { AdapterLaunch } from "./HookConfig.ts"
@@ -20,6 +20,17 @@ export const thisCliLaunch: AdapterLaunch = {
   command: process.execPath,
   args: [fileURLToPath(new URL(`../bin${extname(fileURLToPath(import.meta.url))}`, import.meta.url))]
 }
+
+/** The adapter the generated config runs: this CLI (`--this-cli`), `--adapter-command`'s program, or `abhed-ext`. */
+export const adapterLaunch = (thisCli: boolean, adapterCommand: Option.Option<string>): AdapterLaunch =>
+  thisCli ? thisCliLaunch : Option.isSome(adapterCommand) ? { command: adapterCommand.value, args: [] } : onPath
+
+/**
+ * The folder a generated config's relative `cwd` is resolved against (the host resolves it against the config file's
+ * folder): the output's, or where `> abhed.json` lands.
+ */
+export const configFolder = (output: Option.Option<string>): string =>
+  Option.isSome(output) ? dirname(resolve(output.value)) : process.cwd()
 
 /** `dir` relative to `from`, as a config's `cwd` (`.` for the same folder, `/` separators). */
 export const relativeCwd = (from: string, dir: string): string => {

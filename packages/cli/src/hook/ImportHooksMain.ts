@@ -1,4 +1,3 @@
-import { dirname, resolve } from "node:path"
 import { printable } from "@abhed/host/Printable"
 import { Console, Effect, Option, Result } from "effect"
 import { Command } from "effect/cli"
@@ -8,7 +7,7 @@ import { hookArgsProblem } from "./HookCommand.ts"
 import { DefaultHookTimeoutMs } from "./HookFlags.ts"
 import { importNotes, toConfig } from "./HookConfig.ts"
 import { parseSettings, readSettings } from "./HookSettings.ts"
-import { type flags, onPath, projectDir, readInput, relativeCwd, thisCliLaunch } from "./ImportHooksCommand.ts"
+import { type flags, adapterLaunch, configFolder, projectDir, readInput, relativeCwd } from "./ImportHooksCommand.ts"
 
 /** What `abhed-ext import-hooks` does once its flags are parsed (ImportHooksCommand.ts). */
 export const importHooksMain = Effect.fn("import-hooks")(
@@ -28,13 +27,8 @@ export const importHooksMain = Effect.fn("import-hooks")(
       `${settings}: ${read.success.hooks.length} ${chosen === "claude" ? "Claude Code" : "Gemini CLI"} command hook(s) carried over` +
         (read.success.skipped.length > 0 ? `, ${read.success.skipped.length} not (above)` : "")
     )
-    const launch = thisCli
-      ? thisCliLaunch
-      : Option.isSome(adapterCommand)
-        ? { command: adapterCommand.value, args: [] }
-        : onPath
-    // The host resolves a relative cwd against the config file's folder: the output's, or where `> abhed.json` lands.
-    const configDir = Option.isSome(output) ? dirname(resolve(output.value)) : process.cwd()
+    const launch = adapterLaunch(thisCli, adapterCommand)
+    const configDir = configFolder(output)
     const config = toConfig(read.success, launch, relativeCwd(configDir, projectDir(settings)))
     // Start-check: every adapter's flags go through the adapter's own parser and checks; one that would exit at
     // startup is a guard lost, so nothing is written.

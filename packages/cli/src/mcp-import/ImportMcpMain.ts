@@ -1,4 +1,3 @@
-import { dirname, resolve } from "node:path"
 import { printable } from "@abhed/host/Printable"
 import { decodeConfig } from "@abhed/protocol"
 import { Console, Effect, Option, Result } from "effect"
@@ -6,7 +5,7 @@ import { Command } from "effect/cli"
 import { AdapterWouldNotStart, InputUnreadable } from "../CliError.ts"
 import { writeConfig } from "../ImportFlags.ts"
 import { ConfigSchemaUrl } from "../hook/HookConfig.ts"
-import { onPath, projectDir, readInput, relativeCwd, thisCliLaunch } from "../hook/ImportHooksCommand.ts"
+import { adapterLaunch, configFolder, projectDir, readInput, relativeCwd } from "../hook/ImportHooksCommand.ts"
 import { parseMcpFile } from "./McpFile.ts"
 import { DefaultCallTimeoutMs, type McpImport, readMcpServers } from "./McpServers.ts"
 import { adapterProblems } from "./McpStartCheck.ts"
@@ -34,13 +33,8 @@ export const importMcpMain = Effect.fn("import-mcp")(
     const text = yield* readInput(file)
     const parsed = parseMcpFile(file === "-" ? undefined : file, text, Option.getOrUndefined(format))
     if (Result.isFailure(parsed)) return yield* new InputUnreadable({ file, detail: parsed.failure })
-    const launch = thisCli
-      ? thisCliLaunch
-      : Option.isSome(adapterCommand)
-        ? { command: adapterCommand.value, args: [] }
-        : onPath
-    // The host resolves a relative cwd against the config file's folder: the output's, or where `> abhed.json` lands.
-    const configDir = Option.isSome(output) ? dirname(resolve(output.value)) : process.cwd()
+    const launch = adapterLaunch(thisCli, adapterCommand)
+    const configDir = configFolder(output)
     const read = readMcpServers(parsed.success.format, parsed.success.settings, {
       launch,
       inHost,
