@@ -9,7 +9,9 @@ import { type DispatchFields, dispatchAttributes, recordAttributes } from "./Tel
  * dispatch's path a span only records what it will say (effect's own `NativeSpan`, plus the dispatch's fields and
  * record as they are) and hands itself to the buffer. Measured: effect's OTLP tracer converts each span (its
  * attributes, ids and status) in `end`, more than the rest of what exporting adds to a dispatch; and an exchange's
- * child span as a `NativeSpan` (with its context, ids and end) cost more than the plain record it now is.
+ * child span as a `NativeSpan` (with its context, ids and end) cost more than the plain record it now is. Here the
+ * spans, which every host loads; their OTLP form and the exporter, loaded only when something is exported, in
+ * TelemetryTracerExport.ts.
  */
 
 /** Where this tracer's spans go, and how a record's args leave (`TelemetrySettings.args`). */
