@@ -4,7 +4,7 @@ import {
   decodeConfig,
   loadConfig as loadConfigFile,
   type LoadedConfig
-} from "@abhed/host"
+} from "@abhed/host/ConfigLoader"
 import { Console, Effect, type FileSystem, Path, Stdio, Stream } from "effect"
 import { ConfigRejected } from "./CliError.ts"
 

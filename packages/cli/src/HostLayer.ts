@@ -1,4 +1,4 @@
-import { ExtensionHost } from "@abhed/host"
+import { ExtensionHost } from "@abhed/host/ExtensionHost"
 import type { LoadedConfig } from "./ConfigFile.ts"
 
 /**

@@ -1,15 +1,14 @@
+import type { AuditLog } from "@abhed/host/AuditLog"
 import {
-  type AuditLog,
-  defaultTrustStore,
   describeUntrusted,
-  ExtensionHost,
   layerPlaces,
   layerRoots,
   type Layers,
   loadLayers,
-  Trust,
   type UntrustedProject
-} from "@abhed/host"
+} from "@abhed/host/ConfigLayers"
+import { ExtensionHost } from "@abhed/host/ExtensionHost"
+import { defaultTrustStore, Trust } from "@abhed/host/Trust"
 import type { Config } from "@abhed/protocol"
 import { Console, Effect, type FileSystem, type Layer, Option, type Path, type Stdio } from "effect"
 import * as NodeOs from "node:os"

@@ -2,7 +2,7 @@ import { sortByName, type AcceptedTool, type LayerPolicy, type PolicyHook } from
 import { Defaults, type Config, type ExtensionConfig } from "@abhed/protocol"
 import { Context, Effect, type FileSystem, Layer, type Path, type Scope } from "effect"
 import { AuditLog } from "./AuditLog.ts"
-import { TelemetrySink } from "./Telemetry.ts"
+import { TelemetrySink } from "./TelemetrySink.ts"
 import { makeRoundContext } from "./dispatch/Round.ts"
 import { single, type DispatchContext } from "./dispatch/Dispatch.ts"
 import * as BeforeAgentStart from "./dispatch/BeforeAgentStart.ts"
@@ -15,7 +15,7 @@ import * as ToolResult from "./dispatch/ToolResult.ts"
 import { type ConfigInvalid, type ConfigUnreadable, loadConfig } from "./ConfigLoader.ts"
 import type { Extension } from "./Extension.ts"
 import * as ProcessExtension from "./ProcessExtension.ts"
-import * as McpExtension from "./mcp/McpExtension.ts"
+import * as McpExtension from "./mcp/McpStart.ts"
 import { DuplicateExtensionNames } from "./HostError.ts"
 import * as IdCounter from "./IdCounter.ts"
 import * as Reload from "./Reload.ts"
@@ -151,7 +151,7 @@ export interface ProcessHostOptions {
  */
 const layer = (config: Config, options: ProcessHostOptions): Layer.Layer<ExtensionHost, never, AuditLog> => {
   // Each extension in a scope of its own (Reload.startExtensions), so that a reload can close it alone.
-  // An MCP server (`protocol: "mcp"`) is spoken to by the host itself (mcp/McpExtension.ts).
+  // An MCP server (`protocol: "mcp"`) is spoken to by the host itself (mcp/McpExtension.ts, loaded as one starts).
   const start = (x: ExtensionConfig) =>
     (x.protocol === "mcp" ? McpExtension.make : ProcessExtension.make)(x, {
       sessionId: options.sessionId,

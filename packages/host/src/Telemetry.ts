@@ -1,4 +1,4 @@
-import { Clock, ConfigProvider, Context, Duration, Effect, Layer, Tracer } from "effect"
+import { Clock, ConfigProvider, Duration, Effect, Layer, Tracer } from "effect"
 import * as HttpClient from "effect/http/HttpClient"
 import { OtlpExporter, OtlpMetrics, OtlpResource, OtlpSerialization } from "effect/observability"
 import type { AuditRecord } from "./AuditRecord.ts"
@@ -6,7 +6,9 @@ import * as TelemetryConfig from "./TelemetryConfig.ts"
 import * as TelemetryExport from "./TelemetryExport.ts"
 import { MillisToNanos } from "./TelemetrySpans.ts"
 import * as TelemetryTracer from "./TelemetryTracer.ts"
+import * as TelemetryTracerExport from "./TelemetryTracerExport.ts"
 import { logBody, recordAttributes } from "./TelemetryRecord.ts"
+import { type LogEntry, TelemetrySink, type TelemetrySinkShape } from "./TelemetrySink.ts"
 
 /**
  * Decisions into the observability stack a fleet already runs: OpenTelemetry traces, metrics and logs over
@@ -20,28 +22,7 @@ import { logBody, recordAttributes } from "./TelemetryRecord.ts"
 export { fromEnv, forEndpoint, type TelemetrySettings } from "./TelemetryConfig.ts"
 export { countDecision, observeRound, withDispatchSpan } from "./TelemetrySpans.ts"
 
-/** What the host hands each dispatch's record to, when telemetry is on (read once, when the host is made). */
-export interface TelemetrySinkShape {
-  /** The record of a dispatch, inside its span (undefined when no tracer is exporting). */
-  readonly record: (record: AuditRecord, span: Tracer.Span | undefined) => void
-  /**
-   * Any other log record (the hook adapter's runs: `abhed-ext hook`), in `span`'s trace when given. Made into its
-   * OTLP form when its batch is sent, like the records.
-   */
-  readonly log?: ((entry: LogEntry) => void) | undefined
-}
-
-/** A log record: its `event.name`, when it happened, its attributes and a body written as JSON. */
-export interface LogEntry {
-  readonly eventName: string
-  readonly timeMillis: number
-  readonly attributes: Readonly<Record<string, unknown>>
-  readonly body: unknown
-  readonly span: Tracer.Span | undefined
-}
-export const TelemetrySink = Context.Reference<TelemetrySinkShape | undefined>("@abhed/host/TelemetrySink", {
-  defaultValue: () => undefined
-})
+export { type LogEntry, TelemetrySink, type TelemetrySinkShape } from "./TelemetrySink.ts"
 
 const severityInfo = 9 as const
 
@@ -177,7 +158,7 @@ export const layer = (settings: TelemetryConfig.TelemetrySettings): Layer.Layer<
           ? Layer.empty
           : Layer.effect(
               Tracer.Tracer,
-              TelemetryTracer.make({
+              TelemetryTracerExport.make({
                 ...common,
                 url: traces,
                 resource,

@@ -1,4 +1,4 @@
-import { AuditLog, type AuditRecord, type ExchangeStatus } from "@abhed/host"
+import { AuditLog, type AuditRecord, type ExchangeStatus } from "@abhed/host/AuditLog"
 import { Console, Effect, Option } from "effect"
 import { loadConfig } from "../ConfigFile.ts"
 import { legend, renderHostRecord, renderLine, renderSummary, tally } from "./DemoTable.ts"

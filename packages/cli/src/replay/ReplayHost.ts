@@ -1,4 +1,5 @@
-import { AuditLog, type AuditRecord, ExtensionHost, type ExtensionHostShape } from "@abhed/host"
+import { AuditLog, type AuditRecord } from "@abhed/host/AuditLog"
+import { ExtensionHost, type ExtensionHostShape } from "@abhed/host/ExtensionHost"
 import { Context, Effect, Layer, Ref, type Scope } from "effect"
 import type { LoadedConfig } from "../ConfigFile.ts"
 import { processHost } from "../HostLayer.ts"

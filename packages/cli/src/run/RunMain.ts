@@ -1,4 +1,7 @@
-import { type AuditContent, AuditLog, ExtensionHost, type ExtensionHostShape, Telemetry } from "@abhed/host"
+import type { AuditContent } from "@abhed/host/AuditContent"
+import { AuditLog } from "@abhed/host/AuditLog"
+import { ExtensionHost, type ExtensionHostShape } from "@abhed/host/ExtensionHost"
+import * as TelemetryConfig from "@abhed/host/TelemetryConfig"
 import type { Config } from "@abhed/protocol"
 import { Console, Context, Effect, Layer, Option, Stream } from "effect"
 import { Command } from "effect/cli"
@@ -24,13 +27,20 @@ const auditLayer = (file: string, content: AuditContent) =>
 
 /**
  * OpenTelemetry export when the standard variables name a collector (docs/observability.md); each bad value is a
- * warning that names the variable, and the run goes on.
+ * warning that names the variable, and the run goes on. The exporters are loaded only then: most runs export nothing.
  */
 const telemetryLayer = Effect.map(
-  Effect.sync(() => Telemetry.fromEnv(process.env)),
+  Effect.sync(() => TelemetryConfig.fromEnv(process.env)),
   ({ settings, warnings }) => ({
     warnings,
-    layer: settings === undefined ? Layer.empty : Telemetry.layer(settings)
+    layer:
+      settings === undefined
+        ? Layer.empty
+        : Layer.unwrap(
+            Effect.promise(() => import("@abhed/host/Telemetry")).pipe(
+              Effect.map((Telemetry) => Telemetry.layer(settings))
+            )
+          )
   })
 )
 

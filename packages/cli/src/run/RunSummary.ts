@@ -1,4 +1,4 @@
-import { AuditLog, type AuditRecord } from "@abhed/host"
+import { AuditLog, type AuditRecord } from "@abhed/host/AuditLog"
 import type { Config } from "@abhed/protocol"
 import { Effect, Layer } from "effect"
 import type { LineResult } from "./Session.ts"

@@ -1,11 +1,6 @@
-import {
-  type ExtensionHostShape,
-  findProjectLayer,
-  layerPlaces,
-  layerRoots,
-  type ReloadReport,
-  scriptsOf
-} from "@abhed/host"
+import type { ExtensionHostShape, ReloadReport } from "@abhed/host"
+import { findProjectLayer, layerPlaces, layerRoots } from "@abhed/host/ConfigLayers"
+import { scriptsOf } from "@abhed/host/Fingerprint"
 import type { Config } from "@abhed/protocol"
 import { Console, Duration, Effect, Exit, type FileSystem, Option, type Path, Queue, Scope, type Stdio } from "effect"
 import * as NodeFs from "node:fs"

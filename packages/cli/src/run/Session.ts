@@ -1,4 +1,4 @@
-import { ExtensionHost, type ExtensionHostShape } from "@abhed/host"
+import { ExtensionHost, type ExtensionHostShape } from "@abhed/host/ExtensionHost"
 import { Context, Effect, Exit, Layer, Result, Scope, Stream } from "effect"
 import * as CallIds from "./CallIds.ts"
 import { dispatch } from "./Dispatch.ts"

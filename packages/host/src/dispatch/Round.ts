@@ -14,7 +14,7 @@ import type { EncodedRequest, Extension, StartedExchange } from "../Extension.ts
 import type { ExtensionError } from "../ExtensionError.ts"
 import { recordExtensionLatency } from "../HostMetrics.ts"
 import * as IdCounter from "../IdCounter.ts"
-import { observeRound } from "../Telemetry.ts"
+import { observeRound } from "../TelemetrySpans.ts"
 import { auditOf, exchange, failed, replied, type Exchange } from "./Exchange.ts"
 
 /**
