@@ -18,7 +18,7 @@ import { logBody, recordAttributes } from "./TelemetryRecord.ts"
  * session's end sends what is left within the same bound.
  */
 export { fromEnv, forEndpoint, type TelemetrySettings } from "./TelemetryConfig.ts"
-export { countDecision, observeRound, withDispatchSpan } from "./TelemetrySpans.ts"
+export { countDecision, observeRound, roundObserver, withDispatchSpan } from "./TelemetrySpans.ts"
 
 /** What the host hands each dispatch's record to, when telemetry is on (read once, when the host is made). */
 export interface TelemetrySinkShape {

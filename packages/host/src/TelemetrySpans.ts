@@ -1,5 +1,5 @@
 import type { EventName } from "@abhed/protocol"
-import { Clock, Context, Effect, Exit, Option, Tracer } from "effect"
+import { Clock, Context, Effect, Exit, type Fiber, Option, Tracer } from "effect"
 import type { Exchange } from "./dispatch/Exchange.ts"
 import { recordDecision, recordExtensionLatency } from "./HostMetrics.ts"
 import * as TelemetryTracer from "./TelemetryTracer.ts"
@@ -70,31 +70,47 @@ export const observeRound = <A extends { readonly exchanges: ReadonlyArray<Excha
   effect: Effect.Effect<A>
 ): Effect.Effect<A> =>
   Effect.withFiber((fiber) => {
-    const clock = fiber.getRef(Clock.Clock)
-    const tracer = fiber.getRef(Tracer.Tracer)
-    const parent = tracer === Tracer.nativeTracer ? undefined : fiber.cache.span
-    const start = parent === undefined ? BigInt(0) : clock.currentTimeNanosUnsafe()
+    const observe = roundObserver(fiber, round)
     return Effect.map(effect, (result) => {
-      const end = parent === undefined ? BigInt(0) : clock.currentTimeNanosUnsafe()
-      for (const x of result.exchanges) {
-        recordExtensionLatency(x.extension.name, x.latency_ms, fiber.context)
-        if (parent === undefined) continue
-        const after = start + BigInt(x.latency_ms) * MillisToNanos
-        const until = after < end ? after : end
-        if (TelemetryTracer.recordExchange(tracer, parent, x, round, start, until)) continue
-        const span = tracer.span({
-          name: "abhed.extension",
-          parent: Option.some(parent),
-          annotations: Context.empty(),
-          links: [],
-          startTime: start,
-          kind: "internal",
-          root: false,
-          sampled: parent.sampled
-        })
-        TelemetryTracer.deferAttributes(span, () => exchangeAttributes(x, round))
-        span.end(until, Exit.void)
-      }
+      observe(result.exchanges)
       return result
     })
   })
+
+/**
+ * `observeRound` as a plain function: made as the round starts (in the fiber that runs it, under the dispatch's
+ * span), called with the round's exchanges in the step that has them. The round's fan-out calls it in its own map:
+ * no effect of its own per round.
+ */
+export const roundObserver = (
+  fiber: Fiber.Fiber<unknown, unknown>,
+  round: number
+): ((exchanges: ReadonlyArray<Exchange<EventName>>) => void) => {
+  const clock = fiber.getRef(Clock.Clock)
+  const tracer = fiber.getRef(Tracer.Tracer)
+  const parent = tracer === Tracer.nativeTracer ? undefined : fiber.cache.span
+  const start = parent === undefined ? Zero : clock.currentTimeNanosUnsafe()
+  return (exchanges) => {
+    const end = parent === undefined ? Zero : clock.currentTimeNanosUnsafe()
+    for (const x of exchanges) {
+      recordExtensionLatency(x.extension.name, x.latency_ms, fiber.context)
+      if (parent === undefined) continue
+      const after = start + BigInt(x.latency_ms) * MillisToNanos
+      const until = after < end ? after : end
+      if (TelemetryTracer.recordExchange(tracer, parent, x, round, start, until)) continue
+      const span = tracer.span({
+        name: "abhed.extension",
+        parent: Option.some(parent),
+        annotations: Context.empty(),
+        links: [],
+        startTime: start,
+        kind: "internal",
+        root: false,
+        sampled: parent.sampled
+      })
+      TelemetryTracer.deferAttributes(span, () => exchangeAttributes(x, round))
+      span.end(until, Exit.void)
+    }
+  }
+}
+const Zero = BigInt(0)
