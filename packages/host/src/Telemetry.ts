@@ -126,7 +126,7 @@ const makeSink = (settings: TelemetryConfig.TelemetrySettings, stats: TelemetryE
         },
         shutdownTimeout: Duration.millis(settings.timeoutMillis)
       })
-      buffer.connect(exporter.push)
+      buffer.connect(exporter.push, settings.maxBatchSize)
       push = buffer.push
     }
     return {
