@@ -19,6 +19,7 @@ import { logBody, recordAttributes } from "./TelemetryRecord.ts"
  */
 export { fromEnv, forEndpoint, type TelemetrySettings } from "./TelemetryConfig.ts"
 export { countDecision, observeRound, roundObserver, withDispatchSpan } from "./TelemetrySpans.ts"
+export { underDispatchSpan } from "./TelemetryParent.ts"
 
 /** What the host hands each dispatch's record to, when telemetry is on (read once, when the host is made). */
 export interface TelemetrySinkShape {

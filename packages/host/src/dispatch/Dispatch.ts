@@ -154,8 +154,15 @@ export const dispatch = <A>(
           )
     })
   }
-  return withDispatchSpan(metrics.span, event, ctx.sessionId, callId, subject?.tool, (span) =>
-    Effect.withFiber((fiber) => timed(fiber, span))
+  // No policy hook: nothing under the dispatch but the host's own code reads the parent span (`withDispatchSpan`).
+  return withDispatchSpan(
+    metrics.span,
+    event,
+    ctx.sessionId,
+    callId,
+    subject?.tool,
+    (span) => Effect.withFiber((fiber) => timed(fiber, span)),
+    ctx.hooks.length === 0
   )
 }
 

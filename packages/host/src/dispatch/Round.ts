@@ -14,7 +14,7 @@ import type { EncodedRequest, Extension, StartedExchange } from "../Extension.ts
 import type { ExtensionError } from "../ExtensionError.ts"
 import { recordExtensionLatency } from "../HostMetrics.ts"
 import * as IdCounter from "../IdCounter.ts"
-import { roundObserver } from "../Telemetry.ts"
+import { roundObserver, underDispatchSpan } from "../Telemetry.ts"
 import { auditOf, exchange, failed, replied, type Exchange } from "./Exchange.ts"
 
 /**
@@ -117,7 +117,8 @@ const manyExchanges = <E extends EventName>(
   reported: Set<string>
 ): Effect.Effect<ReadonlyArray<Exchange<E>>> =>
   (subscribers.length > 1 ? fanOutNow(subscribers, request, reported) : undefined) ??
-  Effect.forEach(subscribers, (x) => exchange(x, request, reported), { concurrency: "unbounded" })
+  // Forked: each fiber's context carries the dispatch's span (`underDispatchSpan`).
+  underDispatchSpan(Effect.forEach(subscribers, (x) => exchange(x, request, reported), { concurrency: "unbounded" }))
 
 /**
  * One round: the request is encoded once and the same bytes go to every subscriber, all in parallel.
