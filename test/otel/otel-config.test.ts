@@ -100,4 +100,26 @@ describe("the export buffer", () => {
     buffer.push(6)
     assert.strictEqual(stats.dropped.traces, 1)
   })
+
+  it("given the exporter's batch size, hands items straight to it until one would fill its batch", async () => {
+    const stats = TelemetryExport.makeStats()
+    const buffer = TelemetryExport.boundedBuffer<number>("traces", 8, stats)
+    const handed: Array<unknown> = []
+    buffer.connect((item) => handed.push(item), 3)
+    buffer.push(1)
+    buffer.push(2)
+    assert.deepStrictEqual(handed, [1, 2])
+    // The third would fill the exporter's batch (it would serialize and send in the pusher's fiber): a turn of its own,
+    // and what comes meanwhile keeps its order behind it.
+    buffer.push(3)
+    buffer.push(4)
+    assert.deepStrictEqual(handed, [1, 2])
+    await new Promise<void>((resolve) => setImmediate(resolve))
+    assert.deepStrictEqual(handed, [1, 2, 3, 4])
+    // The exporter took its four: the next go straight again.
+    buffer.taken(4)
+    buffer.push(5)
+    assert.deepStrictEqual(handed, [1, 2, 3, 4, 5])
+    assert.strictEqual(stats.dropped.traces, 0)
+  })
 })

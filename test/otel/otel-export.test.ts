@@ -1,6 +1,6 @@
 import { AuditLog, ExtensionHost, FakeExtension, HostMetrics, Telemetry } from "@abhed/host"
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Metric } from "effect"
+import { Effect, Logger, Metric } from "effect"
 import { createHash } from "node:crypto"
 import { within } from "../support/extension-helpers.ts"
 import {
@@ -298,6 +298,29 @@ describe("OTLP export: what the fiber asks of a dispatch's span", () => {
         assert.strictEqual(under?.attributes["deployment.ring"], undefined)
         assert.strictEqual(under?.parentSpanId, outer.spanId)
         assert.strictEqual(under?.traceId, outer.traceId.padStart(32, "0"))
+      })
+    )
+  )
+
+  it.live("an extension's death warning is logged in its dispatch's span, for a logger that links the two", () =>
+    withReceiver("ok", (receiver) =>
+      Effect.gen(function* () {
+        const seen: Array<string | undefined> = []
+        const spanOfDeath = Logger.make((options) => {
+          if (String(options.message).includes("is dead")) seen.push(options.fiber.cache.span?.spanId)
+        })
+        yield* Effect.gen(function* () {
+          const h = yield* ExtensionHost
+          yield* h.toolCall({ tool: "rm", args: {}, call_id: "call-deny" })
+        }).pipe(
+          Effect.provide(ExtensionHost.layerFake(extensions, { sessionId: "sess-otel" })),
+          Effect.provide(AuditLog.layerNone),
+          Effect.provide(Telemetry.layer(Telemetry.forEndpoint(receiver.url, { timeoutMillis: within(2000) }))),
+          Effect.provide(Logger.layer([spanOfDeath]))
+        )
+        const deny = spansOf(receiver.received).find((s) => s.attributes["gen_ai.tool.call.id"] === "call-deny")
+        assert.ok(deny)
+        assert.deepStrictEqual(seen, [deny.spanId])
       })
     )
   )

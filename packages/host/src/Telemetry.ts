@@ -20,7 +20,8 @@ import { type LogEntry, TelemetrySink, type TelemetrySinkShape } from "./Telemet
  * session's end sends what is left within the same bound.
  */
 export { fromEnv, forEndpoint, type TelemetrySettings } from "./TelemetryConfig.ts"
-export { countDecision, observeRound, withDispatchSpan } from "./TelemetrySpans.ts"
+export { countDecision, observeRound, roundObserver, withDispatchSpan } from "./TelemetrySpans.ts"
+export { underDispatchSpan } from "./TelemetryParent.ts"
 
 export { type LogEntry, TelemetrySink, type TelemetrySinkShape } from "./TelemetrySink.ts"
 
@@ -107,7 +108,7 @@ const makeSink = (settings: TelemetryConfig.TelemetrySettings, stats: TelemetryE
         },
         shutdownTimeout: Duration.millis(settings.timeoutMillis)
       })
-      buffer.connect(exporter.push)
+      buffer.connect(exporter.push, settings.maxBatchSize)
       push = buffer.push
     }
     return {

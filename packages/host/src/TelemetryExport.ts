@@ -102,22 +102,29 @@ const handOver = (drain: () => void) => {
 
 /**
  * A signal's buffer, bounded: at most `cap` items wait to be sent, and an item that finds it full is dropped and
- * counted. Items reach effect's exporter in a turn of the event loop of their own: the exporter serializes and
- * sends the batch that fills up in the fiber that pushes, which must not be a dispatch.
+ * counted. effect's exporter serializes and sends the batch that fills up in the fiber that pushes, which must not be
+ * a dispatch: the item that would fill it reaches the exporter in a turn of the event loop of its own. Given the
+ * exporter's batch size (`connect`), the items before it go straight (the exporter holds `handed - taken` of them: it
+ * takes all it holds at each export): no turn of the event loop per dispatch.
  */
 export const boundedBuffer = <A>(signal: Signal, cap: number, stats: ExportStats) => {
   let waiting = 0
   let pending: Array<A> = []
   let push: (item: A) => void = () => {}
+  let batchSize = 0
+  /** Items in the exporter's own buffer (handed over, not yet taken). */
+  let held = 0
   const drain = () => {
     const items = pending
     pending = []
+    held += items.length
     for (const item of items) push(item)
   }
   return {
-    /** Set once the exporter exists. */
-    connect: (exporterPush: (item: unknown) => void) => {
+    /** Set once the exporter exists; `batch`: its batch size, for items that cannot fill it to go straight. */
+    connect: (exporterPush: (item: unknown) => void, batch?: number) => {
       push = exporterPush
+      batchSize = batch ?? 0
     },
     push: (item: A): void => {
       if (waiting >= cap) {
@@ -127,13 +134,17 @@ export const boundedBuffer = <A>(signal: Signal, cap: number, stats: ExportStats
         return
       }
       waiting++
-      if (pending.push(item) === 1) handOver(drain)
+      if (pending.length === 0 && held + 1 < batchSize) {
+        held++
+        push(item)
+      } else if (pending.push(item) === 1) handOver(drain)
     },
     /** Hands over what waits now (before a flush). */
     drain,
     /** The exporter took `n` items for a request. */
     taken: (n: number): void => {
       waiting = Math.max(0, waiting - n)
+      held = Math.max(0, held - n)
     }
   }
 }

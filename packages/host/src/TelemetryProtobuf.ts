@@ -136,6 +136,16 @@ class Writer {
   }
 }
 
+/**
+ * One writer for every batch, its buffer kept at the largest batch's size: a batch of 512 spans grew a fresh one
+ * through 64, 128 and 256 KiB, garbage on the dispatches' thread each time. `result` copies out what was written.
+ */
+const shared = new Writer()
+const writer = (): Writer => {
+  shared.pos = 0
+  return shared
+}
+
 const anyValue = (w: Writer, v: OtlpResource.AnyValue) => {
   if (v.stringValue !== undefined && v.stringValue !== null) w.string(1, v.stringValue)
   else if (v.boolValue !== undefined && v.boolValue !== null) {
@@ -220,7 +230,7 @@ const span = (w: Writer, s: Span) => {
 }
 
 export const encodeTraces = (data: OtlpTracer.TraceData): Uint8Array => {
-  const w = new Writer()
+  const w = writer()
   for (const rs of data.resourceSpans) {
     w.message(1, () => {
       resource(w, rs.resource)
@@ -251,7 +261,7 @@ const logRecord = (w: Writer, l: LogRecord) => {
 }
 
 export const encodeLogs = (data: OtlpLogger.LogsData): Uint8Array => {
-  const w = new Writer()
+  const w = writer()
   for (const rl of data.resourceLogs) {
     w.message(1, () => {
       if (rl.resource !== undefined) resource(w, rl.resource)

@@ -1,7 +1,8 @@
 import type { EventName } from "@abhed/protocol"
-import { Clock, Context, Effect, Exit, Option, Tracer } from "effect"
+import { Clock, Context, Effect, Exit, type Fiber, Option, Tracer } from "effect"
 import type { Exchange } from "./dispatch/Exchange.ts"
 import { recordDecision, recordExtensionLatency } from "./HostMetrics.ts"
+import { bareSpans } from "./TelemetryParent.ts"
 import * as TelemetryTracer from "./TelemetryTracer.ts"
 import { decidingOf, exchangeAttributes, outcomeSummary } from "./TelemetryRecord.ts"
 
@@ -22,7 +23,8 @@ const RootSpanOptions: Tracer.SpanOptionsNoTrace = { kind: "internal", root: tru
  * that comparison for skipping work only a backend could observe. With the exporting tracer, the attributes are
  * made when the span is sent (`TelemetryTracer.tagDispatch`), and a parent that is never sent is none: each dispatch
  * is then a trace of its own (`TelemetryTracer.unsentParent`). Such a root span is made straight, and ended without
- * an effect of its own, when nothing asks for more (`TelemetryTracer.rootSpan`).
+ * an effect of its own, when nothing asks for more (`TelemetryTracer.rootSpan`); `bare` (no policy hook runs under
+ * the dispatch) then keeps it out of the fiber's context (`TelemetryParent.ts`).
  */
 export const withDispatchSpan = <A>(
   name: string,
@@ -30,7 +32,8 @@ export const withDispatchSpan = <A>(
   sessionId: string,
   callId: string | undefined,
   tool: string | undefined,
-  body: (span: Tracer.Span | undefined) => Effect.Effect<A>
+  body: (span: Tracer.Span | undefined) => Effect.Effect<A>,
+  bare = false
 ): Effect.Effect<A> =>
   Effect.withFiber((fiber) => {
     const tracer = fiber.getRef(Tracer.Tracer)
@@ -45,7 +48,18 @@ export const withDispatchSpan = <A>(
       })
     TelemetryTracer.tagDispatch(span, { event, sessionId, callId, tool })
     const clock = fiber.getRef(Clock.Clock)
-    return Effect.onExitPrimitive(Effect.provideService(body(span), Tracer.ParentSpan, span), (exit) => {
+    if (!bare)
+      return Effect.onExitPrimitive(Effect.provideService(body(span), Tracer.ParentSpan, span), (exit) => {
+        span.end(clock.currentTimeNanosUnsafe(), exit)
+        return undefined
+      })
+    // Not in the fiber's context (providing it copies the whole context and rebuilds the fiber's cache, ~2.5 µs of
+    // p50, docs/benchmarks.md): in the fiber's slot, for the exchanges' child spans and `underDispatchSpan`.
+    const previous = bareSpans.get(fiber)
+    bareSpans.set(fiber, span)
+    return Effect.onExitPrimitive(body(span), (exit) => {
+      if (previous === undefined) bareSpans.delete(fiber)
+      else bareSpans.set(fiber, previous)
       span.end(clock.currentTimeNanosUnsafe(), exit)
       return undefined
     })
@@ -70,31 +84,47 @@ export const observeRound = <A extends { readonly exchanges: ReadonlyArray<Excha
   effect: Effect.Effect<A>
 ): Effect.Effect<A> =>
   Effect.withFiber((fiber) => {
-    const clock = fiber.getRef(Clock.Clock)
-    const tracer = fiber.getRef(Tracer.Tracer)
-    const parent = tracer === Tracer.nativeTracer ? undefined : fiber.cache.span
-    const start = parent === undefined ? BigInt(0) : clock.currentTimeNanosUnsafe()
+    const observe = roundObserver(fiber, round)
     return Effect.map(effect, (result) => {
-      const end = parent === undefined ? BigInt(0) : clock.currentTimeNanosUnsafe()
-      for (const x of result.exchanges) {
-        recordExtensionLatency(x.extension.name, x.latency_ms, fiber.context)
-        if (parent === undefined) continue
-        const after = start + BigInt(x.latency_ms) * MillisToNanos
-        const until = after < end ? after : end
-        if (TelemetryTracer.recordExchange(tracer, parent, x, round, start, until)) continue
-        const span = tracer.span({
-          name: "abhed.extension",
-          parent: Option.some(parent),
-          annotations: Context.empty(),
-          links: [],
-          startTime: start,
-          kind: "internal",
-          root: false,
-          sampled: parent.sampled
-        })
-        TelemetryTracer.deferAttributes(span, () => exchangeAttributes(x, round))
-        span.end(until, Exit.void)
-      }
+      observe(result.exchanges)
       return result
     })
   })
+
+/**
+ * `observeRound` as a plain function: made as the round starts (in the fiber that runs it, under the dispatch's
+ * span), called with the round's exchanges in the step that has them. The round's fan-out calls it in its own map:
+ * no effect of its own per round.
+ */
+export const roundObserver = (
+  fiber: Fiber.Fiber<unknown, unknown>,
+  round: number
+): ((exchanges: ReadonlyArray<Exchange<EventName>>) => void) => {
+  const clock = fiber.getRef(Clock.Clock)
+  const tracer = fiber.getRef(Tracer.Tracer)
+  const parent = tracer === Tracer.nativeTracer ? undefined : (bareSpans.get(fiber) ?? fiber.cache.span)
+  const start = parent === undefined ? Zero : clock.currentTimeNanosUnsafe()
+  return (exchanges) => {
+    const end = parent === undefined ? Zero : clock.currentTimeNanosUnsafe()
+    for (const x of exchanges) {
+      recordExtensionLatency(x.extension.name, x.latency_ms, fiber.context)
+      if (parent === undefined) continue
+      const after = start + BigInt(x.latency_ms) * MillisToNanos
+      const until = after < end ? after : end
+      if (TelemetryTracer.recordExchange(tracer, parent, x, round, start, until)) continue
+      const span = tracer.span({
+        name: "abhed.extension",
+        parent: Option.some(parent),
+        annotations: Context.empty(),
+        links: [],
+        startTime: start,
+        kind: "internal",
+        root: false,
+        sampled: parent.sampled
+      })
+      TelemetryTracer.deferAttributes(span, () => exchangeAttributes(x, round))
+      span.end(until, Exit.void)
+    }
+  }
+}
+const Zero = BigInt(0)

@@ -138,7 +138,7 @@ export const make = (options: {
       },
       shutdownTimeout: options.shutdownTimeout
     })
-    options.buffer.connect(exporter.push)
+    options.buffer.connect(exporter.push, options.maxBatchSize)
     const recorder: { tracer: Tracer.Tracer; push: (item: Pending) => void; args: "digest" | "full" } = {
       tracer: Tracer.nativeTracer,
       push: options.buffer.push,

@@ -71,6 +71,45 @@ const decidedByNobody = (outcome: unknown): outcome is { readonly decision: stri
 const isEmptyList = (value: unknown): boolean => value === undefined || (Array.isArray(value) && value.length === 0)
 
 /**
+ * A dispatch's audit record, its fields in the order they are written. A tool event with its args and no input (most
+ * dispatches) as one literal: spreads in the middle of a literal copy through the runtime, on every dispatch.
+ */
+const recordOf = (
+  ctx: DispatchContext,
+  seq: number,
+  start: number,
+  event: EventName,
+  call_id: string | undefined,
+  subject: AuditSubject | undefined,
+  rounds: ReadonlyArray<AuditRound>,
+  outcome: unknown,
+  input: RecordedInput | undefined,
+  notes: ReadonlyArray<string>,
+  clock: Clock.Clock
+): AuditRecord => {
+  const session_id = ctx.sessionId
+  const time = isoTime(start)
+  if (subject !== undefined && "args" in subject && input === undefined) {
+    const { args, tool } = subject
+    const duration_ms = clock.currentTimeMillisUnsafe() - start
+    return { seq, session_id, time, event, call_id, tool, args, rounds, outcome, notes, duration_ms }
+  }
+  return {
+    seq,
+    session_id,
+    time,
+    event,
+    call_id,
+    ...subject,
+    rounds,
+    outcome,
+    ...(input === undefined ? {} : { input }),
+    notes,
+    duration_ms: clock.currentTimeMillisUnsafe() - start
+  }
+}
+
+/**
  * Runs one dispatch with its span, metrics and audit record. No generator: the sequence number is a plain
  * counter, the clock is read once at each end (monotonic for the latency metric, as `trackDuration` does), the
  * metrics are updated in one synchronous step, and the record is built and written only when the sink keeps it.
@@ -99,37 +138,33 @@ export const dispatch = <A>(
     }
     // Not recording (the common case): a map, the metrics in its step.
     if (!ctx.recording) return Effect.map(body, (dispatched) => done(dispatched.outcome))
-    return Effect.flatMap(body, ({ input, notes, outcome, rounds }) =>
-      Effect.andThen(
-        Effect.suspend(() => {
-          const record: AuditRecord = {
-            seq: n,
-            session_id: ctx.sessionId,
-            time: isoTime(start),
-            event,
-            call_id: callId,
-            ...subject,
-            rounds,
-            outcome,
-            ...(input === undefined ? {} : { input }),
-            notes,
-            duration_ms: clock.currentTimeMillisUnsafe() - start
-          }
-          if (ctx.telemetry !== undefined) {
-            try {
-              ctx.telemetry.record(record, span)
-            } catch {
-              // A record telemetry cannot take (an embedder's value JSON cannot hold) is lost to it alone.
-            }
-          }
-          return ctx.audit.record(record)
-        }),
-        Effect.sync(() => done(outcome))
-      )
-    )
+    return Effect.flatMap(body, ({ input, notes, outcome, rounds }) => {
+      const record = recordOf(ctx, n, start, event, callId, subject, rounds, outcome, input, notes, clock)
+      if (ctx.telemetry !== undefined) {
+        try {
+          ctx.telemetry.record(record, span)
+        } catch {
+          // A record telemetry cannot take (an embedder's value JSON cannot hold) is lost to it alone.
+        }
+      }
+      // A sink that keeps nothing (telemetry alone records): no effect of its own on the dispatch's path.
+      return ctx.audit.enabled === false
+        ? Effect.succeed(done(outcome))
+        : Effect.andThen(
+            ctx.audit.record(record),
+            Effect.sync(() => done(outcome))
+          )
+    })
   }
-  return withDispatchSpan(metrics.span, event, ctx.sessionId, callId, subject?.tool, (span) =>
-    Effect.withFiber((fiber) => timed(fiber, span))
+  // No policy hook: nothing under the dispatch but the host's own code reads the parent span (`withDispatchSpan`).
+  return withDispatchSpan(
+    metrics.span,
+    event,
+    ctx.sessionId,
+    callId,
+    subject?.tool,
+    (span) => Effect.withFiber((fiber) => timed(fiber, span)),
+    ctx.hooks.length === 0
   )
 }
 

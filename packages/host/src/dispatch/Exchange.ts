@@ -9,6 +9,7 @@ import {
   type ExtensionError
 } from "../ExtensionError.ts"
 import { HostMetrics } from "../HostMetrics.ts"
+import { underDispatchSpan } from "../TelemetryParent.ts"
 
 /**
  * One extension, one request (docs/design.md#failures): what came back, or how it failed, with its latency and
@@ -79,7 +80,8 @@ export const reportDeath = (reported: Set<string>, extension: Extension, error: 
       yield* Metric.update(Metric.withAttributes(HostMetrics.deaths, { cause }), 1)
       // With the line of its stderr that says why: the operator's to read (never the model's).
       const text = status.state._tag === "dead" ? describeDeathCauseWithStderr(status.state.cause) : causeText(error)
-      yield* Effect.logWarning(`extension ${extension.name} is dead: ${text}`)
+      // In the dispatch's span, for a logger that links a record to it (`underDispatchSpan`).
+      yield* underDispatchSpan(Effect.logWarning(`extension ${extension.name} is dead: ${text}`))
     })
   })
 

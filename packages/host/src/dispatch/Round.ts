@@ -14,7 +14,8 @@ import type { EncodedRequest, Extension, StartedExchange } from "../Extension.ts
 import type { ExtensionError } from "../ExtensionError.ts"
 import { recordExtensionLatency } from "../HostMetrics.ts"
 import * as IdCounter from "../IdCounter.ts"
-import { observeRound } from "../TelemetrySpans.ts"
+import { underDispatchSpan } from "../TelemetryParent.ts"
+import { roundObserver } from "../TelemetrySpans.ts"
 import { auditOf, exchange, failed, replied, type Exchange } from "./Exchange.ts"
 
 /**
@@ -110,6 +111,16 @@ export const fanOutNow = <E extends EventName>(
   })
 }
 
+/** Several subscribers' exchanges: begun at once when they can be (`fanOutNow`), else a fiber each. */
+const manyExchanges = <E extends EventName>(
+  subscribers: ReadonlyArray<Extension>,
+  request: EncodedRequest<E>,
+  reported: Set<string>
+): Effect.Effect<ReadonlyArray<Exchange<E>>> =>
+  (subscribers.length > 1 ? fanOutNow(subscribers, request, reported) : undefined) ??
+  // Forked: each fiber's context carries the dispatch's span (`underDispatchSpan`).
+  underDispatchSpan(Effect.forEach(subscribers, (x) => exchange(x, request, reported), { concurrency: "unbounded" }))
+
 /**
  * One round: the request is encoded once and the same bytes go to every subscriber, all in parallel.
  * Non-subscribers appear in the audit as `not_subscribed`; subscribers whose `match` rules miss this round's
@@ -134,7 +145,7 @@ export const fanOut = <E extends EventName>(
     const subscribers = except === undefined ? heard.subscribers : heard.subscribers.filter((x) => !except.has(x.name))
     // forEach keeps the input order, and subscribers are in name order: so are the exchanges.
     const only = subscribers.length === 1 ? subscribers[0] : undefined
-    // With a tracer that exports, `observeRound` adds a child span per exchange. Without one (export off) only the
+    // With a tracer that exports, `roundObserver` adds a child span per exchange. Without one (export off) only the
     // latencies are recorded, in the step that has the replies: observeRound's wrapper (a fiber read, one more map
     // and its closures) was part of what had made a dispatch over 8 fakes ~19% dearer in CPU than before the
     // host's split (docs/benchmarks.md).
@@ -144,19 +155,21 @@ export const fanOut = <E extends EventName>(
         recordExtensionLatency(x.extension.name, x.latency_ms, fiber.context)
         return { exchanges: [x], skipped }
       })
-    const exchanges: Effect.Effect<ReadonlyArray<Exchange<E>>> =
-      only !== undefined
-        ? Effect.map(exchange(only, request, reported), (x) => [x])
-        : ((subscribers.length > 1 ? fanOutNow(subscribers, request, reported) : undefined) ??
-          Effect.forEach(subscribers, (x) => exchange(x, request, reported), { concurrency: "unbounded" }))
     if (exporting) {
-      const round = "round" in body && typeof body.round === "number" ? body.round : 1
-      return observeRound(
-        round,
-        Effect.map(exchanges, (xs) => ({ exchanges: xs, skipped }))
-      )
+      // Observed in the map that has the replies (`roundObserver`): no effect of its own per round.
+      const observe = roundObserver(fiber, "round" in body && typeof body.round === "number" ? body.round : 1)
+      if (only !== undefined)
+        return Effect.map(exchange(only, request, reported), (x) => {
+          const xs = [x]
+          observe(xs)
+          return { exchanges: xs, skipped }
+        })
+      return Effect.map(manyExchanges(subscribers, request, reported), (xs) => {
+        observe(xs)
+        return { exchanges: xs, skipped }
+      })
     }
-    return Effect.map(exchanges, (xs) => {
+    return Effect.map(manyExchanges(subscribers, request, reported), (xs) => {
       for (const x of xs) recordExtensionLatency(x.extension.name, x.latency_ms, fiber.context)
       return { exchanges: xs, skipped }
     })
@@ -169,6 +182,6 @@ export const auditRound = (
   skipped: ReadonlyArray<AuditExchange>
 ): AuditRound => ({
   round,
-  // Both lists are in name order (see Audience): a merge, not a sort, on every round.
-  exchanges: mergeByName(exchanges.map(auditOf), skipped)
+  // Both lists are in name order (see Audience): a merge, not a sort, on every round; none skipped, no merge.
+  exchanges: skipped.length === 0 ? exchanges.map(auditOf) : mergeByName(exchanges.map(auditOf), skipped)
 })
