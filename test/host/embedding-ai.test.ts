@@ -2,7 +2,7 @@ import { ScriptedModel } from "@abhed/ai"
 import { Approval } from "@abhed/host"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, References } from "effect"
-import { LanguageModel, type Prompt } from "effect/ai"
+import { LanguageModel } from "effect/ai"
 import * as NodeFs from "node:fs"
 import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
@@ -66,18 +66,6 @@ const script: ReadonlyArray<ScriptedModel.Turn> = [
   () => [ScriptedModel.text("done"), ScriptedModel.finish("stop")]
 ]
 
-/** Every tool result the model was shown, by call id: `isFailure` and the encoded result. */
-const toolResults = (prompt: Prompt.Prompt | undefined) => {
-  const out = new Map<string, { readonly isFailure: boolean; readonly result: unknown }>()
-  for (const message of prompt?.content ?? []) {
-    if (message.role !== "tool") continue
-    for (const part of message.content) {
-      if (part.type === "tool-result") out.set(part.id, { isFailure: part.isFailure, result: part.result })
-    }
-  }
-  return out
-}
-
 describe("docs/embedding/ai-agent", () => {
   it.live(
     "a scripted model over the real example extensions",
@@ -90,7 +78,7 @@ describe("docs/embedding/ai-agent", () => {
           Effect.provide(Approval.Approver.layer((request) => Effect.sync(() => (asked.push(request), true))))
         )
         // Turn 2's prompt holds every result of turn 1 and the approved call's, as the model reads them.
-        const results = toolResults(model.prompts[1])
+        const results = ScriptedModel.toolResults(model.prompts[1])
         const wrapped = "sandbox-run -- bash -c 'git push origin main'"
 
         // A deny reaches the model with the reasons, and the tool never ran.

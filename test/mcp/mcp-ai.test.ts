@@ -3,7 +3,7 @@ import { Approval, AuditLog, ExtensionHost } from "@abhed/host"
 import * as NodeServices from "@effect/platform-node/NodeServices"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer, References, Schema } from "effect"
-import { LanguageModel, type Prompt, Tool, Toolkit } from "effect/ai"
+import { LanguageModel, Tool, Toolkit } from "effect/ai"
 import * as NodeFs from "node:fs"
 import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
@@ -38,17 +38,6 @@ const script: ReadonlyArray<ScriptedModel.Turn> = [
   () => [ScriptedModel.text("done"), ScriptedModel.finish("stop")]
 ]
 
-const toolResults = (prompt: Prompt.Prompt | undefined) => {
-  const out = new Map<string, { readonly isFailure: boolean; readonly result: unknown }>()
-  for (const message of prompt?.content ?? []) {
-    if (message.role !== "tool") continue
-    for (const part of message.content) {
-      if (part.type === "tool-result") out.set(part.id, { isFailure: part.isFailure, result: part.result })
-    }
-  }
-  return out
-}
-
 describe("abhed-ext mcp in an effect/ai agent", () => {
   it.live(
     "the model reads through an MCP tool; the guard denies the write, which never reaches the server",
@@ -58,7 +47,7 @@ describe("abhed-ext mcp in an effect/ai agent", () => {
         const done = yield* Agent.run({ toolkit: AgentTools, prompt: "read the notes, then write" }).pipe(
           Effect.provideService(LanguageModel.LanguageModel, model)
         )
-        const results = toolResults(model.prompts[1])
+        const results = ScriptedModel.toolResults(model.prompts[1])
         const read = results.get("c-read")
         assert.isFalse(read?.isFailure)
         assert.include(JSON.stringify(read?.result), "the notes")

@@ -27,6 +27,20 @@ export interface Transcript {
   readonly prompts: ReadonlyArray<Prompt.Prompt>
 }
 
+/** Every tool result a prompt showed the model, by call id: whether it failed, and the result as encoded. */
+export const toolResults = (
+  prompt: Prompt.Prompt | undefined
+): ReadonlyMap<string, { readonly isFailure: boolean; readonly result: unknown }> => {
+  const out = new Map<string, { readonly isFailure: boolean; readonly result: unknown }>()
+  for (const message of prompt?.content ?? []) {
+    if (message.role !== "tool") continue
+    for (const part of message.content) {
+      if (part.type === "tool-result") out.set(part.id, { isFailure: part.isFailure, result: part.result })
+    }
+  }
+  return out
+}
+
 /** A turn's parts as a stream: text as start/delta/end, everything else as it is. */
 const toStream = (parts: ReadonlyArray<Response.PartEncoded>): ReadonlyArray<Response.StreamPartEncoded> =>
   parts.flatMap((part, i): ReadonlyArray<Response.StreamPartEncoded> => {
