@@ -20,7 +20,7 @@ import { type LogEntry, TelemetrySink, type TelemetrySinkShape } from "./Telemet
  * session's end sends what is left within the same bound.
  */
 export { fromEnv, forEndpoint, type TelemetrySettings } from "./TelemetryConfig.ts"
-export { countDecision, observeRound, roundObserver, withDispatchSpan } from "./TelemetrySpans.ts"
+export { countDecision, roundObserver, withDispatchSpan } from "./TelemetrySpans.ts"
 export { underDispatchSpan } from "./TelemetryParent.ts"
 
 export { type LogEntry, TelemetrySink, type TelemetrySinkShape } from "./TelemetrySink.ts"

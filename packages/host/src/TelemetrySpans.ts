@@ -77,24 +77,9 @@ export const MillisToNanos = BigInt(1_000_000)
  * A round's exchanges, observed once they are all back: each extension's latency in `abhed_extension_latency`, and,
  * when a tracer exports, a child span of the dispatch's per exchange (started with the round, ended after its
  * latency) with the extension's name, round, status, verdict, bounded reason, and failure by its shape. Under the
- * exporting tracer the child span is a plain record until it is sent (`TelemetryTracer.recordExchange`).
- */
-export const observeRound = <A extends { readonly exchanges: ReadonlyArray<Exchange<EventName>> }>(
-  round: number,
-  effect: Effect.Effect<A>
-): Effect.Effect<A> =>
-  Effect.withFiber((fiber) => {
-    const observe = roundObserver(fiber, round)
-    return Effect.map(effect, (result) => {
-      observe(result.exchanges)
-      return result
-    })
-  })
-
-/**
- * `observeRound` as a plain function: made as the round starts (in the fiber that runs it, under the dispatch's
- * span), called with the round's exchanges in the step that has them. The round's fan-out calls it in its own map:
- * no effect of its own per round.
+ * exporting tracer the child span is a plain record until it is sent (`TelemetryTracer.recordExchange`). Made as the
+ * round starts (in the fiber that runs it, under the dispatch's span) and called with the round's exchanges in the
+ * step that has them: the fan-out calls it in its own map, no effect of its own per round.
  */
 export const roundObserver = (
   fiber: Fiber.Fiber<unknown, unknown>,

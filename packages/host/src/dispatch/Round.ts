@@ -146,7 +146,7 @@ export const fanOut = <E extends EventName>(
     // forEach keeps the input order, and subscribers are in name order: so are the exchanges.
     const only = subscribers.length === 1 ? subscribers[0] : undefined
     // With a tracer that exports, `roundObserver` adds a child span per exchange. Without one (export off) only the
-    // latencies are recorded, in the step that has the replies: observeRound's wrapper (a fiber read, one more map
+    // latencies are recorded, in the step that has the replies: a wrapper around the round (a fiber read, one more map
     // and its closures) was part of what had made a dispatch over 8 fakes ~19% dearer in CPU than before the
     // host's split (docs/benchmarks.md).
     const exporting = fiber.getRef(Tracer.Tracer) !== Tracer.nativeTracer
