@@ -18,19 +18,13 @@ import { Patient } from "../support/extension-helpers.ts"
 const examples = NodePath.join(import.meta.dirname, "..", "..", "docs", "examples")
 
 /**
- * The tests' Node compile cache (vitest.config.ts) for the extensions a host starts: the host's environment leaves
- * it out, and without it every start of a TypeScript example compiles the SDK again (0.25 s of CPU more a start).
- */
-const compileCache = { env_passthrough: ["NODE_COMPILE_CACHE"] }
-
-/**
  * The example config with `Patient` timeouts (its own 2 s would fire on a busy machine, and these tests are not
- * about timeouts) and the compile cache, each extension still run in the examples' folder.
+ * about timeouts), each extension still run in the examples' folder.
  */
 const patientConfig = (() => {
   const config = JSON.parse(NodeFs.readFileSync(NodePath.join(examples, "abhed.json"), "utf8"))
   delete config["$schema"]
-  config.extensions = config.extensions.map((e: object) => ({ ...e, ...Patient, ...compileCache, cwd: examples }))
+  config.extensions = config.extensions.map((e: object) => ({ ...e, ...Patient, cwd: examples }))
   const file = NodePath.join(NodeFs.mkdtempSync(NodePath.join(NodeOs.tmpdir(), "abhed-ai-config-")), "abhed.json")
   NodeFs.writeFileSync(file, JSON.stringify(config))
   return file

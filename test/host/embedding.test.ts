@@ -9,17 +9,6 @@ import { allowEverything, fakeHost, liveHost, runTool, ToolDenied } from "../../
 /** A fresh audit file: the JSONL sink takes a regular file only (no device, FIFO or link). */
 const auditFile = () => NodePath.join(NodeFs.mkdtempSync(NodePath.join(NodeOs.tmpdir(), "abhed-embed-")), "audit.jsonl")
 
-/**
- * A config's text with the tests' Node compile cache (vitest.config.ts) passed to each extension: the host's
- * environment leaves it out, and without it every start of a TypeScript example compiles the SDK again (0.25 s of
- * CPU more a start).
- */
-const withCompileCache = (configText: string): string => {
-  const config = JSON.parse(configText)
-  config.extensions = config.extensions.map((e: object) => ({ ...e, env_passthrough: ["NODE_COMPILE_CACHE"] }))
-  return JSON.stringify(config)
-}
-
 /** The embedding guide's example (docs/embedding/agent.ts) does what docs/embedding.md says it does. */
 
 const cat = (args: Record<string, unknown>) =>
@@ -54,7 +43,7 @@ describe("docs/embedding", () => {
       Effect.gen(function* () {
         const dir = NodePath.join(import.meta.dirname, "..", "..", "docs", "examples")
         const audit = NodePath.join(NodeFs.mkdtempSync(NodePath.join(NodeOs.tmpdir(), "abhed-embed-")), "audit.jsonl")
-        const text = withCompileCache(NodeFs.readFileSync(NodePath.join(dir, "abhed.json"), "utf8"))
+        const text = NodeFs.readFileSync(NodePath.join(dir, "abhed.json"), "utf8")
         const denied = yield* Effect.flip(runTool("read", { path: "config/secrets.json" }, cat)).pipe(
           Effect.provide(liveHost(text, dir, audit, "s-embed")),
           Effect.provide(Approval.Approver.layerDeny)

@@ -36,7 +36,10 @@ export const Baseline: ReadonlyArray<string> = [
   "LC_NUMERIC",
   "LC_PAPER",
   "LC_TELEPHONE",
-  "LC_TIME"
+  "LC_TIME",
+  // A folder, no secret: where Node keeps what it compiled. A Node extension started without it compiles its modules
+  // (TypeScript stripped of types included) anew at every start: about twice the CPU of a start with it.
+  "NODE_COMPILE_CACHE"
 ]
 
 /** A name or a glob where `*` matches any run of characters (and nothing else is special). */

@@ -8,6 +8,7 @@ describe("ExtensionEnvironment (docs/design.md#failures)", () => {
     HOME: "/home/dev",
     LC_ALL: "C",
     LANG: "en_US.UTF-8",
+    NODE_COMPILE_CACHE: "/home/dev/.cache/node",
     AWS_SECRET_ACCESS_KEY: "s",
     AWS_REGION: "eu-west-1",
     ANTHROPIC_API_KEY: "k",
@@ -23,7 +24,8 @@ describe("ExtensionEnvironment (docs/design.md#failures)", () => {
       PATH: "/bin",
       HOME: "/home/dev",
       LC_ALL: "C",
-      LANG: "en_US.UTF-8"
+      LANG: "en_US.UTF-8",
+      NODE_COMPILE_CACHE: "/home/dev/.cache/node"
     })
   })
 
@@ -36,6 +38,7 @@ describe("ExtensionEnvironment (docs/design.md#failures)", () => {
       HOME: "/x",
       LC_ALL: "C",
       LANG: "en_US.UTF-8",
+      NODE_COMPILE_CACHE: "/home/dev/.cache/node",
       GITHUB_TOKEN: "t",
       AWS_REGION: "eu-west-1",
       K: "V"
