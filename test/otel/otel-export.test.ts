@@ -325,3 +325,69 @@ describe("OTLP export: what the fiber asks of a dispatch's span", () => {
     )
   )
 })
+
+for (const protocol of ["http/protobuf", "http/json"] as const) {
+  // The exporter writes spans straight from the tracer's own (protobuf) or through effect's OTLP shapes (JSON): both
+  // as effect's OTLP tracer writes a span, read back with the published definitions.
+  describe(`OTLP export (${protocol}): a span's end, links and attribute values`, () => {
+    it.live("a failure, an interruption, a link and every kind of attribute value arrive as written", () =>
+      withReceiver("ok", (receiver) =>
+        Effect.gen(function* () {
+          const linked = yield* Effect.gen(function* () {
+            yield* Effect.exit(Effect.withSpan(Effect.fail(new Error("boom")), "fails"))
+            yield* Effect.exit(Effect.withSpan(Effect.interrupt, "interrupted"))
+            const target = yield* Effect.withSpan(Effect.currentSpan, "target")
+            yield* Effect.withSpan(
+              Effect.annotateCurrentSpan({
+                text: "naïve…",
+                int: 42,
+                negative: -3,
+                huge: 2 ** 60,
+                double: 1.5,
+                yes: true,
+                no: false,
+                list: ["a", 1]
+              }),
+              "linked",
+              { links: [{ span: target, attributes: { "link.kind": "follows" } }] }
+            )
+            return target
+          }).pipe(
+            Effect.provide(
+              Telemetry.layer(Telemetry.forEndpoint(receiver.url, { protocol, timeoutMillis: within(2000) }))
+            )
+          )
+          const spans = spansOf(receiver.received)
+          const named = (name: string) => spans.find((s) => s.name === name)
+          const fails = named("fails")
+          assert.deepStrictEqual(fails?.status, { code: 2, message: "boom" })
+          assert.deepStrictEqual(fails?.events, [
+            { name: "exception", attributes: { "exception.type": "Error", "exception.message": "boom" } }
+          ])
+          const interrupted = named("interrupted")
+          assert.deepStrictEqual(interrupted?.status, { code: 0, message: undefined })
+          assert.strictEqual(interrupted?.attributes["effect.fiber.interrupted"], true)
+          const link = named("linked")
+          assert.deepStrictEqual(link?.status, { code: 1, message: undefined })
+          assert.deepStrictEqual(link?.links, [
+            {
+              traceId: linked.traceId.padStart(32, "0"),
+              spanId: linked.spanId,
+              attributes: { "link.kind": "follows" }
+            }
+          ])
+          assert.deepStrictEqual(link?.attributes, {
+            text: "naïve…",
+            int: 42,
+            negative: -3,
+            huge: 2 ** 60,
+            double: 1.5,
+            yes: true,
+            no: false,
+            list: ["a", 1]
+          })
+        })
+      )
+    )
+  })
+}

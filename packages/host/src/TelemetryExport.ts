@@ -3,8 +3,7 @@ import * as FetchHttpClient from "effect/http/FetchHttpClient"
 import * as HttpClient from "effect/http/HttpClient"
 import * as HttpClientResponse from "effect/http/HttpClientResponse"
 import * as HttpBody from "effect/http/HttpBody"
-import { OtlpSerialization } from "effect/observability"
-import { encodeLogs, encodeTraces } from "./TelemetryProtobuf.ts"
+import { type OtlpLogger, OtlpSerialization, type OtlpTracer } from "effect/observability"
 import { HostMetrics } from "./HostMetrics.ts"
 import type { OtlpProtocol, Signal } from "./TelemetryConfig.ts"
 
@@ -50,40 +49,49 @@ const serviceOf = (layer: Layer.Layer<OtlpSerialization.OtlpSerialization>) =>
     layer
   )
 
-/** effect's own serialization for each signal's protocol, noting each body's signal and item count. */
+/** A batch's body in its signal's protocol: protobuf as written by the host (`protobuf`), else effect's OTLP/JSON. */
+export interface Encode {
+  readonly traces: (items: number, protobuf: () => Uint8Array, json: () => OtlpTracer.TraceData) => HttpBody.HttpBody
+  readonly logs: (items: number, protobuf: () => Uint8Array, json: () => OtlpLogger.LogsData) => HttpBody.HttpBody
+}
+
+/**
+ * effect's own serialization for each signal's protocol (the metrics', once per interval whatever the load), and
+ * the encoder of the traces' and logs' batches (one a second or more, written straight from the host's spans and
+ * records: TelemetryProtobuf.ts), both noting each body's signal and item count.
+ */
 export const serialization = (protocol: { readonly [S in Signal]: OtlpProtocol }, batches: Batches) =>
   Effect.gen(function* () {
-    const effectProtobuf = yield* serviceOf(OtlpSerialization.layerProtobuf)
     const byProtocol = {
       "http/json": yield* serviceOf(OtlpSerialization.layerJson),
-      // Traces and logs, one batch a second or more: our encoder (TelemetryProtobuf.ts); the metrics, once per
-      // interval whatever the load: effect's.
-      "http/protobuf": OtlpSerialization.OtlpSerialization.of({
-        traces: (data) => HttpBody.uint8Array(encodeTraces(data), "application/x-protobuf"),
-        metrics: effectProtobuf.metrics,
-        logs: (data) => HttpBody.uint8Array(encodeLogs(data), "application/x-protobuf")
-      })
+      "http/protobuf": yield* serviceOf(OtlpSerialization.layerProtobuf)
     }
     const pick = (signal: Signal) => byProtocol[protocol[signal]]
     const noted = (signal: Signal, body: HttpBody.HttpBody, items: number) => {
       batches.set(body, { signal, items })
       return body
     }
-    return OtlpSerialization.OtlpSerialization.of({
-      traces: (data) =>
+    const protobuf = (bytes: Uint8Array) => HttpBody.uint8Array(bytes, "application/x-protobuf")
+    const encode: Encode = {
+      traces: (items, bytes, json) =>
         noted(
           "traces",
-          pick("traces").traces(data),
-          data.resourceSpans.reduce((n, r) => n + r.scopeSpans.reduce((m, s) => m + s.spans.length, 0), 0)
+          protocol.traces === "http/protobuf" ? protobuf(bytes()) : byProtocol["http/json"].traces(json()),
+          items
         ),
-      metrics: (data) => noted("metrics", pick("metrics").metrics(data), 1),
-      logs: (data) =>
+      logs: (items, bytes, json) =>
         noted(
           "logs",
-          pick("logs").logs(data),
-          data.resourceLogs.reduce((n, r) => n + r.scopeLogs.reduce((m, s) => m + (s.logRecords?.length ?? 0), 0), 0)
+          protocol.logs === "http/protobuf" ? protobuf(bytes()) : byProtocol["http/json"].logs(json()),
+          items
         )
+    }
+    // The metrics' exporter is effect's, and reads the service; the traces and logs never go through it.
+    const service = OtlpSerialization.OtlpSerialization.of({
+      ...pick("metrics"),
+      metrics: (data) => noted("metrics", pick("metrics").metrics(data), 1)
     })
+    return { service, encode }
   })
 
 const ok = (request: Parameters<typeof HttpClientResponse.fromWeb>[0]) =>
