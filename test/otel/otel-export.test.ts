@@ -1,6 +1,6 @@
 import { AuditLog, ExtensionHost, FakeExtension, HostMetrics, Telemetry } from "@abhed/host"
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Logger, Metric } from "effect"
+import { Deferred, Effect, Fiber, Logger, Metric } from "effect"
 import { createHash } from "node:crypto"
 import { within } from "../support/extension-helpers.ts"
 import {
@@ -321,6 +321,53 @@ describe("OTLP export: what the fiber asks of a dispatch's span", () => {
         const deny = spansOf(receiver.received).find((s) => s.attributes["gen_ai.tool.call.id"] === "call-deny")
         assert.ok(deny)
         assert.deepStrictEqual(seen, [deny.spanId])
+      })
+    )
+  )
+
+  // One extension still busy with an earlier dispatch cannot begin now: the round forks a fiber per exchange, and
+  // a death seen in one of them is logged in that fiber, which must see the dispatch's span as its parent too.
+  it.live("a death seen in an exchange forked into a fiber of its own is logged in its dispatch's span", () =>
+    withReceiver("ok", (receiver) =>
+      Effect.gen(function* () {
+        const seen: Array<string | undefined> = []
+        const spanOfDeath = Logger.make((options) => {
+          if (String(options.message).includes("is dead")) seen.push(options.fiber.cache.span?.spanId)
+        })
+        const holding = yield* Deferred.make<void>()
+        const release = yield* Deferred.make<void>()
+        const dying = yield* Deferred.make<void>()
+        const forked = [
+          FakeExtension.make("a-hold", (r) =>
+            r.event === "tool_call" && r.tool === "hold"
+              ? Effect.andThen(Deferred.succeed(holding, undefined), Effect.as(Deferred.await(release), {}))
+              : Effect.succeed({})
+          ),
+          FakeExtension.make("b-dies", (r) =>
+            r.event === "tool_call" && r.tool === "rm"
+              ? Effect.andThen(Deferred.succeed(dying, undefined), Effect.fail(FakeExtension.FakeExit.code(3)))
+              : Effect.succeed({})
+          )
+        ]
+        yield* Effect.gen(function* () {
+          const h = yield* ExtensionHost
+          const held = yield* Effect.forkChild(h.toolCall({ tool: "hold", args: {}, call_id: "call-hold" }))
+          yield* Deferred.await(holding)
+          // a-hold's permit is taken: this dispatch's round cannot begin its exchanges at once.
+          const dies = yield* Effect.forkChild(h.toolCall({ tool: "rm", args: {}, call_id: "call-forked" }))
+          yield* Deferred.await(dying)
+          yield* Deferred.succeed(release, undefined)
+          yield* Fiber.join(held)
+          yield* Fiber.join(dies)
+        }).pipe(
+          Effect.provide(ExtensionHost.layerFake(forked, { sessionId: "sess-otel" })),
+          Effect.provide(AuditLog.layerNone),
+          Effect.provide(Telemetry.layer(Telemetry.forEndpoint(receiver.url, { timeoutMillis: within(2000) }))),
+          Effect.provide(Logger.layer([spanOfDeath]))
+        )
+        const dispatch = spansOf(receiver.received).find((s) => s.attributes["gen_ai.tool.call.id"] === "call-forked")
+        assert.ok(dispatch)
+        assert.deepStrictEqual(seen, [dispatch.spanId])
       })
     )
   )
