@@ -2,7 +2,7 @@ import type { Tracer } from "effect"
 import { OtlpResource } from "effect/observability"
 import type { AuditRecord } from "./AuditRecord.ts"
 import type { Writer } from "./TelemetryProtobuf.ts"
-import { logBody, type Put, putRecord } from "./TelemetryRecord.ts"
+import { logBody, type OutcomeSummary, outcomeSummary, type Put, putRecord } from "./TelemetryRecord.ts"
 import type { LogEntry } from "./TelemetrySink.ts"
 import { MillisToNanos } from "./TelemetrySpans.ts"
 
@@ -26,12 +26,16 @@ const spanOf = (pending: PendingLog): Tracer.Span | undefined =>
 const timeOf = (pending: PendingLog): bigint =>
   BigInt("entry" in pending ? pending.entry.timeMillis : Date.parse(pending.record.time)) * MillisToNanos
 
+/** The record's outcome, read once for its body and its attributes. */
+const summaryOf = (pending: PendingLog): OutcomeSummary | undefined =>
+  "record" in pending ? outcomeSummary(pending.record.outcome) : undefined
+
 /** The body: the entry's, or the record without its content (`logBody`), written as JSON. */
-const bodyOf = (pending: PendingLog, args: "digest" | "full"): string | undefined =>
-  JSON.stringify("entry" in pending ? pending.entry.body : logBody(pending.record, args)) as string | undefined
+const bodyOf = (pending: PendingLog, args: "digest" | "full", summary: OutcomeSummary | undefined) =>
+  JSON.stringify("entry" in pending ? pending.entry.body : logBody(pending.record, args, summary)) as string | undefined
 
 /** The attributes: an entry's `event.name` (unless its attributes name one) and attributes; a record's event, session, decision, args' digest, call id and tool. */
-const putAttributes = (pending: PendingLog, args: "digest" | "full", put: Put) => {
+const putAttributes = (pending: PendingLog, args: "digest" | "full", summary: OutcomeSummary | undefined, put: Put) => {
   if ("entry" in pending) {
     const { entry } = pending
     if (!("event.name" in entry.attributes)) put("event.name", entry.eventName)
@@ -42,7 +46,7 @@ const putAttributes = (pending: PendingLog, args: "digest" | "full", put: Put) =
   put("event.name", "abhed.audit")
   put("abhed.event", record.event)
   put("gen_ai.conversation.id", record.session_id)
-  putRecord(record, args, put)
+  putRecord(record, args, put, summary)
   if (record.call_id !== undefined) put("gen_ai.tool.call.id", record.call_id)
   if (record.tool !== undefined) put("gen_ai.tool.name", record.tool)
 }
@@ -50,11 +54,12 @@ const putAttributes = (pending: PendingLog, args: "digest" | "full", put: Put) =
 /** A log record in OTLP/JSON's shape. */
 export const logRecordOf = (pending: PendingLog, args: "digest" | "full") => {
   const attributes: Array<OtlpResource.KeyValue> = []
-  putAttributes(pending, args, (key, value) => {
+  const summary = summaryOf(pending)
+  putAttributes(pending, args, summary, (key, value) => {
     attributes.push({ key, value: OtlpResource.unknownToAttributeValue(value) })
   })
   const span = spanOf(pending)
-  const body = bodyOf(pending, args)
+  const body = bodyOf(pending, args, summary)
   return {
     timeUnixNano: String(timeOf(pending)),
     observedTimeUnixNano: String(pending.observed),
@@ -72,12 +77,13 @@ export const logProtobuf = (w: Writer, pending: PendingLog, args: "digest" | "fu
   w.fixed64(1, timeOf(pending))
   w.uint(2, SeverityInfo)
   w.string(3, SeverityText)
-  const body = bodyOf(pending, args)
+  const summary = summaryOf(pending)
+  const body = bodyOf(pending, args, summary)
   const at = w.begin(5)
   if (body !== undefined) w.string(1, body)
   w.end(at)
   w.kvField = 6
-  putAttributes(pending, args, w.put)
+  putAttributes(pending, args, summary, w.put)
   const span = spanOf(pending)
   if (span !== undefined) {
     w.hexBytes(9, span.traceId.padStart(32, "0"))

@@ -129,8 +129,12 @@ export const putExchange = (x: Exchange<EventName>, round: number, put: Put): vo
 }
 
 /** The span's attributes a dispatch's record adds once it is decided. */
-export const putRecord = (record: AuditRecord, args: "digest" | "full", put: Put): void => {
-  const summary = outcomeSummary(record.outcome)
+export const putRecord = (
+  record: AuditRecord,
+  args: "digest" | "full",
+  put: Put,
+  summary: OutcomeSummary = outcomeSummary(record.outcome)
+): void => {
   put("abhed.seq", record.seq)
   put("abhed.duration_ms", record.duration_ms)
   if (summary.decision !== undefined) put("abhed.decision", summary.decision)
@@ -154,35 +158,34 @@ export const exchangeAttributes = (x: Exchange<EventName>, round: number): Recor
 export const recordAttributes = (record: AuditRecord, args: "digest" | "full"): Record<string, unknown> =>
   collect((put) => putRecord(record, args, put))
 
-const exchangeView = (x: AuditExchange) => {
-  const reason = reasonOf(x.reply)
-  return {
-    extension: x.extension,
-    status: x.status,
-    latency_ms: x.latency_ms,
-    ...(x.status === "replied" ? { verdict: verdictOf(x.reply) } : {}),
-    ...(reason !== undefined ? { reason } : {}),
-    // The failure by its shape (exited (code 1), timed_out (500 ms)): never the extension's stderr.
-    ...(x.error !== undefined ? { error: bounded(x.error) } : {})
-  }
-}
+// Undefined fields are left out of the JSON text: one literal each, no spreads (these are written once per record).
+const exchangeView = (x: AuditExchange) => ({
+  extension: x.extension,
+  status: x.status,
+  latency_ms: x.latency_ms,
+  verdict: x.status === "replied" ? verdictOf(x.reply) : undefined,
+  reason: reasonOf(x.reply),
+  // The failure by its shape (exited (code 1), timed_out (500 ms)): never the extension's stderr.
+  error: x.error !== undefined ? bounded(x.error) : undefined
+})
 
-/** The audit record as a log record's body: its decision and every exchange's verdict, without content. */
-export const logBody = (record: AuditRecord, args: "digest" | "full") => {
-  const summary = outcomeSummary(record.outcome)
-  return {
-    seq: record.seq,
-    session_id: record.session_id,
-    time: record.time,
-    event: record.event,
-    ...(record.call_id !== undefined ? { call_id: record.call_id } : {}),
-    ...(record.tool !== undefined ? { tool: record.tool } : {}),
-    ...(record.args !== undefined ? { args: args === "full" ? record.args : argsDigest(record.args) } : {}),
-    ...(summary.decision !== undefined ? { decision: summary.decision } : {}),
-    reasons: summary.reasons,
-    ...(summary.rounds !== undefined ? { rounds: summary.rounds } : {}),
-    ...(summary.rewrittenBy.length > 0 ? { rewritten_by: summary.rewrittenBy } : {}),
-    exchanges: record.rounds.map((round) => ({ round: round.round, exchanges: round.exchanges.map(exchangeView) })),
-    duration_ms: record.duration_ms
-  }
-}
+/** The audit record as a log record's body, to be written as JSON: its decision and every exchange's verdict, without content. */
+export const logBody = (
+  record: AuditRecord,
+  args: "digest" | "full",
+  summary: OutcomeSummary = outcomeSummary(record.outcome)
+) => ({
+  seq: record.seq,
+  session_id: record.session_id,
+  time: record.time,
+  event: record.event,
+  call_id: record.call_id,
+  tool: record.tool,
+  args: record.args === undefined ? undefined : args === "full" ? record.args : argsDigest(record.args),
+  decision: summary.decision,
+  reasons: summary.reasons,
+  rounds: summary.rounds,
+  rewritten_by: summary.rewrittenBy.length > 0 ? summary.rewrittenBy : undefined,
+  exchanges: record.rounds.map((round) => ({ round: round.round, exchanges: round.exchanges.map(exchangeView) })),
+  duration_ms: record.duration_ms
+})
