@@ -1,6 +1,6 @@
 import { AuditLog, ExtensionHost, FakeExtension, HostMetrics, Telemetry } from "@abhed/host"
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Logger, Metric } from "effect"
+import { Deferred, Effect, Fiber, Logger, Metric } from "effect"
 import { createHash } from "node:crypto"
 import { within } from "../support/extension-helpers.ts"
 import {
@@ -324,4 +324,117 @@ describe("OTLP export: what the fiber asks of a dispatch's span", () => {
       })
     )
   )
+
+  // One extension still busy with an earlier dispatch cannot begin now: the round forks a fiber per exchange, and
+  // a death seen in one of them is logged in that fiber, which must see the dispatch's span as its parent too.
+  it.live("a death seen in an exchange forked into a fiber of its own is logged in its dispatch's span", () =>
+    withReceiver("ok", (receiver) =>
+      Effect.gen(function* () {
+        const seen: Array<string | undefined> = []
+        const spanOfDeath = Logger.make((options) => {
+          if (String(options.message).includes("is dead")) seen.push(options.fiber.cache.span?.spanId)
+        })
+        const holding = yield* Deferred.make<void>()
+        const release = yield* Deferred.make<void>()
+        const dying = yield* Deferred.make<void>()
+        const forked = [
+          FakeExtension.make("a-hold", (r) =>
+            r.event === "tool_call" && r.tool === "hold"
+              ? Effect.andThen(Deferred.succeed(holding, undefined), Effect.as(Deferred.await(release), {}))
+              : Effect.succeed({})
+          ),
+          FakeExtension.make("b-dies", (r) =>
+            r.event === "tool_call" && r.tool === "rm"
+              ? Effect.andThen(Deferred.succeed(dying, undefined), Effect.fail(FakeExtension.FakeExit.code(3)))
+              : Effect.succeed({})
+          )
+        ]
+        yield* Effect.gen(function* () {
+          const h = yield* ExtensionHost
+          const held = yield* Effect.forkChild(h.toolCall({ tool: "hold", args: {}, call_id: "call-hold" }))
+          yield* Deferred.await(holding)
+          // a-hold's permit is taken: this dispatch's round cannot begin its exchanges at once.
+          const dies = yield* Effect.forkChild(h.toolCall({ tool: "rm", args: {}, call_id: "call-forked" }))
+          yield* Deferred.await(dying)
+          yield* Deferred.succeed(release, undefined)
+          yield* Fiber.join(held)
+          yield* Fiber.join(dies)
+        }).pipe(
+          Effect.provide(ExtensionHost.layerFake(forked, { sessionId: "sess-otel" })),
+          Effect.provide(AuditLog.layerNone),
+          Effect.provide(Telemetry.layer(Telemetry.forEndpoint(receiver.url, { timeoutMillis: within(2000) }))),
+          Effect.provide(Logger.layer([spanOfDeath]))
+        )
+        const dispatch = spansOf(receiver.received).find((s) => s.attributes["gen_ai.tool.call.id"] === "call-forked")
+        assert.ok(dispatch)
+        assert.deepStrictEqual(seen, [dispatch.spanId])
+      })
+    )
+  )
 })
+
+for (const protocol of ["http/protobuf", "http/json"] as const) {
+  // The exporter writes spans straight from the tracer's own (protobuf) or through effect's OTLP shapes (JSON): both
+  // as effect's OTLP tracer writes a span, read back with the published definitions.
+  describe(`OTLP export (${protocol}): a span's end, links and attribute values`, () => {
+    it.live("a failure, an interruption, a link and every kind of attribute value arrive as written", () =>
+      withReceiver("ok", (receiver) =>
+        Effect.gen(function* () {
+          const linked = yield* Effect.gen(function* () {
+            yield* Effect.exit(Effect.withSpan(Effect.fail(new Error("boom")), "fails"))
+            yield* Effect.exit(Effect.withSpan(Effect.interrupt, "interrupted"))
+            const target = yield* Effect.withSpan(Effect.currentSpan, "target")
+            yield* Effect.withSpan(
+              Effect.annotateCurrentSpan({
+                text: "naïve…",
+                int: 42,
+                negative: -3,
+                huge: 2 ** 60,
+                double: 1.5,
+                yes: true,
+                no: false,
+                list: ["a", 1]
+              }),
+              "linked",
+              { links: [{ span: target, attributes: { "link.kind": "follows" } }] }
+            )
+            return target
+          }).pipe(
+            Effect.provide(
+              Telemetry.layer(Telemetry.forEndpoint(receiver.url, { protocol, timeoutMillis: within(2000) }))
+            )
+          )
+          const spans = spansOf(receiver.received)
+          const named = (name: string) => spans.find((s) => s.name === name)
+          const fails = named("fails")
+          assert.deepStrictEqual(fails?.status, { code: 2, message: "boom" })
+          assert.deepStrictEqual(fails?.events, [
+            { name: "exception", attributes: { "exception.type": "Error", "exception.message": "boom" } }
+          ])
+          const interrupted = named("interrupted")
+          assert.deepStrictEqual(interrupted?.status, { code: 0, message: undefined })
+          assert.strictEqual(interrupted?.attributes["effect.fiber.interrupted"], true)
+          const link = named("linked")
+          assert.deepStrictEqual(link?.status, { code: 1, message: undefined })
+          assert.deepStrictEqual(link?.links, [
+            {
+              traceId: linked.traceId.padStart(32, "0"),
+              spanId: linked.spanId,
+              attributes: { "link.kind": "follows" }
+            }
+          ])
+          assert.deepStrictEqual(link?.attributes, {
+            text: "naïve…",
+            int: 42,
+            negative: -3,
+            huge: 2 ** 60,
+            double: 1.5,
+            yes: true,
+            no: false,
+            list: ["a", 1]
+          })
+        })
+      )
+    )
+  })
+}

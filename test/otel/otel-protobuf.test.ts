@@ -1,11 +1,35 @@
-import { encodeTraces } from "@abhed/host/TelemetryProtobuf"
+import { batchHead, encodeBatch } from "@abhed/host/TelemetryProtobuf"
 import { assert, describe, it } from "@effect/vitest"
 import { spansOf } from "../support/otel-receiver.ts"
 
 /**
- * The protobuf encoder for traces (TelemetryProtobuf.ts) read back with the published OTLP definitions: strings of
- * every length around the one-byte length prefix, ASCII or not (short ASCII strings take a path of their own).
+ * The protobuf writer (TelemetryProtobuf.ts) read back with the published OTLP definitions: strings of every length
+ * around the one-byte length prefix, ASCII or not (short ASCII strings take a path of their own).
  */
+
+/** A batch of `count` spans (`Span`'s fields written one by one, as the tracer's exporter does), named `name`. */
+const encodeSpans = (
+  resource: ReadonlyArray<{ readonly key: string; readonly value: { readonly stringValue: string } }>,
+  count: number,
+  name: string,
+  attributes: ReadonlyArray<readonly [string, string]>
+) =>
+  encodeBatch(
+    batchHead({ attributes: [...resource], droppedAttributesCount: 0 }, "abhed"),
+    Array.from({ length: count }, (_, i) => i),
+    (w, i) => {
+      w.hexBytes(1, "0af7651916cd43dd8448eb211c80319c")
+      w.hexBytes(2, "b7ad6b7169203331")
+      w.string(5, name)
+      w.uint(6, 1)
+      w.fixed64(7, 1764626400000000000n + BigInt(i))
+      w.fixed64(8, 1764626400000100000n + BigInt(i))
+      for (const [key, value] of attributes) w.keyValue(9, key, value)
+      const status = w.begin(15)
+      w.uint(3, 1)
+      w.end(status)
+    }
+  )
 describe("OTLP protobuf encoding", () => {
   it("writes strings short and long, ASCII and not, as the published definitions read them", () => {
     const values = [
@@ -21,40 +45,12 @@ describe("OTLP protobuf encoding", () => {
       "z".repeat(300),
       "日本語の理由".repeat(30)
     ]
-    const attributes = values.map((v, i) => ({ key: `k${i}`, value: { stringValue: v } }))
-    const raw = encodeTraces({
-      resourceSpans: [
-        {
-          resource: {
-            attributes: [{ key: "service.name", value: { stringValue: "abhed" } }],
-            droppedAttributesCount: 0
-          },
-          scopeSpans: [
-            {
-              scope: { name: "abhed" },
-              spans: [
-                {
-                  traceId: "0af7651916cd43dd8448eb211c80319c",
-                  spanId: "b7ad6b7169203331",
-                  parentSpanId: undefined,
-                  name: "abhed.tool_call",
-                  kind: 1,
-                  startTimeUnixNano: "1764626400000000000",
-                  endTimeUnixNano: "1764626400000100000",
-                  attributes,
-                  droppedAttributesCount: 0,
-                  events: [],
-                  droppedEventsCount: 0,
-                  status: { code: 1 },
-                  links: [],
-                  droppedLinksCount: 0
-                }
-              ]
-            }
-          ]
-        }
-      ]
-    })
+    const raw = encodeSpans(
+      [{ key: "service.name", value: { stringValue: "abhed" } }],
+      1,
+      "abhed.tool_call",
+      values.map((v, i) => [`k${i}`, v])
+    )
     const [span] = spansOf([
       { path: "/v1/traces", contentType: "application/x-protobuf", headers: {}, raw: Buffer.from(raw) }
     ])
@@ -65,35 +61,7 @@ describe("OTLP protobuf encoding", () => {
   })
 
   it("gives each batch bytes of its own: a small batch after a large one changes neither", () => {
-    const batch = (name: string, value: string) =>
-      encodeTraces({
-        resourceSpans: [
-          {
-            resource: { attributes: [], droppedAttributesCount: 0 },
-            scopeSpans: [
-              {
-                scope: { name: "abhed" },
-                spans: Array.from({ length: 64 }, (_, i) => ({
-                  traceId: "0af7651916cd43dd8448eb211c80319c",
-                  spanId: "b7ad6b7169203331",
-                  parentSpanId: undefined,
-                  name,
-                  kind: 1,
-                  startTimeUnixNano: String(1764626400000000000n + BigInt(i)),
-                  endTimeUnixNano: String(1764626400000100000n + BigInt(i)),
-                  attributes: [{ key: "k", value: { stringValue: value } }],
-                  droppedAttributesCount: 0,
-                  events: [],
-                  droppedEventsCount: 0,
-                  status: { code: 1 },
-                  links: [],
-                  droppedLinksCount: 0
-                }))
-              }
-            ]
-          }
-        ]
-      })
+    const batch = (name: string, value: string) => encodeSpans([], 64, name, [["k", value]])
     const read = (raw: Uint8Array) =>
       spansOf([{ path: "/v1/traces", contentType: "application/x-protobuf", headers: {}, raw: Buffer.from(raw) }])
     // 64 spans of 4 KiB each: past the writer's first buffer.

@@ -151,6 +151,13 @@ export interface SpanView {
   readonly attributes: Record<string, unknown>
   readonly start: bigint
   readonly end: bigint
+  readonly status: { readonly code: number; readonly message: string | undefined }
+  readonly events: ReadonlyArray<{ readonly name: string; readonly attributes: Record<string, unknown> }>
+  readonly links: ReadonlyArray<{
+    readonly traceId: string
+    readonly spanId: string
+    readonly attributes: Record<string, unknown>
+  }>
 }
 
 export const spansOf = (all: ReadonlyArray<Received>): Array<SpanView> =>
@@ -163,7 +170,17 @@ export const spansOf = (all: ReadonlyArray<Received>): Array<SpanView> =>
       parentSpanId: parent === "" ? undefined : parent,
       attributes: attributes(list(s, "attributes")),
       start: BigInt(text(s, "startTimeUnixNano") ?? "0"),
-      end: BigInt(text(s, "endTimeUnixNano") ?? "0")
+      end: BigInt(text(s, "endTimeUnixNano") ?? "0"),
+      status: { code: Number(get(get(s, "status"), "code") ?? 0), message: text(get(s, "status"), "message") },
+      events: list(s, "events").map((e) => ({
+        name: text(e, "name") ?? "",
+        attributes: attributes(list(e, "attributes"))
+      })),
+      links: list(s, "links").map((l) => ({
+        traceId: text(l, "traceId") ?? "",
+        spanId: text(l, "spanId") ?? "",
+        attributes: attributes(list(l, "attributes"))
+      }))
     }
   })
 

@@ -1,14 +1,14 @@
 import { Clock, ConfigProvider, Duration, Effect, Layer, Tracer } from "effect"
 import * as HttpClient from "effect/http/HttpClient"
 import { OtlpExporter, OtlpMetrics, OtlpResource, OtlpSerialization } from "effect/observability"
-import type { AuditRecord } from "./AuditRecord.ts"
 import * as TelemetryConfig from "./TelemetryConfig.ts"
 import * as TelemetryExport from "./TelemetryExport.ts"
-import { MillisToNanos } from "./TelemetrySpans.ts"
+import { logProtobuf, logRecordOf, type PendingLog } from "./TelemetryLogs.ts"
+import { batchHead, encodeBatch } from "./TelemetryProtobuf.ts"
 import * as TelemetryTracer from "./TelemetryTracer.ts"
 import * as TelemetryTracerExport from "./TelemetryTracerExport.ts"
-import { logBody, recordAttributes } from "./TelemetryRecord.ts"
-import { type LogEntry, TelemetrySink, type TelemetrySinkShape } from "./TelemetrySink.ts"
+import { ScopeName } from "./TelemetryTracerExport.ts"
+import { TelemetrySink, type TelemetrySinkShape } from "./TelemetrySink.ts"
 
 /**
  * Decisions into the observability stack a fleet already runs: OpenTelemetry traces, metrics and logs over
@@ -25,84 +25,47 @@ export { underDispatchSpan } from "./TelemetryParent.ts"
 
 export { type LogEntry, TelemetrySink, type TelemetrySinkShape } from "./TelemetrySink.ts"
 
-const severityInfo = 9 as const
-
-/** A record waiting for the log exporter: made into an OTLP log record only when its batch is sent. */
-type PendingLog =
-  | { readonly record: AuditRecord; readonly observed: bigint; readonly span: Tracer.Span | undefined }
-  | { readonly entry: LogEntry; readonly observed: bigint }
-
-const traceOf = (span: Tracer.Span | undefined) =>
-  span !== undefined ? { traceId: span.traceId.padStart(32, "0"), spanId: span.spanId } : {}
-
-const logRecordOf = (pending: PendingLog, args: "digest" | "full") => {
-  if ("entry" in pending) {
-    const { entry } = pending
-    return {
-      timeUnixNano: String(BigInt(entry.timeMillis) * MillisToNanos),
-      observedTimeUnixNano: String(pending.observed),
-      severityNumber: severityInfo,
-      severityText: "INFO",
-      body: { stringValue: JSON.stringify(entry.body) },
-      attributes: OtlpResource.entriesToAttributes(
-        Object.entries({ "event.name": entry.eventName, ...entry.attributes })
-      ),
-      droppedAttributesCount: 0,
-      ...traceOf(entry.span?.sampled ? entry.span : undefined)
-    }
-  }
-  const { observed, record, span } = pending
-  const attributes: Record<string, unknown> = {
-    "event.name": "abhed.audit",
-    "abhed.event": record.event,
-    "gen_ai.conversation.id": record.session_id,
-    ...recordAttributes(record, args)
-  }
-  if (record.call_id !== undefined) attributes["gen_ai.tool.call.id"] = record.call_id
-  if (record.tool !== undefined) attributes["gen_ai.tool.name"] = record.tool
-  return {
-    timeUnixNano: String(BigInt(Date.parse(record.time)) * MillisToNanos),
-    observedTimeUnixNano: String(observed),
-    severityNumber: severityInfo,
-    severityText: "INFO",
-    body: { stringValue: JSON.stringify(logBody(record, args)) },
-    attributes: OtlpResource.entriesToAttributes(Object.entries(attributes)),
-    droppedAttributesCount: 0,
-    ...traceOf(span)
-  }
-}
-
 /** The sink: span attributes from the record, and the record as a log record when logs are exported. */
-const makeSink = (settings: TelemetryConfig.TelemetrySettings, stats: TelemetryExport.ExportStats) =>
+const makeSink = (
+  settings: TelemetryConfig.TelemetrySettings,
+  stats: TelemetryExport.ExportStats,
+  encode: TelemetryExport.Encode
+) =>
   Effect.gen(function* () {
     const logsUrl = settings.endpoints.logs
     const clock = yield* Clock.Clock
     let push: ((pending: PendingLog) => void) | undefined
     const buffer = TelemetryExport.boundedBuffer<PendingLog>("logs", bufferCap(settings), stats)
     if (logsUrl !== undefined) {
-      const serialization = yield* OtlpSerialization.OtlpSerialization
       const resource = yield* OtlpResource.fromConfig({
         serviceName: settings.serviceName,
         attributes: settings.resourceAttributes
       })
+      const head = batchHead(resource, ScopeName)
       const exporter = yield* OtlpExporter.make({
         label: "OtlpLogger",
         url: logsUrl,
         headers: settings.headers,
         exportInterval: Duration.millis(settings.intervalMillis),
         maxBatchSize: settings.maxBatchSize,
-        // The log records are built here, on the exporter's fiber, not on the dispatch's.
+        // The log records are written here, on the exporter's fiber, not on the dispatch's.
         body: (data: ReadonlyArray<PendingLog>) => {
           buffer.taken(data.length)
           return [
-            serialization.logs({
-              resourceLogs: [
-                {
-                  resource,
-                  scopeLogs: [{ scope: { name: "abhed" }, logRecords: data.map((p) => logRecordOf(p, settings.args)) }]
-                }
-              ]
-            }),
+            encode.logs(
+              data.length,
+              () => encodeBatch(head, data, (w, p) => logProtobuf(w, p, settings.args)),
+              () => ({
+                resourceLogs: [
+                  {
+                    resource,
+                    scopeLogs: [
+                      { scope: { name: ScopeName }, logRecords: data.map((p) => logRecordOf(p, settings.args)) }
+                    ]
+                  }
+                ]
+              })
+            ),
             Effect.void
           ]
         },
@@ -141,7 +104,7 @@ export const layer = (settings: TelemetryConfig.TelemetrySettings): Layer.Layer<
     Effect.gen(function* () {
       const stats = TelemetryExport.makeStats()
       const batches: TelemetryExport.Batches = new WeakMap()
-      const serialization = yield* TelemetryExport.serialization(settings.protocol, batches)
+      const { service: serialization, encode } = yield* TelemetryExport.serialization(settings.protocol, batches)
       const { client, whenIdle } = yield* TelemetryExport.transport(
         Duration.millis(settings.timeoutMillis),
         batches,
@@ -166,7 +129,8 @@ export const layer = (settings: TelemetryConfig.TelemetrySettings): Layer.Layer<
                 exportInterval: Duration.millis(settings.intervalMillis),
                 buffer: spansBuffer,
                 maxBatchSize: settings.maxBatchSize,
-                args: settings.args
+                args: settings.args,
+                encode
               })
             )
       const metricsLayer =
@@ -180,7 +144,7 @@ export const layer = (settings: TelemetryConfig.TelemetrySettings): Layer.Layer<
                 exportInterval: Duration.millis(settings.intervalMillis)
               })
             )
-      const sink = Layer.effect(TelemetrySink, makeSink(settings, stats))
+      const sink = Layer.effect(TelemetrySink, makeSink(settings, stats, encode))
       const exporters = Layer.mergeAll(
         tracer,
         metricsLayer,

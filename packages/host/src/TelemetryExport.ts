@@ -1,11 +1,10 @@
 import { Context, Deferred, Duration, Effect, type Layer, Metric } from "effect"
-import * as FetchHttpClient from "effect/http/FetchHttpClient"
 import * as HttpClient from "effect/http/HttpClient"
 import * as HttpClientResponse from "effect/http/HttpClientResponse"
 import * as HttpBody from "effect/http/HttpBody"
-import { OtlpSerialization } from "effect/observability"
-import { encodeLogs, encodeTraces } from "./TelemetryProtobuf.ts"
+import { type OtlpLogger, OtlpSerialization, type OtlpTracer } from "effect/observability"
 import { HostMetrics } from "./HostMetrics.ts"
+import { makeAgents, post } from "./TelemetryHttp.ts"
 import type { OtlpProtocol, Signal } from "./TelemetryConfig.ts"
 
 /**
@@ -50,44 +49,55 @@ const serviceOf = (layer: Layer.Layer<OtlpSerialization.OtlpSerialization>) =>
     layer
   )
 
-/** effect's own serialization for each signal's protocol, noting each body's signal and item count. */
+/** A batch's body in its signal's protocol: protobuf as written by the host (`protobuf`), else effect's OTLP/JSON. */
+export interface Encode {
+  readonly traces: (items: number, protobuf: () => Uint8Array, json: () => OtlpTracer.TraceData) => HttpBody.HttpBody
+  readonly logs: (items: number, protobuf: () => Uint8Array, json: () => OtlpLogger.LogsData) => HttpBody.HttpBody
+}
+
+/**
+ * effect's own serialization for each signal's protocol (the metrics', once per interval whatever the load), and
+ * the encoder of the traces' and logs' batches (one a second or more, written straight from the host's spans and
+ * records: TelemetryProtobuf.ts), both noting each body's signal and item count.
+ */
 export const serialization = (protocol: { readonly [S in Signal]: OtlpProtocol }, batches: Batches) =>
   Effect.gen(function* () {
-    const effectProtobuf = yield* serviceOf(OtlpSerialization.layerProtobuf)
     const byProtocol = {
       "http/json": yield* serviceOf(OtlpSerialization.layerJson),
-      // Traces and logs, one batch a second or more: our encoder (TelemetryProtobuf.ts); the metrics, once per
-      // interval whatever the load: effect's.
-      "http/protobuf": OtlpSerialization.OtlpSerialization.of({
-        traces: (data) => HttpBody.uint8Array(encodeTraces(data), "application/x-protobuf"),
-        metrics: effectProtobuf.metrics,
-        logs: (data) => HttpBody.uint8Array(encodeLogs(data), "application/x-protobuf")
-      })
+      "http/protobuf": yield* serviceOf(OtlpSerialization.layerProtobuf)
     }
     const pick = (signal: Signal) => byProtocol[protocol[signal]]
     const noted = (signal: Signal, body: HttpBody.HttpBody, items: number) => {
       batches.set(body, { signal, items })
       return body
     }
-    return OtlpSerialization.OtlpSerialization.of({
-      traces: (data) =>
+    const protobuf = (bytes: Uint8Array) => HttpBody.uint8Array(bytes, "application/x-protobuf")
+    const encode: Encode = {
+      traces: (items, bytes, json) =>
         noted(
           "traces",
-          pick("traces").traces(data),
-          data.resourceSpans.reduce((n, r) => n + r.scopeSpans.reduce((m, s) => m + s.spans.length, 0), 0)
+          protocol.traces === "http/protobuf" ? protobuf(bytes()) : byProtocol["http/json"].traces(json()),
+          items
         ),
-      metrics: (data) => noted("metrics", pick("metrics").metrics(data), 1),
-      logs: (data) =>
+      logs: (items, bytes, json) =>
         noted(
           "logs",
-          pick("logs").logs(data),
-          data.resourceLogs.reduce((n, r) => n + r.scopeLogs.reduce((m, s) => m + (s.logRecords?.length ?? 0), 0), 0)
+          protocol.logs === "http/protobuf" ? protobuf(bytes()) : byProtocol["http/json"].logs(json()),
+          items
         )
+    }
+    // The metrics' exporter is effect's, and reads the service; the traces and logs never go through it.
+    const service = OtlpSerialization.OtlpSerialization.of({
+      ...pick("metrics"),
+      metrics: (data) => noted("metrics", pick("metrics").metrics(data), 1)
     })
+    return { service, encode }
   })
 
+/** What the exporters are told of every request: it went well (no body: one answer serves them all). */
+let okAnswer: Response | undefined
 const ok = (request: Parameters<typeof HttpClientResponse.fromWeb>[0]) =>
-  HttpClientResponse.fromWeb(request, new Response(null, { status: 200 }))
+  HttpClientResponse.fromWeb(request, (okAnswer ??= new Response(null, { status: 200 })))
 
 /** The buffers' hand-overs due, all in one turn of the event loop (one `setImmediate` a dispatch, not one a signal). */
 let due: Array<() => void> = []
@@ -153,18 +163,20 @@ export const boundedBuffer = <A>(signal: Signal, cap: number, stats: ExportStats
 export const MaxInFlight = 4
 
 /**
- * The bounded, never-failing transport (see above), over `fetch`; `whenIdle` waits for the requests in flight
- * (the session's end waits for them before its last flush, within the same bound).
+ * The bounded, never-failing transport (see above), over node's HTTP client (`post`); `whenIdle` waits for the
+ * requests in flight (the session's end waits for them before its last flush, within the same bound). Its sockets
+ * are closed when the layer's scope is.
  */
 export const transport = (timeout: Duration.Input, batches: Batches, stats: ExportStats) =>
   Effect.map(
-    Effect.provide(
-      Effect.gen(function* () {
-        return yield* HttpClient.HttpClient
-      }),
-      FetchHttpClient.layer
+    Effect.acquireRelease(Effect.sync(makeAgents), (agents) =>
+      Effect.sync(() => {
+        agents.http.destroy()
+        agents.https.destroy()
+      })
     ),
-    (base) => {
+    (agents) => {
+      const send = post(agents)
       const inFlight: Record<Signal, Set<Deferred.Deferred<void>>> = {
         traces: new Set(),
         metrics: new Set(),
@@ -183,7 +195,7 @@ export const transport = (timeout: Duration.Input, batches: Batches, stats: Expo
           )
           return Effect.void
         })
-      const client = HttpClient.transform(base, (response, request) => {
+      const client = HttpClient.make((request, url, signal) => {
         const batch = request.body._tag === "Empty" ? undefined : batches.get(request.body)
         if (stats.closed) return Effect.as(dropped(batch, "after the session's end"), ok(request))
         if (batch !== undefined && inFlight[batch.signal].size >= MaxInFlight) {
@@ -191,15 +203,13 @@ export const transport = (timeout: Duration.Input, batches: Batches, stats: Expo
         }
         const done = Deferred.makeUnsafe<void>()
         if (batch !== undefined) inFlight[batch.signal].add(done)
-        return response.pipe(
-          Effect.flatMap((r) =>
-            Effect.flatMap(Effect.ignore(r.arrayBuffer), () =>
-              r.status >= 200 && r.status < 300
-                ? Effect.sync(() => {
-                    if (batch !== undefined) stats.sent[batch.signal] += batch.items
-                  })
-                : dropped(batch, `HTTP ${r.status}`)
-            )
+        return send(request, url, signal).pipe(
+          Effect.flatMap((status) =>
+            status >= 200 && status < 300
+              ? Effect.sync(() => {
+                  if (batch !== undefined) stats.sent[batch.signal] += batch.items
+                })
+              : dropped(batch, `HTTP ${status}`)
           ),
           Effect.timeoutOrElse({
             duration: timeout,

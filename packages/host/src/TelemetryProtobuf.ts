@@ -1,16 +1,24 @@
-import type { OtlpLogger, OtlpResource, OtlpTracer } from "effect/observability"
+import { OtlpResource } from "effect/observability"
 
 /**
  * OTLP traces and logs in the protobuf wire format (opentelemetry-proto's `ExportTraceServiceRequest` and
- * `ExportLogsServiceRequest`), written in one pass into one growing buffer. effect's own encoder allocates an array
- * per field and a BigInt per varint: measured at about ten times the CPU of a whole dispatch per span, spent on the
- * same thread as the dispatches. Same input as effect's (its OTLP/JSON shapes), same bytes on the wire.
+ * `ExportLogsServiceRequest`), written in one pass into one growing buffer, straight from what the host keeps (its
+ * spans and records: TelemetryTracerExport.ts, TelemetryLogs.ts), with no OTLP object per item in between.
+ * effect's own encoder allocates an array per field and a BigInt per varint: measured at about ten times the CPU of
+ * a whole dispatch per span, spent on the same thread as the dispatches; and building its OTLP/JSON-shaped objects
+ * first cost about as much as encoding them.
  */
 
+const Int64Bound = 2 ** 63
+
 /** A field's length prefix is written after its content: one byte reserved, the content moved if it needs more. */
-class Writer {
+export class Writer {
   buf: Buffer = Buffer.allocUnsafe(64 * 1024)
   pos = 0
+  /** The field `put` writes attributes as (a span's 9, a log record's 6). */
+  kvField = 0
+  /** An attribute as field `kvField`: what the host's attribute makers (`TelemetryRecord.ts`) are given. */
+  readonly put = (key: string, value: unknown): void => this.keyValue(this.kvField, key, value)
 
   private ensure(n: number) {
     if (this.pos + n <= this.buf.length) return
@@ -46,12 +54,10 @@ class Writer {
     this.varint(field * 8 + wire)
   }
 
-  fixed64(field: number, value: string | number | bigint | OtlpResource.LongBits) {
+  fixed64(field: number, value: bigint) {
     this.tag(field, 1)
     this.ensure(8)
-    const n =
-      typeof value === "object" ? (BigInt(value.high >>> 0) << BigInt(32)) | BigInt(value.low >>> 0) : BigInt(value)
-    this.buf.writeBigUInt64LE(BigInt.asUintN(64, n), this.pos)
+    this.buf.writeBigUInt64LE(BigInt.asUintN(64, value), this.pos)
     this.pos += 8
   }
 
@@ -108,13 +114,77 @@ class Writer {
     this.pos += 1 + written
   }
 
-  /** A nested message: its content written by `write`, then its length put in front. */
-  message(field: number, write: () => void) {
+  /** A random id of `length` bytes (an exchange's span id: random as effect's `Hex.random`, never made as text). */
+  randomId(field: number, length: number) {
+    this.tag(field, 2)
+    this.ensure(1 + length)
+    this.buf[this.pos++] = length
+    for (let i = 0; i < length; i += 4) {
+      this.buf.writeUInt32LE((Math.random() * 0x1_0000_0000) >>> 0, this.pos)
+      this.pos += 4
+    }
+  }
+
+  /** A nested message: `begin`, its content, then `end` with what `begin` gave puts its length in front. */
+  begin(field: number): number {
     this.tag(field, 2)
     this.ensure(1)
-    const start = ++this.pos
-    write()
+    return ++this.pos
+  }
+
+  end(start: number) {
     this.finish(start, this.pos - start)
+  }
+
+  /** Bytes already encoded (a message written once: the resource, the scope). */
+  raw(bytes: Uint8Array) {
+    this.ensure(bytes.length)
+    this.buf.set(bytes, this.pos)
+    this.pos += bytes.length
+  }
+
+  /** A non-default unsigned integer field (a count, a kind, a code): zero is not written. */
+  uint(field: number, value: number) {
+    if (value === 0) return
+    this.tag(field, 0)
+    this.varint(value)
+  }
+
+  /** An attribute (`KeyValue`) from a JavaScript value, as effect's `unknownToAttributeValue` makes its value. */
+  keyValue(field: number, key: string, value: unknown) {
+    const kv = this.begin(field)
+    this.string(1, key)
+    const v = this.begin(2)
+    this.value(value)
+    this.end(v)
+    this.end(kv)
+  }
+
+  /** An `AnyValue`'s content from a JavaScript value. */
+  value(value: unknown) {
+    switch (typeof value) {
+      case "string":
+        return this.string(1, value)
+      case "boolean":
+        this.tag(2, 0)
+        return this.varint(value ? 1 : 0)
+      case "number":
+        if (!Number.isInteger(value) || value < -Int64Bound || value >= Int64Bound) return this.double(4, value)
+        this.tag(3, 0)
+        return value >= 0 && value <= Number.MAX_SAFE_INTEGER ? this.varint(value) : this.int64(BigInt(value))
+      case "bigint":
+        if (BigInt.asIntN(64, value) !== value) return this.string(1, String(value))
+        this.tag(3, 0)
+        return this.int64(value)
+    }
+    if (!Array.isArray(value)) return anyValue(this, OtlpResource.unknownToAttributeValue(value))
+    const array = this.begin(5)
+    for (const x of value) {
+      const item = this.begin(1)
+      this.value(x)
+      this.end(item)
+    }
+    this.end(array)
   }
 
   /** `pos` is at the end of the content, which began at `start` (one byte after the one reserved). */
@@ -146,132 +216,83 @@ const writer = (): Writer => {
   return shared
 }
 
+/** An `AnyValue` in effect's OTLP shape (the resource's attributes, and what `value` leaves to effect's formatting). */
 const anyValue = (w: Writer, v: OtlpResource.AnyValue) => {
   if (v.stringValue !== undefined && v.stringValue !== null) w.string(1, v.stringValue)
-  else if (v.boolValue !== undefined && v.boolValue !== null) {
-    w.tag(2, 0)
-    w.varint(v.boolValue ? 1 : 0)
-  } else if (v.intValue !== undefined && v.intValue !== null) {
+  else if (v.boolValue !== undefined && v.boolValue !== null) w.value(v.boolValue)
+  else if (v.intValue !== undefined && v.intValue !== null) {
     w.tag(3, 0)
     w.int64(BigInt(v.intValue))
   } else if (v.doubleValue !== undefined && v.doubleValue !== null) w.double(4, v.doubleValue)
   else if (v.arrayValue !== undefined) {
-    const values = v.arrayValue.values
-    w.message(5, () => {
-      for (const x of values) w.message(1, () => anyValue(w, x))
-    })
+    const array = w.begin(5)
+    for (const x of v.arrayValue.values) {
+      const item = w.begin(1)
+      anyValue(w, x)
+      w.end(item)
+    }
+    w.end(array)
   } else if (v.kvlistValue !== undefined) {
-    const values = v.kvlistValue.values
-    w.message(6, () => keyValues(w, 1, values))
+    const list = w.begin(6)
+    for (const kv of v.kvlistValue.values) {
+      const item = w.begin(1)
+      w.string(1, kv.key)
+      const value = w.begin(2)
+      anyValue(w, kv.value)
+      w.end(value)
+      w.end(item)
+    }
+    w.end(list)
   } else if (v.bytesValue !== undefined) w.bytes(7, v.bytesValue)
 }
 
-const keyValues = (w: Writer, field: number, kvs: ReadonlyArray<OtlpResource.KeyValue>) => {
-  for (const kv of kvs) {
-    w.message(field, () => {
-      w.string(1, kv.key)
-      w.message(2, () => anyValue(w, kv.value))
-    })
-  }
+/** What each batch of an exporter starts with, encoded once: its resource and its scope (`abhed`). */
+export interface BatchHead {
+  readonly resource: Uint8Array
+  readonly scope: Uint8Array
 }
 
-const uint = (w: Writer, field: number, value: number | undefined) => {
-  if (value === undefined || value === 0) return
-  w.tag(field, 0)
-  w.varint(value)
+export const batchHead = (resource: OtlpResource.Resource, scopeName: string): BatchHead => {
+  const w = new Writer()
+  const r = w.begin(1)
+  for (const kv of resource.attributes) {
+    const item = w.begin(1)
+    w.string(1, kv.key)
+    const value = w.begin(2)
+    anyValue(w, kv.value)
+    w.end(value)
+    w.end(item)
+  }
+  w.uint(2, resource.droppedAttributesCount)
+  w.end(r)
+  const head = w.result()
+  w.pos = 0
+  const s = w.begin(1)
+  w.string(1, scopeName)
+  w.end(s)
+  return { resource: head, scope: w.result() }
 }
 
-const resource = (w: Writer, r: OtlpResource.Resource) =>
-  w.message(1, () => {
-    keyValues(w, 1, r.attributes)
-    uint(w, 2, r.droppedAttributesCount)
-  })
-
-const scope = (w: Writer, s: { readonly name: string; readonly version?: string | undefined }) =>
-  w.message(1, () => {
-    w.string(1, s.name)
-    if (s.version !== undefined) w.string(2, s.version)
-  })
-
-type Span = OtlpTracer.ScopeSpan["spans"][number]
-
-const span = (w: Writer, s: Span) => {
-  w.hexBytes(1, s.traceId)
-  w.hexBytes(2, s.spanId)
-  w.hexBytes(4, s.parentSpanId)
-  w.string(5, s.name)
-  uint(w, 6, s.kind)
-  w.fixed64(7, s.startTimeUnixNano)
-  w.fixed64(8, s.endTimeUnixNano)
-  keyValues(w, 9, s.attributes)
-  uint(w, 10, s.droppedAttributesCount)
-  for (const e of s.events) {
-    w.message(11, () => {
-      w.fixed64(1, e.timeUnixNano)
-      w.string(2, e.name)
-      keyValues(w, 3, e.attributes)
-      uint(w, 4, e.droppedAttributesCount)
-    })
-  }
-  uint(w, 12, s.droppedEventsCount)
-  for (const l of s.links) {
-    w.message(13, () => {
-      w.hexBytes(1, l.traceId)
-      w.hexBytes(2, l.spanId)
-      keyValues(w, 4, l.attributes)
-      uint(w, 5, l.droppedAttributesCount)
-    })
-  }
-  uint(w, 14, s.droppedLinksCount)
-  w.message(15, () => {
-    if (s.status.message !== undefined) w.string(2, s.status.message)
-    uint(w, 3, s.status.code)
-  })
-}
-
-export const encodeTraces = (data: OtlpTracer.TraceData): Uint8Array => {
+/**
+ * A batch as an `ExportTraceServiceRequest` or an `ExportLogsServiceRequest` (the same frame: one resource's, one
+ * scope's items, field 2 at each level): each item's content written by `item`.
+ */
+export const encodeBatch = <A>(
+  head: BatchHead,
+  items: ReadonlyArray<A>,
+  item: (w: Writer, a: A) => void
+): Uint8Array => {
   const w = writer()
-  for (const rs of data.resourceSpans) {
-    w.message(1, () => {
-      resource(w, rs.resource)
-      for (const ss of rs.scopeSpans) {
-        w.message(2, () => {
-          scope(w, ss.scope)
-          for (const s of ss.spans) w.message(2, () => span(w, s))
-        })
-      }
-    })
+  const resource = w.begin(1)
+  w.raw(head.resource)
+  const scope = w.begin(2)
+  w.raw(head.scope)
+  for (const a of items) {
+    const at = w.begin(2)
+    item(w, a)
+    w.end(at)
   }
-  return w.result()
-}
-
-type LogRecord = NonNullable<OtlpLogger.LogsData["resourceLogs"][number]["scopeLogs"][number]["logRecords"]>[number]
-
-const logRecord = (w: Writer, l: LogRecord) => {
-  w.fixed64(1, l.timeUnixNano)
-  uint(w, 2, l.severityNumber)
-  if (l.severityText !== undefined) w.string(3, l.severityText)
-  const body = l.body
-  if (body !== undefined) w.message(5, () => anyValue(w, body))
-  keyValues(w, 6, l.attributes)
-  uint(w, 7, l.droppedAttributesCount)
-  w.hexBytes(9, l.traceId)
-  w.hexBytes(10, l.spanId)
-  w.fixed64(11, l.observedTimeUnixNano)
-}
-
-export const encodeLogs = (data: OtlpLogger.LogsData): Uint8Array => {
-  const w = writer()
-  for (const rl of data.resourceLogs) {
-    w.message(1, () => {
-      if (rl.resource !== undefined) resource(w, rl.resource)
-      for (const sl of rl.scopeLogs) {
-        w.message(2, () => {
-          if (sl.scope !== undefined) scope(w, sl.scope)
-          for (const l of sl.logRecords ?? []) w.message(2, () => logRecord(w, l))
-        })
-      }
-    })
-  }
+  w.end(scope)
+  w.end(resource)
   return w.result()
 }

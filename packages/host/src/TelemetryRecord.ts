@@ -86,86 +86,106 @@ export interface DispatchFields {
   readonly tool: string | undefined
 }
 
-/** A dispatch span's first attributes (the GenAI conventions' names where they have one). */
-export const dispatchAttributes = (d: DispatchFields): Record<string, unknown> => {
-  const out: Record<string, unknown> = { "abhed.event": d.event, "gen_ai.conversation.id": d.sessionId }
-  if (d.callId !== undefined) out["gen_ai.tool.call.id"] = d.callId
-  if (d.tool !== undefined) {
-    out["gen_ai.tool.name"] = d.tool
-    out["gen_ai.operation.name"] = "execute_tool"
-  }
+/**
+ * Where attributes go, one at a time: the exporters write each straight into a batch's body (no attribute object or
+ * array per item); `collect` makes them a record where one is wanted.
+ */
+export type Put = (key: string, value: unknown) => void
+
+export const collect = (fill: (put: Put) => void): Record<string, unknown> => {
+  const out: Record<string, unknown> = {}
+  fill((key, value) => {
+    out[key] = value
+  })
   return out
+}
+
+/** A dispatch span's first attributes (the GenAI conventions' names where they have one). */
+export const putDispatch = (d: DispatchFields, put: Put): void => {
+  put("abhed.event", d.event)
+  put("gen_ai.conversation.id", d.sessionId)
+  if (d.callId !== undefined) put("gen_ai.tool.call.id", d.callId)
+  if (d.tool !== undefined) {
+    put("gen_ai.tool.name", d.tool)
+    put("gen_ai.operation.name", "execute_tool")
+  }
 }
 
 /** An exchange's child span's attributes: its extension, round, status, verdict, bounded reason and failure. */
-export const exchangeAttributes = (x: Exchange<EventName>, round: number): Record<string, unknown> => {
-  const out: Record<string, unknown> = {
-    "abhed.extension.name": x.extension.name,
-    "abhed.round": round,
-    "abhed.extension.status": x.status,
-    "abhed.extension.latency_ms": x.latency_ms
-  }
+export const putExchange = (x: Exchange<EventName>, round: number, put: Put): void => {
+  put("abhed.extension.name", x.extension.name)
+  put("abhed.round", round)
+  put("abhed.extension.status", x.status)
+  put("abhed.extension.latency_ms", x.latency_ms)
   if (x.reply !== undefined) {
-    out["abhed.extension.verdict"] = verdictOf(x.reply)
+    put("abhed.extension.verdict", verdictOf(x.reply))
     const reason = reasonOf(x.reply)
-    if (reason !== undefined) out["abhed.extension.reason"] = reason
+    if (reason !== undefined) put("abhed.extension.reason", reason)
   }
   if (x.error !== undefined) {
-    out["abhed.extension.error"] = bounded(x.error)
-    out["abhed.extension.on_failure"] = x.extension.config.on_failure
+    put("abhed.extension.error", bounded(x.error))
+    put("abhed.extension.on_failure", x.extension.config.on_failure)
   }
-  return out
 }
 
 /** The span's attributes a dispatch's record adds once it is decided. */
-export const recordAttributes = (record: AuditRecord, args: "digest" | "full"): Record<string, unknown> => {
-  const summary = outcomeSummary(record.outcome)
-  const out: Record<string, unknown> = { "abhed.seq": record.seq, "abhed.duration_ms": record.duration_ms }
-  if (summary.decision !== undefined) out["abhed.decision"] = summary.decision
-  if (summary.rounds !== undefined) out["abhed.rounds"] = summary.rounds
+export const putRecord = (
+  record: AuditRecord,
+  args: "digest" | "full",
+  put: Put,
+  summary: OutcomeSummary = outcomeSummary(record.outcome)
+): void => {
+  put("abhed.seq", record.seq)
+  put("abhed.duration_ms", record.duration_ms)
+  if (summary.decision !== undefined) put("abhed.decision", summary.decision)
+  if (summary.rounds !== undefined) put("abhed.rounds", summary.rounds)
   const deciding = decidingOf(summary)
-  if (deciding.length > 0) out["abhed.deciding_extensions"] = deciding
-  if (summary.rewrittenBy.length > 0) out["abhed.rewriting_extensions"] = summary.rewrittenBy
+  if (deciding.length > 0) put("abhed.deciding_extensions", deciding)
+  if (summary.rewrittenBy.length > 0) put("abhed.rewriting_extensions", summary.rewrittenBy)
   if (record.args !== undefined) {
-    if (args === "full") out["gen_ai.tool.call.arguments"] = JSON.stringify(record.args)
+    if (args === "full") put("gen_ai.tool.call.arguments", JSON.stringify(record.args))
     else {
       const digest = argsDigest(record.args)
-      out["abhed.args.sha256"] = digest.sha256
-      out["abhed.args.bytes"] = digest.bytes
+      put("abhed.args.sha256", digest.sha256)
+      put("abhed.args.bytes", digest.bytes)
     }
   }
-  return out
 }
 
-const exchangeView = (x: AuditExchange) => {
-  const reason = reasonOf(x.reply)
-  return {
-    extension: x.extension,
-    status: x.status,
-    latency_ms: x.latency_ms,
-    ...(x.status === "replied" ? { verdict: verdictOf(x.reply) } : {}),
-    ...(reason !== undefined ? { reason } : {}),
-    // The failure by its shape (exited (code 1), timed_out (500 ms)): never the extension's stderr.
-    ...(x.error !== undefined ? { error: bounded(x.error) } : {})
-  }
-}
+export const dispatchAttributes = (d: DispatchFields): Record<string, unknown> => collect((put) => putDispatch(d, put))
+export const exchangeAttributes = (x: Exchange<EventName>, round: number): Record<string, unknown> =>
+  collect((put) => putExchange(x, round, put))
+export const recordAttributes = (record: AuditRecord, args: "digest" | "full"): Record<string, unknown> =>
+  collect((put) => putRecord(record, args, put))
 
-/** The audit record as a log record's body: its decision and every exchange's verdict, without content. */
-export const logBody = (record: AuditRecord, args: "digest" | "full") => {
-  const summary = outcomeSummary(record.outcome)
-  return {
-    seq: record.seq,
-    session_id: record.session_id,
-    time: record.time,
-    event: record.event,
-    ...(record.call_id !== undefined ? { call_id: record.call_id } : {}),
-    ...(record.tool !== undefined ? { tool: record.tool } : {}),
-    ...(record.args !== undefined ? { args: args === "full" ? record.args : argsDigest(record.args) } : {}),
-    ...(summary.decision !== undefined ? { decision: summary.decision } : {}),
-    reasons: summary.reasons,
-    ...(summary.rounds !== undefined ? { rounds: summary.rounds } : {}),
-    ...(summary.rewrittenBy.length > 0 ? { rewritten_by: summary.rewrittenBy } : {}),
-    exchanges: record.rounds.map((round) => ({ round: round.round, exchanges: round.exchanges.map(exchangeView) })),
-    duration_ms: record.duration_ms
-  }
-}
+// Undefined fields are left out of the JSON text: one literal each, no spreads (these are written once per record).
+const exchangeView = (x: AuditExchange) => ({
+  extension: x.extension,
+  status: x.status,
+  latency_ms: x.latency_ms,
+  verdict: x.status === "replied" ? verdictOf(x.reply) : undefined,
+  reason: reasonOf(x.reply),
+  // The failure by its shape (exited (code 1), timed_out (500 ms)): never the extension's stderr.
+  error: x.error !== undefined ? bounded(x.error) : undefined
+})
+
+/** The audit record as a log record's body, to be written as JSON: its decision and every exchange's verdict, without content. */
+export const logBody = (
+  record: AuditRecord,
+  args: "digest" | "full",
+  summary: OutcomeSummary = outcomeSummary(record.outcome)
+) => ({
+  seq: record.seq,
+  session_id: record.session_id,
+  time: record.time,
+  event: record.event,
+  call_id: record.call_id,
+  tool: record.tool,
+  args: record.args === undefined ? undefined : args === "full" ? record.args : argsDigest(record.args),
+  decision: summary.decision,
+  reasons: summary.reasons,
+  rounds: summary.rounds,
+  rewritten_by: summary.rewrittenBy.length > 0 ? summary.rewrittenBy : undefined,
+  exchanges: record.rounds.map((round) => ({ round: round.round, exchanges: round.exchanges.map(exchangeView) })),
+  duration_ms: record.duration_ms
+})
