@@ -40,7 +40,9 @@ const readLines = (file: string) =>
         .filter((l) => l !== "")
     : []
 
-describe("process extension faults", () => {
+// Each test has its own process and group, and many wait (a timeout, graces, an interpreter's start): they run at
+// once. The two that move tens of MiB through this process run alone, after them: one measures its memory.
+describe.concurrent("process extension faults", () => {
   live("exits at start: dead with exited(code 3)", () =>
     provided(
       withExtension(fixtureConfig("ext-exit-at-start.sh"), (ext) =>
@@ -231,34 +233,6 @@ describe("process extension faults", () => {
     )
   )
 
-  live(
-    "a 32 MiB line: ReplyTooLong, with host memory bounded",
-    () =>
-      provided(
-        withExtension(fixtureConfig("ext-long-line.mjs"), (ext) =>
-          Effect.gen(function* () {
-            const before = process.memoryUsage()
-            let peak = before.rss
-            const sampler = setInterval(() => {
-              peak = Math.max(peak, process.memoryUsage().rss)
-            }, 2)
-            const { result } = yield* timedSend(ext, toolCall("c1"))
-            clearInterval(sampler)
-            peak = Math.max(peak, process.memoryUsage().rss)
-            const error = expectFailure(result)
-            assert.deepStrictEqual(error._tag === "ReplyTooLong" && error.max_line_bytes, 16 * 1024 * 1024)
-            // The decoder gives up at 16 MiB without reading the rest: nowhere near a copy of 32 MiB, let alone
-            // several (a string of it alone would be 64 MiB).
-            const grewMiB = (peak - before.rss) / (1024 * 1024)
-            assert.isBelow(grewMiB, 48, `rss grew by ${grewMiB.toFixed(1)} MiB`)
-            const status = yield* ext.status
-            assert.strictEqual(status.state._tag === "dead" && status.state.cause._tag, "reply_too_long")
-          })
-        )
-      ),
-    30_000
-  )
-
   live("maxLineBytes is configurable", () =>
     provided(
       withExtension(
@@ -271,28 +245,6 @@ describe("process extension faults", () => {
         { maxLineBytes: 1024 }
       )
     )
-  )
-
-  live(
-    "100 MiB on stderr while answering: the reply arrives, the kept tail is at most 64 KiB",
-    () =>
-      provided(
-        withExtension(fixtureConfig("ext-stderr-flood.py"), (ext) =>
-          Effect.gen(function* () {
-            const { result } = yield* timedSend(ext, toolCall("c1"))
-            assert.strictEqual(result._tag, "Success")
-            // The reply can overtake the end of the flood on the other pipe; the tail catches up.
-            const status = yield* ext.status.pipe(
-              Effect.repeat({ until: (s) => s.stderr_tail.endsWith("flood done\n") }),
-              Effect.timeout(within(2500))
-            )
-            assert.isAtMost(Buffer.byteLength(status.stderr_tail), 64 * 1024)
-            assert.isAbove(Buffer.byteLength(status.stderr_tail), 60 * 1024)
-            assert.deepStrictEqual(status.state, { _tag: "live" })
-          })
-        )
-      ),
-    40_000
   )
 
   live("two replies to one request in one write: unsolicited output, and neither line is applied", () =>
@@ -406,5 +358,57 @@ describe("process extension faults", () => {
         assert.isFalse(isLive(closed.result), `grandchild ${closed.result} outlived the scope`)
       })
     )
+  )
+})
+
+describe("process extension faults, through this process's memory (alone)", () => {
+  live(
+    "a 32 MiB line: ReplyTooLong, with host memory bounded",
+    () =>
+      provided(
+        withExtension(fixtureConfig("ext-long-line.mjs"), (ext) =>
+          Effect.gen(function* () {
+            const before = process.memoryUsage()
+            let peak = before.rss
+            const sampler = setInterval(() => {
+              peak = Math.max(peak, process.memoryUsage().rss)
+            }, 2)
+            const { result } = yield* timedSend(ext, toolCall("c1"))
+            clearInterval(sampler)
+            peak = Math.max(peak, process.memoryUsage().rss)
+            const error = expectFailure(result)
+            assert.deepStrictEqual(error._tag === "ReplyTooLong" && error.max_line_bytes, 16 * 1024 * 1024)
+            // The decoder gives up at 16 MiB without reading the rest: nowhere near a copy of 32 MiB, let alone
+            // several (a string of it alone would be 64 MiB).
+            const grewMiB = (peak - before.rss) / (1024 * 1024)
+            assert.isBelow(grewMiB, 48, `rss grew by ${grewMiB.toFixed(1)} MiB`)
+            const status = yield* ext.status
+            assert.strictEqual(status.state._tag === "dead" && status.state.cause._tag, "reply_too_long")
+          })
+        )
+      ),
+    30_000
+  )
+
+  live(
+    "100 MiB on stderr while answering: the reply arrives, the kept tail is at most 64 KiB",
+    () =>
+      provided(
+        withExtension(fixtureConfig("ext-stderr-flood.py"), (ext) =>
+          Effect.gen(function* () {
+            const { result } = yield* timedSend(ext, toolCall("c1"))
+            assert.strictEqual(result._tag, "Success")
+            // The reply can overtake the end of the flood on the other pipe; the tail catches up.
+            const status = yield* ext.status.pipe(
+              Effect.repeat({ until: (s) => s.stderr_tail.endsWith("flood done\n") }),
+              Effect.timeout(within(2500))
+            )
+            assert.isAtMost(Buffer.byteLength(status.stderr_tail), 64 * 1024)
+            assert.isAbove(Buffer.byteLength(status.stderr_tail), 60 * 1024)
+            assert.deepStrictEqual(status.state, { _tag: "live" })
+          })
+        )
+      ),
+    40_000
   )
 })

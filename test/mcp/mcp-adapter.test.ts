@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, mkdtempSync, realpathSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { describe, expect, it } from "vitest"
+import { describe, it } from "vitest"
 import { jsonLines, runCli } from "../support/cli-helpers.ts"
 import {
   adapterExtension,
@@ -21,13 +21,16 @@ import {
 
 type Line = Record<string, unknown>
 
-/** A test that starts real servers: minutes, not seconds, on a loaded machine (nothing waits for it unless broken). */
+/**
+ * A test that starts real servers: minutes, not seconds, on a loaded machine (nothing waits for it unless broken).
+ * The two servers share nothing, so their tests run at once (each mostly waits: a server's start, a timeout).
+ */
 const Slow = 180_000
 
-describe("abhed-ext mcp: server-filesystem", () => {
+describe.concurrent("abhed-ext mcp: server-filesystem", () => {
   it(
     "lists its tools, reads a file, a guard denies mcp__fs__write_file, a path outside its root is refused",
-    async () => {
+    async ({ expect }) => {
       const root = realpathSync(mkdtempSync(join(tmpdir(), "abhed-mcp-root-")))
       mkdirSync(join(root, "docs"))
       writeFileSync(join(root, "docs", "notes.txt"), "the notes\n")
@@ -74,10 +77,10 @@ describe("abhed-ext mcp: server-filesystem", () => {
   )
 })
 
-describe("abhed-ext mcp: server-everything", () => {
+describe.concurrent("abhed-ext mcp: server-everything", () => {
   it(
     "a tool's error is a failed tool result, and a call past --timeout-ms fails saying so while the next call works",
-    async () => {
+    async ({ expect }) => {
       const config = writeConfig({
         extensions: [adapterExtension("ev", [everythingServer, "stdio"], { timeoutMs: 5000 })]
       })

@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process"
-import { describe, expect, it } from "vitest"
+import { describe, type ExpectStatic, it } from "vitest"
 import { bin, jsonLines, runCli } from "../support/cli-helpers.ts"
 import { exists, Patient } from "../support/extension-helpers.ts"
 import { adapterExtension, faultyServer, invoke, lines, PatientAdapter, writeConfig } from "../support/mcp-helpers.ts"
@@ -7,7 +7,8 @@ import { adapterExtension, faultyServer, invoke, lines, PatientAdapter, writeCon
 /**
  * `abhed-ext mcp` when its server misbehaves (docs/mcp.md#faults), over test/fixtures/mcp/faulty-server.mjs: each
  * fault is a failed tool result that says why, the session goes on, nothing hangs, and the server never outlives
- * the adapter. The server's environment is the adapter's, which follows the extension's env rules.
+ * the adapter. The server's environment is the adapter's, which follows the extension's env rules. Every test has
+ * its own config, processes and pids and mostly waits (a start, a timeout, a grace): all of them run at once.
  */
 
 type Line = Record<string, unknown>
@@ -23,7 +24,7 @@ const gone = async (pid: number): Promise<boolean> => {
   return true
 }
 
-const pidOf = (line: Line | undefined): number => {
+const pidOf = (expect: ExpectStatic, line: Line | undefined): number => {
   const result = line?.["result"] as { pid?: unknown } | undefined
   expect(typeof result?.pid).toBe("number")
   return Number(result?.pid)
@@ -42,7 +43,7 @@ const faulty = (timeoutMs?: number, extra?: Record<string, unknown>) =>
 describe.concurrent("abhed-ext mcp: faults are failed tool results, and the session goes on", () => {
   it(
     "names mapped and skipped; a refusal, a tool error, an oversized result: each a failed result, then a call works",
-    async () => {
+    async ({ expect }) => {
       const r = await runCli(["run", "--config", faulty()], {
         input: lines(
           { event: "list_tools" },
@@ -75,7 +76,7 @@ describe.concurrent("abhed-ext mcp: faults are failed tool results, and the sess
 
   it(
     "a call that hangs: failed past --timeout-ms and cancelled, and the next call works",
-    async () => {
+    async ({ expect }) => {
       const r = await runCli(["run", "--config", faulty(5000)], {
         input: lines(invoke("mcp__f__hang"), invoke("mcp__f__echo", { text: "after" }))
       })
@@ -94,7 +95,7 @@ describe.concurrent("abhed-ext mcp: faults are failed tool results, and the sess
 
   it(
     "a server that dies mid-call: this call and the next fail naming the exit, the session goes on",
-    async () => {
+    async ({ expect }) => {
       const r = await runCli(["run", "--config", faulty()], {
         input: lines(invoke("mcp__f__die"), invoke("mcp__f__echo", { text: "again" }), {
           event: "tool_call",
@@ -117,7 +118,7 @@ describe.concurrent("abhed-ext mcp: faults are failed tool results, and the sess
 
   it(
     "a server that writes a line that is not JSON-RPC: a protocol fault, without the line",
-    async () => {
+    async ({ expect }) => {
       const r = await runCli(["run", "--config", faulty()], {
         input: lines(invoke("mcp__f__garbage"), invoke("mcp__f__echo", { text: "again" }))
       })
@@ -133,7 +134,7 @@ describe.concurrent("abhed-ext mcp: faults are failed tool results, and the sess
 
   it(
     "a server that cannot start: no tools declared, the cause on the adapter's stderr, the session goes on",
-    async () => {
+    async ({ expect }) => {
       const config = writeConfig({
         extensions: [
           { ...adapterExtension("nope", []), args: [bin, "mcp", "--name", "nope", "--", "/nonexistent/mcp-server"] }
@@ -153,11 +154,11 @@ describe.concurrent("abhed-ext mcp: faults are failed tool results, and the sess
   )
 })
 
-describe("abhed-ext mcp: the server's environment is the extension's", () => {
+describe.concurrent("abhed-ext mcp: the server's environment is the extension's", () => {
   const token = { MCP_TEST_TOKEN: "tok-7f3a" }
   it(
     "a token reaches the server only when the config passes it",
-    async () => {
+    async ({ expect }) => {
       const request = lines(invoke("mcp__f__env", { name: "MCP_TEST_TOKEN" }))
       const [without, passed] = await Promise.all([
         runCli(["run", "--config", faulty()], { input: request, env: token }),
@@ -178,16 +179,17 @@ describe("abhed-ext mcp: the server's environment is the extension's", () => {
 describe.concurrent("abhed-ext mcp: the server ends with the adapter", () => {
   it(
     "through abhed-ext run: once the run ends, the server's pid is gone",
-    async () => {
+    async ({ expect }) => {
       const r = await runCli(["run", "--config", faulty()], { input: lines(invoke("mcp__f__pid")) })
       expect(r.code, r.stderr).toBe(0)
-      expect(await gone(pidOf(jsonLines(r.stdout)[0] as Line))).toBe(true)
+      expect(await gone(pidOf(expect, jsonLines(r.stdout)[0] as Line))).toBe(true)
     },
     Slow
   )
 
   /** The adapter on its own: requests on stdin, the reply to the `pid` call read, then `end` done to it. */
   const standalone = async (
+    expect: ExpectStatic,
     serverArgs: ReadonlyArray<string>,
     end: (child: ReturnType<typeof spawn>) => void,
     detached = false
@@ -226,7 +228,7 @@ describe.concurrent("abhed-ext mcp: the server ends with the adapter", () => {
         { event: "invoke_tool", session_id: "s", id: "2", call_id: "c", tool: "mcp__f__pid", args: {} }
       )
     )
-    const pid = pidOf((await replies)[1])
+    const pid = pidOf(expect, (await replies)[1])
     expect(exists(pid)).toBe(true)
     end(child)
     await exited
@@ -235,8 +237,8 @@ describe.concurrent("abhed-ext mcp: the server ends with the adapter", () => {
 
   it(
     "stdin closed: the adapter exits and its server with it",
-    async () => {
-      const pid = await standalone([], (child) => child.stdin?.end())
+    async ({ expect }) => {
+      const pid = await standalone(expect, [], (child) => child.stdin?.end())
       expect(await gone(pid)).toBe(true)
     },
     Slow
@@ -244,8 +246,8 @@ describe.concurrent("abhed-ext mcp: the server ends with the adapter", () => {
 
   it(
     "SIGTERM to the adapter: its server is gone, even one that ignores stdin's end and SIGTERM",
-    async () => {
-      const pid = await standalone(["--ignore-eof"], (child) => child.kill("SIGTERM"))
+    async ({ expect }) => {
+      const pid = await standalone(expect, ["--ignore-eof"], (child) => child.kill("SIGTERM"))
       expect(await gone(pid)).toBe(true)
     },
     Slow
@@ -253,8 +255,13 @@ describe.concurrent("abhed-ext mcp: the server ends with the adapter", () => {
 
   it(
     "SIGKILL to the adapter's process group, as the host ends an extension: the server is in it, and gone",
-    async () => {
-      const pid = await standalone(["--ignore-eof"], (child) => process.kill(-(child.pid ?? 0), "SIGKILL"), true)
+    async ({ expect }) => {
+      const pid = await standalone(
+        expect,
+        ["--ignore-eof"],
+        (child) => process.kill(-(child.pid ?? 0), "SIGKILL"),
+        true
+      )
       expect(await gone(pid)).toBe(true)
     },
     Slow

@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, mkdtempSync, realpathSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { describe, expect, it } from "vitest"
+import { describe, it } from "vitest"
 import { jsonLines, runCli } from "../support/cli-helpers.ts"
 import { Patient } from "../support/extension-helpers.ts"
 import {
@@ -18,7 +18,8 @@ import {
 /**
  * MCP servers the host speaks to itself (`"protocol": "mcp"`, docs/mcp.md) through `abhed-ext run`, against the real
  * servers from the registry and test/fixtures/mcp/faulty-server.mjs: no adapter process, the same tools, guards,
- * faults and clean end as through `abhed-ext mcp`.
+ * faults and clean end as through `abhed-ext mcp`. Every test has its own config and processes: both groups run at
+ * once (consecutive concurrent describes), each test asserting with its own `expect`.
  */
 
 type Line = Record<string, unknown>
@@ -46,7 +47,7 @@ const gone = async (pid: number): Promise<boolean> => {
 describe.concurrent("protocol mcp: real servers through abhed-ext run", () => {
   it(
     "server-filesystem: lists its tools, reads a file, a guard denies mcp__fs__write_file, a path outside is refused",
-    async () => {
+    async ({ expect }) => {
       const root = realpathSync(mkdtempSync(join(tmpdir(), "abhed-mcp-inhost-")))
       mkdirSync(join(root, "docs"))
       writeFileSync(join(root, "docs", "notes.txt"), "the notes\n")
@@ -89,7 +90,7 @@ describe.concurrent("protocol mcp: real servers through abhed-ext run", () => {
 
   it(
     "server-everything: a tool's error is a failed result; a call past four fifths of timeout_ms fails, the next works",
-    async () => {
+    async ({ expect }) => {
       const config = writeConfig({
         extensions: [inHostExtension("ev", [everythingServer, "stdio"], { timeout_ms: 5000 })]
       })
@@ -125,7 +126,7 @@ describe.concurrent("protocol mcp: faults", () => {
 
   it(
     "a refusal, a tool error and an oversized result are failed results; the extension stays live",
-    async () => {
+    async ({ expect }) => {
       const r = await runCli(["run", "--config", faulty()], {
         input: lines(
           invoke("mcp__f__refuse"),
@@ -155,7 +156,7 @@ describe.concurrent("protocol mcp: faults", () => {
 
   it(
     "a server that dies mid-call, or breaks the protocol: the extension is dead with that cause, the session goes on",
-    async () => {
+    async ({ expect }) => {
       const tail = [invoke("mcp__f__echo", { text: "again" }), { event: "tool_call", tool: "bash", args: {} }]
       const [died, garbage] = await Promise.all([
         runCli(["run", "--config", faulty()], { input: lines(invoke("mcp__f__die"), ...tail) }),
@@ -181,7 +182,7 @@ describe.concurrent("protocol mcp: faults", () => {
 
   it(
     "a server that fails to start (no such command, or never answers initialize): dead with a clear cause, no tools, the session goes on",
-    async () => {
+    async ({ expect }) => {
       const config = writeConfig({
         extensions: [
           { name: "nope", command: "/nonexistent/mcp-server", protocol: "mcp", ...Patient },
@@ -213,7 +214,7 @@ describe.concurrent("protocol mcp: faults", () => {
 
   it(
     "the server's environment follows the extension's rules, and the server ends with the run",
-    async () => {
+    async ({ expect }) => {
       const token = { MCP_TEST_TOKEN: "tok-7f3a" }
       const request = lines(invoke("mcp__f__env", { name: "MCP_TEST_TOKEN" }), invoke("mcp__f__pid"))
       const [without, passed] = await Promise.all([
