@@ -50,6 +50,12 @@ const otherCommands = [
   /\/effect\/dist\/observability\/Otlp/
 ]
 
+/**
+ * Node's builtins that only an ES module import of node:util evaluates (its lazy exports, TextDecoder's among them):
+ * about 8 ms of CPU at every start for nothing the CLI uses (packages/cli/src/Style.ts).
+ */
+const unusedBuiltins = /^NativeModule (worker_threads|internal\/util\/trace_sigint)$/
+
 describe("abhed-ext hook's start", () => {
   it("loads the hook adapter and no other command's implementation, host session, config reader, MCP client or exporter", async () => {
     const loaded = await modulesLoaded(`${repoRoot}packages/cli/src/bin.ts`, [
@@ -62,13 +68,14 @@ describe("abhed-ext hook's start", () => {
     expect(loaded.filter((url) => otherCommands.some((re) => re.test(url)))).toEqual([])
     // What it does is loaded: the adapter.
     expect(loaded.filter((url) => url.endsWith("/packages/cli/src/hook/HookServe.ts"))).toHaveLength(1)
+    expect(loaded.filter((name) => unusedBuiltins.test(name))).toEqual([])
   })
 
   // The CLI the tests run (test/support/cli-bundle.ts) keeps this: its chunks are loaded as the command needs them.
   it("in the tests' bundle too: only the hook adapter's chunks", async () => {
-    const chunks = (await modulesLoaded(await testBundle(), ["hook", "--format", "claude", "--", "true"])).filter(
-      (url) => url.includes("/chunks/")
-    )
+    const loaded = await modulesLoaded(await testBundle(), ["hook", "--format", "claude", "--", "true"])
+    expect(loaded.filter((name) => unusedBuiltins.test(name))).toEqual([])
+    const chunks = loaded.filter((url) => url.includes("/chunks/"))
     expect(chunks.filter((url) => /\/chunks\/(\w+Main|McpServe|McpProtocol|Telemetry|HostLayer)-/.test(url))).toEqual(
       []
     )
