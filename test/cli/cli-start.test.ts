@@ -122,13 +122,14 @@ const matching = (loaded: ReadonlyArray<string>, patterns: ReadonlyArray<RegExp>
  * The same in a bundle, whose chunks are not named for every module they hold: by what they hold, effect's keys of
  * the MCP client's, the exporters' and the HTTP client's services.
  */
-const bundleHolds = (loaded: ReadonlyArray<string>, key: string): boolean =>
+const bundleHolds = (loaded: ReadonlyArray<string>, key: RegExp): boolean =>
   loaded
     .filter((url) => url.startsWith("file:") && url.endsWith(".mjs") && !url.includes("/test/fixtures/"))
-    .some((url) => readFileSync(new URL(url), "utf8").includes(key))
-const McpClientKey = '"effect/ai/McpClient'
-const ExporterKey = '"effect/observability/Otlp'
-const HttpClientKey = '"effect/http/HttpClient'
+    .some((url) => key.test(readFileSync(new URL(url), "utf8")))
+// In whatever quotes the minifier wrote them.
+const McpClientKey = /["'`]effect\/ai\/McpClient/
+const ExporterKey = /["'`]effect\/observability\/Otlp/
+const HttpClientKey = /["'`]effect\/http\/HttpClient/
 
 describe("abhed-ext run's start", () => {
   it("without an MCP extension or a collector: neither the MCP client nor the OTLP exporters", async () => {
