@@ -41,6 +41,25 @@ const sourceUrls = (bundleDir: string) => ({
   }
 })
 
+/**
+ * effect's help formatter (effect/cli/CliOutput) builds an Intl.Segmenter as it is loaded, to measure help text. The
+ * first use of Intl in a process loads ICU's data: about 75 M instructions, a fifth of `abhed-ext --version` (17-19 ms
+ * of CPU), at every start, though only help and usage errors measure text. In the tests' bundle the segmenter is
+ * built on its first use; the installed CLI still pays it at every start (effect's to change upstream).
+ */
+const EagerSegmenter = /new Intl\.Segmenter\(undefined, \{\s*granularity: "grapheme"\s*\}\)/
+const lazySegmenter = {
+  name: "abhed-lazy-segmenter",
+  transform(code: string, id: string) {
+    if (!id.endsWith(NodePath.join("effect", "dist", "cli", "CliOutput.js"))) return null
+    if (!EagerSegmenter.test(code)) throw new Error(`${id}: no Intl.Segmenter where cli-bundle.ts expects one`)
+    const lazy =
+      "{ segment: (text) => (abhedSegmenter ??= " +
+      'new Intl.Segmenter(undefined, { granularity: "grapheme" })).segment(text) }'
+    return { code: `let abhedSegmenter;\n${code.replace(EagerSegmenter, lazy)}`, map: null }
+  }
+}
+
 /** Builds the bundle as `bin` (a path from `bundledBin`). */
 export const buildCliBundle = async (bin: string): Promise<void> => {
   const dir = NodePath.dirname(bin)
@@ -49,7 +68,7 @@ export const buildCliBundle = async (bin: string): Promise<void> => {
     platform: "node",
     // jsonc-parser's `main` is a UMD build that requires its own files at run time: take its ES module.
     resolve: { mainFields: ["module", "main"] },
-    plugins: [sourceUrls(dir)],
+    plugins: [sourceUrls(dir), lazySegmenter],
     output: {
       dir,
       format: "esm",
