@@ -1,3 +1,4 @@
+import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
 import { pathToFileURL } from "node:url"
 import { build } from "rolldown"
@@ -25,9 +26,9 @@ export const bundledBin = (runTmp: string): string => NodePath.join(runTmp, "abh
 
 /**
  * Each module keeps its own `import.meta.url` (its source file's), so what it finds beside itself it finds as from
- * source: the CLI's package.json (version, preflight), docs/examples (`demo`). One exception: the CLI's own path
- * (`--this-cli`, found as `../bin` beside `hook/ImportHooksCommand`) is the bundle's, so that a config written with
- * it runs the bundle as well.
+ * source: the CLI's package.json (version, preflight). Two exceptions: the CLI's own path (`--this-cli`, found as
+ * `../bin` beside `hook/ImportHooksCommand`) is the bundle's, so that a config written with it runs the bundle as
+ * well; and the demo's examples (found from `demo/Examples`) are the bundle's own, as the published package's are.
  */
 const sourceUrls = (bundleDir: string) => ({
   name: "abhed-source-urls",
@@ -36,10 +37,49 @@ const sourceUrls = (bundleDir: string) => ({
     const url =
       id === NodePath.join(cliSrc, "hook", "ImportHooksCommand.ts")
         ? pathToFileURL(NodePath.join(bundleDir, "hook", "ImportHooksCommand.mjs")).href
-        : pathToFileURL(id).href
+        : id === NodePath.join(cliSrc, "demo", "Examples.ts")
+          ? pathToFileURL(NodePath.join(bundleDir, "dist", "demo", "Examples.js")).href
+          : pathToFileURL(id).href
     return { code: code.replaceAll("import.meta.url", JSON.stringify(url)), map: null }
   }
 })
+
+/**
+ * The demo's example extensions in examples/ beside the bundle, laid out as the published package ships them
+ * (packages/cli/scripts/bundle-examples.ts): each TypeScript example as `X.js`, bundled here as the CLI is, the shell
+ * and Python ones and the session copied, and an abhed.json whose `node X.ts` runs `node X.js`. From source each
+ * TypeScript example loads @abhed/extension and effect from hundreds of modules, about 0.45 s of CPU, five per demo.
+ * `run --config docs/examples/abhed.json` still runs the sources.
+ */
+const buildExamples = async (dir: string): Promise<void> => {
+  const source = NodePath.join(repoRoot, "docs", "examples")
+  const names = NodeFs.readdirSync(source)
+  await build({
+    input: names.filter((name) => name.endsWith(".ts")).map((name) => NodePath.join(source, name)),
+    platform: "node",
+    output: {
+      dir,
+      format: "esm",
+      entryFileNames: "[name].js",
+      chunkFileNames: "chunks/[name]-[hash].js",
+      comments: false,
+      minify: true
+    },
+    logLevel: "warn"
+  })
+  NodeFs.writeFileSync(NodePath.join(dir, "package.json"), `${JSON.stringify({ type: "module" })}\n`)
+  for (const name of names.filter((name) => /\.(sh|py|jsonl)$/.test(name)))
+    NodeFs.copyFileSync(NodePath.join(source, name), NodePath.join(dir, name))
+  const config = JSON.parse(NodeFs.readFileSync(NodePath.join(source, "abhed.json"), "utf8")) as {
+    $schema?: string
+    extensions: Array<{ command: string; args?: Array<string> }>
+  }
+  delete config.$schema
+  for (const extension of config.extensions)
+    if (extension.command === "node" && extension.args !== undefined)
+      extension.args = extension.args.map((arg) => arg.replace(/\.ts$/, ".js"))
+  NodeFs.writeFileSync(NodePath.join(dir, "abhed.json"), `${JSON.stringify(config, null, 2)}\n`)
+}
 
 /**
  * effect's help formatter (effect/cli/CliOutput) builds an Intl.Segmenter as it is loaded, to measure help text. The
@@ -79,4 +119,5 @@ export const buildCliBundle = async (bin: string): Promise<void> => {
     },
     logLevel: "warn"
   })
+  await buildExamples(NodePath.join(dir, "examples"))
 }
