@@ -8,6 +8,7 @@ import { jsonLines, repoRoot, runCli } from "../support/cli-helpers.ts"
  */
 
 const config = "docs/examples/abhed.json"
+const guard = "test/fixtures/cli-guard.json"
 const call = `{"event":"tool_call","tool":"read","args":{"path":".env"}}\n`
 const ansi = /\u001b\[\d+m/
 
@@ -54,15 +55,17 @@ describe.concurrent("exit codes stay apart", () => {
     expect(r.code).toBe(1)
   })
   it("a finished run is 0", async () => {
-    // One bash guard, not the example config's nine extensions (the stdin test below runs that one to its end).
-    const r = await runCli(["run", "--config", "test/fixtures/cli-guard.json"], { input: call, env: env() })
+    // One bash guard, not the example config's nine extensions (about 2 s of CPU to start and stop).
+    const r = await runCli(["run", "--config", guard], { input: call, env: env() })
     expect(r.code).toBe(0)
   })
 })
 
 describe.concurrent("- is stdin", () => {
   it("run --config FILE - reads the events from stdin", async () => {
-    const r = await runCli(["run", "--config", config, "-"], { input: call, env: env() })
+    // The one bash guard again: it blocks reads of *secret* paths, so the deny can only come from the line on stdin.
+    const secret = `{"event":"tool_call","tool":"read","args":{"path":"my-secret.txt"}}\n`
+    const r = await runCli(["run", "--config", guard, "-"], { input: secret, env: env() })
     expect(r.code).toBe(0)
     expect(jsonLines(r.stdout)).toEqual([expect.objectContaining({ event: "tool_call", decision: "deny" })])
   })

@@ -1,7 +1,8 @@
 import { readFileSync } from "node:fs"
 import { tmpdir } from "node:os"
+import { dirname } from "node:path"
 import { describe, expect, it } from "vitest"
-import { repoRoot, runCli } from "../support/cli-helpers.ts"
+import { bin, repoRoot, runCli } from "../support/cli-helpers.ts"
 
 const session = readFileSync(`${repoRoot}docs/examples/session.jsonl`, "utf8").split("\n")
 
@@ -23,6 +24,10 @@ describe("abhed-ext demo", () => {
     expect(r.stdout).toMatch(/block-secrets +\d+ ms +BLOCK "secrets are off limits"/)
     expect(r.stdout).toMatch(/Summary: 30 events\. Of 14 tool calls, \d+ denied, \d+ asked/)
     expect(r.stdout).not.toContain("\u001b[")
+    // The examples beside the CLI that runs: from source docs/examples, the tests' bundle its own (cli-bundle.ts), as
+    // the published package its examples/.
+    const examples = bin.endsWith(".mjs") ? `${dirname(bin)}/examples/` : `${repoRoot}docs/examples/`
+    expect(r.stdout).toContain(`extensions from ${examples}abhed.json`)
   })
 
   it("is what abhed-ext does with no arguments", async () => {

@@ -5,7 +5,7 @@ import { dirname, join, resolve } from "node:path"
 import { createInterface } from "node:readline"
 import { describe, expect, it } from "vitest"
 import { killTree } from "../../packages/cli/src/hook/ProcessTree.ts"
-import { bin, jsonLines, repoRoot, runCli } from "../support/cli-helpers.ts"
+import { bin, type CliResult, jsonLines, repoRoot, runCli } from "../support/cli-helpers.ts"
 
 /**
  * Real Claude Code and Gemini CLI hooks (test/fixtures/hooks, in the peers' documented formats) run as extensions
@@ -569,10 +569,33 @@ const importTo = async (settings: string, flags: ReadonlyArray<string> = []) => 
 
 /**
  * The project's settings (three hooks) imported once: four tests read the same import (each its own part of it), and
- * two of them run the written config, which nothing changes.
+ * two of them run the written config (once, below), which nothing changes.
  */
 let projectImport: ReturnType<typeof importTo> | undefined
 const importProject = () => (projectImport ??= importTo("test/fixtures/hooks/project/.claude/settings.json"))
+
+/**
+ * The written config run once over the calls two tests ask about, each decided on its own: lines 0-3 the three
+ * hooks' (rm -rf, an edit of .env.local, git log, the peer's tool name Bash), line 4 a read with a decoy file_path.
+ */
+let projectRun: Promise<CliResult> | undefined
+const runProject = () =>
+  (projectRun ??= importProject().then((imported) =>
+    runCli(["run", "--config", imported.file], {
+      input: lines(
+        call("rm -rf /var"),
+        JSON.stringify({
+          event: "tool_call",
+          tool: "edit",
+          args: { path: ".env.local", old_string: "a", new_string: "b" }
+        }),
+        call("git log"),
+        // An agent using the peers' names: its tool Bash reaches the hook its matcher names.
+        JSON.stringify({ event: "tool_call", tool: "Bash", args: { command: "rm -rf /srv" } }),
+        JSON.stringify({ tool: "read", event: "tool_call", args: { path: "config/.env", file_path: "README.md" } })
+      )
+    })
+  ))
 
 describe("abhed-ext import-hooks", () => {
   it("shows a settings file's own text escaped: a hostile type or command cannot drive the terminal", async () => {
@@ -623,19 +646,7 @@ describe("abhed-ext import-hooks", () => {
     expect(config.extensions[1]?.["args"]).toContain("--matcher=Read|Edit|Write")
     // Claude's timeout is in seconds.
     expect(config.extensions[0]?.["args"]).toContain("--timeout-ms=10000")
-    const r = await runCli(["run", "--config", imported.file], {
-      input: lines(
-        call("rm -rf /var"),
-        JSON.stringify({
-          event: "tool_call",
-          tool: "edit",
-          args: { path: ".env.local", old_string: "a", new_string: "b" }
-        }),
-        call("git log"),
-        // An agent using the peers' names: its tool Bash reaches the hook its matcher names.
-        JSON.stringify({ event: "tool_call", tool: "Bash", args: { command: "rm -rf /srv" } })
-      )
-    })
+    const r = await runProject()
     expect(r.code, r.stderr).toBe(0)
     const out = jsonLines(r.stdout) as Array<Line>
     expect(out[0]).toMatchObject({
@@ -736,14 +747,10 @@ describe("abhed-ext import-hooks", () => {
   it("a decoy file_path beside the call's path does not pass a file guard: the hook judges the path that runs", async () => {
     const imported = await importProject()
     expect(imported.code, imported.stderr).toBe(0)
-    const r = await runCli(["run", "--config", imported.file], {
-      input: lines(
-        JSON.stringify({ tool: "read", event: "tool_call", args: { path: "config/.env", file_path: "README.md" } })
-      )
-    })
+    const r = await runProject()
     expect(r.code, r.stderr).toBe(0)
     const out = jsonLines(r.stdout) as Array<Line>
-    expect(out[0], r.stderr).toMatchObject({
+    expect(out[4], r.stderr).toMatchObject({
       decision: "deny",
       reasons: [{ reason: "Blocked: config/.env may hold secrets" }]
     })

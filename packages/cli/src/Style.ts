@@ -1,4 +1,6 @@
-import { styleText } from "node:util"
+// Not `import … from "node:util"`: an ES module import of a Node builtin evaluates all of its exports, and node:util's
+// lazy ones (TextDecoder and what it loads) cost every start of the CLI about 8 ms of CPU; only styleText is used.
+const { styleText } = process.getBuiltinModule("node:util")
 
 /**
  * Text styling for people, off for programs: on when the stream is a terminal, unless `NO_COLOR` is set;
