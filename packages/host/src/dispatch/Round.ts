@@ -129,6 +129,12 @@ const records = <E extends EventName>(
   })
 }
 
+/** A round's exchanges, and the extensions it skipped (for its audit entry). */
+export interface RoundResult<E extends EventName> {
+  readonly exchanges: ReadonlyArray<Exchange<E>>
+  readonly skipped: ReadonlyArray<AuditExchange>
+}
+
 /**
  * One round: the request is encoded once and the same bytes go to every subscriber, all in parallel.
  * Non-subscribers appear in the audit as `not_subscribed`; subscribers whose `match` rules miss this round's
@@ -139,12 +145,14 @@ const records = <E extends EventName>(
  * combined by commutative Reducers, so collecting them first and folding in name order gives the same outcome.
  * No generator, and one subscriber forks nothing.
  */
-export const fanOut = <E extends EventName>(
+export const fanOut = <E extends EventName, B>(
   ctx: RoundContext,
   event: E,
   body: RequestBody<E>,
-  except?: ReadonlySet<string>
-): Effect.Effect<{ readonly exchanges: ReadonlyArray<Exchange<E>>; readonly skipped: ReadonlyArray<AuditExchange> }> =>
+  except: ReadonlySet<string> | undefined,
+  /** What the caller makes of the round, in the round's own last step. */
+  then: (round: RoundResult<E>) => B
+): Effect.Effect<B> =>
   Effect.withFiber((fiber) => {
     const { reported } = ctx
     const request = encodeRound(ctx, event, body)
@@ -163,7 +171,7 @@ export const fanOut = <E extends EventName>(
     return Effect.map(exchanges(subscribers, request, reported, fiber.getRef(Clock.Clock)), (xs) => {
       if (observe !== undefined) observe(xs)
       else for (const x of xs) recordExtensionLatency(x.extension.name, x.latency_ms, fiber.context)
-      return { exchanges: xs, skipped }
+      return then({ exchanges: xs, skipped })
     })
   })
 
