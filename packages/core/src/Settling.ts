@@ -89,51 +89,58 @@ export interface SettleOptions<P, V> {
  * No generator: this runs on every tool_call and tool_result, and the common case (one round, nobody proposes)
  * is one `round` effect and one synchronous step after it, with nothing allocated for rounds that never happen.
  */
-export const settleEffect = <P, V, E, R>(
-  options: SettleOptions<P, V> & {
-    readonly round: (payload: P, round: number) => Effect.Effect<ReadonlyArray<RoundReply<P, V>>, E, R>
-  }
-): Effect.Effect<SettleOutcome<P, V>, E, R> =>
-  Effect.suspend(() => {
-    const { reducer, stop } = options
-    const maxRounds = Number.isFinite(options.maxRounds) ? Math.max(1, Math.floor(options.maxRounds)) : 1
-    let fighters: Set<string> | undefined
-    const adopted: Array<string> = []
-    const values: Array<V> = []
-    const next = (payload: P, previous: V, round: number): Effect.Effect<SettleOutcome<P, V>, E, R> =>
-      Effect.flatMap(options.round(payload, round), (replies) => {
-        values.length = 0
-        let proposing = false
-        for (const r of replies) {
-          values.push(r.value)
-          if (r.proposal !== undefined) proposing = true
-        }
-        const value = reducer.combine(previous, reducer.combineAll(values))
-        if (stop(value)) return Effect.succeed({ _tag: "Stopped", payload, rounds: round, value, adopted })
-        // Nobody proposed anything: settled, without comparing (the common case).
-        if (!proposing) return Effect.succeed({ _tag: "Settled", payload, rounds: round, value, adopted })
-        const proposals = replies.map((r) => ({ name: r.name, value: r.proposal }))
-        const step = settleStep(payload, proposals)
-        if (step._tag === "Settled") return Effect.succeed({ _tag: "Settled", payload, rounds: round, value, adopted })
-        const proposers = proposersOf(payload, proposals)
-        fighters ??= new Set()
-        for (const name of proposers) fighters.add(name)
-        if (round >= maxRounds) {
-          return Effect.succeed({
-            _tag: "Unsettled",
-            payload,
-            rounds: round,
-            value,
-            proposers,
-            fighters: [...fighters].sort(NameOrder),
-            adopted
-          })
-        }
-        adopted.push(step.proposer)
-        return next(step.payload, value, round + 1)
-      })
-    return next(options.initial, reducer.initialValue, 1)
-  })
+export const settleEffect = <P, V, E, R>(options: SettleRounds<P, V, E, R>): Effect.Effect<SettleOutcome<P, V>, E, R> =>
+  Effect.suspend(() => settleNow(options))
+
+/** What the settling driver runs: the options and one round's effect. */
+export type SettleRounds<P, V, E, R> = SettleOptions<P, V> & {
+  readonly round: (payload: P, round: number) => Effect.Effect<ReadonlyArray<RoundReply<P, V>>, E, R>
+}
+
+/**
+ * `settleEffect` begun now: its state is made at once, without a suspension of its own, for a caller that makes
+ * the effect as it runs (the host's dispatches) and runs it once.
+ */
+export const settleNow = <P, V, E, R>(options: SettleRounds<P, V, E, R>): Effect.Effect<SettleOutcome<P, V>, E, R> => {
+  const { reducer, stop } = options
+  const maxRounds = Number.isFinite(options.maxRounds) ? Math.max(1, Math.floor(options.maxRounds)) : 1
+  let fighters: Set<string> | undefined
+  const adopted: Array<string> = []
+  const values: Array<V> = []
+  const next = (payload: P, previous: V, round: number): Effect.Effect<SettleOutcome<P, V>, E, R> =>
+    Effect.flatMap(options.round(payload, round), (replies) => {
+      values.length = 0
+      let proposing = false
+      for (const r of replies) {
+        values.push(r.value)
+        if (r.proposal !== undefined) proposing = true
+      }
+      const value = reducer.combine(previous, reducer.combineAll(values))
+      if (stop(value)) return Effect.succeed({ _tag: "Stopped", payload, rounds: round, value, adopted })
+      // Nobody proposed anything: settled, without comparing (the common case).
+      if (!proposing) return Effect.succeed({ _tag: "Settled", payload, rounds: round, value, adopted })
+      const proposals = replies.map((r) => ({ name: r.name, value: r.proposal }))
+      const step = settleStep(payload, proposals)
+      if (step._tag === "Settled") return Effect.succeed({ _tag: "Settled", payload, rounds: round, value, adopted })
+      const proposers = proposersOf(payload, proposals)
+      fighters ??= new Set()
+      for (const name of proposers) fighters.add(name)
+      if (round >= maxRounds) {
+        return Effect.succeed({
+          _tag: "Unsettled",
+          payload,
+          rounds: round,
+          value,
+          proposers,
+          fighters: [...fighters].sort(NameOrder),
+          adopted
+        })
+      }
+      adopted.push(step.proposer)
+      return next(step.payload, value, round + 1)
+    })
+  return next(options.initial, reducer.initialValue, 1)
+}
 
 /** The pure version: the same driver run synchronously, so tests of `settle` test the code the host runs. */
 export const settle = <P, V>(

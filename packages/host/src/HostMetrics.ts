@@ -109,7 +109,23 @@ export const recordDecision = (
   deciding: ReadonlyArray<string>,
   context: Context.Context<never>
 ): void => {
-  const extension = deciding.length === 0 ? "" : deciding.join(",")
+  if (deciding.length > 0) return decisionSeriesOf(event, decision, deciding.join(",")).updateUnsafe(1, context)
+  // Nobody decided (most allows): one lookup, not three.
+  const byDecision = undecidedSeries[event]
+  let metric = byDecision.get(decision)
+  if (metric === undefined) {
+    metric = decisionSeriesOf(event, decision, "")
+    byDecision.set(decision, metric)
+  }
+  metric.updateUnsafe(1, context)
+}
+
+/** Per event, the series of each decision no extension made (`extension: ""`), the same objects as in `decisionSeries`. */
+const undecidedSeries = Object.fromEntries(
+  EventNames.map((event): [EventName, Map<string, typeof decisions>] => [event, new Map()])
+) as Record<EventName, Map<string, typeof decisions>> // fromEntries over every EventName: the record is total
+
+const decisionSeriesOf = (event: EventName, decision: string, extension: string): typeof decisions => {
   let byDecision = decisionSeries.get(event)
   if (byDecision === undefined) {
     byDecision = new Map()
@@ -125,5 +141,5 @@ export const recordDecision = (
     metric = decisionsWith({ event, decision, extension })
     byExtension.set(extension, metric)
   }
-  metric.updateUnsafe(1, context)
+  return metric
 }

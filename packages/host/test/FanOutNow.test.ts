@@ -1,12 +1,13 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Deferred, Effect, Fiber } from "effect"
+import { Deferred, Effect, Exit, Fiber, Scope } from "effect"
 import { TestClock } from "effect/testing"
 import * as FakeExtension from "../src/FakeExtension.ts"
+import { AuditLog, ExtensionHost } from "../src/index.ts"
 import { withHost } from "./FakeHost.ts"
 
 /**
- * A round to several subscribers begins every exchange in one synchronous step and waits for all replies in one
- * callback (ExtensionHost `fanOutNow`). It keeps `send`'s guarantees: an interrupted caller hands its exchanges
+ * A round (to one subscriber or several) begins every exchange in one synchronous step and waits for all replies in
+ * one callback (Round.ts `exchanges`). It keeps `send`'s guarantees: an interrupted caller hands its exchanges
  * over and each keeps its extension's permit until its reply, later requests queue FIFO, and a hung subscriber
  * times out on the Clock while the others' replies count.
  */
@@ -75,4 +76,40 @@ describe("fan-out without a fiber per subscriber", () => {
         })
     )
   )
+
+  // One subscriber begins at once too. The round begins and listens in one step: a caller interrupted by what the
+  // write set off (here the handler wakes the caller's parent, which interrupts it at once) abandons the exchange
+  // rather than leave it unheard, so it counts as orphaned and the close does not queue session_end behind it.
+  for (const subscribers of [1, 2]) {
+    it.effect(
+      `${subscribers} subscriber(s): a caller interrupted as its round begins leaves nothing for the close to wait on`,
+      () =>
+        Effect.gen(function* () {
+          const received = yield* Deferred.make<void>()
+          const stuck = FakeExtension.make(
+            "stuck",
+            (req) =>
+              req.event === "tool_call"
+                ? Effect.andThen(Deferred.succeed(received, undefined), Effect.never)
+                : Effect.succeed({}),
+            { timeout_ms: 1000 }
+          )
+          const fakes = subscribers === 1 ? [stuck] : [stuck, FakeExtension.fromReplies("quick", {})]
+          const scope = yield* Scope.make()
+          const h = yield* Effect.flatMap(Effect.all(fakes), (xs) => ExtensionHost.make(xs, { sessionId: "s-1" })).pipe(
+            Scope.provide(scope)
+          )
+          const call = yield* Effect.forkChild(h.toolCall({ tool: "bash", args: {} }))
+          yield* Deferred.await(received)
+          yield* Fiber.interrupt(call)
+          const close = yield* Effect.forkChild(Scope.close(scope, Exit.void))
+          for (let i = 0; i < 1000 && close.pollUnsafe() === undefined; i++) yield* Effect.yieldNow
+          const closedAtOnce = close.pollUnsafe() !== undefined
+          // Else it waits for the stuck exchange's timeout (on the Clock): let it end, then fail.
+          yield* TestClock.adjust("1 second")
+          yield* Fiber.join(close)
+          assert.isTrue(closedAtOnce)
+        }).pipe(Effect.provide(AuditLog.layerMemory))
+    )
+  }
 })

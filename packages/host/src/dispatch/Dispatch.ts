@@ -7,7 +7,7 @@ import {
   type ReplyOf,
   type RequestBody
 } from "@abhed/protocol"
-import { Clock, Effect, type Fiber, type Tracer } from "effect"
+import { Clock, Effect, type Fiber, identity, Tracer } from "effect"
 import type { AuditLog, AuditRound } from "../AuditLog.ts"
 import type { AuditRecord } from "../AuditRecord.ts"
 import { latencyMillis, metricsByEvent, recordDecision } from "../HostMetrics.ts"
@@ -110,23 +110,29 @@ const recordOf = (
 }
 
 /**
+ * A dispatch's work, given what to make of its result (`then`), to be called in the body's own last step: the
+ * dispatch's metrics are updated there, not in a step of their own.
+ */
+export type Body<A> = <B>(then: (dispatched: Dispatched<A>) => B) => Effect.Effect<B>
+
+/**
  * Runs one dispatch with its span, metrics and audit record. No generator: the sequence number is a plain
- * counter, the clock is read once at each end (monotonic for the latency metric, as `trackDuration` does), the
- * metrics are updated in one synchronous step, and the record is built and written only when the sink keeps it.
+ * counter, the clock is read once at each end (monotonic for the latency metric, as `trackDuration` does; the wall
+ * clock only for the record), the metrics are updated in the body's last step, and the record is built and written
+ * only when the sink keeps it.
  */
 export const dispatch = <A>(
   ctx: DispatchContext,
   event: EventName,
   callId: string | undefined,
-  body: Effect.Effect<Dispatched<A>>,
+  body: Body<A>,
   subject?: AuditSubject
 ): Effect.Effect<A> => {
   const metrics = metricsByEvent[event]
   // `fiber` is the dispatch's own: its context when `done` runs is the one the body ran in (a span's included).
-  const timed = (fiber: Fiber.Fiber<unknown, unknown>, span: Tracer.Span | undefined) => {
+  const timed = (fiber: Fiber.Fiber<unknown, unknown>, span: Tracer.Span | undefined): Effect.Effect<A> => {
     const clock = fiber.getRef(Clock.Clock)
     const n = ctx.seq++
-    const start = clock.currentTimeMillisUnsafe()
     const startNanos = clock.monotonicTimeNanosUnsafe()
     const done = (outcome: A): A => {
       const context = fiber.context
@@ -136,9 +142,10 @@ export const dispatch = <A>(
       else countDecision(event, outcome, context)
       return outcome
     }
-    // Not recording (the common case): a map, the metrics in its step.
-    if (!ctx.recording) return Effect.map(body, (dispatched) => done(dispatched.outcome))
-    return Effect.flatMap(body, ({ input, notes, outcome, rounds }) => {
+    // Not recording (the common case): the metrics in the body's last step.
+    if (!ctx.recording) return body((dispatched) => done(dispatched.outcome))
+    const start = clock.currentTimeMillisUnsafe()
+    return Effect.flatMap(body(identity), ({ input, notes, outcome, rounds }) => {
       const record = recordOf(ctx, n, start, event, callId, subject, rounds, outcome, input, notes, clock)
       if (ctx.telemetry !== undefined) {
         try {
@@ -156,15 +163,21 @@ export const dispatch = <A>(
           )
     })
   }
-  // No policy hook: nothing under the dispatch but the host's own code reads the parent span (`withDispatchSpan`).
-  return withDispatchSpan(
-    metrics.span,
-    event,
-    ctx.sessionId,
-    callId,
-    subject?.tool,
-    (span) => Effect.withFiber((fiber) => timed(fiber, span)),
-    ctx.hooks.length === 0
+  // With effect's own `nativeTracer` (no tracing backend) there is no span (`withDispatchSpan`): checked here, in the
+  // dispatch's one step before its body. No policy hook: nothing under the dispatch but the host's own code reads the
+  // parent span.
+  return Effect.withFiber((fiber) =>
+    fiber.getRef(Tracer.Tracer) === Tracer.nativeTracer
+      ? timed(fiber, undefined)
+      : withDispatchSpan(
+          metrics.span,
+          event,
+          ctx.sessionId,
+          callId,
+          subject?.tool,
+          (span) => Effect.withFiber((fiber) => timed(fiber, span)),
+          ctx.hooks.length === 0
+        )
   )
 }
 
@@ -184,7 +197,8 @@ export const refuse = <A>(
     ctx,
     event,
     callId,
-    Effect.succeed({ outcome: refused.outcome, rounds: [], notes: ctx.recording ? refused.notes : [] }),
+    (then) =>
+      Effect.sync(() => then({ outcome: refused.outcome, rounds: [], notes: ctx.recording ? refused.notes : [] })),
     tool === undefined ? undefined : { tool }
   )
 
@@ -199,16 +213,13 @@ export const single = <E extends EventName, A>(
   ) => { readonly outcome: A; readonly notes: ReadonlyArray<string>; readonly input?: RecordedInput },
   except?: ReadonlySet<string>
 ) =>
-  dispatch(
-    ctx,
-    event,
-    undefined,
-    Effect.map(fanOut(ctx, event, value, except), ({ exchanges, skipped }): Dispatched<A> => {
+  dispatch<A>(ctx, event, undefined, (then) =>
+    fanOut(ctx, event, value, except, ({ exchanges, skipped }) => {
       const replies: Array<Named<ReplyOf<E>>> = []
       for (const x of exchanges) if (x.reply !== undefined) replies.push({ name: x.extension.name, value: x.reply })
       const { input, notes, outcome } = combine(replies, exchanges)
-      if (!ctx.recording) return { outcome, rounds: [], notes: [] }
+      if (!ctx.recording) return then({ outcome, rounds: [], notes: [] })
       const rounds = [auditRound(1, exchanges, skipped)]
-      return input === undefined ? { outcome, rounds, notes } : { outcome, rounds, notes, input }
+      return then(input === undefined ? { outcome, rounds, notes } : { outcome, rounds, notes, input })
     })
   )

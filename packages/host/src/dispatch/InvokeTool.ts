@@ -40,14 +40,15 @@ export const invokeTool = (
       args: call.args
     }
     // Routed to the one owner only, whatever its `events` say: it declared the tool.
-    const result = yield* dispatch(
+    const result = yield* dispatch<InvokeToolRule.Answered>(
       ctx,
       "invoke_tool",
       call_id,
-      Effect.map(exchange(owner, encodeRound(ctx, "invoke_tool", value), reported), (x) => {
-        const { notes, outcome } = InvokeToolRule.finish(x, x.error ?? x.status)
-        return { outcome, rounds: recording ? [auditRound(1, [x], [])] : [], notes }
-      }),
+      (then) =>
+        Effect.map(exchange(owner, encodeRound(ctx, "invoke_tool", value), reported), (x) => {
+          const { notes, outcome } = InvokeToolRule.finish(x, x.error ?? x.status)
+          return then({ outcome, rounds: recording ? [auditRound(1, [x], [])] : [], notes })
+        }),
       { tool: call.tool, args: call.args }
     )
     if (result._tag === "failed") {

@@ -51,75 +51,89 @@ export function encodeRound(ctx: RoundContext, event: EventName, body: RequestBo
 export const roundField = (round: number): { readonly round?: number } => (round > 1 ? { round } : {})
 
 /**
- * A round to several subscribers without a fiber per subscriber: every exchange is begun now, in this synchronous
- * step (`Extension.beginNow`: the write happens where the request becomes the one in flight, as in `send`), and
- * one callback waits for all of them. `undefined` (the caller forks one `exchange` per subscriber) when some
- * subscriber cannot begin now: no `beginNow`, or its permit is taken (its requests queue FIFO in `send`); this is
- * checked before anything is begun. An interrupted caller abandons the exchanges, which run on and keep their
- * permits until their replies, as `send`'s hand-off does. Exchanges stay in subscriber (name) order.
+ * A round's exchanges without a fiber per subscriber: every exchange is begun at once (`Extension.beginNow`: the
+ * write happens where the request becomes the one in flight, as in `send`), and one callback waits for all of them.
+ * Checking, beginning and listening are one synchronous step (the callback's registration): an interrupted caller
+ * either began nothing or abandons every exchange, which runs on and keeps its permit until its reply, as `send`'s
+ * hand-off does (and counts as orphaned for the close sequence). When some subscriber cannot begin now (no
+ * `beginNow`, or its permit is taken: its requests queue FIFO in `send`), nothing is begun and the round runs
+ * `exchange`s instead: in this fiber for one subscriber, a fiber each for several. One subscriber takes this path
+ * too: one callback rather than `send`'s mask, deferred and matches (~4 effect steps a dispatch). Exchanges stay in
+ * subscriber (name) order. `clock` is the caller's fiber's.
  */
-export const fanOutNow = <E extends EventName>(
+export const exchanges = <E extends EventName>(
   subscribers: ReadonlyArray<Extension>,
   request: EncodedRequest<E>,
-  reported: Set<string>
-): Effect.Effect<ReadonlyArray<Exchange<E>>> | undefined => {
-  for (const x of subscribers) if (x.idle?.() !== true) return undefined
-  return Clock.clockWith((clock) => {
+  reported: Set<string>,
+  clock: Clock.Clock
+): Effect.Effect<ReadonlyArray<Exchange<E>>> =>
+  Effect.callback<ReadonlyArray<Exchange<E>>>((resume) => {
+    if (subscribers.length === 0) return resume(Effect.succeed([]))
+    for (const x of subscribers) if (x.idle?.() !== true) return resume(oneByOne(subscribers, request, reported))
     const start = clock.currentTimeMillisUnsafe()
     const started: Array<StartedExchange<E> | undefined> = subscribers.map((x) => x.beginNow?.(request))
     const exits: Array<Exit.Exit<DecodedReply<E>, ExtensionError> | undefined> = started.map(() => undefined)
     const latencies: Array<number> = started.map(() => 0)
-    const all = Effect.callback<void>((resume) => {
-      let left = started.length
-      started.forEach((x, i) => {
-        const done = (exit: Exit.Exit<DecodedReply<E>, ExtensionError>) => {
-          exits[i] = exit
-          latencies[i] = clock.currentTimeMillisUnsafe() - start
-          if (--left === 0) resume(Effect.void)
-        }
-        if (x === undefined) done(Exit.die(new Error(`extension ${subscribers[i]?.name} could not begin an exchange`)))
-        else x.onDone(done)
-      })
-      return Effect.sync(() => started.forEach((x) => x?.abandon()))
-    })
-    // Every exchange replied (the common case): the records in one synchronous step, not an effect per exchange.
-    const repliedAll = (): Array<Exchange<E>> | undefined => {
-      const out: Array<Exchange<E>> = []
-      for (let i = 0; i < exits.length; i++) {
-        const exit = exits[i]
-        const extension = subscribers[i]
-        if (exit === undefined || extension === undefined || Exit.isFailure(exit)) return undefined
-        out.push(replied(extension, exit.value, latencies[i] ?? 0))
+    let left = started.length
+    started.forEach((x, i) => {
+      const done = (exit: Exit.Exit<DecodedReply<E>, ExtensionError>) => {
+        exits[i] = exit
+        latencies[i] = clock.currentTimeMillisUnsafe() - start
+        if (--left === 0) resume(records(subscribers, exits, latencies, reported))
       }
-      return out
-    }
-    return Effect.flatMap(all, () => {
-      const done = repliedAll()
-      if (done !== undefined) return Effect.succeed(done)
-      return Effect.forEach(exits, (exit, i): Effect.Effect<Exchange<E>> => {
-        const extension = subscribers[i]
-        if (exit === undefined || extension === undefined)
-          return Effect.die(new Error("fan-out: an exchange did not end"))
-        if (Exit.isSuccess(exit)) return Effect.succeed(replied(extension, exit.value, latencies[i] ?? 0))
-        const error = Cause.findError(exit.cause)
-        // A defect is not an extension's failure: it goes on, as from `exchange`.
-        return Result.isSuccess(error)
-          ? failed(extension, error.success, latencies[i] ?? 0, reported)
-          : Effect.failCause(error.failure)
-      })
+      if (x === undefined) done(Exit.die(new Error(`extension ${subscribers[i]?.name} could not begin an exchange`)))
+      else x.onDone(done)
     })
+    return Effect.sync(() => started.forEach((x) => x?.abandon()))
   })
-}
 
-/** Several subscribers' exchanges: begun at once when they can be (`fanOutNow`), else a fiber each. */
-const manyExchanges = <E extends EventName>(
+/** The exchanges of a round whose subscribers cannot all begin now: `send` for each, waiting its turn. */
+const oneByOne = <E extends EventName>(
   subscribers: ReadonlyArray<Extension>,
   request: EncodedRequest<E>,
   reported: Set<string>
-): Effect.Effect<ReadonlyArray<Exchange<E>>> =>
-  (subscribers.length > 1 ? fanOutNow(subscribers, request, reported) : undefined) ??
+): Effect.Effect<ReadonlyArray<Exchange<E>>> => {
+  const only = subscribers.length === 1 ? subscribers[0] : undefined
+  if (only !== undefined) return Effect.map(exchange(only, request, reported), (x) => [x])
   // Forked: each fiber's context carries the dispatch's span (`underDispatchSpan`).
-  underDispatchSpan(Effect.forEach(subscribers, (x) => exchange(x, request, reported), { concurrency: "unbounded" }))
+  return underDispatchSpan(
+    Effect.forEach(subscribers, (x) => exchange(x, request, reported), { concurrency: "unbounded" })
+  )
+}
+
+/** The records of a round begun at once, from how each exchange ended. */
+const records = <E extends EventName>(
+  subscribers: ReadonlyArray<Extension>,
+  exits: ReadonlyArray<Exit.Exit<DecodedReply<E>, ExtensionError> | undefined>,
+  latencies: ReadonlyArray<number>,
+  reported: Set<string>
+): Effect.Effect<ReadonlyArray<Exchange<E>>> => {
+  // Every exchange replied (the common case): the records in one synchronous step, not an effect per exchange.
+  const out: Array<Exchange<E>> = []
+  for (let i = 0; i < exits.length; i++) {
+    const exit = exits[i]
+    const extension = subscribers[i]
+    if (exit === undefined || extension === undefined || Exit.isFailure(exit)) break
+    out.push(replied(extension, exit.value, latencies[i] ?? 0))
+  }
+  if (out.length === exits.length) return Effect.succeed(out)
+  return Effect.forEach(exits, (exit, i): Effect.Effect<Exchange<E>> => {
+    const extension = subscribers[i]
+    if (exit === undefined || extension === undefined) return Effect.die(new Error("fan-out: an exchange did not end"))
+    if (Exit.isSuccess(exit)) return Effect.succeed(replied(extension, exit.value, latencies[i] ?? 0))
+    const error = Cause.findError(exit.cause)
+    // A defect is not an extension's failure: it goes on, as from `exchange`.
+    return Result.isSuccess(error)
+      ? failed(extension, error.success, latencies[i] ?? 0, reported)
+      : Effect.failCause(error.failure)
+  })
+}
+
+/** A round's exchanges, and the extensions it skipped (for its audit entry). */
+export interface RoundResult<E extends EventName> {
+  readonly exchanges: ReadonlyArray<Exchange<E>>
+  readonly skipped: ReadonlyArray<AuditExchange>
+}
 
 /**
  * One round: the request is encoded once and the same bytes go to every subscriber, all in parallel.
@@ -131,47 +145,33 @@ const manyExchanges = <E extends EventName>(
  * combined by commutative Reducers, so collecting them first and folding in name order gives the same outcome.
  * No generator, and one subscriber forks nothing.
  */
-export const fanOut = <E extends EventName>(
+export const fanOut = <E extends EventName, B>(
   ctx: RoundContext,
   event: E,
   body: RequestBody<E>,
-  except?: ReadonlySet<string>
-): Effect.Effect<{ readonly exchanges: ReadonlyArray<Exchange<E>>; readonly skipped: ReadonlyArray<AuditExchange> }> =>
+  except: ReadonlySet<string> | undefined,
+  /** What the caller makes of the round, in the round's own last step. */
+  then: (round: RoundResult<E>) => B
+): Effect.Effect<B> =>
   Effect.withFiber((fiber) => {
     const { reported } = ctx
     const request = encodeRound(ctx, event, body)
     const heard = ctx.audience[event](request.value)
     const { skipped } = heard
     const subscribers = except === undefined ? heard.subscribers : heard.subscribers.filter((x) => !except.has(x.name))
-    // forEach keeps the input order, and subscribers are in name order: so are the exchanges.
-    const only = subscribers.length === 1 ? subscribers[0] : undefined
     // With a tracer that exports, `roundObserver` adds a child span per exchange. Without one (export off) only the
     // latencies are recorded, in the step that has the replies: a wrapper around the round (a fiber read, one more map
     // and its closures) was part of what had made a dispatch over 8 fakes ~19% dearer in CPU than before the
-    // host's split (docs/benchmarks.md).
-    const exporting = fiber.getRef(Tracer.Tracer) !== Tracer.nativeTracer
-    if (only !== undefined && !exporting)
-      return Effect.map(exchange(only, request, reported), (x) => {
-        recordExtensionLatency(x.extension.name, x.latency_ms, fiber.context)
-        return { exchanges: [x], skipped }
-      })
-    if (exporting) {
-      // Observed in the map that has the replies (`roundObserver`): no effect of its own per round.
-      const observe = roundObserver(fiber, "round" in body && typeof body.round === "number" ? body.round : 1)
-      if (only !== undefined)
-        return Effect.map(exchange(only, request, reported), (x) => {
-          const xs = [x]
-          observe(xs)
-          return { exchanges: xs, skipped }
-        })
-      return Effect.map(manyExchanges(subscribers, request, reported), (xs) => {
-        observe(xs)
-        return { exchanges: xs, skipped }
-      })
-    }
-    return Effect.map(manyExchanges(subscribers, request, reported), (xs) => {
-      for (const x of xs) recordExtensionLatency(x.extension.name, x.latency_ms, fiber.context)
-      return { exchanges: xs, skipped }
+    // host's split (docs/benchmarks.md). Observed in the map that has the replies: no effect of its own per round.
+    const observe =
+      fiber.getRef(Tracer.Tracer) === Tracer.nativeTracer
+        ? undefined
+        : roundObserver(fiber, "round" in body && typeof body.round === "number" ? body.round : 1)
+    // Exchanges stay in subscriber order, and subscribers are in name order: so are the exchanges.
+    return Effect.map(exchanges(subscribers, request, reported, fiber.getRef(Clock.Clock)), (xs) => {
+      if (observe !== undefined) observe(xs)
+      else for (const x of xs) recordExtensionLatency(x.extension.name, x.latency_ms, fiber.context)
+      return then({ exchanges: xs, skipped })
     })
   })
 

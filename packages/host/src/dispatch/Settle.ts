@@ -1,4 +1,4 @@
-import { type Answer, type RoundReply, settleEffect, type SettleOutcome } from "@abhed/core"
+import { type Answer, type RoundReply, type SettleOutcome, settleNow } from "@abhed/core"
 import type { EventName, ReplyOf, RequestBody } from "@abhed/protocol"
 import { Effect, type Reducer } from "effect"
 import type { AuditRound } from "../AuditLog.ts"
@@ -21,6 +21,7 @@ export interface RoundRule<E extends EventName, P, V> {
   readonly roundReply: (answer: Answer<ReplyOf<E>>) => RoundReply<P, V>
 }
 
+/** Begun now (`settleNow`): the events make it as their call runs, and run it once. */
 export const settleRounds = <E extends EventName, P, V>(
   ctx: DispatchContext,
   event: E,
@@ -30,13 +31,13 @@ export const settleRounds = <E extends EventName, P, V>(
   /** Filled with each round's audit entry when recording. */
   auditRounds: Array<AuditRound>
 ): Effect.Effect<SettleOutcome<P, V>> =>
-  settleEffect<P, V, never, never>({
+  settleNow<P, V, never, never>({
     initial,
     reducer: rule.reducer,
     stop: rule.stop,
     maxRounds: ctx.maxRounds,
     round: (payload, round) =>
-      Effect.map(fanOut(ctx, event, body(payload, round)), ({ exchanges, skipped }) => {
+      fanOut(ctx, event, body(payload, round), undefined, ({ exchanges, skipped }) => {
         if (ctx.recording) auditRounds.push(auditRound(round, exchanges, skipped))
         return exchanges.map(rule.roundReply)
       })

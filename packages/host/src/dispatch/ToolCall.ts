@@ -33,10 +33,13 @@ export const toolCall = (ctx: DispatchContext, call: ToolCallInput): Effect.Effe
   if (call.refused !== undefined) {
     // Refused by the agent before any extension could judge it: audited with its args, sent to nobody.
     const { notes, outcome } = ToolCallRule.refused(call.refused)
-    return dispatch(ctx, "tool_call", call_id, Effect.succeed({ outcome, rounds: [], notes: recording ? notes : [] }), {
-      tool: call.tool,
-      args: call.args
-    })
+    return dispatch(
+      ctx,
+      "tool_call",
+      call_id,
+      (then) => Effect.sync(() => then({ outcome, rounds: [], notes: recording ? notes : [] })),
+      { tool: call.tool, args: call.args }
+    )
   }
   const auditRounds: Array<AuditRound> = []
   const settled = settleRounds(
@@ -67,18 +70,20 @@ export const toolCall = (ctx: DispatchContext, call: ToolCallInput): Effect.Effe
     ctx,
     "tool_call",
     call_id,
-    Effect.flatMap(settled, (outcome) =>
-      // No hooks (the common case): the rules are plain synchronous code.
-      policies !== undefined
-        ? Effect.map(evaluateLayerPolicies(policies, hooks, { tool: call.tool, args: outcome.payload }), (d) =>
-            finish(outcome, d)
+    (then) =>
+      // No hooks (the common case): the rules are plain synchronous code, in the rounds' last step.
+      policies === undefined && hooks.length === 0
+        ? Effect.map(settled, (outcome) =>
+            then(finish(outcome, evaluateRules(policy, { tool: call.tool, args: outcome.payload })))
           )
-        : hooks.length === 0
-          ? Effect.succeed(finish(outcome, evaluateRules(policy, { tool: call.tool, args: outcome.payload })))
-          : Effect.map(evaluatePolicy(policy, hooks, { tool: call.tool, args: outcome.payload }), (d) =>
-              finish(outcome, d)
+        : Effect.flatMap(settled, (outcome) =>
+            Effect.map(
+              policies !== undefined
+                ? evaluateLayerPolicies(policies, hooks, { tool: call.tool, args: outcome.payload })
+                : evaluatePolicy(policy, hooks, { tool: call.tool, args: outcome.payload }),
+              (d) => then(finish(outcome, d))
             )
-    ),
+          ),
     { tool: call.tool, args: call.args }
   )
 }

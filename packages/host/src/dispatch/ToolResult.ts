@@ -40,28 +40,26 @@ export const toolResult = (ctx: DispatchContext, input: ToolResultInput): Effect
     }),
     auditRounds
   )
-  return dispatch(
-    ctx,
-    "tool_result",
-    call_id,
-    Effect.map(settled, (outcome): Dispatched<ToolResultOutcome> => {
-      const { notes, outcome: result } = ToolResultRule.finish(input.is_error, outcome)
-      if (!recording) return { outcome: result, rounds: auditRounds, notes: [] }
-      // What the agent passed, unless it came out as it went in and no extension acted on it: more rounds than
-      // one means a rewrite (even one later undone); an is_error raised over the agent's own is an act too. So
-      // a record without it is one nothing touched, never one whose input is unknown.
-      const changed =
-        result.content !== input.content ||
-        result.is_error !== input.is_error ||
-        result.rounds > 1 ||
-        outcome.value.isError
-      return {
-        outcome: result,
-        rounds: auditRounds,
-        notes,
-        ...(changed ? { input: { content: input.content, is_error: input.is_error } } : {})
-      }
-    }),
-    { tool: input.tool, args: input.args }
-  )
+  const finish = (outcome: Effect.Success<typeof settled>): Dispatched<ToolResultOutcome> => {
+    const { notes, outcome: result } = ToolResultRule.finish(input.is_error, outcome)
+    if (!recording) return { outcome: result, rounds: auditRounds, notes: [] }
+    // What the agent passed, unless it came out as it went in and no extension acted on it: more rounds than
+    // one means a rewrite (even one later undone); an is_error raised over the agent's own is an act too. So
+    // a record without it is one nothing touched, never one whose input is unknown.
+    const changed =
+      result.content !== input.content ||
+      result.is_error !== input.is_error ||
+      result.rounds > 1 ||
+      outcome.value.isError
+    return {
+      outcome: result,
+      rounds: auditRounds,
+      notes,
+      ...(changed ? { input: { content: input.content, is_error: input.is_error } } : {})
+    }
+  }
+  return dispatch(ctx, "tool_result", call_id, (then) => Effect.map(settled, (outcome) => then(finish(outcome))), {
+    tool: input.tool,
+    args: input.args
+  })
 }
