@@ -45,14 +45,22 @@ export type Mode = "ok" | "fail" | "hang"
 export interface Receiver {
   readonly url: string
   readonly received: Array<Received>
+  /**
+   * The paths of every request that reached the receiver, counted as its headers arrive: a client that gives up
+   * on a collector (its timeout, the session's end) may stop before the body is whole, which `received` (whole
+   * bodies only) would not show, though the collector was reached.
+   */
+  readonly attempts: Array<string>
   close(): Promise<void>
 }
 
 export const startReceiver = (mode: Mode): Promise<Receiver> =>
   new Promise((resolve) => {
     const received: Array<Received> = []
+    const attempts: Array<string> = []
     const hanging: Array<NodeHttp.ServerResponse> = []
     const server = NodeHttp.createServer((req, res) => {
+      attempts.push(req.url ?? "")
       const chunks: Array<Buffer> = []
       req.on("data", (c: Buffer) => chunks.push(c))
       req.on("end", () => {
@@ -74,6 +82,7 @@ export const startReceiver = (mode: Mode): Promise<Receiver> =>
       resolve({
         url: `http://127.0.0.1:${port}`,
         received,
+        attempts,
         close: () =>
           new Promise<void>((done) => {
             for (const res of hanging) res.destroy()
