@@ -72,6 +72,29 @@ const withReceiver = <A, E>(mode: Mode, f: (r: Receiver) => Effect.Effect<A, E>)
     (r) => Effect.promise(() => r.close())
   )
 
+/**
+ * Runs `program` on a host over `fakes` exporting to `receiver`, and returns the span id the fiber had as its span
+ * each time an extension's death was logged: a logger that links a log line to its span reads it there.
+ */
+const deathSpanIds = <E>(
+  receiver: Receiver,
+  fakes: Parameters<typeof ExtensionHost.layerFake>[0],
+  program: Effect.Effect<void, E, ExtensionHost>
+) =>
+  Effect.gen(function* () {
+    const seen: Array<string | undefined> = []
+    const spanOfDeath = Logger.make((options) => {
+      if (String(options.message).includes("is dead")) seen.push(options.fiber.cache.span?.spanId)
+    })
+    yield* program.pipe(
+      Effect.provide(ExtensionHost.layerFake(fakes, { sessionId: "sess-otel" })),
+      Effect.provide(AuditLog.layerNone),
+      Effect.provide(Telemetry.layer(Telemetry.forEndpoint(receiver.url, { timeoutMillis: within(2000) }))),
+      Effect.provide(Logger.layer([spanOfDeath]))
+    )
+    return seen
+  })
+
 const sha256 = (text: string) => createHash("sha256").update(text).digest("hex")
 
 for (const protocol of ["http/protobuf", "http/json"] as const) {
@@ -305,18 +328,13 @@ describe("OTLP export: what the fiber asks of a dispatch's span", () => {
   it.live("an extension's death warning is logged in its dispatch's span, for a logger that links the two", () =>
     withReceiver("ok", (receiver) =>
       Effect.gen(function* () {
-        const seen: Array<string | undefined> = []
-        const spanOfDeath = Logger.make((options) => {
-          if (String(options.message).includes("is dead")) seen.push(options.fiber.cache.span?.spanId)
-        })
-        yield* Effect.gen(function* () {
-          const h = yield* ExtensionHost
-          yield* h.toolCall({ tool: "rm", args: {}, call_id: "call-deny" })
-        }).pipe(
-          Effect.provide(ExtensionHost.layerFake(extensions, { sessionId: "sess-otel" })),
-          Effect.provide(AuditLog.layerNone),
-          Effect.provide(Telemetry.layer(Telemetry.forEndpoint(receiver.url, { timeoutMillis: within(2000) }))),
-          Effect.provide(Logger.layer([spanOfDeath]))
+        const seen = yield* deathSpanIds(
+          receiver,
+          extensions,
+          Effect.gen(function* () {
+            const h = yield* ExtensionHost
+            yield* h.toolCall({ tool: "rm", args: {}, call_id: "call-deny" })
+          })
         )
         const deny = spansOf(receiver.received).find((s) => s.attributes["gen_ai.tool.call.id"] === "call-deny")
         assert.ok(deny)
@@ -330,10 +348,6 @@ describe("OTLP export: what the fiber asks of a dispatch's span", () => {
   it.live("a death seen in an exchange forked into a fiber of its own is logged in its dispatch's span", () =>
     withReceiver("ok", (receiver) =>
       Effect.gen(function* () {
-        const seen: Array<string | undefined> = []
-        const spanOfDeath = Logger.make((options) => {
-          if (String(options.message).includes("is dead")) seen.push(options.fiber.cache.span?.spanId)
-        })
         const holding = yield* Deferred.make<void>()
         const release = yield* Deferred.make<void>()
         const dying = yield* Deferred.make<void>()
@@ -349,21 +363,20 @@ describe("OTLP export: what the fiber asks of a dispatch's span", () => {
               : Effect.succeed({})
           )
         ]
-        yield* Effect.gen(function* () {
-          const h = yield* ExtensionHost
-          const held = yield* Effect.forkChild(h.toolCall({ tool: "hold", args: {}, call_id: "call-hold" }))
-          yield* Deferred.await(holding)
-          // a-hold's permit is taken: this dispatch's round cannot begin its exchanges at once.
-          const dies = yield* Effect.forkChild(h.toolCall({ tool: "rm", args: {}, call_id: "call-forked" }))
-          yield* Deferred.await(dying)
-          yield* Deferred.succeed(release, undefined)
-          yield* Fiber.join(held)
-          yield* Fiber.join(dies)
-        }).pipe(
-          Effect.provide(ExtensionHost.layerFake(forked, { sessionId: "sess-otel" })),
-          Effect.provide(AuditLog.layerNone),
-          Effect.provide(Telemetry.layer(Telemetry.forEndpoint(receiver.url, { timeoutMillis: within(2000) }))),
-          Effect.provide(Logger.layer([spanOfDeath]))
+        const seen = yield* deathSpanIds(
+          receiver,
+          forked,
+          Effect.gen(function* () {
+            const h = yield* ExtensionHost
+            const held = yield* Effect.forkChild(h.toolCall({ tool: "hold", args: {}, call_id: "call-hold" }))
+            yield* Deferred.await(holding)
+            // a-hold's permit is taken: this dispatch's round cannot begin its exchanges at once.
+            const dies = yield* Effect.forkChild(h.toolCall({ tool: "rm", args: {}, call_id: "call-forked" }))
+            yield* Deferred.await(dying)
+            yield* Deferred.succeed(release, undefined)
+            yield* Fiber.join(held)
+            yield* Fiber.join(dies)
+          })
         )
         const dispatch = spansOf(receiver.received).find((s) => s.attributes["gen_ai.tool.call.id"] === "call-forked")
         assert.ok(dispatch)

@@ -234,16 +234,19 @@ const anyValue = (w: Writer, v: OtlpResource.AnyValue) => {
     w.end(array)
   } else if (v.kvlistValue !== undefined) {
     const list = w.begin(6)
-    for (const kv of v.kvlistValue.values) {
-      const item = w.begin(1)
-      w.string(1, kv.key)
-      const value = w.begin(2)
-      anyValue(w, kv.value)
-      w.end(value)
-      w.end(item)
-    }
+    for (const kv of v.kvlistValue.values) keyValue(w, 1, kv)
     w.end(list)
   } else if (v.bytesValue !== undefined) w.bytes(7, v.bytesValue)
+}
+
+/** A `KeyValue` (key 1, value 2) as field `field` of the message being written. */
+const keyValue = (w: Writer, field: number, kv: OtlpResource.KeyValue) => {
+  const item = w.begin(field)
+  w.string(1, kv.key)
+  const value = w.begin(2)
+  anyValue(w, kv.value)
+  w.end(value)
+  w.end(item)
 }
 
 /** What each batch of an exporter starts with, encoded once: its resource and its scope (`abhed`). */
@@ -255,14 +258,7 @@ export interface BatchHead {
 export const batchHead = (resource: OtlpResource.Resource, scopeName: string): BatchHead => {
   const w = new Writer()
   const r = w.begin(1)
-  for (const kv of resource.attributes) {
-    const item = w.begin(1)
-    w.string(1, kv.key)
-    const value = w.begin(2)
-    anyValue(w, kv.value)
-    w.end(value)
-    w.end(item)
-  }
+  for (const kv of resource.attributes) keyValue(w, 1, kv)
   w.uint(2, resource.droppedAttributesCount)
   w.end(r)
   const head = w.result()
