@@ -96,13 +96,18 @@ export const make = Effect.fnUntraced(function* <R>(options: CoreOptions<R>) {
   }
 
   const events: TransportEvents = { read: attribution.read, fail: dieNow }
-  const deadError = (cause: DeathCause) => {
+  // What every request after the death fails with: made once and reused (a death is for good, its cause fixed);
+  // one per refusal (its checks, its stack) was most of what a dead extension cost each request.
+  let refusal: ExtensionDead | undefined
+  const deadError = (cause: DeathCause): ExtensionDead => {
+    if (refusal !== undefined) return refusal
     const stderr = stderrOf(cause)
-    return new ExtensionDead({
+    refusal = new ExtensionDead({
       extension: name,
       cause: describeDeathCause(cause),
       ...(stderr === undefined ? {} : { stderr })
     })
+    return refusal
   }
 
   /**

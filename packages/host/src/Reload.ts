@@ -137,7 +137,11 @@ const deriveContext = (
   return ctx
 }
 
-/** The first set: the host's startup context, extensions and tools. */
+/**
+ * The first set: the host's startup context, extensions and tools. Its prints are taken now, though only a reload
+ * reads them: they are what a reload compares against, so they must hold the scripts as they were when the set
+ * started; taken at the first reload, they would read an edited script as the old one and keep it running.
+ */
 export const makeSets = (
   ctx: DispatchContext,
   extensions: ReadonlyArray<Extension>,

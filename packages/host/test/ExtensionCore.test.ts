@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Cause, Deferred, Effect, Exit, Fiber, Scope } from "effect"
 import * as ExtensionCore from "../src/ExtensionCore.ts"
-import { ExtensionExited } from "../src/ExtensionError.ts"
+import { ExtensionDead, ExtensionExited } from "../src/ExtensionError.ts"
 import * as FakeExtension from "../src/FakeExtension.ts"
 import { toolCallRequest } from "./FakeHost.ts"
 
@@ -48,6 +48,27 @@ const waitingTransport = (options: { readonly writeThrows?: boolean } = {}) =>
   })
 
 describe("ExtensionCore", () => {
+  it.effect(
+    "a dead extension refuses every request with the one error made for its death: same fields, same message",
+    () =>
+      Effect.gen(function* () {
+        const { events, extension } = yield* manual
+        events.fail(new ExtensionExited({ extension: "manual", code: 3, signal: null, stderr: "boom" }))
+        const first = yield* Effect.flip(extension.send(toolCallRequest("r1")))
+        const second = yield* Effect.flip(extension.send(toolCallRequest("r2")))
+        let thirdError: unknown
+        extension.beginNow?.(toolCallRequest("r3"))?.onDone((exit) => {
+          thirdError = Exit.isFailure(exit) ? Cause.squash(exit.cause) : exit.value
+        })
+        const fields = (e: unknown) =>
+          e instanceof ExtensionDead ? [e.extension, e.cause, e.stderr, e.message] : ["not ExtensionDead", e]
+        assert.deepStrictEqual(fields(first), ["manual", "exited (code 3)", "boom", "manual: dead (exited (code 3))"])
+        // Not one per refusal: each would run the error's checks and capture a stack.
+        assert.strictEqual(second, first)
+        assert.strictEqual(thirdError, first)
+      })
+  )
+
   it.effect("a death while the write waits for the event loop: the request is never written and fails with it", () =>
     Effect.gen(function* () {
       const { events, extension, turn, waitingWrites, written } = yield* waitingTransport()
