@@ -95,6 +95,18 @@ const deathSpanIds = <E>(
     return seen
   })
 
+/** An attribute of every kind a span can carry: text (not ASCII), integers (negative, past 2^53), double, booleans, list. */
+const everyKind = {
+  text: "naïve…",
+  int: 42,
+  negative: -3,
+  huge: 2 ** 60,
+  double: 1.5,
+  yes: true,
+  no: false,
+  list: ["a", 1]
+}
+
 const sha256 = (text: string) => createHash("sha256").update(text).digest("hex")
 
 for (const protocol of ["http/protobuf", "http/json"] as const) {
@@ -397,20 +409,9 @@ for (const protocol of ["http/protobuf", "http/json"] as const) {
             yield* Effect.exit(Effect.withSpan(Effect.fail(new Error("boom")), "fails"))
             yield* Effect.exit(Effect.withSpan(Effect.interrupt, "interrupted"))
             const target = yield* Effect.withSpan(Effect.currentSpan, "target")
-            yield* Effect.withSpan(
-              Effect.annotateCurrentSpan({
-                text: "naïve…",
-                int: 42,
-                negative: -3,
-                huge: 2 ** 60,
-                double: 1.5,
-                yes: true,
-                no: false,
-                list: ["a", 1]
-              }),
-              "linked",
-              { links: [{ span: target, attributes: { "link.kind": "follows" } }] }
-            )
+            yield* Effect.withSpan(Effect.annotateCurrentSpan(everyKind), "linked", {
+              links: [{ span: target, attributes: { "link.kind": "follows" } }]
+            })
             return target
           }).pipe(
             Effect.provide(
@@ -436,16 +437,7 @@ for (const protocol of ["http/protobuf", "http/json"] as const) {
               attributes: { "link.kind": "follows" }
             }
           ])
-          assert.deepStrictEqual(link?.attributes, {
-            text: "naïve…",
-            int: 42,
-            negative: -3,
-            huge: 2 ** 60,
-            double: 1.5,
-            yes: true,
-            no: false,
-            list: ["a", 1]
-          })
+          assert.deepStrictEqual(link?.attributes, everyKind)
         })
       )
     )
