@@ -1,6 +1,7 @@
 import { Clock, ConfigProvider, Duration, Effect, Layer, Tracer } from "effect"
 import * as HttpClient from "effect/http/HttpClient"
 import { OtlpExporter, OtlpMetrics, OtlpResource, OtlpSerialization } from "effect/observability"
+import { runAfterDecision } from "./AfterDecision.ts"
 import * as TelemetryConfig from "./TelemetryConfig.ts"
 import * as TelemetryExport from "./TelemetryExport.ts"
 import { logProtobuf, logRecordOf, type PendingLog } from "./TelemetryLogs.ts"
@@ -75,6 +76,7 @@ const makeSink = (
       push = buffer.push
     }
     return {
+      afterDecision: true,
       record: (record, span) => {
         if (span !== undefined) TelemetryTracer.tagRecord(span, record, settings.args)
         if (push === undefined) return
@@ -88,8 +90,14 @@ const makeSink = (
 /** What one signal may hold between two exports. */
 const bufferCap = (settings: TelemetryConfig.TelemetrySettings) => settings.maxBatchSize * TelemetryExport.MaxInFlight
 
-/** Once the event loop has run what was scheduled before: the buffers' hand-overs (`boundedBuffer`). */
-const afterHandOver = Effect.promise(() => new Promise<void>((resolve) => setImmediate(resolve)))
+/**
+ * What waits for after a decision (AfterDecision.ts) run now, then, once the event loop has run what was scheduled
+ * before, the buffers' hand-overs (`boundedBuffer`): everything recorded is with the exporters.
+ */
+const afterHandOver = Effect.andThen(
+  Effect.sync(runAfterDecision),
+  Effect.promise(() => new Promise<void>((resolve) => setImmediate(resolve)))
+)
 
 const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`
 

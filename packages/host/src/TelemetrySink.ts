@@ -15,6 +15,12 @@ export interface TelemetrySinkShape {
    * OTLP form when its batch is sent, like the records.
    */
   readonly log?: ((entry: LogEntry) => void) | undefined
+  /**
+   * May the host hand `record` its record after the decision (AfterDecision.ts) rather than before it? Set by
+   * `Telemetry.layer`'s own sink, which only buffers what it is handed; another sink gets each record before its
+   * dispatch returns, inside its span.
+   */
+  readonly afterDecision?: boolean | undefined
 }
 
 /** A log record: its `event.name`, when it happened, its attributes and a body written as JSON. */

@@ -2,6 +2,7 @@ import type { EventName } from "@abhed/protocol"
 import { Clock, Context, Effect, Exit, type Fiber, Option, Tracer } from "effect"
 import type { Exchange } from "./dispatch/Exchange.ts"
 import { recordDecision, recordExtensionLatency } from "./HostMetrics.ts"
+import { afterDecision } from "./AfterDecision.ts"
 import { bareSpans } from "./TelemetryParent.ts"
 import * as TelemetryTracer from "./TelemetryTracer.ts"
 import { decidingOf, exchangeAttributes, outcomeSummary } from "./TelemetryRecord.ts"
@@ -48,9 +49,15 @@ export const withDispatchSpan = <A>(
       })
     TelemetryTracer.tagDispatch(span, { event, sessionId, callId, tool })
     const clock = fiber.getRef(Clock.Clock)
+    // Ended after the decision (AfterDecision.ts), at the time it ended: its record is tagged then too.
+    span.endsLater = true
+    const end = (exit: Exit.Exit<A>) => {
+      const at = clock.currentTimeNanosUnsafe()
+      afterDecision(() => span.end(at, exit))
+    }
     if (!bare)
       return Effect.onExitPrimitive(Effect.provideService(body(span), Tracer.ParentSpan, span), (exit) => {
-        span.end(clock.currentTimeNanosUnsafe(), exit)
+        end(exit)
         return undefined
       })
     // Not in the fiber's context (providing it copies the whole context and rebuilds the fiber's cache, ~2.5 µs of
@@ -60,7 +67,7 @@ export const withDispatchSpan = <A>(
     return Effect.onExitPrimitive(body(span), (exit) => {
       if (previous === undefined) bareSpans.delete(fiber)
       else bareSpans.set(fiber, previous)
-      span.end(clock.currentTimeNanosUnsafe(), exit)
+      end(exit)
       return undefined
     })
   })
@@ -89,13 +96,23 @@ export const roundObserver = (
   const tracer = fiber.getRef(Tracer.Tracer)
   const parent = tracer === Tracer.nativeTracer ? undefined : (bareSpans.get(fiber) ?? fiber.cache.span)
   const start = parent === undefined ? Zero : clock.currentTimeNanosUnsafe()
+  // The exporting tracer's own child spans are plain records, pushed after the decision (AfterDecision.ts).
+  const later = parent !== undefined && TelemetryTracer.recordsExchanges(tracer, parent)
   return (exchanges) => {
     const end = parent === undefined ? Zero : clock.currentTimeNanosUnsafe()
+    if (later) {
+      for (const x of exchanges) recordExtensionLatency(x.extension.name, x.latency_ms, fiber.context)
+      if (parent.sampled)
+        afterDecision(() => {
+          for (const x of exchanges)
+            TelemetryTracer.recordExchange(tracer, parent, x, round, start, endOf(start, x, end))
+        })
+      return
+    }
     for (const x of exchanges) {
       recordExtensionLatency(x.extension.name, x.latency_ms, fiber.context)
       if (parent === undefined) continue
-      const after = start + BigInt(x.latency_ms) * MillisToNanos
-      const until = after < end ? after : end
+      const until = endOf(start, x, end)
       if (TelemetryTracer.recordExchange(tracer, parent, x, round, start, until)) continue
       const span = tracer.span({
         name: "abhed.extension",
@@ -113,3 +130,9 @@ export const roundObserver = (
   }
 }
 const Zero = BigInt(0)
+
+/** An exchange's child span ends after its latency from the round's start, and no later than the round. */
+const endOf = (start: bigint, x: Exchange<EventName>, roundEnd: bigint): bigint => {
+  const after = start + BigInt(x.latency_ms) * MillisToNanos
+  return after < roundEnd ? after : roundEnd
+}

@@ -29,6 +29,8 @@ export class ExportedSpan extends Tracer.NativeSpan {
   dispatch: DispatchFields | undefined = undefined
   /** A dispatch's record: the decision, rounds and args' digest, worked out when it is sent (`tagRecord`). */
   record: AuditRecord | undefined = undefined
+  /** Ended after its dispatch's decision (`withDispatchSpan`): its record may be handed over then too. */
+  endsLater = false
   constructor(options: ConstructorParameters<typeof Tracer.NativeSpan>[0], recorder: Recorder) {
     super(options)
     this.recorder = recorder
@@ -71,7 +73,7 @@ export const rootSpan = (
   tracer: Tracer.Tracer,
   fiber: Fiber.Fiber<unknown, unknown>,
   name: string
-): Tracer.Span | undefined => {
+): ExportedSpan | undefined => {
   const recorder = exporting.get(tracer)
   if (
     recorder === undefined ||
@@ -94,6 +96,16 @@ export const rootSpan = (
     recorder
   )
 }
+
+/** Does `span` end after its dispatch's decision (AfterDecision.ts), so that its record may be tagged then too? */
+export const endsAfterDecision = (span: Tracer.Span): boolean => span instanceof ExportedSpan && span.endsLater
+
+/**
+ * Are `parent`'s exchanges recorded by `recordExchange` (a span of `tracer`, one of these)? Then they may be
+ * recorded after the decision.
+ */
+export const recordsExchanges = (tracer: Tracer.Tracer, parent: Tracer.AnySpan): boolean =>
+  parent instanceof ExportedSpan && parent.recorder.tracer === tracer
 
 /** What waits in the buffer. */
 export type Pending = ExportedSpan | ExchangeSpan
@@ -137,7 +149,7 @@ export const recordExchange = (
   start: bigint,
   end: bigint
 ): boolean => {
-  if (!(parent instanceof ExportedSpan) || parent.recorder.tracer !== tracer) return false
+  if (!(parent instanceof ExportedSpan) || !recordsExchanges(tracer, parent)) return false
   if (parent.sampled) parent.recorder.push({ parent, exchange, round, start, end })
   return true
 }

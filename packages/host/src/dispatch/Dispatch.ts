@@ -11,8 +11,10 @@ import { Clock, Effect, type Fiber, identity, Tracer } from "effect"
 import type { AuditLog, AuditRound } from "../AuditLog.ts"
 import type { AuditRecord } from "../AuditRecord.ts"
 import { latencyMillis, metricsByEvent, recordDecision } from "../HostMetrics.ts"
+import { afterDecision } from "../AfterDecision.ts"
 import { isoTime } from "../IsoTime.ts"
 import { countDecision, withDispatchSpan } from "../TelemetrySpans.ts"
+import { endsAfterDecision } from "../TelemetryTracer.ts"
 import type { TelemetrySinkShape } from "../TelemetrySink.ts"
 import type { Exchange } from "./Exchange.ts"
 import { auditRound, fanOut, type RoundContext } from "./Round.ts"
@@ -85,13 +87,13 @@ const recordOf = (
   outcome: unknown,
   input: RecordedInput | undefined,
   notes: ReadonlyArray<string>,
-  clock: Clock.Clock
+  end: number
 ): AuditRecord => {
   const session_id = ctx.sessionId
   const time = isoTime(start)
+  const duration_ms = end - start
   if (subject !== undefined && "args" in subject && input === undefined) {
     const { args, tool } = subject
-    const duration_ms = clock.currentTimeMillisUnsafe() - start
     return { seq, session_id, time, event, call_id, tool, args, rounds, outcome, notes, duration_ms }
   }
   return {
@@ -105,7 +107,7 @@ const recordOf = (
     outcome,
     ...(input === undefined ? {} : { input }),
     notes,
-    duration_ms: clock.currentTimeMillisUnsafe() - start
+    duration_ms
   }
 }
 
@@ -146,10 +148,28 @@ export const dispatch = <A>(
     if (!ctx.recording) return body((dispatched) => done(dispatched.outcome))
     const start = clock.currentTimeMillisUnsafe()
     return Effect.flatMap(body(identity), ({ input, notes, outcome, rounds }) => {
-      const record = recordOf(ctx, n, start, event, callId, subject, rounds, outcome, input, notes, clock)
-      if (ctx.telemetry !== undefined) {
+      const end = clock.currentTimeMillisUnsafe()
+      const { telemetry } = ctx
+      // Telemetry's own sink, with no span or one that ends after the decision too: the record is built (unless the
+      // audit needs it now) and handed over after the decision (AfterDecision.ts).
+      if (telemetry?.afterDecision === true && (span === undefined || endsAfterDecision(span))) {
+        if (ctx.audit.enabled === false) {
+          afterDecision(() =>
+            telemetry.record(recordOf(ctx, n, start, event, callId, subject, rounds, outcome, input, notes, end), span)
+          )
+          return Effect.succeed(done(outcome))
+        }
+        const record = recordOf(ctx, n, start, event, callId, subject, rounds, outcome, input, notes, end)
+        afterDecision(() => telemetry.record(record, span))
+        return Effect.andThen(
+          ctx.audit.record(record),
+          Effect.sync(() => done(outcome))
+        )
+      }
+      const record = recordOf(ctx, n, start, event, callId, subject, rounds, outcome, input, notes, end)
+      if (telemetry !== undefined) {
         try {
-          ctx.telemetry.record(record, span)
+          telemetry.record(record, span)
         } catch {
           // A record telemetry cannot take (an embedder's value JSON cannot hold) is lost to it alone.
         }

@@ -1,0 +1,124 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, Scheduler, Tracer } from "effect"
+import { TestClock } from "effect/testing"
+import { runAfterDecision } from "../src/AfterDecision.ts"
+import type { AuditRecord } from "../src/AuditRecord.ts"
+import { AuditLog } from "../src/AuditLog.ts"
+import { ExtensionHost } from "../src/ExtensionHost.ts"
+import * as FakeExtension from "../src/FakeExtension.ts"
+import { ExportedSpan, exporting, type Pending, type Recorder, tagRecord } from "../src/TelemetryTracer.ts"
+import { TelemetrySink, type TelemetrySinkShape } from "../src/TelemetrySink.ts"
+
+/**
+ * Telemetry's share of a dispatch waits until the decision is handed back (AfterDecision.ts): the exporting sink's
+ * record, the dispatch's span's end and its exchanges' child spans come in a turn of their own, with the times of the
+ * decision. A sink of an embedder's own still gets each record before its dispatch returns.
+ */
+
+/** One extension that takes 5 ms (on the test clock) to allow. */
+const slow = FakeExtension.make("slow", (r) =>
+  r.event === "tool_call" ? Effect.as(Effect.sleep("5 millis"), {}) : Effect.succeed({})
+)
+
+/**
+ * Runs one tool_call to its decision, noting what `seen` reads at that moment (in the step that has the outcome:
+ * no turn of the event loop in between, however many steps the dispatch took), then moves the clock on by a second.
+ */
+const callThenWait = <A>(seen: () => A) =>
+  Effect.gen(function* () {
+    const h = yield* ExtensionHost
+    yield* Effect.forkChild(TestClock.adjust("5 millis"))
+    const { atDecision, outcome } = yield* Effect.map(
+      h.toolCall({ tool: "bash", args: { command: "ls" }, call_id: "c-1" }),
+      (outcome) => ({ outcome, atDecision: seen() })
+    ).pipe(Effect.provideService(Scheduler.MaxOpsBeforeYield, Number.MAX_SAFE_INTEGER))
+    yield* TestClock.adjust("1 second")
+    return { atDecision, outcome }
+  })
+
+/** A sink that keeps the records and, as telemetry's own does, tags the dispatch's span with each. */
+const sinkOf = (records: Array<AuditRecord>, afterDecision: boolean): TelemetrySinkShape => ({
+  afterDecision,
+  record: (record, span) => {
+    records.push(record)
+    if (span !== undefined) tagRecord(span, record, "digest")
+  }
+})
+
+const underHost = <A, E>(effect: Effect.Effect<A, E, ExtensionHost>) =>
+  effect.pipe(Effect.provide(ExtensionHost.layerFake([slow], { sessionId: "s" })), Effect.provide(AuditLog.layerNone))
+
+describe("after the decision", () => {
+  it.effect("a sink of an embedder's own gets each record before its dispatch returns", () =>
+    Effect.gen(function* () {
+      const records: Array<AuditRecord> = []
+      const { atDecision } = yield* underHost(callThenWait(() => records.map((r) => r.event))).pipe(
+        Effect.provideService(TelemetrySink, sinkOf(records, false))
+      )
+      assert.deepStrictEqual(atDecision, ["session_start", "list_tools", "tool_call"])
+    })
+  )
+
+  it.effect("telemetry's own sink gets the record after the decision, with the decision's duration", () =>
+    Effect.gen(function* () {
+      const records: Array<AuditRecord> = []
+      const { atDecision, outcome } = yield* underHost(callThenWait(() => records.map((r) => r.event))).pipe(
+        Effect.provideService(TelemetrySink, sinkOf(records, true))
+      )
+      assert.strictEqual(outcome.decision, "allow")
+      // The tool_call's record was not built when its decision came back.
+      assert.notInclude(atDecision, "tool_call")
+      runAfterDecision()
+      const call = records.find((r) => r.event === "tool_call")
+      assert.ok(call)
+      // Built a second later, it still says how long the dispatch took.
+      assert.strictEqual(call.duration_ms, 5)
+      assert.strictEqual(call.outcome, outcome)
+    })
+  )
+
+  it.effect("the exporting tracer's dispatch span and child span are recorded after the decision, at its times", () =>
+    Effect.gen(function* () {
+      const items: Array<Pending> = []
+      const recorder: { tracer: Tracer.Tracer } & Omit<Recorder, "tracer"> = {
+        tracer: Tracer.nativeTracer,
+        push: (item) => {
+          items.push(item)
+        },
+        args: "digest"
+      }
+      recorder.tracer = Tracer.make({ span: (options) => new ExportedSpan(options, recorder) })
+      exporting.set(recorder.tracer, recorder)
+      const records: Array<AuditRecord> = []
+      const { pushedAtDecision, pushedAfterATurn } = yield* underHost(
+        Effect.gen(function* () {
+          // The session's start, recorded before this call.
+          runAfterDecision()
+          const before = items.length
+          const { atDecision: pushedAtDecision } = yield* callThenWait(() => items.length - before)
+          // A real turn of the event loop, as a host waiting for its next event gives.
+          yield* Effect.promise(() => new Promise<void>((resolve) => setImmediate(resolve)))
+          return { pushedAtDecision, pushedAfterATurn: items.slice(before) }
+        })
+      ).pipe(Effect.provideService(TelemetrySink, sinkOf(records, true)), Effect.withTracer(recorder.tracer))
+      assert.strictEqual(pushedAtDecision, 0)
+      // The exchange's child span and the dispatch's span.
+      assert.strictEqual(pushedAfterATurn.length, 2)
+      const span = pushedAfterATurn.find(
+        (x): x is ExportedSpan => x instanceof ExportedSpan && x.name === "abhed.tool_call"
+      )
+      assert.ok(span)
+      assert.ok(span.status._tag === "Ended")
+      if (span.status._tag === "Ended") {
+        // Ended at the decision (5 ms after it began), not when it was recorded a second later.
+        assert.strictEqual(span.status.endTime - span.startTime, BigInt(5_000_000))
+      }
+      // Its record, handed over before it ended, is on it.
+      assert.strictEqual(span.record?.event, "tool_call")
+      const child = pushedAfterATurn.find((x) => !(x instanceof ExportedSpan))
+      assert.ok(child !== undefined && !(child instanceof ExportedSpan))
+      assert.strictEqual(child.parent, span)
+      assert.strictEqual(child.end - child.start, BigInt(5_000_000))
+    })
+  )
+})
