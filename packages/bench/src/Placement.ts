@@ -83,3 +83,22 @@ export const withAgentOn = async <A>(placement: Placement, body: () => Promise<A
     if (original !== undefined) setAffinity(original)
   }
 }
+
+/**
+ * Measured in each of `which` placements (default: every one), or once, as the kernel places the processes, where
+ * none can be pinned (`placement` undefined). `where` is the placement for row names ("" unpinned).
+ */
+export const placed = async <A>(
+  run: (
+    command: (base: ExtensionCommand) => ExtensionCommand,
+    where: string,
+    placement: Placement | undefined
+  ) => Promise<A>,
+  which: ReadonlyArray<Placement> = placements
+): Promise<ReadonlyArray<A>> => {
+  if (which.length === 0) return [await run((base) => base, "", undefined)]
+  const results: Array<A> = []
+  for (const p of which)
+    results.push(await withAgentOn(p, () => run((base) => pinnedCommand(base, p), ` ${p.label}`, p)))
+  return results
+}

@@ -4,7 +4,7 @@ import type { Plan } from "../Plan.ts"
 import { latencyRows, type Row, row } from "../Report.ts"
 import type { Scenario } from "../Scenario.ts"
 import { configOf, startHost } from "../HostSide.ts"
-import { type Placement, pinnedCommand, placements, withAgentOn } from "../Placement.ts"
+import { type Placement, placed, placements } from "../Placement.ts"
 import { withSides } from "../Sides.ts"
 import { summarize } from "../Stats.ts"
 import { hostToolCall, rawToolCall, sessionId } from "./ToolCall.ts"
@@ -101,25 +101,6 @@ const measureSdk = (command: (base: ExtensionCommand) => ExtensionCommand, plan:
  */
 export const dispatchBudget = (placement: Placement | undefined): number =>
   placement !== undefined && placement.extensionCpu === placement.agentCpu ? 2 : 1.3
-
-/**
- * Measured in each of `which` placements (default: every one), or once, as the kernel places the processes, where
- * none can be pinned (`placement` undefined). `where` is the placement for row names ("" unpinned).
- */
-const placed = async <A>(
-  run: (
-    command: (base: ExtensionCommand) => ExtensionCommand,
-    where: string,
-    placement: Placement | undefined
-  ) => Promise<A>,
-  which: ReadonlyArray<Placement> = placements
-): Promise<ReadonlyArray<A>> => {
-  if (which.length === 0) return [await run((base) => base, "", undefined)]
-  const results: Array<A> = []
-  for (const p of which)
-    results.push(await withAgentOn(p, () => run((base) => pinnedCommand(base, p), ` ${p.label}`, p)))
-  return results
-}
 
 export const dispatch: Scenario = {
   title: "1. sequential tool_call dispatches",

@@ -2,8 +2,10 @@ import { HostMetrics, Telemetry } from "@abhed/host"
 import { Effect, Metric } from "effect"
 import { spawn } from "node:child_process"
 import { createInterface } from "node:readline"
-import { noop } from "../ExtensionFiles.ts"
+import { type ExtensionCommand, noop } from "../ExtensionFiles.ts"
 import { interleave, timed } from "../Harness.ts"
+import { placed, placements } from "../Placement.ts"
+import type { Plan } from "../Plan.ts"
 import { configOf, startHost } from "../HostSide.ts"
 import { latencyRows, type Row, row } from "../Report.ts"
 import type { Scenario } from "../Scenario.ts"
@@ -13,7 +15,8 @@ import { hostToolCall, sessionId } from "./ToolCall.ts"
 /**
  * 12. OpenTelemetry export on against off: two hosts over one no-op extension each, interleaved in one loop, one of
  * them exporting every span, metric and audit record (OTLP/HTTP protobuf) to a receiver in a process of its own
- * (as a collector is). Budget: p50 ratio ≤ 1.1 (exporting must not slow a dispatch). Then this process's CPU time
+ * (as a collector is). Budget: p50 ratio ≤ 1.1 (exporting must not slow a dispatch), judged where the processes can be
+ * pinned in each placement (Placement.ts), as scenario 1 is. Then this process's CPU time
  * per dispatch, on against off, in alternating blocks: on a shared machine the wall time of either side moves by
  * more than exporting costs, CPU time much less (it counts the export's own work too: encoding, HTTP).
  */
@@ -54,63 +57,110 @@ const startReceiver = async () => {
   return { url: `http://127.0.0.1:${port}`, stop: () => child.kill() }
 }
 
+/** The budget of the p50 ratio: exporting must not slow a dispatch. */
+const Budget = 1.1
+
+/** Items the exporting host dropped so far (it should drop none). */
+const droppedOf = (on: Awaited<ReturnType<typeof startHost>>) =>
+  on.run(
+    Effect.map(
+      Effect.all(
+        ["traces", "metrics", "logs"].map((signal) =>
+          Effect.map(Metric.value(Metric.withAttributes(HostMetrics.telemetryDropped, { signal })), (v) =>
+            Number(v.count)
+          )
+        )
+      ),
+      (counts) => counts.reduce((a, b) => a + b, 0)
+    )
+  )
+
+/** One host exporting and one not, each over one `command` no-op, interleaved; `cpu`: the CPU rows too. */
+const measure = async (
+  command: ExtensionCommand,
+  where: string,
+  budget: number | null,
+  receiverUrl: string,
+  plan: Plan,
+  progress: (message: string) => void,
+  cpu: boolean
+) => {
+  const off = await startHost(configOf(1, command), sessionId)
+  try {
+    const on = await startHost(configOf(1, command), sessionId, Telemetry.layer(Telemetry.forEndpoint(receiverUrl)))
+    try {
+      // The count is the process's (effect's default metric registry): what this run adds to it.
+      const droppedBefore = await droppedOf(on)
+      progress(`1 no-op extension${where}, export on vs off, ${plan.dispatch.iterations} dispatches per side`)
+      const s = await interleave({ on: timed(hostToolCall(on)), off: timed(hostToolCall(off)) }, plan.dispatch)
+      const rows: Array<Row> = latencyRows(
+        `12. tool_call, 1 no-op ext${where}, OTLP export on (host col) vs off (raw col)`,
+        summarize(s.on),
+        summarize(s.off),
+        budget
+      )
+      if (cpu) {
+        // 250 dispatches a block: about two batches of spans, so each block pays its share of the export.
+        const used = await cpuPerDispatch(
+          { on: hostToolCall(on), off: hostToolCall(off) },
+          Math.max(4, Math.round(plan.dispatch.iterations / 250)),
+          250
+        )
+        rows.push(
+          row({
+            name: `12. host process CPU per dispatch${where}, export on (host col) vs off (raw col)`,
+            metric: "cpu p50",
+            host: used.on,
+            raw: used.off,
+            budget: null,
+            unit: "µs"
+          })
+        )
+      }
+      return { rows, dropped: (await droppedOf(on)) - droppedBefore }
+    } finally {
+      await on.dispose()
+    }
+  } finally {
+    await off.dispose()
+  }
+}
+
 export const telemetry: Scenario = {
   title: "12. OpenTelemetry export on vs off",
   run: async (plan, progress) => {
     const receiver = await startReceiver()
     try {
-      const off = await startHost(configOf(1, noop), sessionId)
-      try {
-        const on = await startHost(configOf(1, noop), sessionId, Telemetry.layer(Telemetry.forEndpoint(receiver.url)))
-        try {
-          progress(`1 no-op extension, export on vs off, ${plan.dispatch.iterations} dispatches per side`)
-          const s = await interleave({ on: timed(hostToolCall(on)), off: timed(hostToolCall(off)) }, plan.dispatch)
-          // 250 dispatches a block: about two batches of spans, so each block pays its share of the export.
-          const cpu = await cpuPerDispatch(
-            { on: hostToolCall(on), off: hostToolCall(off) },
-            Math.max(4, Math.round(plan.dispatch.iterations / 250)),
-            250
-          )
-          const droppedOf = (signal: string) =>
-            Effect.map(Metric.value(Metric.withAttributes(HostMetrics.telemetryDropped, { signal })), (v) =>
-              Number(v.count)
-            )
-          const dropped = await on.run(
-            Effect.map(Effect.all(["traces", "metrics", "logs"].map(droppedOf)), (counts) =>
-              counts.reduce((a, b) => a + b, 0)
-            )
-          )
-          const rows: Array<Row> = [
-            ...latencyRows(
-              "12. tool_call, 1 no-op ext, OTLP export on (host col) vs off (raw col)",
-              summarize(s.on),
-              summarize(s.off),
-              1.1
-            ),
-            row({
-              name: "12. host process CPU per dispatch, export on (host col) vs off (raw col)",
-              metric: "cpu p50",
-              host: cpu.on,
-              raw: cpu.off,
-              budget: null,
-              unit: "µs"
-            }),
-            row({
-              name: "12. telemetry items dropped during the run (export on)",
-              metric: "count",
-              host: Number(dropped),
-              raw: 0,
-              budget: null,
-              unit: "items"
-            })
-          ]
-          return rows
-        } finally {
-          await on.dispose()
-        }
-      } finally {
-        await off.dispose()
-      }
+      // As the kernel places the processes, then (where it can) pinned in each placement, as scenario 1: on a small
+      // VM a pipe round trip is bimodal with placement (Placement.ts), and the two hosts' extensions need not land
+      // alike, which moved this ratio by ±0.08 between runs of the same code. The budget is judged on the pinned rows.
+      const pinned = placements.length > 0
+      const results = [
+        await measure(
+          noop,
+          pinned ? ", placed by the kernel" : "",
+          pinned ? null : Budget,
+          receiver.url,
+          plan,
+          progress,
+          true
+        ),
+        ...(pinned
+          ? await placed((command, where) => measure(command(noop), where, Budget, receiver.url, plan, progress, false))
+          : [])
+      ]
+      const dropped = results.reduce((total, r) => total + r.dropped, 0)
+      return [
+        ...results.flatMap((r) => r.rows),
+        row({
+          name: "12. telemetry items dropped during the run (export on)",
+          metric: "count",
+          host: dropped,
+          raw: 0,
+          budget: null,
+          unit: "items"
+        })
+      ]
     } finally {
       receiver.stop()
     }
