@@ -1,12 +1,10 @@
-import * as http from "node:http"
-import * as https from "node:https"
 import { Context, Deferred, Duration, Effect, type Layer, Metric } from "effect"
 import * as HttpClient from "effect/http/HttpClient"
-import type * as HttpClientRequest from "effect/http/HttpClientRequest"
 import * as HttpClientResponse from "effect/http/HttpClientResponse"
 import * as HttpBody from "effect/http/HttpBody"
 import { type OtlpLogger, OtlpSerialization, type OtlpTracer } from "effect/observability"
 import { HostMetrics } from "./HostMetrics.ts"
+import { makeAgents, post } from "./TelemetryHttp.ts"
 import type { OtlpProtocol, Signal } from "./TelemetryConfig.ts"
 
 /**
@@ -165,50 +163,17 @@ export const boundedBuffer = <A>(signal: Signal, cap: number, stats: ExportStats
 export const MaxInFlight = 4
 
 /**
- * One request over node's own HTTP client, its sockets kept alive: the answer's status, its body read and dropped.
- * Not `fetch`: undici's streams, header checks and two copies of each body cost more CPU per request than writing
- * the batch, on the dispatches' thread. Every body the exporters make is bytes (or text kept as such).
- */
-const post =
-  (agents: { readonly http: http.Agent; readonly https: https.Agent }) =>
-  (request: HttpClientRequest.HttpClientRequest, url: URL, signal: AbortSignal): Effect.Effect<number, Error> =>
-    Effect.callback<number, Error>((resume) => {
-      const body = request.body
-      const secure = url.protocol === "https:"
-      const headers: Record<string, string> = { ...request.headers }
-      if (body._tag === "Uint8Array") {
-        headers["content-type"] = body.contentType
-        headers["content-length"] = String(body.contentLength)
-      }
-      const sent = (secure ? https : http).request(
-        url,
-        { method: request.method, headers, agent: secure ? agents.https : agents.http, signal },
-        (response) => {
-          response.on("error", (e) => resume(Effect.fail(e)))
-          response.on("end", () => resume(Effect.succeed(response.statusCode ?? 0)))
-          response.resume()
-        }
-      )
-      sent.on("error", (e) => resume(Effect.fail(e)))
-      if (body._tag === "Uint8Array") sent.end(body.text ?? body.body)
-      else sent.end()
-      return Effect.sync(() => sent.destroy())
-    })
-
-/**
  * The bounded, never-failing transport (see above), over node's HTTP client (`post`); `whenIdle` waits for the
  * requests in flight (the session's end waits for them before its last flush, within the same bound). Its sockets
  * are closed when the layer's scope is.
  */
 export const transport = (timeout: Duration.Input, batches: Batches, stats: ExportStats) =>
   Effect.map(
-    Effect.acquireRelease(
-      Effect.sync(() => ({ http: new http.Agent({ keepAlive: true }), https: new https.Agent({ keepAlive: true }) })),
-      (agents) =>
-        Effect.sync(() => {
-          agents.http.destroy()
-          agents.https.destroy()
-        })
+    Effect.acquireRelease(Effect.sync(makeAgents), (agents) =>
+      Effect.sync(() => {
+        agents.http.destroy()
+        agents.https.destroy()
+      })
     ),
     (agents) => {
       const send = post(agents)

@@ -1,0 +1,59 @@
+import { Effect } from "effect"
+import type * as HttpClientRequest from "effect/http/HttpClientRequest"
+import * as http from "node:http"
+import * as https from "node:https"
+
+/**
+ * The exporters' requests over node's own HTTP client, its sockets kept alive: the answer's status, its body read
+ * and dropped. Not `fetch`: undici's streams, header checks and two copies of each body cost more CPU per request
+ * than writing the batch, on the dispatches' thread. Every body the exporters make is bytes (or text kept as such).
+ */
+
+export interface Agents {
+  readonly http: http.Agent
+  readonly https: https.Agent
+}
+
+export const makeAgents = (): Agents => ({
+  http: new http.Agent({ keepAlive: true }),
+  https: new https.Agent({ keepAlive: true })
+})
+
+/**
+ * A request whose kept-alive socket turns out closed by the collector before it answered (it closed an idle
+ * connection as the request went out) never reached it, and is sent again once on a fresh socket: not a retry of
+ * a collector's failure, which costs the batch.
+ */
+const stale = (request: http.ClientRequest, error: NodeJS.ErrnoException) =>
+  request.reusedSocket && (error.code === "ECONNRESET" || error.code === "EPIPE")
+
+export const post =
+  (agents: Agents) =>
+  (request: HttpClientRequest.HttpClientRequest, url: URL, signal: AbortSignal): Effect.Effect<number, Error> =>
+    Effect.callback<number, Error>((resume) => {
+      const body = request.body
+      const secure = url.protocol === "https:"
+      const headers: Record<string, string> = { ...request.headers }
+      if (body._tag === "Uint8Array") {
+        headers["content-type"] = body.contentType
+        headers["content-length"] = String(body.contentLength)
+      }
+      let current: http.ClientRequest | undefined
+      const send = (again: boolean) => {
+        const sent = (secure ? https : http).request(
+          url,
+          { method: request.method, headers, agent: secure ? agents.https : agents.http, signal },
+          (response) => {
+            response.on("error", (e) => resume(Effect.fail(e)))
+            response.on("end", () => resume(Effect.succeed(response.statusCode ?? 0)))
+            response.resume()
+          }
+        )
+        current = sent
+        sent.on("error", (e) => (!again && stale(sent, e) ? send(true) : resume(Effect.fail(e))))
+        if (body._tag === "Uint8Array") sent.end(body.text ?? body.body)
+        else sent.end()
+      }
+      send(false)
+      return Effect.sync(() => current?.destroy())
+    })

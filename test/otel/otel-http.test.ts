@@ -1,0 +1,52 @@
+import { makeAgents, post } from "@abhed/host/TelemetryHttp"
+import { assert, describe, it } from "@effect/vitest"
+import { Effect } from "effect"
+import * as HttpClientRequest from "effect/http/HttpClientRequest"
+import { createServer, type Socket } from "node:net"
+
+/**
+ * The exporters' requests over node's HTTP client (TelemetryHttp.ts), against a collector written byte by byte: a
+ * kept-alive connection that the collector closes as the next request goes out loses no batch.
+ */
+describe("OTLP requests over kept-alive sockets", () => {
+  it.live("a request on a connection the collector closed is sent again once, on a fresh one", () =>
+    Effect.gen(function* () {
+      const bodies: Array<string> = []
+      let connections = 0
+      // Each connection answers its first request (keeping the connection) and drops it at the second, unanswered.
+      const server = createServer((socket: Socket) => {
+        connections++
+        let answered = false
+        socket.on("data", (chunk) => {
+          if (answered) return socket.destroy()
+          const text = chunk.toString("latin1")
+          bodies.push(text.slice(text.indexOf("\r\n\r\n") + 4))
+          answered = true
+          socket.write("HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: keep-alive\r\n\r\n{}")
+        })
+      })
+      yield* Effect.acquireRelease(
+        Effect.promise(() => new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))),
+        () => Effect.sync(() => server.close())
+      )
+      const address = server.address()
+      const url = new URL(
+        `http://127.0.0.1:${typeof address === "object" && address !== null ? address.port : 0}/v1/traces`
+      )
+      const agents = makeAgents()
+      yield* Effect.addFinalizer(() => Effect.sync(() => agents.http.destroy()))
+      const send = (text: string) =>
+        post(agents)(
+          HttpClientRequest.post(url).pipe(HttpClientRequest.bodyText(text, "application/json")),
+          url,
+          new AbortController().signal
+        )
+      assert.strictEqual(yield* send("first"), 200)
+      // The first connection back in the agent's pool, to be reused by the second request.
+      while (Object.keys(agents.http.freeSockets).length === 0) yield* Effect.sleep("1 millis")
+      assert.strictEqual(yield* send("second"), 200)
+      assert.deepStrictEqual(bodies, ["first", "second"])
+      assert.strictEqual(connections, 2)
+    }).pipe(Effect.scoped)
+  )
+})
