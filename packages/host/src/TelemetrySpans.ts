@@ -5,7 +5,7 @@ import { recordDecision, recordExtensionLatency } from "./HostMetrics.ts"
 import { afterDecision } from "./AfterDecision.ts"
 import { bareSpans } from "./TelemetryParent.ts"
 import * as TelemetryTracer from "./TelemetryTracer.ts"
-import { decidingOf, exchangeAttributes, outcomeSummary } from "./TelemetryRecord.ts"
+import { type DispatchFields, decidingOf, exchangeAttributes, outcomeSummary } from "./TelemetryRecord.ts"
 
 /**
  * A dispatch's span and its exchanges' child spans (docs/observability.md): the span a dispatch runs in, the
@@ -38,39 +38,55 @@ export const withDispatchSpan = <A>(
 ): Effect.Effect<A> =>
   Effect.withFiber((fiber) => {
     const tracer = fiber.getRef(Tracer.Tracer)
-    if (tracer === Tracer.nativeTracer) return body(undefined)
-    const parent = fiber.cache.span
-    const root = TelemetryTracer.unsentParent(tracer, parent)
-    const span = parent === undefined || root ? TelemetryTracer.rootSpan(tracer, fiber, name) : undefined
-    if (span === undefined)
-      return Effect.useSpan(name, root ? RootSpanOptions : DispatchSpanOptions, (span) => {
-        TelemetryTracer.tagDispatch(span, { event, sessionId, callId, tool })
-        return Effect.provideService(body(span), Tracer.ParentSpan, span)
-      })
-    TelemetryTracer.tagDispatch(span, { event, sessionId, callId, tool })
-    const clock = fiber.getRef(Clock.Clock)
-    // Ended after the decision (AfterDecision.ts), at the time it ended: its record is tagged then too.
-    span.endsLater = true
-    const end = (exit: Exit.Exit<A>) => {
-      const at = clock.currentTimeNanosUnsafe()
-      afterDecision(() => span.end(at, exit))
-    }
-    if (!bare)
-      return Effect.onExitPrimitive(Effect.provideService(body(span), Tracer.ParentSpan, span), (exit) => {
-        end(exit)
-        return undefined
-      })
-    // Not in the fiber's context (providing it copies the whole context and rebuilds the fiber's cache, ~2.5 µs of
-    // p50, docs/benchmarks.md): in the fiber's slot, for the exchanges' child spans and `underDispatchSpan`.
-    const previous = bareSpans.get(fiber)
-    bareSpans.set(fiber, span)
-    return Effect.onExitPrimitive(body(span), (exit) => {
-      if (previous === undefined) bareSpans.delete(fiber)
-      else bareSpans.set(fiber, previous)
+    return tracer === Tracer.nativeTracer
+      ? body(undefined)
+      : dispatchSpan(fiber, tracer, name, { event, sessionId, callId, tool }, body, bare)
+  })
+
+/**
+ * `withDispatchSpan` in a fiber the caller already holds, under a `tracer` other than `nativeTracer` it has read:
+ * the dispatch's own path, one step fewer.
+ */
+export const dispatchSpan = <A>(
+  fiber: Fiber.Fiber<unknown, unknown>,
+  tracer: Tracer.Tracer,
+  name: string,
+  fields: DispatchFields,
+  body: (span: Tracer.Span | undefined) => Effect.Effect<A>,
+  bare: boolean
+): Effect.Effect<A> => {
+  const parent = fiber.cache.span
+  const root = TelemetryTracer.unsentParent(tracer, parent)
+  const span = parent === undefined || root ? TelemetryTracer.rootSpan(tracer, fiber, name) : undefined
+  if (span === undefined)
+    return Effect.useSpan(name, root ? RootSpanOptions : DispatchSpanOptions, (span) => {
+      TelemetryTracer.tagDispatch(span, fields)
+      return Effect.provideService(body(span), Tracer.ParentSpan, span)
+    })
+  TelemetryTracer.tagDispatch(span, fields)
+  const clock = fiber.getRef(Clock.Clock)
+  // Ended after the decision (AfterDecision.ts), at the time it ended: its record is tagged then too.
+  span.endsLater = true
+  const end = (exit: Exit.Exit<A>) => {
+    const at = clock.currentTimeNanosUnsafe()
+    afterDecision(() => span.end(at, exit))
+  }
+  if (!bare)
+    return Effect.onExitPrimitive(Effect.provideService(body(span), Tracer.ParentSpan, span), (exit) => {
       end(exit)
       return undefined
     })
+  // Not in the fiber's context (providing it copies the whole context and rebuilds the fiber's cache, ~2.5 µs of
+  // p50, docs/benchmarks.md): in the fiber's slot, for the exchanges' child spans and `underDispatchSpan`.
+  const previous = bareSpans.get(fiber)
+  bareSpans.set(fiber, span)
+  return Effect.onExitPrimitive(body(span), (exit) => {
+    if (previous === undefined) bareSpans.delete(fiber)
+    else bareSpans.set(fiber, previous)
+    end(exit)
+    return undefined
   })
+}
 
 /** A decided outcome's count in `abhed_decisions_total` (outcomes without a `decision` are not counted). */
 export const countDecision = (event: EventName, outcome: unknown, context: Context.Context<never>): void => {

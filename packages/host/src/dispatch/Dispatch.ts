@@ -13,7 +13,7 @@ import type { AuditRecord } from "../AuditRecord.ts"
 import { latencyMillis, metricsByEvent, recordDecision } from "../HostMetrics.ts"
 import { afterDecision } from "../AfterDecision.ts"
 import { isoTime } from "../IsoTime.ts"
-import { countDecision, withDispatchSpan } from "../TelemetrySpans.ts"
+import { countDecision, dispatchSpan } from "../TelemetrySpans.ts"
 import { endsAfterDecision } from "../TelemetryTracer.ts"
 import type { TelemetrySinkShape } from "../TelemetrySink.ts"
 import type { Exchange } from "./Exchange.ts"
@@ -147,18 +147,23 @@ export const dispatch = <A>(
     // Not recording (the common case): the metrics in the body's last step.
     if (!ctx.recording) return body((dispatched) => done(dispatched.outcome))
     const start = clock.currentTimeMillisUnsafe()
+    const { telemetry } = ctx
+    // Telemetry's own sink, with no span or one that ends after the decision too: the record is handed over after
+    // the decision (AfterDecision.ts), and built then unless the audit needs it now.
+    const later = telemetry?.afterDecision === true && (span === undefined || endsAfterDecision(span))
+    if (later && ctx.audit.enabled === false) {
+      // Telemetry alone records: in the body's last step, as when not recording.
+      return body(({ input, notes, outcome, rounds }) => {
+        const end = clock.currentTimeMillisUnsafe()
+        afterDecision(() =>
+          telemetry.record(recordOf(ctx, n, start, event, callId, subject, rounds, outcome, input, notes, end), span)
+        )
+        return done(outcome)
+      })
+    }
     return Effect.flatMap(body(identity), ({ input, notes, outcome, rounds }) => {
       const end = clock.currentTimeMillisUnsafe()
-      const { telemetry } = ctx
-      // Telemetry's own sink, with no span or one that ends after the decision too: the record is built (unless the
-      // audit needs it now) and handed over after the decision (AfterDecision.ts).
-      if (telemetry?.afterDecision === true && (span === undefined || endsAfterDecision(span))) {
-        if (ctx.audit.enabled === false) {
-          afterDecision(() =>
-            telemetry.record(recordOf(ctx, n, start, event, callId, subject, rounds, outcome, input, notes, end), span)
-          )
-          return Effect.succeed(done(outcome))
-        }
+      if (later) {
         const record = recordOf(ctx, n, start, event, callId, subject, rounds, outcome, input, notes, end)
         afterDecision(() => telemetry.record(record, span))
         return Effect.andThen(
@@ -186,19 +191,20 @@ export const dispatch = <A>(
   // With effect's own `nativeTracer` (no tracing backend) there is no span (`withDispatchSpan`): checked here, in the
   // dispatch's one step before its body. No policy hook: nothing under the dispatch but the host's own code reads the
   // parent span.
-  return Effect.withFiber((fiber) =>
-    fiber.getRef(Tracer.Tracer) === Tracer.nativeTracer
+  return Effect.withFiber((fiber) => {
+    const tracer = fiber.getRef(Tracer.Tracer)
+    return tracer === Tracer.nativeTracer
       ? timed(fiber, undefined)
-      : withDispatchSpan(
+      : dispatchSpan(
+          fiber,
+          tracer,
           metrics.span,
-          event,
-          ctx.sessionId,
-          callId,
-          subject?.tool,
-          (span) => Effect.withFiber((fiber) => timed(fiber, span)),
+          { event, sessionId: ctx.sessionId, callId, tool: subject?.tool },
+          // The same fiber runs the body: its context when `done` runs has the span, where one is provided.
+          (span) => timed(fiber, span),
           ctx.hooks.length === 0
         )
-  )
+  })
 }
 
 /**
