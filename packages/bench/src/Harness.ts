@@ -29,6 +29,31 @@ export const timed =
   () =>
     time(run)
 
+/**
+ * `interleave` with each side run `block` iterations in a row before the next side's turn: what a side leaves to run
+ * in the background (a host's export) is paid inside its own block, not in the other side's iterations.
+ */
+export const interleaveBlocks = async <K extends string>(
+  sides: Sides<K>,
+  options: InterleaveOptions,
+  block: number
+): Promise<Samples<K>> => {
+  const keys = Object.keys(sides) as Array<K>
+  const samples = new Map<K, Array<number>>(keys.map((k) => [k, []]))
+  const rounds = Math.ceil((options.warmup + options.iterations) / block)
+  for (let i = 0; i < rounds; i++) {
+    for (const key of rotation(keys, i)) {
+      for (let j = 0; j < block; j++) {
+        const ms = await sides[key]()
+        if (i * block + j >= options.warmup) samples.get(key)?.push(ms)
+      }
+    }
+  }
+  const result = {} as { [key in K]: ReadonlyArray<number> }
+  for (const key of keys) result[key] = samples.get(key) ?? []
+  return result
+}
+
 /** The order the sides run in on iteration `i`: rotated by one each iteration. */
 export const rotation = <K extends string>(keys: ReadonlyArray<K>, i: number): ReadonlyArray<K> =>
   keys.length === 0 ? [] : keys.map((_, j) => keys[(i + j) % keys.length]).filter((k): k is K => k !== undefined)
