@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Scheduler, Tracer } from "effect"
 import { TestClock } from "effect/testing"
-import { runAfterDecision } from "../src/AfterDecision.ts"
+import { AfterDecisionCap, runAfterDecision } from "../src/AfterDecision.ts"
 import type { AuditRecord } from "../src/AuditRecord.ts"
 import { AuditLog } from "../src/AuditLog.ts"
 import { ExtensionHost } from "../src/ExtensionHost.ts"
@@ -119,6 +119,31 @@ describe("after the decision", () => {
       assert.ok(child !== undefined && !(child instanceof ExportedSpan))
       assert.strictEqual(child.parent, span)
       assert.strictEqual(child.end - child.start, BigInt(5_000_000))
+    })
+  )
+
+  it.effect("a host that dispatches without the event loop turning holds at most a bounded queue", () =>
+    Effect.gen(function* () {
+      // No extension: a dispatch does no I/O, and with no yield a loop of them never lets the event loop turn (as
+      // `Effect.runSync` in a loop, or a scheduler that never yields, would). What waits for after the decision must
+      // not grow with the loop: past a bound it is handed over at once, in order.
+      const records: Array<AuditRecord> = []
+      const calls = 3 * AfterDecisionCap
+      const seen = yield* Effect.gen(function* () {
+        const h = yield* ExtensionHost
+        for (let i = 0; i < calls; i++) yield* h.toolCall({ tool: "bash", args: { command: "ls" }, call_id: `c-${i}` })
+        return records.filter((r) => r.event === "tool_call").map((r) => r.call_id)
+      }).pipe(
+        Effect.provideService(Scheduler.MaxOpsBeforeYield, Number.MAX_SAFE_INTEGER),
+        Effect.provide(ExtensionHost.layerFake([], { sessionId: "s" })),
+        Effect.provide(AuditLog.layerNone),
+        Effect.provideService(TelemetrySink, sinkOf(records, true))
+      )
+      assert.isAtLeast(seen.length, calls - AfterDecisionCap)
+      assert.deepStrictEqual(
+        seen,
+        seen.map((_, i) => `c-${i}`)
+      )
     })
   )
 })
