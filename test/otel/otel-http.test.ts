@@ -1,6 +1,7 @@
 import { makeAgents, post } from "@abhed/host/TelemetryHttp"
 import { assert, describe, it } from "@effect/vitest"
-import { Effect } from "effect"
+import { Cause, Effect, Exit, Stream } from "effect"
+import * as HttpBody from "effect/http/HttpBody"
 import * as HttpClientRequest from "effect/http/HttpClientRequest"
 import { createServer, type Socket } from "node:net"
 
@@ -47,6 +48,40 @@ describe("OTLP requests over kept-alive sockets", () => {
       assert.strictEqual(yield* send("second"), 200)
       assert.deepStrictEqual(bodies, ["first", "second"])
       assert.strictEqual(connections, 2)
+    }).pipe(Effect.scoped)
+  )
+
+  it.live("a body that is not bytes is refused, not sent empty as if it went", () =>
+    Effect.gen(function* () {
+      let requests = 0
+      const server = createServer((socket: Socket) => {
+        socket.on("data", () => {
+          requests++
+          socket.write("HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n")
+        })
+      })
+      yield* Effect.acquireRelease(
+        Effect.promise(() => new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))),
+        () => Effect.sync(() => server.close())
+      )
+      const address = server.address()
+      const url = new URL(
+        `http://127.0.0.1:${typeof address === "object" && address !== null ? address.port : 0}/v1/traces`
+      )
+      const agents = makeAgents()
+      yield* Effect.addFinalizer(() => Effect.sync(() => agents.http.destroy()))
+      const exit = yield* Effect.exit(
+        post(agents)(
+          HttpClientRequest.post(url).pipe(
+            HttpClientRequest.setBody(HttpBody.stream(Stream.make(new TextEncoder().encode("spans"))))
+          ),
+          url,
+          new AbortController().signal
+        )
+      )
+      assert.isTrue(Exit.isFailure(exit))
+      assert.include(String(Exit.isFailure(exit) ? Cause.squash(exit.cause) : ""), "Stream")
+      assert.strictEqual(requests, 0)
     }).pipe(Effect.scoped)
   )
 })

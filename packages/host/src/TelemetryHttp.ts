@@ -32,6 +32,9 @@ export const post =
   (request: HttpClientRequest.HttpClientRequest, url: URL, signal: AbortSignal): Effect.Effect<number, Error> =>
     Effect.callback<number, Error>((resume) => {
       const body = request.body
+      // Another kind of body (a stream, form data) would go out empty and be counted as sent.
+      if (body._tag !== "Uint8Array" && body._tag !== "Empty")
+        return resume(Effect.fail(new Error(`a request body of kind ${body._tag} cannot be sent (bytes only)`)))
       const secure = url.protocol === "https:"
       const headers: Record<string, string> = { ...request.headers }
       if (body._tag === "Uint8Array") {
