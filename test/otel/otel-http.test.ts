@@ -84,4 +84,35 @@ describe("OTLP requests over kept-alive sockets", () => {
       assert.strictEqual(requests, 0)
     }).pipe(Effect.scoped)
   )
+
+  it.live("a redirect is not followed: its status is the answer, and nothing goes where it points", () =>
+    Effect.gen(function* () {
+      const paths: Array<string> = []
+      const server = createServer((socket: Socket) => {
+        socket.on("data", (chunk) => {
+          paths.push(chunk.toString("latin1").split(" ")[1] ?? "")
+          socket.write("HTTP/1.1 308 Permanent Redirect\r\nLocation: /elsewhere\r\nContent-Length: 0\r\n\r\n")
+        })
+      })
+      yield* Effect.acquireRelease(
+        Effect.promise(() => new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))),
+        () => Effect.sync(() => server.close())
+      )
+      const address = server.address()
+      const url = new URL(
+        `http://127.0.0.1:${typeof address === "object" && address !== null ? address.port : 0}/v1/traces`
+      )
+      const agents = makeAgents()
+      yield* Effect.addFinalizer(() => Effect.sync(() => agents.http.destroy()))
+      const status = yield* post(agents)(
+        HttpClientRequest.post(url, { headers: { authorization: "Bearer token" } }).pipe(
+          HttpClientRequest.bodyText("spans", "application/json")
+        ),
+        url,
+        new AbortController().signal
+      )
+      assert.strictEqual(status, 308)
+      assert.deepStrictEqual(paths, ["/v1/traces"])
+    }).pipe(Effect.scoped)
+  )
 })
