@@ -197,7 +197,11 @@ export const transport = (timeout: Duration.Input, batches: Batches, stats: Expo
         })
       const client = HttpClient.make((request, url, signal) => {
         const batch = request.body._tag === "Empty" ? undefined : batches.get(request.body)
-        if (stats.closed) return Effect.as(dropped(batch, "after the session's end"), ok(request))
+        if (stats.closed)
+          // The metrics exporter's own last export repeats the cumulative totals the last flush sent: no loss.
+          return batch?.signal === "metrics"
+            ? Effect.succeed(ok(request))
+            : Effect.as(dropped(batch, "after the session's end"), ok(request))
         if (batch !== undefined && inFlight[batch.signal].size >= MaxInFlight) {
           return Effect.as(dropped(batch, `${MaxInFlight} batches were still in flight`, false), ok(request))
         }
