@@ -115,4 +115,48 @@ describe("OTLP requests over kept-alive sockets", () => {
       assert.deepStrictEqual(paths, ["/v1/traces"])
     }).pipe(Effect.scoped)
   )
+
+  it.live("a connection cut once the collector began to answer costs the request: it is not sent again", () =>
+    Effect.gen(function* () {
+      let first = true
+      const bodies: Array<string> = []
+      // The first connection answers its first request, then begins an answer to the second and resets.
+      const server = createServer((socket: Socket) => {
+        const cuts = first
+        first = false
+        let requests = 0
+        socket.on("data", (chunk) => {
+          const text = chunk.toString("latin1")
+          bodies.push(text.slice(text.indexOf("\r\n\r\n") + 4))
+          requests++
+          if (cuts && requests === 2) {
+            socket.write("HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n{", () => socket.resetAndDestroy())
+          } else socket.write("HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: keep-alive\r\n\r\n{}")
+        })
+      })
+      yield* Effect.acquireRelease(
+        Effect.promise(() => new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))),
+        () => Effect.sync(() => server.close())
+      )
+      const address = server.address()
+      const url = new URL(
+        `http://127.0.0.1:${typeof address === "object" && address !== null ? address.port : 0}/v1/traces`
+      )
+      const agents = makeAgents()
+      yield* Effect.addFinalizer(() => Effect.sync(() => agents.http.destroy()))
+      const send = (text: string) =>
+        post(agents)(
+          HttpClientRequest.post(url).pipe(HttpClientRequest.bodyText(text, "application/json")),
+          url,
+          new AbortController().signal
+        )
+      assert.strictEqual(yield* send("first"), 200)
+      while (Object.keys(agents.http.freeSockets).length === 0) yield* Effect.sleep("1 millis")
+      const exit = yield* Effect.exit(send("second"))
+      assert.isTrue(Exit.isFailure(exit))
+      // Every socket back or gone: a request sent again behind the failure's back would have arrived by now.
+      while (Object.keys(agents.http.sockets).length > 0) yield* Effect.sleep("1 millis")
+      assert.deepStrictEqual(bodies, ["first", "second"])
+    }).pipe(Effect.scoped)
+  )
 })

@@ -20,12 +20,12 @@ export const makeAgents = (): Agents => ({
 })
 
 /**
- * A request whose kept-alive socket turns out closed by the collector before it answered (it closed an idle
- * connection as the request went out) never reached it, and is sent again once on a fresh socket: not a retry of
- * a collector's failure, which costs the batch.
+ * A request whose kept-alive socket turns out closed by the collector before any answer began (most often: it
+ * closed an idle connection as the request went out) is sent again once on a fresh socket: not a retry of a
+ * collector's failure, which costs the batch. Once an answer began, a cut costs the request: the collector has it.
  */
-const stale = (request: http.ClientRequest, error: NodeJS.ErrnoException) =>
-  request.reusedSocket && (error.code === "ECONNRESET" || error.code === "EPIPE")
+const stale = (request: http.ClientRequest, answered: boolean, error: NodeJS.ErrnoException) =>
+  !answered && request.reusedSocket && (error.code === "ECONNRESET" || error.code === "EPIPE")
 
 export const post =
   (agents: Agents) =>
@@ -43,17 +43,19 @@ export const post =
       }
       let current: http.ClientRequest | undefined
       const send = (again: boolean) => {
+        let answered = false
         const sent = (secure ? https : http).request(
           url,
           { method: request.method, headers, agent: secure ? agents.https : agents.http, signal },
           (response) => {
+            answered = true
             response.on("error", (e) => resume(Effect.fail(e)))
             response.on("end", () => resume(Effect.succeed(response.statusCode ?? 0)))
             response.resume()
           }
         )
         current = sent
-        sent.on("error", (e) => (!again && stale(sent, e) ? send(true) : resume(Effect.fail(e))))
+        sent.on("error", (e) => (!again && stale(sent, answered, e) ? send(true) : resume(Effect.fail(e))))
         if (body._tag === "Uint8Array") sent.end(body.text ?? body.body)
         else sent.end()
       }
