@@ -1,6 +1,6 @@
 import { makeAgents, post } from "@abhed/host/TelemetryHttp"
 import { assert, describe, it } from "@effect/vitest"
-import { Cause, Effect, Exit, Stream } from "effect"
+import { Cause, Effect, Exit, Fiber, Stream } from "effect"
 import * as HttpBody from "effect/http/HttpBody"
 import * as HttpClientRequest from "effect/http/HttpClientRequest"
 import { createServer, type Socket } from "node:net"
@@ -155,6 +155,45 @@ describe("OTLP requests over kept-alive sockets", () => {
       const exit = yield* Effect.exit(send("second"))
       assert.isTrue(Exit.isFailure(exit))
       // Every socket back or gone: a request sent again behind the failure's back would have arrived by now.
+      while (Object.keys(agents.http.sockets).length > 0) yield* Effect.sleep("1 millis")
+      assert.deepStrictEqual(bodies, ["first", "second"])
+    }).pipe(Effect.scoped)
+  )
+
+  it.live("a request given up on (its timeout) on a kept-alive connection is not sent again behind its back", () =>
+    Effect.gen(function* () {
+      const bodies: Array<string> = []
+      // Each connection answers its first request and holds the rest unanswered.
+      const server = createServer((socket: Socket) => {
+        let requests = 0
+        socket.on("data", (chunk) => {
+          const text = chunk.toString("latin1")
+          bodies.push(text.slice(text.indexOf("\r\n\r\n") + 4))
+          if (++requests === 1) socket.write("HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: keep-alive\r\n\r\n{}")
+        })
+      })
+      yield* Effect.acquireRelease(
+        Effect.promise(() => new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))),
+        () => Effect.sync(() => server.close())
+      )
+      const address = server.address()
+      const url = new URL(
+        `http://127.0.0.1:${typeof address === "object" && address !== null ? address.port : 0}/v1/traces`
+      )
+      const agents = makeAgents()
+      yield* Effect.addFinalizer(() => Effect.sync(() => agents.http.destroy()))
+      const send = (text: string) =>
+        post(agents)(
+          HttpClientRequest.post(url).pipe(HttpClientRequest.bodyText(text, "application/json")),
+          url,
+          new AbortController().signal
+        )
+      assert.strictEqual(yield* send("first"), 200)
+      while (Object.keys(agents.http.freeSockets).length === 0) yield* Effect.sleep("1 millis")
+      const held = yield* Effect.forkChild(send("second"))
+      while (bodies.length < 2) yield* Effect.sleep("1 millis")
+      yield* Fiber.interrupt(held)
+      // Nothing of it left: no socket, no request sent again.
       while (Object.keys(agents.http.sockets).length > 0) yield* Effect.sleep("1 millis")
       assert.deepStrictEqual(bodies, ["first", "second"])
     }).pipe(Effect.scoped)

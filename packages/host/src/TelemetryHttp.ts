@@ -42,6 +42,8 @@ export const post =
         headers["content-length"] = String(body.contentLength)
       }
       let current: http.ClientRequest | undefined
+      // Given up on (the timeout, the session's end): destroying the request must not send it again.
+      let cancelled = false
       const send = (again: boolean) => {
         let answered = false
         const sent = (secure ? https : http).request(
@@ -55,10 +57,15 @@ export const post =
           }
         )
         current = sent
-        sent.on("error", (e) => (!again && stale(sent, answered, e) ? send(true) : resume(Effect.fail(e))))
+        sent.on("error", (e) =>
+          !again && !cancelled && stale(sent, answered, e) ? send(true) : resume(Effect.fail(e))
+        )
         if (body._tag === "Uint8Array") sent.end(body.text ?? body.body)
         else sent.end()
       }
       send(false)
-      return Effect.sync(() => current?.destroy())
+      return Effect.sync(() => {
+        cancelled = true
+        current?.destroy()
+      })
     })
