@@ -45,6 +45,21 @@ const sinkOf = (records: Array<AuditRecord>, afterDecision: boolean): TelemetryS
   }
 })
 
+/** An exporting tracer (TelemetryTracer.ts) whose spans and exchanges land in `items`. */
+const exportingRecorder = () => {
+  const items: Array<Pending> = []
+  const recorder: { tracer: Tracer.Tracer } & Omit<Recorder, "tracer"> = {
+    tracer: Tracer.nativeTracer,
+    push: (item) => {
+      items.push(item)
+    },
+    args: "digest"
+  }
+  recorder.tracer = Tracer.make({ span: (options) => new ExportedSpan(options, recorder) })
+  exporting.set(recorder.tracer, recorder)
+  return { items, recorder }
+}
+
 const underHost = <A, E>(effect: Effect.Effect<A, E, ExtensionHost>) =>
   effect.pipe(Effect.provide(ExtensionHost.layerFake([slow], { sessionId: "s" })), Effect.provide(AuditLog.layerNone))
 
@@ -79,16 +94,7 @@ describe("after the decision", () => {
 
   it.effect("the exporting tracer's dispatch span and child span are recorded after the decision, at its times", () =>
     Effect.gen(function* () {
-      const items: Array<Pending> = []
-      const recorder: { tracer: Tracer.Tracer } & Omit<Recorder, "tracer"> = {
-        tracer: Tracer.nativeTracer,
-        push: (item) => {
-          items.push(item)
-        },
-        args: "digest"
-      }
-      recorder.tracer = Tracer.make({ span: (options) => new ExportedSpan(options, recorder) })
-      exporting.set(recorder.tracer, recorder)
+      const { items, recorder } = exportingRecorder()
       const records: Array<AuditRecord> = []
       const { pushedAtDecision, pushedAfterATurn } = yield* underHost(
         Effect.gen(function* () {
@@ -145,5 +151,45 @@ describe("after the decision", () => {
         seen.map((_, i) => `c-${i}`)
       )
     })
+  )
+
+  it.effect(
+    "under a policy hook (the span in the fiber's context), the span ends after the decision, its record on it",
+    () =>
+      Effect.gen(function* () {
+        const { items, recorder } = exportingRecorder()
+        // The hook reads the dispatch's span as its parent, and makes a span of its own under it.
+        const hook = {
+          name: "h",
+          decide: () => Effect.withSpan(Effect.succeed("abstain" as const), "hook")
+        }
+        const records: Array<AuditRecord> = []
+        const { atDecision, after } = yield* Effect.gen(function* () {
+          runAfterDecision()
+          const before = items.length
+          const { atDecision } = yield* callThenWait(() =>
+            items.slice(before).map((x) => (x instanceof ExportedSpan ? x.name : "exchange"))
+          )
+          yield* Effect.promise(() => new Promise<void>((resolve) => setImmediate(resolve)))
+          return { atDecision, after: items.slice(before) }
+        }).pipe(
+          Effect.provide(ExtensionHost.layerFake([slow], { sessionId: "s", policyHooks: [hook] })),
+          Effect.provide(AuditLog.layerNone),
+          Effect.provideService(TelemetrySink, sinkOf(records, true)),
+          Effect.withTracer(recorder.tracer)
+        )
+        // The hook's own span ended as it returned; the dispatch's span not yet.
+        assert.deepStrictEqual(atDecision, ["hook"])
+        const span = after.find((x): x is ExportedSpan => x instanceof ExportedSpan && x.name === "abhed.tool_call")
+        assert.ok(span)
+        const hookSpan = after.find((x): x is ExportedSpan => x instanceof ExportedSpan && x.name === "hook")
+        assert.ok(hookSpan !== undefined && hookSpan.parent._tag === "Some")
+        if (hookSpan.parent._tag === "Some") assert.strictEqual(hookSpan.parent.value, span)
+        assert.strictEqual(span.record?.event, "tool_call")
+        if (span.status._tag === "Ended") assert.strictEqual(span.status.endTime - span.startTime, BigInt(5_000_000))
+        else assert.fail("the dispatch's span did not end")
+        const child = after.find((x) => !(x instanceof ExportedSpan))
+        assert.ok(child !== undefined && !(child instanceof ExportedSpan) && child.parent === span)
+      })
   )
 })
