@@ -1,3 +1,4 @@
+import * as TelemetryExport from "@abhed/host/TelemetryExport"
 import { makeAgents, post } from "@abhed/host/TelemetryHttp"
 import { assert, describe, it } from "@effect/vitest"
 import { Cause, Effect, Exit, Fiber, Stream } from "effect"
@@ -197,5 +198,29 @@ describe("OTLP requests over kept-alive sockets", () => {
       while (Object.keys(agents.http.sockets).length > 0) yield* Effect.sleep("1 millis")
       assert.deepStrictEqual(bodies, ["first", "second"])
     }).pipe(Effect.scoped)
+  )
+
+  it.effect(
+    "after the session's end: the metrics' own last export is no loss once the last flush ran; the rest is",
+    () =>
+      Effect.gen(function* () {
+        const batches: TelemetryExport.Batches = new WeakMap()
+        const stats = TelemetryExport.makeStats()
+        const { client } = yield* TelemetryExport.transport("1 second", batches, stats)
+        const send = (signal: "traces" | "metrics", items: number) => {
+          const body = HttpBody.uint8Array(new Uint8Array([1]), "application/x-protobuf")
+          batches.set(body, { signal, items })
+          // Never reached: nothing is sent after the session's end.
+          return client.execute(HttpClientRequest.post("http://127.0.0.1:9/v1/x").pipe(HttpClientRequest.setBody(body)))
+        }
+        stats.closed = true
+        // The last flush did not run (cut by the timeout): the metrics' last totals never left.
+        yield* send("metrics", 1)
+        assert.strictEqual(stats.dropped.metrics, 1)
+        stats.flushed = true
+        yield* send("metrics", 1)
+        yield* send("traces", 3)
+        assert.deepStrictEqual(stats.dropped, { traces: 3, metrics: 1, logs: 0 })
+      }).pipe(Effect.scoped)
   )
 })
