@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Scheduler, Tracer } from "effect"
 import { TestClock } from "effect/testing"
-import { AfterDecisionCap, runAfterDecision } from "../src/AfterDecision.ts"
+import { AfterDecisionCap, afterDecision, runAfterDecision } from "../src/AfterDecision.ts"
 import type { AuditRecord } from "../src/AuditRecord.ts"
 import { AuditLog } from "../src/AuditLog.ts"
 import { ExtensionHost } from "../src/ExtensionHost.ts"
@@ -191,5 +191,19 @@ describe("after the decision", () => {
         const child = after.find((x) => !(x instanceof ExportedSpan))
         assert.ok(child !== undefined && !(child instanceof ExportedSpan) && child.parent === span)
       })
+  )
+
+  it.live("a task that throws costs itself alone: the rest run, in order, in the turn after", () =>
+    Effect.gen(function* () {
+      const ran: Array<number> = []
+      afterDecision(() => ran.push(1))
+      afterDecision(() => {
+        throw new Error("a record telemetry cannot take")
+      })
+      afterDecision(() => ran.push(3))
+      assert.deepStrictEqual(ran, [])
+      yield* Effect.promise(() => new Promise<void>((resolve) => setImmediate(resolve)))
+      assert.deepStrictEqual(ran, [1, 3])
+    })
   )
 })
