@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Scheduler, Tracer } from "effect"
+import { Deferred, Effect, Exit, Fiber, Scheduler, Tracer } from "effect"
 import { TestClock } from "effect/testing"
 import { AfterDecisionCap, afterDecision, runAfterDecision } from "../src/AfterDecision.ts"
 import type { AuditRecord } from "../src/AuditRecord.ts"
@@ -204,6 +204,46 @@ describe("after the decision", () => {
       assert.deepStrictEqual(ran, [])
       yield* Effect.promise(() => new Promise<void>((resolve) => setImmediate(resolve)))
       assert.deepStrictEqual(ran, [1, 3])
+    })
+  )
+
+  it.effect("an interrupted dispatch's span still ends, interrupted, at the time it was cut, with no record", () =>
+    Effect.gen(function* () {
+      const { items, recorder } = exportingRecorder()
+      const started = yield* Deferred.make<void>()
+      const hangs = FakeExtension.make("hangs", (r) =>
+        r.event === "tool_call"
+          ? Effect.andThen(Deferred.succeed(started, undefined), Effect.never)
+          : Effect.succeed({})
+      )
+      const records: Array<AuditRecord> = []
+      const span = yield* Effect.gen(function* () {
+        const h = yield* ExtensionHost
+        runAfterDecision()
+        const before = items.length
+        const call = yield* Effect.forkChild(h.toolCall({ tool: "bash", args: { command: "ls" }, call_id: "c-1" }))
+        yield* Deferred.await(started)
+        yield* TestClock.adjust("3 millis")
+        yield* Fiber.interrupt(call)
+        yield* TestClock.adjust("1 second")
+        yield* Effect.promise(() => new Promise<void>((resolve) => setImmediate(resolve)))
+        return items
+          .slice(before)
+          .find((x): x is ExportedSpan => x instanceof ExportedSpan && x.name === "abhed.tool_call")
+      }).pipe(
+        Effect.provide(ExtensionHost.layerFake([hangs], { sessionId: "s" })),
+        Effect.provide(AuditLog.layerNone),
+        Effect.provideService(TelemetrySink, sinkOf(records, true)),
+        Effect.withTracer(recorder.tracer)
+      )
+      assert.ok(span)
+      if (span.status._tag !== "Ended") return assert.fail("the interrupted dispatch's span did not end")
+      assert.isTrue(Exit.hasInterrupts(span.status.exit))
+      assert.strictEqual(span.status.endTime - span.startTime, BigInt(3_000_000))
+      assert.notInclude(
+        records.map((r) => r.event),
+        "tool_call"
+      )
     })
   )
 })
