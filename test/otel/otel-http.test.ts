@@ -162,6 +162,23 @@ describe("OTLP requests over kept-alive sockets", () => {
       assert.deepStrictEqual(paths, ["/v1/traces"])
     }).pipe(Effect.scoped)
   )
+
+  it.live("a header value node refuses fails the request by the header's name, never its value", () =>
+    Effect.gen(function* () {
+      const { sendRequest, url } = yield* collector((socket) => socket.on("data", () => socket.write(Ok)))
+      const exit = yield* Effect.exit(
+        sendRequest(
+          HttpClientRequest.post(url, { headers: { authorization: "Bearer hunter2\nx" } }).pipe(
+            HttpClientRequest.bodyText("spans", "application/json")
+          )
+        )
+      )
+      assert.isTrue(Exit.isFailure(exit))
+      const said = String(Exit.isFailure(exit) ? Cause.squash(exit.cause) : "")
+      assert.include(said, "authorization")
+      assert.notInclude(said, "hunter2")
+    }).pipe(Effect.scoped)
+  )
 })
 
 describe("the transport after the session's end", () => {
