@@ -1,4 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
+import { mkdtempSync, readFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import { repoRoot, runCli } from "../support/cli-helpers.ts"
 import { within } from "../support/extension-helpers.ts"
 import { logsOf, resourceOf, spansOf, startReceiver } from "../support/otel-receiver.ts"
@@ -43,6 +46,33 @@ describe("abhed-ext run with OTEL_EXPORTER_OTLP_ENDPOINT", () => {
       const dispatches = spans.filter((s) => s.name !== "abhed.extension")
       for (const s of dispatches) assert.strictEqual(s.parentSpanId, undefined, `${s.name} has a parent`)
       assert.strictEqual(new Set(dispatches.map((s) => s.traceId)).size, dispatches.length)
+    } finally {
+      await receiver.close()
+    }
+  })
+
+  it("with an audit file too: each dispatch's span, tagged with its record, and its log record; no warning", async () => {
+    const receiver = await startReceiver("ok")
+    try {
+      const audit = join(mkdtempSync(join(tmpdir(), "abhed-otel-audit-")), "audit.jsonl")
+      const result = await runCli([...args, "--audit", audit], {
+        input,
+        env: { ...noOtel, OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_EXPORTER_OTLP_PROTOCOL: "http/json" }
+      })
+      assert.strictEqual(result.code, 0, result.stderr)
+      // A collector that took everything: nothing to warn about.
+      assert.notInclude(result.stderr, "telemetry")
+      const records = readFileSync(audit, "utf8")
+        .trim()
+        .split("\n")
+        .map((line) => JSON.parse(line) as { readonly event: string; readonly seq: number })
+      const dispatches = spansOf(receiver.received).filter((s) => s.name !== "abhed.extension")
+      // Each span has its own record's attributes (tagged before it ended, after the decision).
+      assert.deepStrictEqual(
+        dispatches.map((s) => `${s.name} ${String(s.attributes["abhed.seq"])}`).sort(),
+        records.map((r) => `abhed.${r.event} ${r.seq}`).sort()
+      )
+      assert.strictEqual(logsOf(receiver.received).length, records.length)
     } finally {
       await receiver.close()
     }

@@ -1,52 +1,206 @@
+import * as TelemetryExport from "@abhed/host/TelemetryExport"
 import { makeAgents, post } from "@abhed/host/TelemetryHttp"
 import { assert, describe, it } from "@effect/vitest"
-import { Effect } from "effect"
+import { Cause, Effect, Exit, Fiber, Stream } from "effect"
+import * as HttpBody from "effect/http/HttpBody"
 import * as HttpClientRequest from "effect/http/HttpClientRequest"
 import { createServer, type Socket } from "node:net"
 
 /**
  * The exporters' requests over node's HTTP client (TelemetryHttp.ts), against a collector written byte by byte: a
- * kept-alive connection that the collector closes as the next request goes out loses no batch.
+ * kept-alive connection that the collector closes as the next request goes out loses no batch; one it cuts once it
+ * began to answer, or one given up on, is not sent again; a body that is not bytes and a redirect are not sent on.
  */
+
+const Ok = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: keep-alive\r\n\r\n{}"
+
+/** A request's body, from the chunk that holds it whole (they are a few bytes). */
+const bodyOf = (chunk: Buffer): string => {
+  const text = chunk.toString("latin1")
+  return text.slice(text.indexOf("\r\n\r\n") + 4)
+}
+
+/** A collector on a local port, each connection served by `serve`; the sender's agents; both closed with the scope. */
+const collector = (serve: (socket: Socket) => void) =>
+  Effect.gen(function* () {
+    const server = createServer(serve)
+    yield* Effect.acquireRelease(
+      Effect.promise(() => new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))),
+      () => Effect.sync(() => server.close())
+    )
+    const address = server.address()
+    const url = new URL(
+      `http://127.0.0.1:${typeof address === "object" && address !== null ? address.port : 0}/v1/traces`
+    )
+    const agents = makeAgents()
+    yield* Effect.addFinalizer(() => Effect.sync(() => agents.http.destroy()))
+    const sendRequest = (request: HttpClientRequest.HttpClientRequest) =>
+      post(agents)(request, url, new AbortController().signal)
+    const send = (text: string) =>
+      sendRequest(HttpClientRequest.post(url).pipe(HttpClientRequest.bodyText(text, "application/json")))
+    // The first connection back in the agent's pool, to be reused by the next request.
+    const pooled = Effect.gen(function* () {
+      while (Object.keys(agents.http.freeSockets).length === 0) yield* Effect.sleep("1 millis")
+    })
+    // Every socket back in the pool or gone: whatever was sent has arrived.
+    const settled = Effect.gen(function* () {
+      while (Object.keys(agents.http.sockets).length > 0) yield* Effect.sleep("1 millis")
+    })
+    return { url, send, sendRequest, pooled, settled }
+  })
+
 describe("OTLP requests over kept-alive sockets", () => {
   it.live("a request on a connection the collector closed is sent again once, on a fresh one", () =>
     Effect.gen(function* () {
       const bodies: Array<string> = []
       let connections = 0
       // Each connection answers its first request (keeping the connection) and drops it at the second, unanswered.
-      const server = createServer((socket: Socket) => {
+      const { pooled, send } = yield* collector((socket) => {
         connections++
         let answered = false
         socket.on("data", (chunk) => {
           if (answered) return socket.destroy()
-          const text = chunk.toString("latin1")
-          bodies.push(text.slice(text.indexOf("\r\n\r\n") + 4))
+          bodies.push(bodyOf(chunk))
           answered = true
-          socket.write("HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: keep-alive\r\n\r\n{}")
+          socket.write(Ok)
         })
       })
-      yield* Effect.acquireRelease(
-        Effect.promise(() => new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))),
-        () => Effect.sync(() => server.close())
-      )
-      const address = server.address()
-      const url = new URL(
-        `http://127.0.0.1:${typeof address === "object" && address !== null ? address.port : 0}/v1/traces`
-      )
-      const agents = makeAgents()
-      yield* Effect.addFinalizer(() => Effect.sync(() => agents.http.destroy()))
-      const send = (text: string) =>
-        post(agents)(
-          HttpClientRequest.post(url).pipe(HttpClientRequest.bodyText(text, "application/json")),
-          url,
-          new AbortController().signal
-        )
       assert.strictEqual(yield* send("first"), 200)
-      // The first connection back in the agent's pool, to be reused by the second request.
-      while (Object.keys(agents.http.freeSockets).length === 0) yield* Effect.sleep("1 millis")
+      yield* pooled
       assert.strictEqual(yield* send("second"), 200)
       assert.deepStrictEqual(bodies, ["first", "second"])
       assert.strictEqual(connections, 2)
+    }).pipe(Effect.scoped)
+  )
+
+  it.live("a connection cut once the collector began to answer costs the request: it is not sent again", () =>
+    Effect.gen(function* () {
+      let first = true
+      const bodies: Array<string> = []
+      // The first connection answers its first request, then begins an answer to the second and resets.
+      const { pooled, send, settled } = yield* collector((socket) => {
+        const cuts = first
+        first = false
+        let requests = 0
+        socket.on("data", (chunk) => {
+          bodies.push(bodyOf(chunk))
+          requests++
+          if (cuts && requests === 2) {
+            socket.write("HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n{", () => socket.resetAndDestroy())
+          } else socket.write(Ok)
+        })
+      })
+      assert.strictEqual(yield* send("first"), 200)
+      yield* pooled
+      const exit = yield* Effect.exit(send("second"))
+      assert.isTrue(Exit.isFailure(exit))
+      // A request sent again behind the failure's back would have arrived by now.
+      yield* settled
+      assert.deepStrictEqual(bodies, ["first", "second"])
+    }).pipe(Effect.scoped)
+  )
+
+  it.live("a request given up on (its timeout) on a kept-alive connection is not sent again behind its back", () =>
+    Effect.gen(function* () {
+      const bodies: Array<string> = []
+      // Each connection answers its first request and holds the rest unanswered.
+      const { pooled, send, settled } = yield* collector((socket) => {
+        let requests = 0
+        socket.on("data", (chunk) => {
+          bodies.push(bodyOf(chunk))
+          if (++requests === 1) socket.write(Ok)
+        })
+      })
+      assert.strictEqual(yield* send("first"), 200)
+      yield* pooled
+      const held = yield* Effect.forkChild(send("second"))
+      while (bodies.length < 2) yield* Effect.sleep("1 millis")
+      yield* Fiber.interrupt(held)
+      // Nothing of it left: no socket, no request sent again.
+      yield* settled
+      assert.deepStrictEqual(bodies, ["first", "second"])
+    }).pipe(Effect.scoped)
+  )
+
+  it.live("a body that is not bytes is refused, not sent empty as if it went", () =>
+    Effect.gen(function* () {
+      let requests = 0
+      const { sendRequest, url } = yield* collector((socket) => {
+        socket.on("data", () => {
+          requests++
+          socket.write(Ok)
+        })
+      })
+      const exit = yield* Effect.exit(
+        sendRequest(
+          HttpClientRequest.post(url).pipe(
+            HttpClientRequest.setBody(HttpBody.stream(Stream.make(new TextEncoder().encode("spans"))))
+          )
+        )
+      )
+      assert.isTrue(Exit.isFailure(exit))
+      assert.include(String(Exit.isFailure(exit) ? Cause.squash(exit.cause) : ""), "Stream")
+      assert.strictEqual(requests, 0)
+    }).pipe(Effect.scoped)
+  )
+
+  it.live("a redirect is not followed: its status is the answer, and nothing goes where it points", () =>
+    Effect.gen(function* () {
+      const paths: Array<string> = []
+      const { sendRequest, url } = yield* collector((socket) => {
+        socket.on("data", (chunk) => {
+          paths.push(chunk.toString("latin1").split(" ")[1] ?? "")
+          socket.write("HTTP/1.1 308 Permanent Redirect\r\nLocation: /elsewhere\r\nContent-Length: 0\r\n\r\n")
+        })
+      })
+      const status = yield* sendRequest(
+        HttpClientRequest.post(url, { headers: { authorization: "Bearer token" } }).pipe(
+          HttpClientRequest.bodyText("spans", "application/json")
+        )
+      )
+      assert.strictEqual(status, 308)
+      assert.deepStrictEqual(paths, ["/v1/traces"])
+    }).pipe(Effect.scoped)
+  )
+
+  it.live("a header value node refuses fails the request by the header's name, never its value", () =>
+    Effect.gen(function* () {
+      const { sendRequest, url } = yield* collector((socket) => socket.on("data", () => socket.write(Ok)))
+      const exit = yield* Effect.exit(
+        sendRequest(
+          HttpClientRequest.post(url, { headers: { authorization: "Bearer hunter2\nx" } }).pipe(
+            HttpClientRequest.bodyText("spans", "application/json")
+          )
+        )
+      )
+      assert.isTrue(Exit.isFailure(exit))
+      const said = String(Exit.isFailure(exit) ? Cause.squash(exit.cause) : "")
+      assert.include(said, "authorization")
+      assert.notInclude(said, "hunter2")
+    }).pipe(Effect.scoped)
+  )
+})
+
+describe("the transport after the session's end", () => {
+  it.effect("the metrics' own last export is no loss once the last flush ran; the rest is, and before it", () =>
+    Effect.gen(function* () {
+      const batches: TelemetryExport.Batches = new WeakMap()
+      const stats = TelemetryExport.makeStats()
+      const { client } = yield* TelemetryExport.transport("1 second", batches, stats)
+      const send = (signal: "traces" | "metrics", items: number) => {
+        const body = HttpBody.uint8Array(new Uint8Array([1]), "application/x-protobuf")
+        batches.set(body, { signal, items })
+        // Never reached: nothing is sent after the session's end.
+        return client.execute(HttpClientRequest.post("http://127.0.0.1:9/v1/x").pipe(HttpClientRequest.setBody(body)))
+      }
+      stats.closed = true
+      // The last flush did not run (cut by the timeout): the metrics' last totals never left.
+      yield* send("metrics", 1)
+      assert.strictEqual(stats.dropped.metrics, 1)
+      stats.flushed = true
+      yield* send("metrics", 1)
+      yield* send("traces", 3)
+      assert.deepStrictEqual(stats.dropped, { traces: 3, metrics: 1, logs: 0 })
     }).pipe(Effect.scoped)
   )
 })

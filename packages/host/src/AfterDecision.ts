@@ -9,6 +9,12 @@
 
 let due: Array<() => void> = []
 
+/**
+ * At most this many tasks wait: dispatches that never let the event loop turn (no I/O, no yield: `Effect.runSync` in
+ * a loop) would otherwise hold every record of the loop. The task that finds the queue full runs it at once, in order.
+ */
+export const AfterDecisionCap = 1024
+
 /** Runs what waits now, in the order it was queued; one that throws costs itself alone. */
 export const runAfterDecision = (): void => {
   while (due.length > 0) {
@@ -26,5 +32,7 @@ export const runAfterDecision = (): void => {
 
 /** Queues `task` for the turn after the decision (one `setImmediate` for every task queued before it runs). */
 export const afterDecision = (task: () => void): void => {
-  if (due.push(task) === 1) setImmediate(runAfterDecision)
+  const waiting = due.push(task)
+  if (waiting === 1) setImmediate(runAfterDecision)
+  else if (waiting >= AfterDecisionCap) runAfterDecision()
 }

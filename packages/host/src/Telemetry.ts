@@ -166,7 +166,14 @@ export const layer = (settings: TelemetryConfig.TelemetrySettings): Layer.Layer<
           yield* Effect.addFinalizer(() =>
             // The buffers' hand-over to the exporters first (one turn of the event loop), then the requests in flight:
             // the last flush must not find one and drop its batch (the final metrics).
-            Effect.andThen(afterHandOver, Effect.andThen(whenIdle, flusher.flush)).pipe(
+            afterHandOver.pipe(
+              Effect.andThen(whenIdle),
+              Effect.andThen(flusher.flush),
+              Effect.andThen(
+                Effect.sync(() => {
+                  stats.flushed = true
+                })
+              ),
               Effect.timeoutOption(Duration.millis(settings.timeoutMillis)),
               Effect.andThen(
                 Effect.sync(() => {

@@ -23,6 +23,8 @@ export interface ExportStats {
   inFlightDrops: boolean
   /** Set once the session's end has flushed: anything later is dropped at once. */
   closed: boolean
+  /** The session's end's last flush ran to its end (within the timeout): every signal's last batch had its turn. */
+  flushed: boolean
 }
 
 export const makeStats = (): ExportStats => ({
@@ -30,7 +32,8 @@ export const makeStats = (): ExportStats => ({
   dropped: { traces: 0, metrics: 0, logs: 0 },
   firstFailure: undefined,
   inFlightDrops: false,
-  closed: false
+  closed: false,
+  flushed: false
 })
 
 interface Batch {
@@ -197,7 +200,12 @@ export const transport = (timeout: Duration.Input, batches: Batches, stats: Expo
         })
       const client = HttpClient.make((request, url, signal) => {
         const batch = request.body._tag === "Empty" ? undefined : batches.get(request.body)
-        if (stats.closed) return Effect.as(dropped(batch, "after the session's end"), ok(request))
+        if (stats.closed)
+          // The metrics exporter's own last export repeats the cumulative totals the last flush sent (or counted as
+          // not sent): no loss, once that flush ran.
+          return batch?.signal === "metrics" && stats.flushed
+            ? Effect.succeed(ok(request))
+            : Effect.as(dropped(batch, "after the session's end"), ok(request))
         if (batch !== undefined && inFlight[batch.signal].size >= MaxInFlight) {
           return Effect.as(dropped(batch, `${MaxInFlight} batches were still in flight`, false), ok(request))
         }

@@ -20,18 +20,21 @@ export const makeAgents = (): Agents => ({
 })
 
 /**
- * A request whose kept-alive socket turns out closed by the collector before it answered (it closed an idle
- * connection as the request went out) never reached it, and is sent again once on a fresh socket: not a retry of
- * a collector's failure, which costs the batch.
+ * A request whose kept-alive socket turns out closed by the collector before any answer began (most often: it
+ * closed an idle connection as the request went out) is sent again once on a fresh socket: not a retry of a
+ * collector's failure, which costs the batch. Once an answer began, a cut costs the request: the collector has it.
  */
-const stale = (request: http.ClientRequest, error: NodeJS.ErrnoException) =>
-  request.reusedSocket && (error.code === "ECONNRESET" || error.code === "EPIPE")
+const stale = (request: http.ClientRequest, answered: boolean, error: NodeJS.ErrnoException) =>
+  !answered && request.reusedSocket && (error.code === "ECONNRESET" || error.code === "EPIPE")
 
 export const post =
   (agents: Agents) =>
   (request: HttpClientRequest.HttpClientRequest, url: URL, signal: AbortSignal): Effect.Effect<number, Error> =>
     Effect.callback<number, Error>((resume) => {
       const body = request.body
+      // Another kind of body (a stream, form data) would go out empty and be counted as sent.
+      if (body._tag !== "Uint8Array" && body._tag !== "Empty")
+        return resume(Effect.fail(new Error(`a request body of kind ${body._tag} cannot be sent (bytes only)`)))
       const secure = url.protocol === "https:"
       const headers: Record<string, string> = { ...request.headers }
       if (body._tag === "Uint8Array") {
@@ -39,21 +42,30 @@ export const post =
         headers["content-length"] = String(body.contentLength)
       }
       let current: http.ClientRequest | undefined
+      // Given up on (the timeout, the session's end): destroying the request must not send it again.
+      let cancelled = false
       const send = (again: boolean) => {
+        let answered = false
         const sent = (secure ? https : http).request(
           url,
           { method: request.method, headers, agent: secure ? agents.https : agents.http, signal },
           (response) => {
+            answered = true
             response.on("error", (e) => resume(Effect.fail(e)))
             response.on("end", () => resume(Effect.succeed(response.statusCode ?? 0)))
             response.resume()
           }
         )
         current = sent
-        sent.on("error", (e) => (!again && stale(sent, e) ? send(true) : resume(Effect.fail(e))))
+        sent.on("error", (e) =>
+          !again && !cancelled && stale(sent, answered, e) ? send(true) : resume(Effect.fail(e))
+        )
         if (body._tag === "Uint8Array") sent.end(body.text ?? body.body)
         else sent.end()
       }
       send(false)
-      return Effect.sync(() => current?.destroy())
+      return Effect.sync(() => {
+        cancelled = true
+        current?.destroy()
+      })
     })

@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Scheduler, Tracer } from "effect"
+import { Deferred, Effect, Exit, Fiber, Scheduler, Tracer } from "effect"
 import { TestClock } from "effect/testing"
-import { runAfterDecision } from "../src/AfterDecision.ts"
+import { AfterDecisionCap, afterDecision, runAfterDecision } from "../src/AfterDecision.ts"
 import type { AuditRecord } from "../src/AuditRecord.ts"
 import { AuditLog } from "../src/AuditLog.ts"
 import { ExtensionHost } from "../src/ExtensionHost.ts"
@@ -45,6 +45,21 @@ const sinkOf = (records: Array<AuditRecord>, afterDecision: boolean): TelemetryS
   }
 })
 
+/** An exporting tracer (TelemetryTracer.ts) whose spans and exchanges land in `items`. */
+const exportingRecorder = () => {
+  const items: Array<Pending> = []
+  const recorder: { tracer: Tracer.Tracer } & Omit<Recorder, "tracer"> = {
+    tracer: Tracer.nativeTracer,
+    push: (item) => {
+      items.push(item)
+    },
+    args: "digest"
+  }
+  recorder.tracer = Tracer.make({ span: (options) => new ExportedSpan(options, recorder) })
+  exporting.set(recorder.tracer, recorder)
+  return { items, recorder }
+}
+
 const underHost = <A, E>(effect: Effect.Effect<A, E, ExtensionHost>) =>
   effect.pipe(Effect.provide(ExtensionHost.layerFake([slow], { sessionId: "s" })), Effect.provide(AuditLog.layerNone))
 
@@ -79,16 +94,7 @@ describe("after the decision", () => {
 
   it.effect("the exporting tracer's dispatch span and child span are recorded after the decision, at its times", () =>
     Effect.gen(function* () {
-      const items: Array<Pending> = []
-      const recorder: { tracer: Tracer.Tracer } & Omit<Recorder, "tracer"> = {
-        tracer: Tracer.nativeTracer,
-        push: (item) => {
-          items.push(item)
-        },
-        args: "digest"
-      }
-      recorder.tracer = Tracer.make({ span: (options) => new ExportedSpan(options, recorder) })
-      exporting.set(recorder.tracer, recorder)
+      const { items, recorder } = exportingRecorder()
       const records: Array<AuditRecord> = []
       const { pushedAtDecision, pushedAfterATurn } = yield* underHost(
         Effect.gen(function* () {
@@ -119,6 +125,125 @@ describe("after the decision", () => {
       assert.ok(child !== undefined && !(child instanceof ExportedSpan))
       assert.strictEqual(child.parent, span)
       assert.strictEqual(child.end - child.start, BigInt(5_000_000))
+    })
+  )
+
+  it.effect("a host that dispatches without the event loop turning holds at most a bounded queue", () =>
+    Effect.gen(function* () {
+      // No extension: a dispatch does no I/O, and with no yield a loop of them never lets the event loop turn (as
+      // `Effect.runSync` in a loop, or a scheduler that never yields, would). What waits for after the decision must
+      // not grow with the loop: past a bound it is handed over at once, in order.
+      const records: Array<AuditRecord> = []
+      const calls = 3 * AfterDecisionCap
+      const seen = yield* Effect.gen(function* () {
+        const h = yield* ExtensionHost
+        for (let i = 0; i < calls; i++) yield* h.toolCall({ tool: "bash", args: { command: "ls" }, call_id: `c-${i}` })
+        return records.filter((r) => r.event === "tool_call").map((r) => r.call_id)
+      }).pipe(
+        Effect.provideService(Scheduler.MaxOpsBeforeYield, Number.MAX_SAFE_INTEGER),
+        Effect.provide(ExtensionHost.layerFake([], { sessionId: "s" })),
+        Effect.provide(AuditLog.layerNone),
+        Effect.provideService(TelemetrySink, sinkOf(records, true))
+      )
+      assert.isAtLeast(seen.length, calls - AfterDecisionCap)
+      assert.deepStrictEqual(
+        seen,
+        seen.map((_, i) => `c-${i}`)
+      )
+    })
+  )
+
+  it.effect(
+    "under a policy hook (the span in the fiber's context), the span ends after the decision, its record on it",
+    () =>
+      Effect.gen(function* () {
+        const { items, recorder } = exportingRecorder()
+        // The hook reads the dispatch's span as its parent, and makes a span of its own under it.
+        const hook = {
+          name: "h",
+          decide: () => Effect.withSpan(Effect.succeed("abstain" as const), "hook")
+        }
+        const records: Array<AuditRecord> = []
+        const { atDecision, after } = yield* Effect.gen(function* () {
+          runAfterDecision()
+          const before = items.length
+          const { atDecision } = yield* callThenWait(() =>
+            items.slice(before).map((x) => (x instanceof ExportedSpan ? x.name : "exchange"))
+          )
+          yield* Effect.promise(() => new Promise<void>((resolve) => setImmediate(resolve)))
+          return { atDecision, after: items.slice(before) }
+        }).pipe(
+          Effect.provide(ExtensionHost.layerFake([slow], { sessionId: "s", policyHooks: [hook] })),
+          Effect.provide(AuditLog.layerNone),
+          Effect.provideService(TelemetrySink, sinkOf(records, true)),
+          Effect.withTracer(recorder.tracer)
+        )
+        // The hook's own span ended as it returned; the dispatch's span not yet.
+        assert.deepStrictEqual(atDecision, ["hook"])
+        const span = after.find((x): x is ExportedSpan => x instanceof ExportedSpan && x.name === "abhed.tool_call")
+        assert.ok(span)
+        const hookSpan = after.find((x): x is ExportedSpan => x instanceof ExportedSpan && x.name === "hook")
+        assert.ok(hookSpan !== undefined && hookSpan.parent._tag === "Some")
+        if (hookSpan.parent._tag === "Some") assert.strictEqual(hookSpan.parent.value, span)
+        assert.strictEqual(span.record?.event, "tool_call")
+        if (span.status._tag === "Ended") assert.strictEqual(span.status.endTime - span.startTime, BigInt(5_000_000))
+        else assert.fail("the dispatch's span did not end")
+        const child = after.find((x) => !(x instanceof ExportedSpan))
+        assert.ok(child !== undefined && !(child instanceof ExportedSpan) && child.parent === span)
+      })
+  )
+
+  it.live("a task that throws costs itself alone: the rest run, in order, in the turn after", () =>
+    Effect.gen(function* () {
+      const ran: Array<number> = []
+      afterDecision(() => ran.push(1))
+      afterDecision(() => {
+        throw new Error("a record telemetry cannot take")
+      })
+      afterDecision(() => ran.push(3))
+      assert.deepStrictEqual(ran, [])
+      yield* Effect.promise(() => new Promise<void>((resolve) => setImmediate(resolve)))
+      assert.deepStrictEqual(ran, [1, 3])
+    })
+  )
+
+  it.effect("an interrupted dispatch's span still ends, interrupted, at the time it was cut, with no record", () =>
+    Effect.gen(function* () {
+      const { items, recorder } = exportingRecorder()
+      const started = yield* Deferred.make<void>()
+      const hangs = FakeExtension.make("hangs", (r) =>
+        r.event === "tool_call"
+          ? Effect.andThen(Deferred.succeed(started, undefined), Effect.never)
+          : Effect.succeed({})
+      )
+      const records: Array<AuditRecord> = []
+      const span = yield* Effect.gen(function* () {
+        const h = yield* ExtensionHost
+        runAfterDecision()
+        const before = items.length
+        const call = yield* Effect.forkChild(h.toolCall({ tool: "bash", args: { command: "ls" }, call_id: "c-1" }))
+        yield* Deferred.await(started)
+        yield* TestClock.adjust("3 millis")
+        yield* Fiber.interrupt(call)
+        yield* TestClock.adjust("1 second")
+        yield* Effect.promise(() => new Promise<void>((resolve) => setImmediate(resolve)))
+        return items
+          .slice(before)
+          .find((x): x is ExportedSpan => x instanceof ExportedSpan && x.name === "abhed.tool_call")
+      }).pipe(
+        Effect.provide(ExtensionHost.layerFake([hangs], { sessionId: "s" })),
+        Effect.provide(AuditLog.layerNone),
+        Effect.provideService(TelemetrySink, sinkOf(records, true)),
+        Effect.withTracer(recorder.tracer)
+      )
+      assert.ok(span)
+      if (span.status._tag !== "Ended") return assert.fail("the interrupted dispatch's span did not end")
+      assert.isTrue(Exit.hasInterrupts(span.status.exit))
+      assert.strictEqual(span.status.endTime - span.startTime, BigInt(3_000_000))
+      assert.notInclude(
+        records.map((r) => r.event),
+        "tool_call"
+      )
     })
   )
 })
