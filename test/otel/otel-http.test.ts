@@ -1,5 +1,5 @@
 import * as TelemetryExport from "@abhed/host/TelemetryExport"
-import { makeAgents, post } from "@abhed/host/TelemetryHttp"
+import { envProxy, makeAgents, post } from "@abhed/host/TelemetryHttp"
 import { assert, describe, it } from "@effect/vitest"
 import { Cause, Effect, Exit, Fiber, Stream } from "effect"
 import * as HttpBody from "effect/http/HttpBody"
@@ -201,6 +201,62 @@ describe("the transport after the session's end", () => {
       yield* send("metrics", 1)
       yield* send("traces", 3)
       assert.deepStrictEqual(stats.dropped, { traces: 3, metrics: 1, logs: 0 })
+    }).pipe(Effect.scoped)
+  )
+})
+
+describe("a proxy from the environment", () => {
+  /** A proxy on a local port that answers every request itself, keeping the request lines it saw. */
+  const proxy = Effect.gen(function* () {
+    const seen: Array<string> = []
+    const server = createServer((socket) => {
+      socket.on("data", (chunk) => {
+        const line = chunk.toString("latin1").split("\r\n")[0]
+        if (line !== undefined && /^[A-Z]+ /.test(line)) seen.push(line)
+        socket.write(Ok)
+      })
+    })
+    yield* Effect.acquireRelease(
+      Effect.promise(() => new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))),
+      () => Effect.sync(() => server.close())
+    )
+    const address = server.address()
+    const url = `http://127.0.0.1:${typeof address === "object" && address !== null ? address.port : 0}`
+    return { seen, url }
+  })
+
+  /** One request to a collector no resolver knows, through agents made for `env`. */
+  const sendVia = (env: NodeJS.ProcessEnv, execArgv: ReadonlyArray<string> = []) =>
+    Effect.gen(function* () {
+      const agents = makeAgents(envProxy(env, execArgv))
+      yield* Effect.addFinalizer(() => Effect.sync(() => agents.http.destroy()))
+      const url = new URL("http://collector.invalid:4318/v1/traces")
+      const request = HttpClientRequest.post(url).pipe(HttpClientRequest.bodyText("batch", "application/json"))
+      return yield* Effect.exit(post(agents)(request, url, new AbortController().signal))
+    })
+
+  it.live("goes through HTTP_PROXY when the process opted in as node does (NODE_USE_ENV_PROXY, --use-env-proxy)", () =>
+    Effect.gen(function* () {
+      const { seen, url } = yield* proxy
+      for (const [env, execArgv] of [
+        [{ NODE_USE_ENV_PROXY: "1", HTTP_PROXY: url }, []],
+        [{ HTTP_PROXY: url }, ["--use-env-proxy"]],
+        [{ NODE_OPTIONS: "--max-old-space-size=512 --use-env-proxy", HTTP_PROXY: url }, []]
+      ] as const) {
+        const exit = yield* sendVia(env, execArgv)
+        assert.deepStrictEqual(exit, Exit.succeed(200))
+      }
+      assert.deepStrictEqual(seen, Array(3).fill("POST http://collector.invalid:4318/v1/traces HTTP/1.1"))
+    }).pipe(Effect.scoped)
+  )
+
+  it.live("is left alone without the opt-in: the request goes straight to the collector", () =>
+    Effect.gen(function* () {
+      const { seen, url } = yield* proxy
+      const exit = yield* sendVia({ HTTP_PROXY: url })
+      // collector.invalid resolves nowhere: straight there, the request fails, and the proxy never saw it.
+      assert.ok(Exit.isFailure(exit))
+      assert.deepStrictEqual(seen, [])
     }).pipe(Effect.scoped)
   )
 })

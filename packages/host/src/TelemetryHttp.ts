@@ -14,10 +14,26 @@ export interface Agents {
   readonly https: https.Agent
 }
 
-export const makeAgents = (): Agents => ({
-  http: new http.Agent({ keepAlive: true }),
-  https: new https.Agent({ keepAlive: true })
-})
+/**
+ * The environment to read `HTTP_PROXY`, `HTTPS_PROXY` and `NO_PROXY` from, when the process opted in to them as
+ * Node does (`NODE_USE_ENV_PROXY=1`, or `--use-env-proxy` on the command line or in `NODE_OPTIONS`): `fetch` and
+ * Node's global agents follow that opt-in, and agents of one's own only when given the environment. Without it,
+ * undefined: requests go straight to the collector, as they do through `fetch`.
+ */
+export const envProxy = (
+  env: NodeJS.ProcessEnv = process.env,
+  execArgv: ReadonlyArray<string> = process.execArgv
+): NodeJS.ProcessEnv | undefined =>
+  env["NODE_USE_ENV_PROXY"] === "1" ||
+  execArgv.includes("--use-env-proxy") ||
+  (env["NODE_OPTIONS"] ?? "").split(/\s+/).includes("--use-env-proxy")
+    ? env
+    : undefined
+
+export const makeAgents = (proxyEnv: NodeJS.ProcessEnv | undefined = envProxy()): Agents => {
+  const options = proxyEnv === undefined ? { keepAlive: true } : { keepAlive: true, proxyEnv }
+  return { http: new http.Agent(options), https: new https.Agent(options) }
+}
 
 /**
  * A request whose kept-alive socket turns out closed by the collector before any answer began (most often: it
