@@ -1,6 +1,6 @@
 import * as fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import { interleave, rotation } from "../src/Harness.ts"
+import { interleave, interleaveBlocks, rotation } from "../src/Harness.ts"
 import { makeLineSplitter } from "../src/LineSplitter.ts"
 import type { Machine } from "../src/Report.ts"
 import { document, latencyRows, row, toJson, toTable, verdict } from "../src/Report.ts"
@@ -152,6 +152,20 @@ describe("interleaving", () => {
     const samples = await interleave({ host: side("host"), raw: side("raw") }, { warmup: 1, iterations: 2 })
     expect(order).toEqual(["host", "raw", "raw", "host", "host", "raw"])
     expect(samples).toEqual({ host: [4, 5], raw: [3, 6] })
+  })
+
+  it("in blocks: each side runs a block in a row, rotating which goes first, the warmup's iterations thrown away", async () => {
+    const order: Array<string> = []
+    let n = 0
+    const side = (name: string) => () => {
+      order.push(name)
+      n += 1
+      return Promise.resolve(n)
+    }
+    const samples = await interleaveBlocks({ on: side("on"), off: side("off") }, { warmup: 2, iterations: 4 }, 2)
+    // Three rounds of two blocks of two: the first round is the warmup.
+    expect(order).toEqual(["on", "on", "off", "off", "off", "off", "on", "on", "on", "on", "off", "off"])
+    expect(samples).toEqual({ on: [7, 8, 9, 10], off: [5, 6, 11, 12] })
   })
 })
 
