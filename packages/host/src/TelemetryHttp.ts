@@ -16,19 +16,22 @@ export interface Agents {
 
 /**
  * The environment to read `HTTP_PROXY`, `HTTPS_PROXY` and `NO_PROXY` from, when the process opted in to them as
- * Node does (`NODE_USE_ENV_PROXY=1`, or `--use-env-proxy` on the command line or in `NODE_OPTIONS`): `fetch` and
- * Node's global agents follow that opt-in, and agents of one's own only when given the environment. Without it,
- * undefined: requests go straight to the collector, as they do through `fetch`.
+ * Node does: `NODE_USE_ENV_PROXY=1`, or `--use-env-proxy` (with a value or none) in `NODE_OPTIONS` or on the
+ * command line, `--no-use-env-proxy` turning it off again, the last of them winning and the command line read after
+ * `NODE_OPTIONS`. `fetch` and Node's global agents follow that opt-in, and agents of one's own only when given the
+ * environment. Without it, undefined: requests go straight to the collector, as they do through `fetch`.
  */
 export const envProxy = (
   env: NodeJS.ProcessEnv = process.env,
   execArgv: ReadonlyArray<string> = process.execArgv
-): NodeJS.ProcessEnv | undefined =>
-  env["NODE_USE_ENV_PROXY"] === "1" ||
-  execArgv.includes("--use-env-proxy") ||
-  (env["NODE_OPTIONS"] ?? "").split(/\s+/).includes("--use-env-proxy")
-    ? env
-    : undefined
+): NodeJS.ProcessEnv | undefined => {
+  let on = env["NODE_USE_ENV_PROXY"] === "1"
+  for (const flag of [...(env["NODE_OPTIONS"] ?? "").split(/\s+/), ...execArgv]) {
+    if (flag === "--use-env-proxy" || flag.startsWith("--use-env-proxy=")) on = true
+    else if (flag === "--no-use-env-proxy") on = false
+  }
+  return on ? env : undefined
+}
 
 export const makeAgents = (proxyEnv: NodeJS.ProcessEnv | undefined = envProxy()): Agents => {
   const options = proxyEnv === undefined ? { keepAlive: true } : { keepAlive: true, proxyEnv }
