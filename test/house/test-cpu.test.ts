@@ -56,11 +56,11 @@ describe("the suite's CPU account", () => {
       out,
       `${JSON.stringify({ file: "older.test.ts", self: 1, children: 1, childrenSystem: 0, wall: 1, spawns: {} })}\n`
     )
-    // A PATH with node alone: no vitest on it.
+    // A PATH of one empty folder: no vitest on it (node is started by its path).
     const r = NodeChildProcess.spawnSync(
       process.execPath,
       [NodePath.join(import.meta.dirname, "..", "support", "cpu-run.ts"), "no-such.test.ts"],
-      { encoding: "utf8", env: { PATH: NodePath.dirname(process.execPath), ABHED_TEST_CPU_OUT: out } }
+      { encoding: "utf8", env: { PATH: dir, ABHED_TEST_CPU_OUT: out } }
     )
     NodeFs.rmSync(dir, { recursive: true, force: true })
     expect(r.status).toBe(1)
