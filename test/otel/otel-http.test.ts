@@ -278,6 +278,33 @@ describe("a proxy from the environment", () => {
     }).pipe(Effect.scoped)
   )
 
+  it.live("a proxy that refuses the tunnel: the failure names the proxy without its credentials", () =>
+    Effect.gen(function* () {
+      const refusing = createServer((socket) =>
+        socket.once("data", () => socket.end("HTTP/1.1 407 Proxy Authentication Required\r\n\r\n"))
+      )
+      yield* Effect.acquireRelease(
+        Effect.promise(() => new Promise<void>((resolve) => refusing.listen(0, "127.0.0.1", resolve))),
+        () => Effect.sync(() => refusing.close())
+      )
+      const address = refusing.address()
+      const port = typeof address === "object" && address !== null ? address.port : 0
+      const proxyUrl = `http://abhed:s3cret-pass@127.0.0.1:${port}`
+      const exit = yield* sendVia(
+        { NODE_USE_ENV_PROXY: "1", HTTPS_PROXY: proxyUrl },
+        [],
+        "https://collector.invalid:4318/v1/traces"
+      )
+      assert.ok(Exit.isFailure(exit))
+      // What the session's end warning would name (TelemetryExport.ts: the cause's first line).
+      const text = Exit.isFailure(exit) ? String(exit.cause) : ""
+      assert.include(text, `127.0.0.1:${port}`)
+      assert.include(text, "407")
+      assert.notInclude(text, "s3cret-pass")
+      assert.notInclude(text, "abhed:")
+    }).pipe(Effect.scoped)
+  )
+
   it.live(
     "is left alone without the opt-in, or opted out as node has it: the request goes straight to the collector",
     () =>
