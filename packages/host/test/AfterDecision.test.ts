@@ -227,21 +227,23 @@ describe("after the decision", () => {
       Effect.gen(function* () {
         const { items, recorder } = exportingRecorder()
         const records: Array<AuditRecord> = []
-        const after = yield* Effect.gen(function* () {
+        const { after, atDecision } = yield* Effect.gen(function* () {
           runAfterDecision()
           const before = items.length
-          yield* Effect.withSpan(
-            callThenWait(() => undefined),
+          const { atDecision } = yield* Effect.withSpan(
+            callThenWait(() => records.map((r) => r.event)),
             "turn"
           )
           yield* Effect.promise(() => new Promise<void>((resolve) => setImmediate(resolve)))
-          return items.slice(before)
+          return { after: items.slice(before), atDecision }
         }).pipe(
           Effect.provide(ExtensionHost.layerFake([slow], { sessionId: "s" })),
           Effect.provide(AuditLog.layerNone),
           Effect.provideService(TelemetrySink, sinkOf(records, true)),
           Effect.withTracer(recorder.tracer)
         )
+        // Effect's own span (docs/embedding.md): ended, its record handed over, before the dispatch returned.
+        assert.include(atDecision, "tool_call")
         const turn = after.find((x): x is ExportedSpan => x instanceof ExportedSpan && x.name === "turn")
         const span = after.find((x): x is ExportedSpan => x instanceof ExportedSpan && x.name === "abhed.tool_call")
         assert.ok(turn !== undefined && span !== undefined)
