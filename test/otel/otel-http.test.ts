@@ -306,6 +306,23 @@ describe("a proxy from the environment", () => {
   )
 
   it.live(
+    "proxy settings node refuses (set after it started: dotenv) fail each request, never the layer, and are not quoted",
+    () =>
+      Effect.gen(function* () {
+        // Node checks them at its start; a process that sets them later gets them first when the agents are made.
+        const exit = yield* sendVia(
+          { NODE_USE_ENV_PROXY: "1", HTTP_PROXY: "http://abhed:s3cret-pass@[bad" },
+          [],
+          "http://collector.invalid:4318/v1/traces"
+        )
+        assert.ok(Exit.isFailure(exit))
+        const text = Exit.isFailure(exit) ? String(exit.cause) : ""
+        assert.include(text, "the proxy settings in the environment")
+        assert.notInclude(text, "s3cret-pass")
+      }).pipe(Effect.scoped)
+  )
+
+  it.live(
     "is left alone without the opt-in, or opted out as node has it: the request goes straight to the collector",
     () =>
       Effect.gen(function* () {
