@@ -4,7 +4,7 @@ import * as NodeFs from "node:fs"
 import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
 import { parse, table } from "../support/cpu-report.ts"
-import { cpuTimes, parseStat } from "../support/cpu-usage.ts"
+import { commandKey, cpuTimes, parseStat } from "../support/cpu-usage.ts"
 
 /**
  * `pnpm test:cpu`'s account of where the suite's CPU goes (test/support/cpu-usage.ts, cpu-report.ts): the children's
@@ -66,6 +66,15 @@ describe("the suite's CPU account", () => {
     expect(r.status).toBe(1)
     expect(r.stderr).toContain("test:cpu: vitest not started")
     expect(r.stdout).not.toContain("older.test.ts")
+  })
+
+  it("names a started process by its script, or by the flag of the code it was given inline", () => {
+    expect(commandKey("/usr/bin/node", ["--enable-source-maps", "/tmp/x/bin.mjs", "list"])).toBe("node bin.mjs")
+    expect(commandKey("bash", ["ext-fault.sh"])).toBe("bash ext-fault.sh")
+    expect(commandKey(process.execPath, ["-e", "require('fs').readFileSync('/proc/self/status')"])).toBe("node -e")
+    expect(commandKey("bash", ["-c", "echo a/b"])).toBe("bash -c")
+    expect(commandKey("/usr/bin/python3", ["-c", "pass"])).toBe("python3")
+    expect(commandKey("node", { stdio: "ignore" })).toBe("node")
   })
 
   it("tabulates the files dearest first, with totals, and names the lines it cannot read", () => {
