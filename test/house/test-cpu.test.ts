@@ -1,7 +1,10 @@
 import { describe, expect, it } from "@effect/vitest"
 import * as NodeChildProcess from "node:child_process"
+import * as NodeFs from "node:fs"
+import * as NodeOs from "node:os"
+import * as NodePath from "node:path"
 import { parse, table } from "../support/cpu-report.ts"
-import { cpuTimes, parseStat } from "../support/cpu-usage.ts"
+import { commandKey, cpuTimes, parseStat } from "../support/cpu-usage.ts"
 
 /**
  * `pnpm test:cpu`'s account of where the suite's CPU goes (test/support/cpu-usage.ts, cpu-report.ts): the children's
@@ -27,6 +30,51 @@ describe("the suite's CPU account", () => {
     expect(after).toBeDefined()
     if (before !== undefined && after !== undefined)
       expect(after.children - before.children).toBeGreaterThanOrEqual(0.25)
+  })
+
+  it("reports the file ABHED_TEST_CPU_OUT names, where vitest.cpu.config.ts wrote it", () => {
+    const dir = NodeFs.mkdtempSync(NodePath.join(NodeOs.tmpdir(), "test-cpu-"))
+    const out = NodePath.join(dir, "test-cpu.jsonl")
+    NodeFs.writeFileSync(
+      out,
+      `${JSON.stringify({ file: "named.test.ts", self: 1, children: 1, childrenSystem: 0, wall: 1, spawns: {} })}\n`
+    )
+    const r = NodeChildProcess.spawnSync(
+      process.execPath,
+      [NodePath.join(import.meta.dirname, "..", "support", "cpu-report.ts")],
+      { encoding: "utf8", env: { ...process.env, ABHED_TEST_CPU_OUT: out } }
+    )
+    NodeFs.rmSync(dir, { recursive: true, force: true })
+    expect(r.status).toBe(0)
+    expect(r.stdout).toContain("named.test.ts")
+  })
+
+  it("fails, with no table, when vitest cannot be started (an older run's table read as this one's passed)", () => {
+    const dir = NodeFs.mkdtempSync(NodePath.join(NodeOs.tmpdir(), "test-cpu-"))
+    const out = NodePath.join(dir, "test-cpu.jsonl")
+    NodeFs.writeFileSync(
+      out,
+      `${JSON.stringify({ file: "older.test.ts", self: 1, children: 1, childrenSystem: 0, wall: 1, spawns: {} })}\n`
+    )
+    // A PATH of one empty folder: no vitest on it (node is started by its path).
+    const r = NodeChildProcess.spawnSync(
+      process.execPath,
+      [NodePath.join(import.meta.dirname, "..", "support", "cpu-run.ts"), "no-such.test.ts"],
+      { encoding: "utf8", env: { PATH: dir, ABHED_TEST_CPU_OUT: out } }
+    )
+    NodeFs.rmSync(dir, { recursive: true, force: true })
+    expect(r.status).toBe(1)
+    expect(r.stderr).toContain("test:cpu: vitest not started")
+    expect(r.stdout).not.toContain("older.test.ts")
+  })
+
+  it("names a started process by its script, or by the flag of the code it was given inline", () => {
+    expect(commandKey("/usr/bin/node", ["--enable-source-maps", "/tmp/x/bin.mjs", "list"])).toBe("node bin.mjs")
+    expect(commandKey("bash", ["ext-fault.sh"])).toBe("bash ext-fault.sh")
+    expect(commandKey(process.execPath, ["-e", "require('fs').readFileSync('/proc/self/status')"])).toBe("node -e")
+    expect(commandKey("bash", ["-c", "echo a/b"])).toBe("bash -c")
+    expect(commandKey("/usr/bin/python3", ["-c", "pass"])).toBe("python3")
+    expect(commandKey("node", { stdio: "ignore" })).toBe("node")
   })
 
   it("tabulates the files dearest first, with totals, and names the lines it cannot read", () => {

@@ -226,11 +226,20 @@ describe("a proxy from the environment", () => {
   })
 
   /** One request to a collector no resolver knows, through agents made for `env`. */
-  const sendVia = (env: NodeJS.ProcessEnv, execArgv: ReadonlyArray<string> = []) =>
+  const sendVia = (
+    env: NodeJS.ProcessEnv,
+    execArgv: ReadonlyArray<string> = [],
+    to = "http://collector.invalid:4318/v1/traces"
+  ) =>
     Effect.gen(function* () {
       const agents = makeAgents(envProxy(env, execArgv))
-      yield* Effect.addFinalizer(() => Effect.sync(() => agents.http.destroy()))
-      const url = new URL("http://collector.invalid:4318/v1/traces")
+      yield* Effect.addFinalizer(() =>
+        Effect.sync(() => {
+          agents.http.destroy()
+          agents.https.destroy()
+        })
+      )
+      const url = new URL(to)
       const request = HttpClientRequest.post(url).pipe(HttpClientRequest.bodyText("batch", "application/json"))
       return yield* Effect.exit(post(agents)(request, url, new AbortController().signal))
     })
@@ -241,22 +250,97 @@ describe("a proxy from the environment", () => {
       for (const [env, execArgv] of [
         [{ NODE_USE_ENV_PROXY: "1", HTTP_PROXY: url }, []],
         [{ HTTP_PROXY: url }, ["--use-env-proxy"]],
-        [{ NODE_OPTIONS: "--max-old-space-size=512 --use-env-proxy", HTTP_PROXY: url }, []]
+        [{ NODE_OPTIONS: "--max-old-space-size=512 --use-env-proxy", HTTP_PROXY: url }, []],
+        // Node takes the flag with a value too, and its command line over NODE_OPTIONS.
+        [{ NODE_OPTIONS: "--use-env-proxy=true", HTTP_PROXY: url }, []],
+        [{ NODE_OPTIONS: "--no-use-env-proxy", HTTP_PROXY: url }, ["--use-env-proxy"]]
       ] as const) {
         const exit = yield* sendVia(env, execArgv)
         assert.deepStrictEqual(exit, Exit.succeed(200))
       }
-      assert.deepStrictEqual(seen, Array(3).fill("POST http://collector.invalid:4318/v1/traces HTTP/1.1"))
+      assert.deepStrictEqual(seen, Array(5).fill("POST http://collector.invalid:4318/v1/traces HTTP/1.1"))
     }).pipe(Effect.scoped)
   )
 
-  it.live("is left alone without the opt-in: the request goes straight to the collector", () =>
+  it.live("tunnels https through HTTPS_PROXY (CONNECT), and sends to a host in NO_PROXY straight", () =>
     Effect.gen(function* () {
       const { seen, url } = yield* proxy
-      const exit = yield* sendVia({ HTTP_PROXY: url })
-      // collector.invalid resolves nowhere: straight there, the request fails, and the proxy never saw it.
-      assert.ok(Exit.isFailure(exit))
-      assert.deepStrictEqual(seen, [])
+      const optIn = { NODE_USE_ENV_PROXY: "1", HTTP_PROXY: url, HTTPS_PROXY: url }
+      // The proxy answers the tunnel's request, then no TLS: the request fails, after the proxy saw where it went.
+      const tunnelled = yield* sendVia(optIn, [], "https://collector.invalid:4318/v1/traces")
+      assert.ok(Exit.isFailure(tunnelled))
+      assert.deepStrictEqual(seen, ["CONNECT collector.invalid:4318 HTTP/1.1"])
+      for (const to of ["http://collector.invalid:4318/v1/traces", "https://collector.invalid:4318/v1/traces"]) {
+        const straight = yield* sendVia({ ...optIn, NO_PROXY: "localhost,.invalid" }, [], to)
+        assert.ok(Exit.isFailure(straight))
+      }
+      assert.strictEqual(seen.length, 1)
     }).pipe(Effect.scoped)
+  )
+
+  it.live("a proxy that refuses the tunnel: the failure names the proxy without its credentials", () =>
+    Effect.gen(function* () {
+      const refusing = createServer((socket) =>
+        socket.once("data", () => socket.end("HTTP/1.1 407 Proxy Authentication Required\r\n\r\n"))
+      )
+      yield* Effect.acquireRelease(
+        Effect.promise(() => new Promise<void>((resolve) => refusing.listen(0, "127.0.0.1", resolve))),
+        () => Effect.sync(() => refusing.close())
+      )
+      const address = refusing.address()
+      const port = typeof address === "object" && address !== null ? address.port : 0
+      const proxyUrl = `http://abhed:s3cret-pass@127.0.0.1:${port}`
+      const exit = yield* sendVia(
+        { NODE_USE_ENV_PROXY: "1", HTTPS_PROXY: proxyUrl },
+        [],
+        "https://collector.invalid:4318/v1/traces"
+      )
+      assert.ok(Exit.isFailure(exit))
+      // What the session's end warning would name (TelemetryExport.ts: the cause's first line).
+      const text = Exit.isFailure(exit) ? String(exit.cause) : ""
+      assert.include(text, `127.0.0.1:${port}`)
+      assert.include(text, "407")
+      assert.notInclude(text, "s3cret-pass")
+      assert.notInclude(text, "abhed:")
+    }).pipe(Effect.scoped)
+  )
+
+  it.live(
+    "proxy settings node refuses (set after it started: dotenv) fail each request, never the layer, and are not quoted",
+    () =>
+      Effect.gen(function* () {
+        // Node checks them at its start; a process that sets them later gets them first when the agents are made.
+        const exit = yield* sendVia(
+          { NODE_USE_ENV_PROXY: "1", HTTP_PROXY: "http://abhed:s3cret-pass@[bad" },
+          [],
+          "http://collector.invalid:4318/v1/traces"
+        )
+        assert.ok(Exit.isFailure(exit))
+        const text = Exit.isFailure(exit) ? String(exit.cause) : ""
+        assert.include(text, "the proxy settings in the environment")
+        assert.notInclude(text, "s3cret-pass")
+      }).pipe(Effect.scoped)
+  )
+
+  it.live(
+    "is left alone without the opt-in, or opted out as node has it: the request goes straight to the collector",
+    () =>
+      Effect.gen(function* () {
+        const { seen, url } = yield* proxy
+        for (const [env, execArgv] of [
+          [{ HTTP_PROXY: url }, []],
+          // Any other value than 1 is no opt-in to node.
+          [{ NODE_USE_ENV_PROXY: "true", HTTP_PROXY: url }, []],
+          // --no-use-env-proxy outweighs NODE_USE_ENV_PROXY=1, and the command line NODE_OPTIONS.
+          [{ NODE_USE_ENV_PROXY: "1", HTTP_PROXY: url }, ["--no-use-env-proxy"]],
+          [{ NODE_USE_ENV_PROXY: "1", NODE_OPTIONS: "--no-use-env-proxy", HTTP_PROXY: url }, []],
+          [{ NODE_OPTIONS: "--use-env-proxy", HTTP_PROXY: url }, ["--no-use-env-proxy"]]
+        ] as const) {
+          const exit = yield* sendVia(env, execArgv)
+          // collector.invalid resolves nowhere: straight there, the request fails, and the proxy never saw it.
+          assert.ok(Exit.isFailure(exit))
+        }
+        assert.deepStrictEqual(seen, [])
+      }).pipe(Effect.scoped)
   )
 })

@@ -3,7 +3,8 @@ import * as NodePath from "node:path"
 
 /**
  * `pnpm test:cpu`'s table: the per-file lines test/support/cpu-usage.setup.ts wrote, dearest first, with the totals.
- * `node test/support/cpu-report.ts [FILE]` (default: node_modules/.cache/test-cpu.jsonl).
+ * `node test/support/cpu-report.ts [FILE]` (default: `$ABHED_TEST_CPU_OUT`, else node_modules/.cache/test-cpu.jsonl, as
+ * vitest.cpu.config.ts writes).
  */
 
 export interface FileCpu {
@@ -66,7 +67,9 @@ export const table = (rows: ReadonlyArray<FileCpu>): string => {
 
 if (import.meta.filename === NodePath.resolve(process.argv[1] ?? "")) {
   const path =
-    process.argv[2] ?? NodePath.join(import.meta.dirname, "..", "..", "node_modules", ".cache", "test-cpu.jsonl")
+    process.argv[2] ??
+    process.env["ABHED_TEST_CPU_OUT"] ??
+    NodePath.join(import.meta.dirname, "..", "..", "node_modules", ".cache", "test-cpu.jsonl")
   const { bad, rows } = parse(NodeFs.readFileSync(path, "utf8"))
   process.stdout.write(`${table(rows)}\n`)
   if (bad.length > 0) process.stderr.write(`${path}: lines ${bad.join(", ")} are not a file's account\n`)

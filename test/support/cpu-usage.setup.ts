@@ -2,7 +2,7 @@ import * as NodeFs from "node:fs"
 import { createRequire, syncBuiltinESMExports } from "node:module"
 import * as NodePath from "node:path"
 import { afterAll, beforeAll } from "vitest"
-import { cpuTimes } from "./cpu-usage.ts"
+import { commandKey, cpuTimes } from "./cpu-usage.ts"
 
 /**
  * Where a test file's CPU goes (`pnpm test:cpu`, vitest.cpu.config.ts): per file, one JSON line in
@@ -23,14 +23,6 @@ const holder = globalThis as typeof globalThis & { [countsKey]?: Map<string, num
 holder[countsKey] ??= new Map<string, number>()
 const counts: Map<string, number> = holder[countsKey]
 
-/** `node X` and `bash X` by their script's name: most of what the tests start is one of the two. */
-const keyOf = (command: string, args: unknown): string => {
-  const name = NodePath.basename(command)
-  if (!/^(node|bash|sh)$/.test(name) || !Array.isArray(args)) return name
-  const script = args.find((a): a is string => typeof a === "string" && !a.startsWith("-"))
-  return script === undefined ? name : `${name} ${NodePath.basename(script.split("\n")[0] ?? "")}`
-}
-
 const patched = Symbol.for("abhed.test.cpuUsage.spawnCounted")
 const childProcess = createRequire(import.meta.url)("node:child_process") as Record<string, unknown> & {
   [patched]?: true
@@ -40,7 +32,7 @@ if (childProcess[patched] !== true) {
   for (const name of ["spawn", "spawnSync", "execFile", "execFileSync"] as const) {
     const original = childProcess[name] as Spawner
     childProcess[name] = function (this: unknown, command: string, ...rest: Array<unknown>) {
-      const key = keyOf(String(command), rest[0])
+      const key = commandKey(String(command), rest[0])
       const now = holder[countsKey]
       now?.set(key, (now.get(key) ?? 0) + 1)
       return original.call(this, command, ...rest)

@@ -1,4 +1,5 @@
 import * as NodeFs from "node:fs"
+import * as NodePath from "node:path"
 
 /**
  * CPU time of this process and of the processes it has started and reaped (their children too, once reaped), in
@@ -35,3 +36,16 @@ export const cpuTimes = (): CpuTimes | undefined => {
     return undefined
   }
 }
+
+/**
+ * A started process's line in the table: `node X` and `bash X` by their script's name (most of what the tests start
+ * is one of the two), code given inline by its flag (`node -e`, `bash -c`), anything else by its command's name.
+ */
+export const commandKey = (command: string, args: unknown): string => {
+  const name = NodePath.basename(command)
+  if (!/^(node|bash|sh)$/.test(name) || !Array.isArray(args)) return name
+  const first = args.find((a): a is string => typeof a === "string" && (!a.startsWith("-") || InlineCode.has(a)))
+  if (first === undefined) return name
+  return InlineCode.has(first) ? `${name} ${first}` : `${name} ${NodePath.basename(first)}`
+}
+const InlineCode = new Set(["-e", "--eval", "-p", "--print", "-c"])

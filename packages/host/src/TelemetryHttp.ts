@@ -12,27 +12,52 @@ import * as https from "node:https"
 export interface Agents {
   readonly http: http.Agent
   readonly https: https.Agent
+  /** Why every request fails: proxy settings node refused (`makeAgents`). */
+  readonly refused?: string | undefined
 }
 
 /**
  * The environment to read `HTTP_PROXY`, `HTTPS_PROXY` and `NO_PROXY` from, when the process opted in to them as
- * Node does (`NODE_USE_ENV_PROXY=1`, or `--use-env-proxy` on the command line or in `NODE_OPTIONS`): `fetch` and
- * Node's global agents follow that opt-in, and agents of one's own only when given the environment. Without it,
- * undefined: requests go straight to the collector, as they do through `fetch`.
+ * Node does: `NODE_USE_ENV_PROXY=1`, or `--use-env-proxy` (with a value or none) in `NODE_OPTIONS` or on the
+ * command line, `--no-use-env-proxy` turning it off again, the last of them winning and the command line read after
+ * `NODE_OPTIONS`. `fetch` and Node's global agents follow that opt-in, and agents of one's own only when given the
+ * environment. Without it, undefined: requests go straight to the collector, as they do through `fetch`.
  */
 export const envProxy = (
   env: NodeJS.ProcessEnv = process.env,
   execArgv: ReadonlyArray<string> = process.execArgv
-): NodeJS.ProcessEnv | undefined =>
-  env["NODE_USE_ENV_PROXY"] === "1" ||
-  execArgv.includes("--use-env-proxy") ||
-  (env["NODE_OPTIONS"] ?? "").split(/\s+/).includes("--use-env-proxy")
-    ? env
-    : undefined
+): NodeJS.ProcessEnv | undefined => {
+  let on = env["NODE_USE_ENV_PROXY"] === "1"
+  for (const flag of [...(env["NODE_OPTIONS"] ?? "").split(/\s+/), ...execArgv]) {
+    if (flag === "--use-env-proxy" || flag.startsWith("--use-env-proxy=")) on = true
+    else if (flag === "--no-use-env-proxy") on = false
+  }
+  return on ? env : undefined
+}
 
+const KeepAlive = { keepAlive: true }
+
+/**
+ * The agents, through the proxy `proxyEnv` names if any. Node checks the proxy settings when it starts, so refused
+ * ones are settings made later (a `.env` file loaded by the program): then every request fails, naming the settings
+ * but not their text (a proxy URL may hold a password), and the layer lives on. Not straight to the collector
+ * instead: the proxy may be the only way out a network allows.
+ */
 export const makeAgents = (proxyEnv: NodeJS.ProcessEnv | undefined = envProxy()): Agents => {
-  const options = proxyEnv === undefined ? { keepAlive: true } : { keepAlive: true, proxyEnv }
-  return { http: new http.Agent(options), https: new https.Agent(options) }
+  if (proxyEnv === undefined) return { http: new http.Agent(KeepAlive), https: new https.Agent(KeepAlive) }
+  let plain: http.Agent | undefined
+  try {
+    plain = new http.Agent({ ...KeepAlive, proxyEnv })
+    return { http: plain, https: new https.Agent({ ...KeepAlive, proxyEnv }) }
+  } catch (e) {
+    plain?.destroy()
+    const code = e instanceof Error && "code" in e && typeof e.code === "string" ? ` (${e.code})` : ""
+    return {
+      http: new http.Agent(KeepAlive),
+      https: new https.Agent(KeepAlive),
+      refused: `the proxy settings in the environment (HTTP_PROXY, HTTPS_PROXY, NO_PROXY) are not valid${code}: nothing is sent`
+    }
+  }
 }
 
 /**
@@ -47,6 +72,7 @@ export const post =
   (agents: Agents) =>
   (request: HttpClientRequest.HttpClientRequest, url: URL, signal: AbortSignal): Effect.Effect<number, Error> =>
     Effect.callback<number, Error>((resume) => {
+      if (agents.refused !== undefined) return resume(Effect.fail(new Error(agents.refused)))
       const body = request.body
       // Another kind of body (a stream, form data) would go out empty and be counted as sent.
       if (body._tag !== "Uint8Array" && body._tag !== "Empty")

@@ -92,6 +92,34 @@ describe("after the decision", () => {
     })
   )
 
+  it.effect(
+    "with an audit log kept too, the audit has the record at the decision, and telemetry the same record after",
+    () =>
+      Effect.gen(function* () {
+        const { recorder } = exportingRecorder()
+        const records: Array<AuditRecord> = []
+        const { atDecision, audited } = yield* Effect.gen(function* () {
+          runAfterDecision()
+          const audit = yield* AuditLog
+          const { atDecision } = yield* callThenWait(() => records.filter((r) => r.event === "tool_call").length)
+          const audited = (yield* audit.entries).find((r) => r.event === "tool_call")
+          return { atDecision, audited }
+        }).pipe(
+          Effect.provide(ExtensionHost.layerFake([slow], { sessionId: "s" })),
+          Effect.provide(AuditLog.layerMemory),
+          Effect.provideService(TelemetrySink, sinkOf(records, true)),
+          Effect.withTracer(recorder.tracer)
+        )
+        assert.strictEqual(atDecision, 0)
+        runAfterDecision()
+        const told = records.find((r) => r.event === "tool_call")
+        assert.ok(audited !== undefined && told !== undefined)
+        // One record: the same seq and duration in the audit and in telemetry.
+        assert.strictEqual(told, audited)
+        assert.strictEqual(audited.duration_ms, 5)
+      })
+  )
+
   it.effect("the exporting tracer's dispatch span and child span are recorded after the decision, at its times", () =>
     Effect.gen(function* () {
       const { items, recorder } = exportingRecorder()
@@ -190,6 +218,42 @@ describe("after the decision", () => {
         else assert.fail("the dispatch's span did not end")
         const child = after.find((x) => !(x instanceof ExportedSpan))
         assert.ok(child !== undefined && !(child instanceof ExportedSpan) && child.parent === span)
+      })
+  )
+
+  it.effect(
+    "under a span of the caller's own (Effect.withSpan), the dispatch's span is its child, with its record",
+    () =>
+      Effect.gen(function* () {
+        const { items, recorder } = exportingRecorder()
+        const records: Array<AuditRecord> = []
+        const { after, atDecision } = yield* Effect.gen(function* () {
+          runAfterDecision()
+          const before = items.length
+          const { atDecision } = yield* Effect.withSpan(
+            callThenWait(() => records.map((r) => r.event)),
+            "turn"
+          )
+          yield* Effect.promise(() => new Promise<void>((resolve) => setImmediate(resolve)))
+          return { after: items.slice(before), atDecision }
+        }).pipe(
+          Effect.provide(ExtensionHost.layerFake([slow], { sessionId: "s" })),
+          Effect.provide(AuditLog.layerNone),
+          Effect.provideService(TelemetrySink, sinkOf(records, true)),
+          Effect.withTracer(recorder.tracer)
+        )
+        // Effect's own span (docs/embedding.md): ended, its record handed over, before the dispatch returned.
+        assert.include(atDecision, "tool_call")
+        const turn = after.find((x): x is ExportedSpan => x instanceof ExportedSpan && x.name === "turn")
+        const span = after.find((x): x is ExportedSpan => x instanceof ExportedSpan && x.name === "abhed.tool_call")
+        assert.ok(turn !== undefined && span !== undefined)
+        assert.ok(span.parent._tag === "Some" && span.parent.value === turn)
+        assert.strictEqual(span.record?.event, "tool_call")
+        if (span.status._tag === "Ended") assert.strictEqual(span.status.endTime - span.startTime, BigInt(5_000_000))
+        else assert.fail("the dispatch's span did not end")
+        const child = after.find((x) => !(x instanceof ExportedSpan))
+        assert.ok(child !== undefined && !(child instanceof ExportedSpan) && child.parent === span)
+        assert.strictEqual(child.end - child.start, BigInt(5_000_000))
       })
   )
 
