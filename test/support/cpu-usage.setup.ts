@@ -1,6 +1,7 @@
 import * as NodeFs from "node:fs"
 import { createRequire, syncBuiltinESMExports } from "node:module"
 import * as NodePath from "node:path"
+import { promisify } from "node:util"
 import { afterAll, beforeAll } from "vitest"
 import { commandKey, cpuTimes } from "./cpu-usage.ts"
 
@@ -30,13 +31,18 @@ const childProcess = createRequire(import.meta.url)("node:child_process") as Rec
 if (childProcess[patched] !== true) {
   childProcess[patched] = true
   for (const name of ["spawn", "spawnSync", "execFile", "execFileSync"] as const) {
-    const original = childProcess[name] as Spawner
-    childProcess[name] = function (this: unknown, command: string, ...rest: Array<unknown>) {
+    const original = childProcess[name] as Spawner & { [promisify.custom]?: unknown }
+    const counted = function (this: unknown, command: string, ...rest: Array<unknown>) {
       const key = commandKey(String(command), rest[0])
       const now = holder[countsKey]
       now?.set(key, (now.get(key) ?? 0) + 1)
       return original.call(this, command, ...rest)
     }
+    // `util.promisify(execFile)` resolves with { stdout, stderr } through this: kept, so that nothing behaves
+    // differently under the account (what it starts is not counted).
+    if (original[promisify.custom] !== undefined)
+      Object.defineProperty(counted, promisify.custom, { value: original[promisify.custom] })
+    childProcess[name] = counted
   }
   // The ES module namespace of node:child_process follows the patched CommonJS object.
   syncBuiltinESMExports()
