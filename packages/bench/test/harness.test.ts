@@ -134,6 +134,18 @@ describe("output", () => {
   })
 })
 
+/** Sides that note the order they run in and return a counter: which iteration each sample came from. */
+const recordingSides = () => {
+  const order: Array<string> = []
+  let n = 0
+  const side = (name: string) => () => {
+    order.push(name)
+    n += 1
+    return Promise.resolve(n)
+  }
+  return { order, side }
+}
+
 describe("interleaving", () => {
   it("rotates which side goes first, every side once per iteration", () => {
     expect(rotation(["host", "raw"], 0)).toEqual(["host", "raw"])
@@ -142,26 +154,14 @@ describe("interleaving", () => {
   })
 
   it("runs warmup + iterations of every side, alternating, and keeps only the measured iterations", async () => {
-    const order: Array<string> = []
-    let n = 0
-    const side = (name: string) => () => {
-      order.push(name)
-      n += 1
-      return Promise.resolve(n)
-    }
+    const { order, side } = recordingSides()
     const samples = await interleave({ host: side("host"), raw: side("raw") }, { warmup: 1, iterations: 2 })
     expect(order).toEqual(["host", "raw", "raw", "host", "host", "raw"])
     expect(samples).toEqual({ host: [4, 5], raw: [3, 6] })
   })
 
   it("in blocks: each side runs a block in a row, rotating which goes first, the warmup's iterations thrown away", async () => {
-    const order: Array<string> = []
-    let n = 0
-    const side = (name: string) => () => {
-      order.push(name)
-      n += 1
-      return Promise.resolve(n)
-    }
+    const { order, side } = recordingSides()
     const samples = await interleaveBlocks({ on: side("on"), off: side("off") }, { warmup: 2, iterations: 4 }, 2)
     // Three rounds of two blocks of two: the first round is the warmup.
     expect(order).toEqual(["on", "on", "off", "off", "off", "off", "on", "on", "on", "on", "off", "off"])
