@@ -2,8 +2,9 @@
  * Telemetry's share of a dispatch that can wait until the decision is handed back: the record handed to the
  * exporting sink, the dispatch's span ended, its exchanges' child spans recorded. What is queued here runs in one
  * turn of the event loop of its own (`setImmediate`), after the caller has its answer, while the host waits for its
- * next event or reply; everything it reads was fixed at the decision (the times included). Measured: a dispatch
- * exporting to a collector came back ~5% later when this ran before its answer (docs/benchmarks.md, scenario 12).
+ * next event or reply; everything it reads was fixed at the decision (the times included). The work is the same,
+ * only later: over in-process fakes a dispatch's p50 with export on went from 1.54–1.60× to 1.26–1.28× of off's
+ * (docs/benchmarks.md, scenario 12; a host saturated with dispatches still pays it, in the next one).
  * `runAfterDecision` runs what waits at once: the session's end calls it before its last flush.
  */
 
