@@ -38,6 +38,7 @@ export const interleaveBlocks = async <K extends string>(
   options: InterleaveOptions,
   block: number
 ): Promise<Samples<K>> => {
+  // Object.keys loses the key type; the keys are exactly the record's own keys, which are K.
   const keys = Object.keys(sides) as Array<K>
   const samples = new Map<K, Array<number>>(keys.map((k) => [k, []]))
   const rounds = Math.ceil((options.warmup + options.iterations) / block)
@@ -49,6 +50,7 @@ export const interleaveBlocks = async <K extends string>(
       }
     }
   }
+  // Sound: every key of `sides` is filled in by the loop below, before the object is returned.
   const result = {} as { [key in K]: ReadonlyArray<number> }
   for (const key of keys) result[key] = samples.get(key) ?? []
   return result
@@ -58,21 +60,6 @@ export const interleaveBlocks = async <K extends string>(
 export const rotation = <K extends string>(keys: ReadonlyArray<K>, i: number): ReadonlyArray<K> =>
   keys.length === 0 ? [] : keys.map((_, j) => keys[(i + j) % keys.length]).filter((k): k is K => k !== undefined)
 
-export const interleave = async <K extends string>(
-  sides: Sides<K>,
-  options: InterleaveOptions
-): Promise<Samples<K>> => {
-  // Object.keys loses the key type; the keys are exactly the record's own keys, which are K.
-  const keys = Object.keys(sides) as Array<K>
-  const samples = new Map<K, Array<number>>(keys.map((k) => [k, []]))
-  for (let i = 0; i < options.warmup + options.iterations; i++) {
-    for (const key of rotation(keys, i)) {
-      const ms = await sides[key]()
-      if (i >= options.warmup) samples.get(key)?.push(ms)
-    }
-  }
-  // Sound: every key of `sides` is filled in by the loop below, before the object is returned.
-  const result = {} as { [key in K]: ReadonlyArray<number> }
-  for (const key of keys) result[key] = samples.get(key) ?? []
-  return result
-}
+/** One iteration of each side in turn, rotating which goes first: `interleaveBlocks` with blocks of one. */
+export const interleave = <K extends string>(sides: Sides<K>, options: InterleaveOptions): Promise<Samples<K>> =>
+  interleaveBlocks(sides, options, 1)

@@ -29,7 +29,7 @@ export class ExportedSpan extends Tracer.NativeSpan {
   dispatch: DispatchFields | undefined = undefined
   /** A dispatch's record: the decision, rounds and args' digest, worked out when it is sent (`tagRecord`). */
   record: AuditRecord | undefined = undefined
-  /** Ended after its dispatch's decision (`withDispatchSpan`): its record may be handed over then too. */
+  /** Ended after its dispatch's decision (`dispatchSpan`): its record may be handed over then too. */
   endsLater = false
   constructor(options: ConstructorParameters<typeof Tracer.NativeSpan>[0], recorder: Recorder) {
     super(options)
@@ -104,7 +104,7 @@ export const endsAfterDecision = (span: Tracer.Span): boolean => span instanceof
  * Are `parent`'s exchanges recorded by `recordExchange` (a span of `tracer`, one of these)? Then they may be
  * recorded after the decision.
  */
-export const recordsExchanges = (tracer: Tracer.Tracer, parent: Tracer.AnySpan): boolean =>
+export const recordsExchanges = (tracer: Tracer.Tracer, parent: Tracer.AnySpan): parent is ExportedSpan =>
   parent instanceof ExportedSpan && parent.recorder.tracer === tracer
 
 /** What waits in the buffer. */
@@ -149,7 +149,7 @@ export const recordExchange = (
   start: bigint,
   end: bigint
 ): boolean => {
-  if (!(parent instanceof ExportedSpan) || !recordsExchanges(tracer, parent)) return false
+  if (!recordsExchanges(tracer, parent)) return false
   if (parent.sampled) parent.recorder.push({ parent, exchange, round, start, end })
   return true
 }

@@ -163,16 +163,9 @@ export const dispatch = <A>(
     }
     return Effect.flatMap(body(identity), ({ input, notes, outcome, rounds }) => {
       const end = clock.currentTimeMillisUnsafe()
-      if (later) {
-        const record = recordOf(ctx, n, start, event, callId, subject, rounds, outcome, input, notes, end)
-        afterDecision(() => telemetry.record(record, span))
-        return Effect.andThen(
-          ctx.audit.record(record),
-          Effect.sync(() => done(outcome))
-        )
-      }
       const record = recordOf(ctx, n, start, event, callId, subject, rounds, outcome, input, notes, end)
-      if (telemetry !== undefined) {
+      if (later) afterDecision(() => telemetry.record(record, span))
+      else if (telemetry !== undefined) {
         try {
           telemetry.record(record, span)
         } catch {
