@@ -1,7 +1,8 @@
-import { writeFileSync } from "node:fs"
+import { mkdirSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
 import { runCli } from "../support/cli-helpers.ts"
+import { call, world } from "../support/config-world.ts"
 import { fixture, Patient } from "../support/extension-helpers.ts"
 import { configFile, tempDir } from "../support/replay-extensions.ts"
 
@@ -9,7 +10,8 @@ import { configFile, tempDir } from "../support/replay-extensions.ts"
  * Text the CLI prints for people that comes from an extension's reply or from an audit file (anyone's text) is
  * shown escaped: a reason, an extension name, a tool name or a call id cannot retitle the terminal, clear the lines
  * that matter away, move the cursor over them or write the clipboard (OSC 52). `replay`, `test` and
- * `run --summary` print such text.
+ * `run --summary` print such text; so do `trust` and `run` from a repository's own config, which the user judges on
+ * sight before trusting it (an erased line, or a command shown reversed by a bidirectional override, hides what runs).
  */
 
 /** Every character a terminal acts on, but tab and the line breaks between lines. */
@@ -106,5 +108,59 @@ describe.concurrent("text from extensions and audit files is shown escaped", () 
     expect(r.code).toBe(0)
     expect(r.stderr).not.toMatch(controls)
     expect(r.stderr).toContain("1 allow(s) ignored")
+  }, 120_000)
+})
+
+/** A repository whose `.abhed/abhed.json` runs `args`, in `cwd`, with an env key of its choosing. */
+const hostileProject = (args: ReadonlyArray<string>, cwd: string, envKey: string) => {
+  const w = world("abhed-hostile-trust-")
+  mkdirSync(join(w.repo, ".abhed"), { recursive: true })
+  writeFileSync(
+    w.project,
+    JSON.stringify({ extensions: [{ name: "guard", command: "bash", args, cwd, env: { [envKey]: "1" }, ...Patient }] })
+  )
+  return w
+}
+
+describe.concurrent("a repository's config is shown escaped where the user decides to trust it", () => {
+  it("trust: a cwd that erases the line above, a bidi override in args, a title in an env key", async () => {
+    const w = hostileProject(
+      ["-c", "echo \u202e hs|lru\u202c", "x\u009b2K"],
+      ".\u001b[1A\u001b[2K",
+      "A\u001b]0;T\u0007"
+    )
+    const r = await runCli(["trust"], { cwd: w.repo, env: w.env })
+    expect(r.code).toBe(1)
+    expect(r.stdout).not.toMatch(controls)
+    expect(r.stderr).not.toMatch(controls)
+    expect(r.stdout).toContain('args     ["-c","echo \\u202e hs|lru\\u202c","x\\u009b2K"]')
+    expect(r.stdout).toContain("cwd      ")
+    expect(r.stdout).toContain(".\\x1b[1A\\x1b[2K")
+    expect(r.stdout).toContain("env      A\\x1b]0;T\\x07")
+  }, 120_000)
+
+  it("run: what changed since the project was trusted (its cwd, its env keys) on stderr", async () => {
+    const w = hostileProject(["-c", "cat"], ".", "A")
+    expect((await runCli(["trust", "--yes"], { cwd: w.repo, env: w.env })).code).toBe(0)
+    writeFileSync(
+      w.project,
+      JSON.stringify({
+        extensions: [
+          {
+            name: "guard",
+            command: "bash",
+            args: ["-c", "cat"],
+            cwd: ".\u001b[1A\u001b[2K",
+            env: { "B\u001b]0;T\u0007": "1" },
+            ...Patient
+          }
+        ]
+      })
+    )
+    const r = await runCli(["run"], { cwd: w.repo, env: w.env, input: call })
+    expect(r.stderr).toContain("is not trusted")
+    expect(r.stderr).not.toMatch(controls)
+    expect(r.stderr).toMatch(/cwd changed: \S+ -> \S+\/\.\\x1b\[1A\\x1b\[2K\n/)
+    expect(r.stderr).toContain("env keys changed: +B\\x1b]0;T\\x07 -A")
   }, 120_000)
 })
