@@ -163,4 +163,17 @@ describe.concurrent("a repository's config is shown escaped where the user decid
     expect(r.stderr).toMatch(/cwd changed: \S+ -> \S+\/\.\\x1b\[1A\\x1b\[2K\n/)
     expect(r.stderr).toContain("env keys changed: +B\\x1b]0;T\\x07 -A")
   }, 120_000)
+
+  it("run: a project config's problems quote its text escaped (JSON leaves C1 controls and bidi overrides)", async () => {
+    const w = world("abhed-hostile-config-")
+    mkdirSync(join(w.repo, ".abhed"), { recursive: true })
+    writeFileSync(w.project, JSON.stringify({ extensions: [{ name: "x\u202e\u009b2J", command: "bash" }] }))
+    const r = await runCli(["run"], { cwd: w.repo, env: w.env, input: call })
+    expect(r.code).toBe(2)
+    expect(r.stderr).not.toMatch(controls)
+    expect(r.stderr).toContain('invalid name "x\\u202e\\u009b2J"')
+    const direct = await runCli(["run", "-c", w.project], { input: call })
+    expect(direct.code).toBe(2)
+    expect(direct.stderr).not.toMatch(controls)
+  }, 120_000)
 })

@@ -8,7 +8,7 @@ import {
   type UntrustedProject
 } from "@abhed/host/ConfigLayers"
 import { ExtensionHost } from "@abhed/host/ExtensionHost"
-import { printable } from "@abhed/host/Printable"
+import { printable, printableLines } from "@abhed/host/Printable"
 import { defaultTrustStore, Trust } from "@abhed/host/Trust"
 import type { Config } from "@abhed/protocol"
 import { Console, Effect, type FileSystem, type Layer, Option, type Path, type Stdio } from "effect"
@@ -42,7 +42,8 @@ export const loadCliLayers = (command: string): Effect.Effect<Layers, ConfigReje
     Effect.mapError(
       (e) => new ConfigRejected({ file: e._tag === "LayerConflict" ? e.files.join(", ") : e.file, detail: e.message })
     ),
-    Effect.tapError((e) => Console.error(e.message)),
+    // A project layer is a repository's: its problems quote its text, escaped.
+    Effect.tapError((e) => Console.error(printableLines(e.message).join("\n"))),
     Effect.tap((layers) =>
       Effect.gen(function* () {
         for (const w of layers.warnings) yield* Console.error(`${command}: warning: ${w}`)
