@@ -28,6 +28,15 @@ describe("mcp tool names", () => {
       `tool "FILES-READ" skipped: another of the server's tools is already declared as "mcp__gh__FILES-READ"`
     ])
   })
+
+  it("shows a server's name escaped in its warning: no control, bidi override or invisible character reaches a terminal", () => {
+    const naming = nameTools("h", ["read\u200b", "x\u009b2J\u202e", "a\u001b]0;T\u0007"], (t) => t)
+    expect(naming.warnings).toEqual([
+      `tool "read\\u200b" declared as "mcp__h__read_"`,
+      `tool "x\\u009b2J\\u202e" declared as "mcp__h__x_2J_"`,
+      `tool "a\\u001b]0;T\\u0007" declared as "mcp__h__a__0_T_"`
+    ])
+  })
 })
 
 describe("mcp command line", () => {

@@ -38,11 +38,12 @@ export const make: Effect.Effect<Toolkit.WithHandler<ExtensionTools>, never, Ext
     string,
     (params: unknown, context: { readonly toolCallId?: string | undefined }) => Effect.Effect<unknown, string>
   > = {}
-  for (const { tool: declared } of yield* host.tools) {
+  for (const { extension: owner, tool: declared } of yield* host.tools) {
     // The host rejects a declaration it cannot compile (audited); a host that did not (a mock) loses the tool here.
     const compiled = compileInputSchema(declared.input_schema)
     if (Result.isFailure(compiled)) continue
     const argsSchema = compiled.success
+    const schemaText = canonicalJson(declared.input_schema)
     tools.push(
       Tool.dynamic(declared.name, {
         description: declared.description,
@@ -68,6 +69,15 @@ export const make: Effect.Effect<Toolkit.WithHandler<ExtensionTools>, never, Ext
         if (Result.isFailure(checked) || !isJsonObject(params)) {
           const why = Result.isFailure(checked) ? checked.failure.message : "args must be a JSON object"
           return yield* Effect.fail(`args do not match ${declared.name}'s input_schema: ${why}`)
+        }
+        // A reload re-lists the tools: a name may now be another extension's, or take other args. The model was
+        // shown this declaration and its args were checked against it: refused rather than sent to another owner.
+        const now = (yield* host.tools).find((t) => t.tool.name === declared.name)
+        if (now === undefined || now.extension !== owner || canonicalJson(now.tool.input_schema) !== schemaText) {
+          return yield* Effect.fail(
+            `${declared.name} is no longer the tool this toolkit offered (the host's tools changed since it was made, ` +
+              `by a reload): refused; make the toolkit again to offer the tools as they are`
+          )
         }
         const out = yield* host
           .invokeTool({ tool: declared.name, args: params, call_id: context.toolCallId })

@@ -1,3 +1,4 @@
+import { printableLines } from "@abhed/host/Printable"
 import {
   type ConfigInvalid,
   ConfigUnreadable,
@@ -39,7 +40,9 @@ export const loadConfig = (
               : e.message
         })
     ),
-    Effect.tapError((e) => Console.error(e.message))
+    // A config may be a repository's, its text anyone's: the problems quote it, escaped (JSON leaves C1 controls and
+    // bidirectional overrides as they are).
+    Effect.tapError((e) => Console.error(printableLines(e.message).join("\n")))
   )
 }
 

@@ -8,6 +8,7 @@ import {
   type UntrustedProject
 } from "@abhed/host/ConfigLayers"
 import { ExtensionHost } from "@abhed/host/ExtensionHost"
+import { printable, printableLines } from "@abhed/host/Printable"
 import { defaultTrustStore, Trust } from "@abhed/host/Trust"
 import type { Config } from "@abhed/protocol"
 import { Console, Effect, type FileSystem, type Layer, Option, type Path, type Stdio } from "effect"
@@ -25,10 +26,13 @@ import { processHost } from "./HostLayer.ts"
 /** The trust store of this user (`$XDG_CONFIG_HOME/abhed/trust.json`). */
 export const trustStoreFile = (): string => defaultTrustStore(process.env, NodeOs.homedir())
 
-/** Why a project's extensions are not started, and the command that would trust it. */
+/**
+ * Why a project's extensions are not started, and the command that would trust it. What changed quotes the
+ * repository's own config (a cwd, env keys): shown escaped, so it cannot drive the terminal.
+ */
 export const untrustedMessage = (command: string, u: UntrustedProject): string =>
   describeUntrusted(u)
-    .map((line, i) => (i === 0 ? `${command}: ${line}` : line))
+    .map((line, i) => printable(i === 0 ? `${command}: ${line}` : line))
     .join("\n")
 
 /** Load the layers from the current directory; an invalid layer is exit 2 (its problems on stderr). */
@@ -38,7 +42,8 @@ export const loadCliLayers = (command: string): Effect.Effect<Layers, ConfigReje
     Effect.mapError(
       (e) => new ConfigRejected({ file: e._tag === "LayerConflict" ? e.files.join(", ") : e.file, detail: e.message })
     ),
-    Effect.tapError((e) => Console.error(e.message)),
+    // A project layer is a repository's: its problems quote its text, escaped.
+    Effect.tapError((e) => Console.error(printableLines(e.message).join("\n"))),
     Effect.tap((layers) =>
       Effect.gen(function* () {
         for (const w of layers.warnings) yield* Console.error(`${command}: warning: ${w}`)

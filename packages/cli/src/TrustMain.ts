@@ -9,6 +9,7 @@ import {
   type TrustStoreError,
   verdictOf
 } from "@abhed/host"
+import { printable } from "@abhed/host/Printable"
 import { Console, Effect, Option, Runtime, Schema } from "effect"
 import { Command } from "effect/cli"
 import * as NodeFs from "node:fs"
@@ -57,7 +58,11 @@ const showExtension = (root: string, x: ExtensionPrint): ReadonlyArray<string> =
       ))
 ]
 
-/** What `trust` shows before it asks. */
+/**
+ * What `trust` shows before it asks. Every line quotes the repository's config (a command, its args, a cwd, env
+ * keys, script paths), which is what the user trusts on sight: shown escaped (`printable`), so that no escape
+ * sequence can erase or rewrite a line on the terminal, and no bidirectional override can show a command reversed.
+ */
 export const describeProject = (print: ProjectPrint, changes: ReadonlyArray<string> | undefined): string =>
   [
     `project ${print.root}`,
@@ -68,7 +73,9 @@ export const describeProject = (print: ProjectPrint, changes: ReadonlyArray<stri
       ? "it starts no process (its policy and settings apply)"
       : `it would start ${print.extensions.length} process${print.extensions.length === 1 ? "" : "es"}:`,
     ...print.extensions.flatMap((x) => showExtension(print.root, x))
-  ].join("\n")
+  ]
+    .map(printable)
+    .join("\n")
 
 const ask = (question: string): Effect.Effect<boolean> =>
   Effect.promise(async () => {
@@ -86,7 +93,7 @@ const listTrusted = Effect.gen(function* () {
   if (entries.length === 0) return yield* Console.log("no project is trusted")
   for (const e of entries) {
     yield* Console.log(
-      `${e.root}  trusted ${e.trusted_at}  (${e.extensions.map((x) => x.name).join(", ") || "no extension"})`
+      printable(`${e.root}  trusted ${e.trusted_at}  (${e.extensions.map((x) => x.name).join(", ") || "no extension"})`)
     )
   }
 })
@@ -115,7 +122,7 @@ export const trustMain = Effect.fn("trust")(function* ({
     return yield* fail(
       process.stdin.isTTY === true
         ? "abhed-ext trust: not trusted"
-        : `abhed-ext trust: not trusted (no terminal to ask on): review the above, then run \`abhed-ext trust --yes ${found.root}\``
+        : `abhed-ext trust: not trusted (no terminal to ask on): review the above, then run \`abhed-ext trust --yes ${printable(found.root)}\``
     )
   }
   yield* recordTrust(store, print, new Date()).pipe(Effect.catch(storeFailed("abhed-ext trust")))

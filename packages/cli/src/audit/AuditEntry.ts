@@ -1,3 +1,4 @@
+import { MaxJsonDepth, nestedDeeperThan } from "@abhed/protocol"
 import { Result, Schema } from "effect"
 
 /**
@@ -75,6 +76,13 @@ export interface BadLine {
 
 const decodeRecord = Schema.decodeUnknownResult(AuditEntryRecord)
 
+/**
+ * How deep a record may nest: what the host sends and reads nests at most `MaxJsonDepth` levels, and a record holds
+ * it a few levels down (`rounds[].exchanges[].reply.args`). A deeper line is not the host's, and reading it would
+ * overflow the stack of whatever walks it (the report's, replay's).
+ */
+export const MaxRecordDepth = MaxJsonDepth + 8
+
 /** One line of `file` (number `line`), read: the entry, or what is wrong with it. */
 export const readLine = (file: string, line: number, text: string): AuditEntry | BadLine => {
   let parsed: unknown
@@ -82,6 +90,9 @@ export const readLine = (file: string, line: number, text: string): AuditEntry |
     parsed = JSON.parse(text)
   } catch (e) {
     return { file, line, problem: `not JSON (${e instanceof Error ? e.message : String(e)})` }
+  }
+  if (nestedDeeperThan(parsed, MaxRecordDepth)) {
+    return { file, line, problem: `not an audit record: nested more than ${MaxRecordDepth} levels deep` }
   }
   const decoded = decodeRecord(parsed)
   return Result.isSuccess(decoded)

@@ -1,3 +1,4 @@
+import { printable } from "@abhed/host/Printable"
 import { canonicalJson } from "@abhed/protocol"
 import { Clock, Console, Effect, FileSystem, Option, Result, Stream } from "effect"
 import { Command } from "effect/cli"
@@ -32,17 +33,22 @@ interface CaseReport {
   readonly malformed?: string | undefined
 }
 
+/**
+ * What came holds the extensions' reasons (and the cases their own text): shown escaped (`printable`), so an
+ * extension's reason cannot drive the terminal (retitle it, clear the FAIL lines away, write the clipboard).
+ */
 const printReport = (r: CaseReport) => {
   const s = styleFor()
   const head = r.verdict.passed ? s.green("PASS") : s.red("FAIL")
-  if (r.malformed !== undefined) return Console.log(`${head} ${r.where}: malformed case: ${r.malformed}`)
-  if (r.verdict.passed) return Console.log(`${head} ${r.where} ${r.name}: ${r.verdict.came}`)
+  const p = printable
+  if (r.malformed !== undefined) return Console.log(`${head} ${p(`${r.where}: malformed case: ${r.malformed}`)}`)
+  if (r.verdict.passed) return Console.log(`${head} ${p(`${r.where} ${r.name}: ${r.verdict.came}`)}`)
   return Console.log(
     [
-      `${head} ${r.where} ${r.name}`,
-      `     expected: ${r.verdict.expected}`,
-      `     came:     ${r.verdict.came}`,
-      ...r.verdict.problems.map((p) => `     - ${p}`)
+      `${head} ${p(`${r.where} ${r.name}`)}`,
+      `     expected: ${p(r.verdict.expected)}`,
+      `     came:     ${p(r.verdict.came)}`,
+      ...r.verdict.problems.map((problem) => `     - ${p(problem)}`)
     ].join("\n")
   )
 }
@@ -106,8 +112,10 @@ export const testMain = Effect.fn("test")(function* ({
   )
   const failed = reports.filter((r) => !r.verdict.passed)
   yield* Console.log(
-    `${reports.length} case${reports.length === 1 ? "" : "s"}: ${reports.length - failed.length} passed, ${failed.length} failed` +
-      (failed.length > 0 ? ` (${failed.map((r) => r.where).join(", ")})` : "")
+    printable(
+      `${reports.length} case${reports.length === 1 ? "" : "s"}: ${reports.length - failed.length} passed, ${failed.length} failed` +
+        (failed.length > 0 ? ` (${failed.map((r) => r.where).join(", ")})` : "")
+    )
   )
   if (Option.isSome(junit)) {
     const fs = yield* FileSystem.FileSystem

@@ -125,7 +125,8 @@ export const makeAdapter = (options: AdapterOptions, run: (input: string) => Eff
           ran: false
         })
       }
-      const key = tool === undefined ? undefined : `${event}\u0000${tool.callId}`
+      // The call's tool is part of the key: an agent may give two calls one id (ids numbered per turn).
+      const key = tool === undefined ? undefined : `${event}\u0000${tool.callId}\u0000${tool.tool}`
       const payload = tool === undefined ? undefined : event === "tool_call" ? tool.args : tool.content
       const round = request.event === "tool_call" || request.event === "tool_result" ? request.round : undefined
       if (key !== undefined && round !== undefined && round >= 2) {
@@ -146,7 +147,12 @@ export const makeAdapter = (options: AdapterOptions, run: (input: string) => Eff
           label: options.label
         })
         const proposal = mapped.reply["args"] ?? mapped.reply["content"]
-        if (key !== undefined && proposal !== undefined) remember(key, proposal, mapped.reply)
+        // Only this run's proposal counts: a run that proposes nothing forgets an earlier call's of the same id, which
+        // a later round must not find and answer for a call the hook never saw.
+        if (key !== undefined) {
+          if (proposal !== undefined) remember(key, proposal, mapped.reply)
+          else proposals.delete(key)
+        }
         options.observe?.({ request, event, tool, result, reply: mapped.reply, took })
         const ran = `${what}: ran: ${endOf(result)} in ${Math.round(Duration.toMillis(took))} ms; ${becameOf(mapped.reply)}`
         return { line: reply(id, mapped.reply), log: [ran, ...mapped.log], ran: true }

@@ -1,3 +1,4 @@
+import { printable } from "@abhed/host/Printable"
 import { canonicalJson, isJsonObject } from "@abhed/protocol"
 import type { Style } from "../Style.ts"
 import type { Malformed } from "./AuditInput.ts"
@@ -5,7 +6,9 @@ import type { ChangeKind, Comparison } from "./ReplayCompare.ts"
 
 /**
  * What `replay` found, and how it is printed (docs/cli.md#abhed-ext-replay): text for people, one JSON document with
- * --json. Pure.
+ * --json. Pure. An audit file may be anyone's text, and the new reasons are the extensions': in the text, every
+ * value from them is shown escaped (`printable`), so none can drive the terminal (retitle it, clear the lines that
+ * matter, write the clipboard).
  */
 
 export interface Replayed {
@@ -132,14 +135,14 @@ export const renderText = (r: ReplayResult, style: Style): string => {
     if (c.kind === "unchanged") continue
     const what = [x.event, x.call_id, x.tool].filter((s) => s !== undefined).join(" ")
     lines.push(
-      `${paint[c.kind](c.kind)} ${x.where} ${what} (session ${x.session_id})${c.by.length > 0 ? ` by ${c.by.join(", ")}` : ""}`,
-      `  before: ${side(x.event, c.before)}`,
-      `  after:  ${side(x.event, c.after)}`
+      `${paint[c.kind](c.kind)} ${printable(`${x.where} ${what} (session ${x.session_id})${c.by.length > 0 ? ` by ${c.by.join(", ")}` : ""}`)}`,
+      `  before: ${printable(side(x.event, c.before))}`,
+      `  after:  ${printable(side(x.event, c.after))}`
     )
   }
   const list = (title: string, items: ReadonlyArray<string>) => {
     if (items.length === 0) return
-    lines.push(`${title}:`, ...items.slice(0, TextListLimit).map((s) => `  ${s}`))
+    lines.push(`${title}:`, ...items.slice(0, TextListLimit).map((s) => `  ${printable(s)}`))
     if (items.length > TextListLimit) lines.push(`  … and ${items.length - TextListLimit} more (--json lists them all)`)
   }
   list(
@@ -160,10 +163,12 @@ export const renderText = (r: ReplayResult, style: Style): string => {
     return names.length > 0 ? ` (${names.join(", ")})` : ""
   }
   lines.push(
-    `replayed ${s.replayed} event${s.replayed === 1 ? "" : "s"} under ${r.config}: ` +
-      `${s.stricter} stricter${byText("stricter")}, ${s.looser} looser${byText("looser")}, ` +
-      `${s.changed} changed${byText("changed")}, ${s.unchanged} unchanged; ${s.not_replayable} not replayable` +
-      (s.malformed > 0 ? `; ${s.malformed} malformed` : "")
+    printable(
+      `replayed ${s.replayed} event${s.replayed === 1 ? "" : "s"} under ${r.config}: ` +
+        `${s.stricter} stricter${byText("stricter")}, ${s.looser} looser${byText("looser")}, ` +
+        `${s.changed} changed${byText("changed")}, ${s.unchanged} unchanged; ${s.not_replayable} not replayable` +
+        (s.malformed > 0 ? `; ${s.malformed} malformed` : "")
+    )
   )
   return lines.join("\n")
 }

@@ -1,4 +1,5 @@
 import { AuditLog, type AuditRecord } from "@abhed/host/AuditLog"
+import { printable } from "@abhed/host/Printable"
 import type { Config } from "@abhed/protocol"
 import { Effect, Layer } from "effect"
 import type { LineResult } from "./Session.ts"
@@ -142,7 +143,8 @@ export const render = (tally: RunTally): string => {
     if (per.ignoredAllows.length > 0) {
       lines.push(
         `  ${" ".repeat(width)}  ${per.ignoredAllows.length} allow(s) ignored (an extension may veto, never permit), ` +
-          `e.g. ${JSON.stringify(per.ignoredAllows[0])}`
+          // The extension's own text: C1 controls and bidirectional overrides survive JSON, not `printable`.
+          `e.g. ${printable(JSON.stringify(per.ignoredAllows[0]))}`
       )
     }
   }

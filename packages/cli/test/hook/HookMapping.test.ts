@@ -2,7 +2,7 @@ import { Effect, Result, Schema } from "effect"
 import { describe, expect, it } from "vitest"
 import { makeAdapter } from "../../src/hook/HookAdapter.ts"
 import { peerInput, toolPart } from "../../src/hook/HookInput.ts"
-import { matches, parseMatcher } from "../../src/hook/HookMatcher.ts"
+import { all, matches, parseMatcher } from "../../src/hook/HookMatcher.ts"
 import { appendOnce, mapRun } from "../../src/hook/HookOutcome.ts"
 import type { HookRun } from "../../src/hook/HookRunner.ts"
 import { decodeConfig, Request } from "@abhed/protocol"
@@ -393,6 +393,31 @@ describe("the adapter loop", () => {
     expect(runs).toHaveLength(1)
     // Someone else's rewrite in round 2 is judged afresh.
     expect(say(a, { ...callRequest("x"), args: { command: "other" }, round: 2 }).ran).toBe(true)
+  })
+
+  it("another call of the same id is run: its rounds never get an earlier call's remembered reply", () => {
+    // An agent may number its calls per turn: two calls, one id. The hook rewrites the first and has no opinion on
+    // the second; the second's round 2 (another extension's rewrite) holds what the first was rewritten to.
+    let answer: HookRun = pre("allow", { updatedInput: { command: "wrapped" } })
+    const runs: Array<string> = []
+    const a = makeAdapter(
+      { format: "claude", matcher: all, names: claude, failClosed: false, label: "hook", cwd: "/p", now: () => "t" },
+      (input) => Effect.sync(() => (runs.push(input), answer))
+    )
+    expect(JSON.parse(say(a, callRequest("x")).line)["args"]).toEqual({ command: "wrapped" })
+    answer = pre("deny", { permissionDecisionReason: "not that" })
+    // Another tool, the same id: judged by the hook.
+    const other = say(a, { ...callRequest("x"), tool: "shell", args: { command: "wrapped" }, round: 2 })
+    expect(other).toMatchObject({ ran: true })
+    expect(JSON.parse(other.line)).toMatchObject({ block: true })
+    // The same tool: a later call of that id, which the hook ran on and did not rewrite.
+    answer = { _tag: "Exited", code: 0, stdout: "", stderr: "" }
+    expect(say(a, callRequest("y")).ran).toBe(true)
+    answer = pre("deny", { permissionDecisionReason: "not that" })
+    const round2 = say(a, { ...callRequest("y"), args: { command: "wrapped" }, round: 2 })
+    expect(round2).toMatchObject({ ran: true })
+    expect(JSON.parse(round2.line)).toMatchObject({ block: true, reason: "not that" })
+    expect(runs).toHaveLength(4)
   })
 })
 

@@ -1,4 +1,5 @@
 import { isToolName, ToolNameRule } from "@abhed/protocol/Tool"
+import { printable } from "../Printable.ts"
 
 /**
  * How an MCP server's tool names become ours: `mcp__<server>__<tool>`, the convention Claude Code and the other
@@ -30,7 +31,9 @@ export const nameTools = <T>(server: string, tools: ReadonlyArray<T>, nameOf: (t
   for (const tool of tools) {
     const original = nameOf(tool)
     const declared = prefixed(server, original.replace(/[^A-Za-z0-9_-]/g, "_"))
-    const shown = JSON.stringify(original)
+    // The server's text, for a warning on a terminal: JSON leaves C1 controls, bidirectional overrides and invisible
+    // characters as they are.
+    const shown = printable(JSON.stringify(original))
     if (!isToolName(declared)) {
       warnings.push(
         `tool ${shown} skipped: ${JSON.stringify(declared)} does not fit the tool-name rule (${ToolNameRule})`
