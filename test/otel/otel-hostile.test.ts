@@ -1,0 +1,120 @@
+import { AuditLog, ExtensionHost, FakeExtension, Telemetry } from "@abhed/host"
+import { assert, describe, it } from "@effect/vitest"
+import { Effect } from "effect"
+import { within } from "../support/extension-helpers.ts"
+import { logsOf, type Receiver, spansOf, startReceiver } from "../support/otel-receiver.ts"
+
+/**
+ * What a hostile or careless party can put in the export's way, and what still never leaves the host: a policy hook
+ * that dies quoting the args, a tool name of a megabyte, a header meant for one signal alone.
+ */
+const ArgMarker = "ARG-MARKER-c0ffee"
+
+const withReceiver = <A, E>(f: (r: Receiver) => Effect.Effect<A, E>) =>
+  Effect.acquireUseRelease(
+    Effect.promise(() => startReceiver("ok")),
+    f,
+    (r) => Effect.promise(() => r.close())
+  )
+
+const quiet = [FakeExtension.fromReplies("a-quiet", { tool_call: () => ({}) })]
+
+/** `program` on a host over `quiet` (with `hooks`), exporting `settings`. */
+const onHost = <A, E>(
+  program: Effect.Effect<A, E, ExtensionHost>,
+  settings: Telemetry.TelemetrySettings,
+  hooks: Parameters<typeof ExtensionHost.layerFake>[1]["policyHooks"] = [],
+  sessionId = "sess-hostile"
+) =>
+  program.pipe(
+    Effect.provide(ExtensionHost.layerFake(quiet, { sessionId, policyHooks: hooks })),
+    Effect.provide(AuditLog.layerNone),
+    Effect.provide(Telemetry.layer(settings))
+  )
+
+for (const protocol of ["http/protobuf", "http/json"] as const) {
+  describe(`OTLP export (${protocol}) against what a hostile party sends`, () => {
+    it.live(
+      "a policy hook that dies quoting the args: the dispatch's span says it failed and how, never the message",
+      () =>
+        withReceiver((receiver) =>
+          Effect.gen(function* () {
+            // An operator's hook that throws as JSON.parse does: its message quotes what it read.
+            const parse = {
+              name: "parse",
+              decide: (call: { readonly args: Record<string, unknown> }) =>
+                Effect.sync(() => JSON.parse(String(call.args["command"])) as never)
+            }
+            const exit = yield* onHost(
+              Effect.flatMap(ExtensionHost, (h) =>
+                Effect.exit(h.toolCall({ tool: "bash", args: { command: `rm ${ArgMarker}` }, call_id: "c1" }))
+              ),
+              Telemetry.forEndpoint(receiver.url, { protocol, timeoutMillis: within(2000) }),
+              [parse]
+            )
+            assert.strictEqual(exit._tag, "Failure")
+            const span = spansOf(receiver.received).find((s) => s.name === "abhed.tool_call")
+            assert.ok(span)
+            assert.deepStrictEqual(span.status, { code: 2, message: undefined })
+            assert.deepStrictEqual(span.events, [
+              { name: "exception", attributes: { "exception.type": "SyntaxError" } }
+            ])
+            for (const r of receiver.received) assert.notInclude(r.raw.toString("latin1"), ArgMarker, r.path)
+          })
+        )
+    )
+
+    it.live("a tool name, call id and session id of 100 000 chars leave as 256: one span is never a megabyte", () =>
+      withReceiver((receiver) =>
+        Effect.gen(function* () {
+          const huge = (c: string) => c.repeat(100_000)
+          const decision = yield* onHost(
+            Effect.flatMap(ExtensionHost, (h) => h.toolCall({ tool: huge("t"), args: {}, call_id: huge("c") })),
+            Telemetry.forEndpoint(receiver.url, { protocol, timeoutMillis: within(2000) }),
+            [],
+            huge("s")
+          ).pipe(Effect.map((o) => o.decision))
+          assert.strictEqual(decision, "allow")
+          const span = spansOf(receiver.received).find((s) => s.name === "abhed.tool_call")
+          assert.strictEqual(span?.attributes["gen_ai.tool.name"], `${"t".repeat(255)}…`)
+          assert.strictEqual(span?.attributes["gen_ai.tool.call.id"], `${"c".repeat(255)}…`)
+          assert.strictEqual(span?.attributes["gen_ai.conversation.id"], `${"s".repeat(255)}…`)
+          const log = logsOf(receiver.received).find((l) => l.attributes["abhed.event"] === "tool_call")
+          assert.strictEqual(log?.attributes["gen_ai.tool.name"], `${"t".repeat(255)}…`)
+          assert.deepInclude(JSON.parse(String(log?.body)), {
+            tool: `${"t".repeat(255)}…`,
+            call_id: `${"c".repeat(255)}…`,
+            session_id: `${"s".repeat(255)}…`
+          })
+          for (const r of receiver.received) assert.isBelow(r.raw.length, 20_000, r.path)
+        })
+      )
+    )
+  })
+}
+
+describe("OTLP export: a signal's own headers", () => {
+  it.live("OTEL_EXPORTER_OTLP_TRACES_HEADERS goes with the traces' requests alone, over the common headers", () =>
+    withReceiver((receiver) =>
+      Effect.gen(function* () {
+        const { settings } = Telemetry.fromEnv({
+          OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+          OTEL_EXPORTER_OTLP_HEADERS: "x-team=guards,authorization=Bearer%20common",
+          OTEL_EXPORTER_OTLP_TRACES_HEADERS: "authorization=Bearer%20traces",
+          OTEL_EXPORTER_OTLP_TIMEOUT: String(within(2000))
+        })
+        assert.ok(settings)
+        yield* onHost(
+          Effect.flatMap(ExtensionHost, (h) => h.toolCall({ tool: "read", args: {}, call_id: "c1" })),
+          settings
+        )
+        const byPath = (path: string) => receiver.received.filter((r) => r.path === path).map((r) => r.headers)
+        for (const path of ["/v1/traces", "/v1/metrics", "/v1/logs"]) assert.isNotEmpty(byPath(path), path)
+        for (const h of byPath("/v1/traces"))
+          assert.deepInclude(h, { "x-team": "guards", authorization: "Bearer traces" })
+        for (const path of ["/v1/metrics", "/v1/logs"])
+          for (const h of byPath(path)) assert.deepInclude(h, { "x-team": "guards", authorization: "Bearer common" })
+      })
+    )
+  )
+})
