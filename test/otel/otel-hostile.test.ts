@@ -1,8 +1,8 @@
 import { AuditLog, ExtensionHost, FakeExtension, Telemetry } from "@abhed/host"
 import { assert, describe, it } from "@effect/vitest"
-import { Effect } from "effect"
+import { Effect, Logger } from "effect"
 import { within } from "../support/extension-helpers.ts"
-import { logsOf, type Receiver, spansOf, startReceiver } from "../support/otel-receiver.ts"
+import { logsOf, type Mode, type Receiver, spansOf, startReceiver } from "../support/otel-receiver.ts"
 
 /**
  * What a hostile or careless party can put in the export's way, and what still never leaves the host: a policy hook
@@ -10,9 +10,9 @@ import { logsOf, type Receiver, spansOf, startReceiver } from "../support/otel-r
  */
 const ArgMarker = "ARG-MARKER-c0ffee"
 
-const withReceiver = <A, E>(f: (r: Receiver) => Effect.Effect<A, E>) =>
+const withReceiver = <A, E>(f: (r: Receiver) => Effect.Effect<A, E>, mode: Mode = "ok") =>
   Effect.acquireUseRelease(
-    Effect.promise(() => startReceiver("ok")),
+    Effect.promise(() => startReceiver(mode)),
     f,
     (r) => Effect.promise(() => r.close())
   )
@@ -117,4 +117,73 @@ describe("OTLP export: a signal's own headers", () => {
       })
     )
   )
+})
+
+/** A session of denies and allows, a little apart, so that batches go out (and meet the collector) while it runs. */
+const decisions = Effect.gen(function* () {
+  const h = yield* ExtensionHost
+  const out: Array<string> = []
+  for (let i = 0; i < 12; i++) {
+    const call = yield* h.toolCall({ tool: i % 2 === 0 ? "rm" : "ls", args: { path: ArgMarker }, call_id: `c${i}` })
+    out.push(call.decision)
+    yield* Effect.sleep(5)
+  }
+  return out
+})
+const denyRm = [FakeExtension.fromReplies("a-deny", { tool_call: (r) => (r.tool === "rm" ? { block: true } : {}) })]
+
+const hostile: ReadonlyArray<readonly [Mode, string, RegExp]> = [
+  ["413", "answers 413 (too large)", /\((traces|metrics|logs): HTTP 413\)$/],
+  ["429", "answers 429 with a retry-after", /\((traces|metrics|logs): HTTP 429\)$/],
+  ["redirect", "redirects (307) elsewhere", /\((traces|metrics|logs): HTTP 307\)$/],
+  ["reset", "resets the connection", /\((traces|metrics|logs): unreachable \(read ECONNRESET\)\)$/],
+  ["drip", "drips its answer's headers a byte at a time", /\((traces|metrics|logs): no answer within 1s\)$/]
+]
+
+describe("OTLP export against a collector that misbehaves", () => {
+  for (const [mode, what, named] of hostile) {
+    it.live(`a collector that ${what}: the same decisions, the end within one bound, one warning that names it`, () =>
+      withReceiver(
+        (receiver) =>
+          Effect.gen(function* () {
+            const warnings: Array<string> = []
+            const capture = Logger.make((o) => {
+              warnings.push(String(o.message))
+            })
+            const run = (settings: Telemetry.TelemetrySettings | undefined) =>
+              decisions.pipe(
+                Effect.provide(ExtensionHost.layerFake(denyRm, { sessionId: "sess-hostile" })),
+                Effect.provide(AuditLog.layerNone),
+                Effect.provide(settings === undefined ? Logger.layer([capture]) : Telemetry.layer(settings)),
+                Effect.provide(Logger.layer([capture]))
+              )
+            const plain = yield* run(undefined)
+            const started = Date.now()
+            const exported = yield* run(
+              Telemetry.forEndpoint(receiver.url, {
+                timeoutMillis: 1000,
+                maxBatchSize: 2,
+                intervalMillis: 20,
+                headers: { authorization: "Bearer collector-token" }
+              })
+            )
+            const elapsed = Date.now() - started
+            assert.deepStrictEqual(exported, plain)
+            assert.isBelow(elapsed, within(1000))
+            assert.isNotEmpty(receiver.attempts)
+            // Not followed: the headers hold a credential, and the collector named is the one trusted with it.
+            assert.deepStrictEqual(receiver.redirected, [])
+            const telemetry = warnings.filter((w) => w.includes("telemetry"))
+            assert.strictEqual(telemetry.length, 1, telemetry.join("\n"))
+            assert.match(
+              telemetry[0] ?? "",
+              /^telemetry: not exported: \d+ spans?, \d+ log records?, \d+ metrics exports? /
+            )
+            assert.match(telemetry[0] ?? "", named)
+            assert.notInclude(telemetry[0] ?? "", "collector-token")
+          }),
+        mode
+      )
+    )
+  }
 })
