@@ -137,6 +137,40 @@ describe("Telemetry.fromEnv: what would otherwise fail every request, or show a 
     ])
   })
 
+  it("OTEL_TRACES_EXPORTER and its kin: none (or an exporter not supported) keeps that signal home", () => {
+    const { settings, warnings } = Telemetry.fromEnv({
+      OTEL_EXPORTER_OTLP_ENDPOINT: "http://c:4318",
+      OTEL_LOGS_EXPORTER: " None ",
+      OTEL_METRICS_EXPORTER: "prometheus",
+      OTEL_TRACES_EXPORTER: "console,otlp"
+    })
+    assert.deepStrictEqual(warnings, [
+      'OTEL_TRACES_EXPORTER: "console" not supported (otlp, none): traces exported over OTLP alone',
+      'OTEL_METRICS_EXPORTER: "prometheus" not supported (otlp, none): metrics not exported'
+    ])
+    assert.deepStrictEqual(settings?.endpoints, { traces: "http://c:4318/v1/traces" })
+    const none = { OTEL_TRACES_EXPORTER: "none", OTEL_METRICS_EXPORTER: "none", OTEL_LOGS_EXPORTER: "none" }
+    assert.isUndefined(Telemetry.fromEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: "http://c:4318", ...none }).settings)
+  })
+
+  it("a standard variable this exporter does not support is a warning that says what happens instead, once something is exported", () => {
+    const env = {
+      OTEL_EXPORTER_OTLP_CERTIFICATE: "/etc/ca.pem",
+      OTEL_EXPORTER_OTLP_TRACES_CLIENT_KEY: "/etc/key.pem",
+      OTEL_EXPORTER_OTLP_COMPRESSION: "gzip",
+      OTEL_EXPORTER_OTLP_LOGS_COMPRESSION: "none",
+      OTEL_EXPORTER_OTLP_METRICS_TIMEOUT: "500"
+    }
+    assert.deepStrictEqual(Telemetry.fromEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: "http://c:4318", ...env }).warnings, [
+      "OTEL_EXPORTER_OTLP_CERTIFICATE: not supported: the system's CAs verify the collector (a private CA: NODE_EXTRA_CA_CERTS=FILE)",
+      "OTEL_EXPORTER_OTLP_COMPRESSION: not supported: requests are sent uncompressed",
+      "OTEL_EXPORTER_OTLP_TRACES_CLIENT_KEY: not supported: no client certificate is sent",
+      "OTEL_EXPORTER_OTLP_METRICS_TIMEOUT: not supported per signal: OTEL_EXPORTER_OTLP_TIMEOUT bounds every request"
+    ])
+    // Nothing exported (another program's variables in the shell): nothing to say.
+    assert.deepStrictEqual(Telemetry.fromEnv(env).warnings, [])
+  })
+
   it("whitespace around values and entries, OTEL_SDK_DISABLED in any case, OTEL_SERVICE_NAME over service.name", () => {
     const env = {
       OTEL_EXPORTER_OTLP_ENDPOINT: "  https://c.example:4318/  ",

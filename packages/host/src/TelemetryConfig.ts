@@ -123,6 +123,48 @@ const protocolOf = (env: Env, name: string, fallback: OtlpProtocol, warnings: Ar
   return fallback
 }
 
+/** `OTEL_TRACES_EXPORTER` and its kin: `otlp` (the default) exports the signal, `none` (or anything else) does not. */
+const exporterWanted = (env: Env, signal: Signal, warnings: Array<string>): boolean => {
+  const name = `OTEL_${signal.toUpperCase()}_EXPORTER`
+  const text = set(env, name)
+  if (text === undefined) return true
+  const names = text.split(",").map((n) => n.trim().toLowerCase())
+  const others = names.filter((n) => n !== "otlp" && n !== "none" && n !== "")
+  const otlp = names.includes("otlp")
+  if (others.length > 0) {
+    const what = others.map((n) => `"${n}"`).join(", ")
+    warnings.push(
+      `${name}: ${what} not supported (otlp, none): ${signal} ${otlp ? "exported over OTLP alone" : "not exported"}`
+    )
+  }
+  return otlp
+}
+
+/** What the standard has that this exporter does not do, and what it does instead. */
+const Unsupported: ReadonlyArray<readonly [string, string]> = [
+  ["CERTIFICATE", "the system's CAs verify the collector (a private CA: NODE_EXTRA_CA_CERTS=FILE)"],
+  ["CLIENT_CERTIFICATE", "no client certificate is sent"],
+  ["CLIENT_KEY", "no client certificate is sent"],
+  ["COMPRESSION", "requests are sent uncompressed"]
+]
+
+/** A standard variable set that is not supported is a warning once something is exported: it was set for a reason. */
+const unsupported = (env: Env, warnings: Array<string>): void => {
+  const prefixes = ["OTEL_EXPORTER_OTLP", ...Signals.map((s) => `OTEL_EXPORTER_OTLP_${s.toUpperCase()}`)]
+  for (const prefix of prefixes) {
+    for (const [suffix, instead] of Unsupported) {
+      const value = set(env, `${prefix}_${suffix}`)
+      if (value === undefined || (suffix === "COMPRESSION" && value.toLowerCase() === "none")) continue
+      warnings.push(`${prefix}_${suffix}: not supported: ${instead}`)
+    }
+  }
+  for (const signal of Signals) {
+    const name = `OTEL_EXPORTER_OTLP_${signal.toUpperCase()}_TIMEOUT`
+    if (set(env, name) !== undefined)
+      warnings.push(`${name}: not supported per signal: OTEL_EXPORTER_OTLP_TIMEOUT bounds every request`)
+  }
+}
+
 /** The settings the variables of `env` describe (`process.env` for the CLI). */
 export const fromEnv = (env: Env): TelemetryFromEnv => {
   const warnings: Array<string> = []
@@ -140,6 +182,7 @@ export const fromEnv = (env: Env): TelemetryFromEnv => {
   for (const signal of Signals) {
     const name = `OTEL_EXPORTER_OTLP_${signal.toUpperCase()}_ENDPOINT`
     const own = set(env, name)
+    if (!exporterWanted(env, signal, warnings)) continue
     if (own !== undefined) {
       // A signal's own endpoint is used as it is; the base one gets the signal's path appended.
       if (url(own) !== undefined) endpoints[signal] = own
@@ -180,8 +223,9 @@ export const fromEnv = (env: Env): TelemetryFromEnv => {
     maxBatchSize: positiveInt(env, "OTEL_BSP_MAX_EXPORT_BATCH_SIZE", DefaultMaxBatchSize, warnings),
     intervalMillis: positiveInt(env, "OTEL_BSP_SCHEDULE_DELAY", DefaultIntervalMillis, warnings)
   }
-  const any = Signals.some((s) => endpoints[s] !== undefined)
-  return { settings: disabled || !any ? undefined : settings, warnings }
+  const exported = !disabled && Signals.some((s) => endpoints[s] !== undefined)
+  if (exported) unsupported(env, warnings)
+  return { settings: exported ? settings : undefined, warnings }
 }
 
 /** The headers of `signal`'s requests: its own over the common ones. */
