@@ -141,6 +141,46 @@ const hostile: ReadonlyArray<readonly [Mode, string, RegExp]> = [
 ]
 
 describe("OTLP export against a collector that misbehaves", () => {
+  it.live(
+    "a collector that answers 200 and a body without end: the status is the answer, nothing is lost or warned",
+    () =>
+      withReceiver(
+        (receiver) =>
+          Effect.gen(function* () {
+            const warnings: Array<string> = []
+            const capture = Logger.make((o) => {
+              warnings.push(String(o.message))
+            })
+            const exported = yield* decisions.pipe(
+              Effect.provide(ExtensionHost.layerFake(denyRm, { sessionId: "sess-hostile" })),
+              Effect.provide(AuditLog.layerNone),
+              Effect.provide(Telemetry.layer(Telemetry.forEndpoint(receiver.url, { timeoutMillis: within(1000) }))),
+              Effect.provide(Logger.layer([capture]))
+            )
+            assert.deepStrictEqual(exported, [
+              "deny",
+              "allow",
+              "deny",
+              "allow",
+              "deny",
+              "allow",
+              "deny",
+              "allow",
+              "deny",
+              "allow",
+              "deny",
+              "allow"
+            ])
+            assert.isNotEmpty(receiver.received)
+            assert.deepStrictEqual(
+              warnings.filter((w) => w.includes("telemetry")),
+              []
+            )
+          }),
+        "flood"
+      )
+  )
+
   for (const [mode, what, named] of hostile) {
     it.live(`a collector that ${what}: the same decisions, the end within one bound, one warning that names it`, () =>
       withReceiver(

@@ -43,9 +43,10 @@ export interface Received {
 /**
  * How the receiver answers: 200, 500, never; or as a hostile or overloaded collector does: 413 or 429 (with a
  * `retry-after`), a redirect (307, to a path of its own: `redirected` counts what followed it), a connection reset
- * before any answer, or a 200 whose headers come a byte at a time, never ending.
+ * before any answer, a 200 whose headers come a byte at a time, never ending, or a 200 whose body never ends, poured
+ * as fast as the client reads it.
  */
-export type Mode = "ok" | "fail" | "hang" | "413" | "429" | "redirect" | "reset" | "drip"
+export type Mode = "ok" | "fail" | "hang" | "413" | "429" | "redirect" | "reset" | "drip" | "flood"
 
 export interface Receiver {
   readonly url: string
@@ -101,6 +102,15 @@ export const startReceiver = (mode: Mode): Promise<Receiver> =>
           const drip = setInterval(() => req.socket.write("x"), 20)
           drips.push(drip)
           req.socket.on("close", () => clearInterval(drip))
+        } else if (mode === "flood") {
+          hanging.push(res)
+          res.writeHead(200, { "content-type": "application/json" })
+          const chunk = Buffer.alloc(64 * 1024, 0x20)
+          const pour = () => {
+            while (!res.destroyed && res.write(chunk)) {}
+          }
+          res.on("drain", pour)
+          pour()
         } else {
           res.statusCode = mode === "ok" ? 200 : 500
           res.end(mode === "ok" ? "{}" : "broken")

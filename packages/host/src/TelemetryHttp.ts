@@ -68,6 +68,9 @@ export const makeAgents = (proxyEnv: NodeJS.ProcessEnv | undefined = envProxy())
 const stale = (request: http.ClientRequest, answered: boolean, error: NodeJS.ErrnoException) =>
   !answered && request.reusedSocket && (error.code === "ECONNRESET" || error.code === "EPIPE")
 
+/** An OTLP answer is a few bytes (a partial success at most): past this, a collector's body is not read on. */
+export const MaxAnswerBytes = 64 * 1024
+
 export const post =
   (agents: Agents) =>
   (request: HttpClientRequest.HttpClientRequest, url: URL, signal: AbortSignal): Effect.Effect<number, Error> =>
@@ -93,9 +96,17 @@ export const post =
           { method: request.method, headers, agent: secure ? agents.https : agents.http, signal },
           (response) => {
             answered = true
+            const status = response.statusCode ?? 0
+            let read = 0
+            response.on("data", (chunk: Buffer) => {
+              read += chunk.length
+              if (read <= MaxAnswerBytes) return
+              // Its status is the answer: the rest of an endless body is not read (on the dispatches' thread) to its end.
+              resume(Effect.succeed(status))
+              response.destroy()
+            })
             response.on("error", (e) => resume(Effect.fail(e)))
-            response.on("end", () => resume(Effect.succeed(response.statusCode ?? 0)))
-            response.resume()
+            response.on("end", () => resume(Effect.succeed(status)))
           }
         )
         current = sent
