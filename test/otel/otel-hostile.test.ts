@@ -1,7 +1,8 @@
 import { AuditLog, ExtensionHost, FakeExtension, Telemetry } from "@abhed/host"
+import { Defaults } from "@abhed/protocol"
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Logger } from "effect"
-import { within } from "../support/extension-helpers.ts"
+import { Effect, Layer, Logger } from "effect"
+import { fixture, fixtureConfig, python, within } from "../support/extension-helpers.ts"
 import { logsOf, type Mode, type Receiver, spansOf, startReceiver } from "../support/otel-receiver.ts"
 
 /**
@@ -92,6 +93,62 @@ for (const protocol of ["http/protobuf", "http/json"] as const) {
     )
   })
 }
+
+describe("OTLP export: extensions whose deaths carry what they read", () => {
+  it.live(
+    "one that writes the request to stderr and exits, one that writes it as a stray line, one that answers it as garbage: only their deaths' shapes leave",
+    () =>
+      withReceiver((receiver) =>
+        Effect.gen(function* () {
+          const leaky = (mode: string) =>
+            fixtureConfig("otel-leaky.py", {
+              name: `leak-${mode}`,
+              args: [...python.args, fixture("otel-leaky.py"), mode]
+            })
+          const warnings: Array<string> = []
+          const capture = Logger.make((o) => {
+            warnings.push(String(o.message))
+          })
+          const decision = yield* Effect.flatMap(ExtensionHost, (h) =>
+            h.toolCall({ tool: "bash", args: { command: `cat ${ArgMarker}` }, call_id: "c1" })
+          ).pipe(
+            Effect.provide(
+              ExtensionHost.layer(
+                {
+                  extensions: [leaky("stderr"), leaky("stray"), leaky("garbage")],
+                  policy: Defaults.policy,
+                  max_rewrite_rounds: Defaults.max_rewrite_rounds,
+                  builtin_tools: []
+                },
+                { sessionId: "sess-hostile", baseDir: fixture(".") }
+              )
+            ),
+            Effect.provide(AuditLog.layerNone),
+            Effect.provide(Telemetry.layer(Telemetry.forEndpoint(receiver.url, { timeoutMillis: within(2000) }))),
+            // With effect's tracer logger too: it makes each log line an event of the span it is logged in.
+            Effect.provide(Logger.layer([capture, Logger.tracerLogger]))
+          )
+          assert.strictEqual(decision.decision, "allow")
+          // The operator's own log has the stderr line (the dispatch's span was current when it was logged) ...
+          assert.ok(
+            warnings.some((w) => w.includes("leak-stderr is dead") && w.includes(ArgMarker)),
+            warnings.join("\n")
+          )
+          // ... the collector has the deaths by their shapes, and nothing of what the extensions read.
+          const spans = spansOf(receiver.received)
+          const call = spans.find((s) => s.name === "abhed.tool_call")
+          const statuses = spans
+            .filter((s) => s.name === "abhed.extension" && s.parentSpanId === call?.spanId)
+            .map(
+              (s) => `${String(s.attributes["abhed.extension.name"])} ${String(s.attributes["abhed.extension.status"])}`
+            )
+            .sort()
+          assert.deepStrictEqual(statuses, ["leak-garbage malformed", "leak-stderr exited", "leak-stray unsolicited"])
+          for (const r of receiver.received) assert.notInclude(r.raw.toString("latin1"), ArgMarker, r.path)
+        })
+      )
+  )
+})
 
 describe("OTLP export: a signal's own headers", () => {
   it.live("OTEL_EXPORTER_OTLP_TRACES_HEADERS goes with the traces' requests alone, over the common headers", () =>
@@ -194,7 +251,7 @@ describe("OTLP export against a collector that misbehaves", () => {
               decisions.pipe(
                 Effect.provide(ExtensionHost.layerFake(denyRm, { sessionId: "sess-hostile" })),
                 Effect.provide(AuditLog.layerNone),
-                Effect.provide(settings === undefined ? Logger.layer([capture]) : Telemetry.layer(settings)),
+                Effect.provide(settings === undefined ? Layer.empty : Telemetry.layer(settings)),
                 Effect.provide(Logger.layer([capture]))
               )
             const plain = yield* run(undefined)
