@@ -64,6 +64,15 @@ const url = (text: string): URL | undefined => {
   }
 }
 
+/** `text` percent-decoded, or undefined when it is not validly encoded. */
+const decoded = (text: string): string | undefined => {
+  try {
+    return decodeURIComponent(text)
+  } catch {
+    return undefined
+  }
+}
+
 /** What HTTP allows a header's name and value to be (as Node checks them when a request is made). */
 const HeaderName = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/
 const HeaderValue = /^[\t\x20-\x7e\x80-\xff]*$/
@@ -74,14 +83,6 @@ const HeaderValue = /^[\t\x20-\x7e\x80-\xff]*$/
  * once that is a valid header name, never by its value; and an entry HTTP cannot carry is skipped here, not left to
  * fail every request.
  */
-const decoded = (text: string): string | undefined => {
-  try {
-    return decodeURIComponent(text)
-  } catch {
-    return undefined
-  }
-}
-
 const keyValues = (env: Env, name: string, warnings: Array<string>, secret: boolean): Record<string, string> => {
   const out: Record<string, string> = {}
   const text = set(env, name)
