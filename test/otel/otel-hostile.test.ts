@@ -94,6 +94,42 @@ for (const protocol of ["http/protobuf", "http/json"] as const) {
   })
 }
 
+describe("OTLP export: every event's content stays home", () => {
+  it.live(
+    "a system prompt, a compaction, a tool of an extension's (its args and result) and what the extensions proposed instead: none is sent",
+    () =>
+      withReceiver((receiver) =>
+        Effect.gen(function* () {
+          const Markers = ["SYSTEM-MARKER-5e1f", "COMPACT-MARKER-2a9d", "RESULT-MARKER-88c1", "PROPOSED-MARKER-d3b7"]
+          const [system, compact, result, proposed] = Markers
+          const tool = { name: "lookup", description: "lookup", input_schema: { type: "object" } }
+          const rewriter = FakeExtension.fromReplies("a-rewriter", {
+            before_agent_start: () => ({ system: `${proposed}`, reason: "policy preamble" }),
+            before_compact: () => ({ summary: `${proposed}` }),
+            list_tools: () => ({ tools: [tool] }),
+            invoke_tool: () => ({ result: `${result}` })
+          })
+          yield* Effect.gen(function* () {
+            const h = yield* ExtensionHost
+            yield* h.beforeAgentStart(`${system}`)
+            yield* h.beforeCompact([{ role: "user", content: compact }])
+            yield* h.invokeTool({ tool: "lookup", args: { q: ArgMarker }, call_id: "c1" })
+          }).pipe(
+            Effect.provide(ExtensionHost.layerFake([rewriter], { sessionId: "sess-hostile" })),
+            Effect.provide(AuditLog.layerNone),
+            Effect.provide(Telemetry.layer(Telemetry.forEndpoint(receiver.url, { timeoutMillis: within(2000) })))
+          )
+          const names = spansOf(receiver.received).map((s) => s.name)
+          for (const name of ["abhed.before_agent_start", "abhed.before_compact", "abhed.invoke_tool"])
+            assert.include(names, name)
+          for (const r of receiver.received)
+            for (const marker of [...Markers, ArgMarker])
+              assert.notInclude(r.raw.toString("latin1"), marker, `${marker} sent to ${r.path}`)
+        })
+      )
+  )
+})
+
 describe("OTLP export: extensions whose deaths carry what they read", () => {
   it.live(
     "one that writes the request to stderr and exits, one that writes it as a stray line, one that answers it as garbage: only their deaths' shapes leave",
