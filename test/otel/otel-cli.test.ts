@@ -78,8 +78,14 @@ describe("abhed-ext run with OTEL_EXPORTER_OTLP_ENDPOINT", () => {
     }
   })
 
-  for (const mode of ["hang", "fail"] as const) {
-    it(`a collector that ${mode === "hang" ? "never answers" : "answers 500"}: same output, exit 0, within the timeout`, async () => {
+  const misbehaving = {
+    hang: "never answers",
+    fail: "answers 500",
+    reset: "resets the connection",
+    drip: "drips its answer a byte at a time"
+  } as const
+  for (const mode of ["hang", "fail", "reset", "drip"] as const) {
+    it(`a collector that ${misbehaving[mode]}: same output, exit 0, within the timeout, one warning`, async () => {
       const receiver = await startReceiver(mode)
       try {
         const plain = await timed({})
@@ -87,6 +93,7 @@ describe("abhed-ext run with OTEL_EXPORTER_OTLP_ENDPOINT", () => {
         assert.strictEqual(exported.code, 0, exported.stderr)
         assert.strictEqual(exported.stdout, plain.stdout)
         assert.ok(receiver.attempts.length > 0)
+        assert.strictEqual(exported.stderr.split("telemetry").length - 1, 1, exported.stderr)
         assert.include(exported.stderr, "telemetry: not exported")
         assert.isBelow(exported.elapsed, plain.elapsed + within(500))
       } finally {

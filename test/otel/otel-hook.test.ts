@@ -157,6 +157,29 @@ describe("abhed-ext hook with OTEL_EXPORTER_OTLP_ENDPOINT", () => {
     })
   }
 
+  it("the names the agent chose (tool, call id, session id) are bounded as the host's spans bound them", () => {
+    const huge = (c: string) => c.repeat(100_000)
+    const attributes = HookTelemetry.runAttributes(
+      {
+        request: { event: "tool_call", session_id: huge("s") },
+        event: "tool_call",
+        tool: { callId: huge("c"), tool: huge("t"), peerTool: huge("p"), args: {}, content: "", isError: false },
+        result: { _tag: "Exited", code: 0, stdout: "", stderr: "" },
+        reply: {},
+        took: Duration.millis(3)
+      },
+      "bash",
+      "claude"
+    )
+    for (const [key, c] of [
+      ["gen_ai.conversation.id", "s"],
+      ["gen_ai.tool.call.id", "c"],
+      ["gen_ai.tool.name", "t"],
+      ["abhed.hook.tool", "p"]
+    ] as const)
+      assert.strictEqual(attributes[key], `${c.repeat(255)}…`, key)
+  })
+
   it("a run telemetry cannot record is lost to it alone: the answer never waits on it or fails with it", () => {
     const telemetry = HookTelemetry.fromEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: "http://127.0.0.1:9" }, "bash", "claude")
     // A latency no span can hold (its end time would be no number): nothing thrown into the adapter's answer.

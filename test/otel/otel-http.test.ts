@@ -1,5 +1,5 @@
 import * as TelemetryExport from "@abhed/host/TelemetryExport"
-import { envProxy, makeAgents, post } from "@abhed/host/TelemetryHttp"
+import { envProxy, makeAgents, post, sharedLookup } from "@abhed/host/TelemetryHttp"
 import { assert, describe, it } from "@effect/vitest"
 import { Cause, Effect, Exit, Fiber, Stream } from "effect"
 import * as HttpBody from "effect/http/HttpBody"
@@ -178,6 +178,48 @@ describe("OTLP requests over kept-alive sockets", () => {
       assert.include(said, "authorization")
       assert.notInclude(said, "hunter2")
     }).pipe(Effect.scoped)
+  )
+})
+
+describe("the collector's name, looked up", () => {
+  it.live(
+    "once at a time, whatever the requests waiting on it: a resolver that hangs holds one thread, not one a request",
+    () =>
+      Effect.gen(function* () {
+        const asked: Array<(error: NodeJS.ErrnoException | null, address: string, family: number) => void> = []
+        // A resolver that does not answer until told to.
+        const agents = makeAgents(
+          undefined,
+          sharedLookup((_host, _options, callback) => {
+            asked.push(callback)
+          })
+        )
+        yield* Effect.addFinalizer(() => Effect.sync(() => agents.http.destroy()))
+        const url = new URL("http://collector.test:4318/v1/traces")
+        const send = Effect.suspend(() =>
+          post(agents)(
+            HttpClientRequest.post(url).pipe(HttpClientRequest.bodyText("batch", "application/json")),
+            url,
+            new AbortController().signal
+          )
+        )
+        const fibers = yield* Effect.forEach([1, 2, 3, 4, 5, 6], () => Effect.forkChild(send))
+        while (asked.length === 0) yield* Effect.sleep("1 millis")
+        yield* Effect.sleep("20 millis")
+        assert.strictEqual(asked.length, 1)
+        // Its answer reaches every request that waited on it.
+        const refused = Object.assign(new Error("getaddrinfo ENOTFOUND collector.test"), { code: "ENOTFOUND" })
+        for (const answer of asked) answer(refused, "", 0)
+        for (const fiber of fibers) {
+          const exit = yield* Fiber.await(fiber)
+          assert.ok(Exit.isFailure(exit) && Cause.pretty(exit.cause).includes("ENOTFOUND"))
+        }
+        // Once answered, the next request asks again.
+        const again = yield* Effect.forkChild(send)
+        while (asked.length === 1) yield* Effect.sleep("1 millis")
+        asked[1]?.(refused, "", 0)
+        yield* Fiber.await(again)
+      }).pipe(Effect.scoped)
   )
 })
 

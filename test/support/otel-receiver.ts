@@ -5,7 +5,7 @@ import type { AddressInfo } from "node:net"
 /**
  * A local OTLP/HTTP receiver for the telemetry tests: keeps every request's raw bytes, and decodes them, JSON as
  * JSON and protobuf with the code `@opentelemetry/otlp-transformer` generated from the published opentelemetry-proto
- * definitions (protobufjs), never by hand. `mode`: answer 200, answer 500, or never answer.
+ * definitions (protobufjs), never by hand. `mode`: how it answers (`Mode`).
  */
 const require = createRequire(import.meta.url)
 interface ProtoType {
@@ -40,7 +40,13 @@ export interface Received {
   readonly raw: Buffer
 }
 
-export type Mode = "ok" | "fail" | "hang"
+/**
+ * How the receiver answers: 200, 500, never; or as a hostile or overloaded collector does: 413 or 429 (with a
+ * `retry-after`), a redirect (307, to a path of its own: `redirected` counts what followed it), a connection reset
+ * before any answer, a 200 whose headers come a byte at a time, never ending, or a 200 whose body never ends, poured
+ * as fast as the client reads it.
+ */
+export type Mode = "ok" | "fail" | "hang" | "413" | "429" | "redirect" | "reset" | "drip" | "flood"
 
 export interface Receiver {
   readonly url: string
@@ -51,6 +57,8 @@ export interface Receiver {
    * bodies only) would not show, though the collector was reached.
    */
   readonly attempts: Array<string>
+  /** Requests to the path a redirect names (`redirect` mode): a client that follows it would land there. */
+  readonly redirected: Array<Received>
   close(): Promise<void>
 }
 
@@ -59,19 +67,51 @@ export const startReceiver = (mode: Mode): Promise<Receiver> =>
     const received: Array<Received> = []
     const attempts: Array<string> = []
     const hanging: Array<NodeHttp.ServerResponse> = []
+    const redirected: Array<Received> = []
+    const drips: Array<NodeJS.Timeout> = []
     const server = NodeHttp.createServer((req, res) => {
-      attempts.push(req.url ?? "")
       const chunks: Array<Buffer> = []
       req.on("data", (c: Buffer) => chunks.push(c))
-      req.on("end", () => {
-        received.push({
-          path: req.url ?? "",
-          contentType: req.headers["content-type"] ?? "",
-          headers: req.headers,
-          raw: Buffer.concat(chunks)
+      const whole = (): Received => ({
+        path: req.url ?? "",
+        contentType: req.headers["content-type"] ?? "",
+        headers: req.headers,
+        raw: Buffer.concat(chunks)
+      })
+      if (req.url?.startsWith("/elsewhere") === true) {
+        req.on("end", () => {
+          redirected.push(whole())
+          res.end("{}")
         })
+        return
+      }
+      attempts.push(req.url ?? "")
+      req.on("end", () => {
+        received.push(whole())
         if (mode === "hang") hanging.push(res)
-        else {
+        else if (mode === "413" || mode === "429") {
+          res.writeHead(Number(mode), { "retry-after": "30" })
+          res.end("go away")
+        } else if (mode === "redirect") {
+          res.writeHead(307, { location: `/elsewhere${req.url ?? ""}` })
+          res.end()
+        } else if (mode === "reset") req.socket.resetAndDestroy()
+        else if (mode === "drip") {
+          hanging.push(res)
+          req.socket.write("HTTP/1.1 200 OK\r\nx-drip: ")
+          const drip = setInterval(() => req.socket.write("x"), 20)
+          drips.push(drip)
+          req.socket.on("close", () => clearInterval(drip))
+        } else if (mode === "flood") {
+          hanging.push(res)
+          res.writeHead(200, { "content-type": "application/json" })
+          const chunk = Buffer.alloc(64 * 1024, 0x20)
+          const pour = () => {
+            while (!res.destroyed && res.write(chunk)) {}
+          }
+          res.on("drain", pour)
+          pour()
+        } else {
           res.statusCode = mode === "ok" ? 200 : 500
           res.end(mode === "ok" ? "{}" : "broken")
         }
@@ -83,8 +123,10 @@ export const startReceiver = (mode: Mode): Promise<Receiver> =>
         url: `http://127.0.0.1:${port}`,
         received,
         attempts,
+        redirected,
         close: () =>
           new Promise<void>((done) => {
+            for (const drip of drips) clearInterval(drip)
             for (const res of hanging) res.destroy()
             server.closeAllConnections()
             server.close(() => done())

@@ -83,7 +83,12 @@ export const KnownSecrets: ReadonlyArray<string> = [
   "HF_TOKEN",
   "DATABASE_URL",
   "PGPASSWORD",
-  "SSH_AUTH_SOCK"
+  "SSH_AUTH_SOCK",
+  // The OpenTelemetry collector's credential (`authorization=Bearer%20…`): `OTEL_*` must not pass it unnoticed.
+  "OTEL_EXPORTER_OTLP_HEADERS",
+  "OTEL_EXPORTER_OTLP_TRACES_HEADERS",
+  "OTEL_EXPORTER_OTLP_METRICS_HEADERS",
+  "OTEL_EXPORTER_OTLP_LOGS_HEADERS"
 ]
 
 /** A variable name that looks like it holds a credential (the host's own variables are checked against it). */

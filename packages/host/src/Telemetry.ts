@@ -46,7 +46,7 @@ const makeSink = (
       const exporter = yield* OtlpExporter.make({
         label: "OtlpLogger",
         url: logsUrl,
-        headers: settings.headers,
+        headers: TelemetryConfig.headersOf(settings, "logs"),
         exportInterval: Duration.millis(settings.intervalMillis),
         maxBatchSize: settings.maxBatchSize,
         // The log records are written here, on the exporter's fiber, not on the dispatch's.
@@ -119,10 +119,7 @@ export const layer = (settings: TelemetryConfig.TelemetrySettings): Layer.Layer<
         stats
       )
       const resource = { serviceName: settings.serviceName, attributes: settings.resourceAttributes }
-      const common = {
-        headers: settings.headers,
-        shutdownTimeout: Duration.millis(settings.timeoutMillis)
-      }
+      const shutdownTimeout = Duration.millis(settings.timeoutMillis)
       const { logs, metrics, traces } = settings.endpoints
       const spansBuffer = TelemetryExport.boundedBuffer<unknown>("traces", bufferCap(settings), stats)
       const tracer =
@@ -131,7 +128,8 @@ export const layer = (settings: TelemetryConfig.TelemetrySettings): Layer.Layer<
           : Layer.effect(
               Tracer.Tracer,
               TelemetryTracerExport.make({
-                ...common,
+                headers: TelemetryConfig.headersOf(settings, "traces"),
+                shutdownTimeout,
                 url: traces,
                 resource,
                 exportInterval: Duration.millis(settings.intervalMillis),
@@ -146,7 +144,8 @@ export const layer = (settings: TelemetryConfig.TelemetrySettings): Layer.Layer<
           ? Layer.empty
           : Layer.effectDiscard(
               OtlpMetrics.make({
-                ...common,
+                headers: TelemetryConfig.headersOf(settings, "metrics"),
+                shutdownTimeout,
                 url: metrics,
                 resource,
                 exportInterval: Duration.millis(settings.intervalMillis)

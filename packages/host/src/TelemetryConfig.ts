@@ -11,7 +11,10 @@ export interface TelemetrySettings {
   /** The full URL per signal (`…/v1/traces`); a signal without one is not exported. */
   readonly endpoints: { readonly [S in Signal]?: string | undefined }
   readonly protocol: { readonly [S in Signal]: OtlpProtocol }
+  /** Sent with every signal's requests. */
   readonly headers: Readonly<Record<string, string>>
+  /** A signal's own (`OTEL_EXPORTER_OTLP_TRACES_HEADERS`, …): over `headers`, key by key, for that signal alone. */
+  readonly signalHeaders?: { readonly [S in Signal]?: Readonly<Record<string, string>> } | undefined
   readonly serviceName: string
   readonly resourceAttributes: Readonly<Record<string, string>>
   /**
@@ -46,6 +49,12 @@ const set = (env: Env, name: string): string | undefined => {
   return value === undefined || value === "" ? undefined : value
 }
 
+/**
+ * An endpoint as a warning shows it: without a password or a query (`https://user:…@host/?…`), where a credential
+ * may sit.
+ */
+const shown = (text: string): string => text.replace(/^([^/]*\/\/)[^/@?#]*@/, "$1…@").replace(/\?.*$/s, "?…")
+
 const url = (text: string): URL | undefined => {
   try {
     const parsed = new URL(text)
@@ -55,9 +64,24 @@ const url = (text: string): URL | undefined => {
   }
 }
 
+/** `text` percent-decoded, or undefined when it is not validly encoded. */
+const decoded = (text: string): string | undefined => {
+  try {
+    return decodeURIComponent(text)
+  } catch {
+    return undefined
+  }
+}
+
+/** What HTTP allows a header's name and value to be (as Node checks them when a request is made). */
+const HeaderName = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/
+const HeaderValue = /^[\t\x20-\x7e\x80-\xff]*$/
+
 /**
  * A `key=value,key=value` list (W3C baggage style, values percent-encoded); a bad entry is skipped with a warning.
- * `secret`: the entries may hold credentials (headers), so a warning names an entry by its position, not its text.
+ * `secret`: the entries may hold credentials (headers), so a warning names an entry by its position, or by its key
+ * once that is a valid header name, never by its value; and an entry HTTP cannot carry is skipped here, not left to
+ * fail every request.
  */
 const keyValues = (env: Env, name: string, warnings: Array<string>, secret: boolean): Record<string, string> => {
   const out: Record<string, string> = {}
@@ -66,16 +90,19 @@ const keyValues = (env: Env, name: string, warnings: Array<string>, secret: bool
   text.split(",").forEach((entry, i) => {
     if (entry.trim() === "") return
     const eq = entry.indexOf("=")
-    const key = eq < 0 ? "" : entry.slice(0, eq).trim()
-    if (key === "") {
-      warnings.push(`${name}: entry ${secret ? i + 1 : `"${entry.trim()}"`} is not key=value: skipped`)
-      return
-    }
-    try {
-      out[decodeURIComponent(key)] = decodeURIComponent(entry.slice(eq + 1).trim())
-    } catch {
-      warnings.push(`${name}: entry "${key}" is not validly percent-encoded: skipped`)
-    }
+    const raw = eq < 0 ? "" : entry.slice(0, eq).trim()
+    const at = secret ? `entry ${i + 1}` : `entry "${entry.trim()}"`
+    if (raw === "") return warnings.push(`${name}: ${at} is not key=value: skipped`)
+    const key = decoded(raw)
+    if (key === undefined || (secret && !HeaderName.test(key)))
+      return warnings.push(`${name}: ${at} does not start with a valid ${secret ? "header name" : "key"}: skipped`)
+    const value = decoded(entry.slice(eq + 1).trim())
+    if (value === undefined) return warnings.push(`${name}: entry "${key}" is not validly percent-encoded: skipped`)
+    if (secret && !HeaderValue.test(value))
+      return warnings.push(
+        `${name}: entry "${key}" holds what a header cannot (a line break, a control character, a character past U+00FF): skipped`
+      )
+    out[key] = value
   })
   return out
 }
@@ -97,6 +124,48 @@ const protocolOf = (env: Env, name: string, fallback: OtlpProtocol, warnings: Ar
   return fallback
 }
 
+/** `OTEL_TRACES_EXPORTER` and its kin: `otlp` (the default) exports the signal, `none` (or anything else) does not. */
+const exporterWanted = (env: Env, signal: Signal, warnings: Array<string>): boolean => {
+  const name = `OTEL_${signal.toUpperCase()}_EXPORTER`
+  const text = set(env, name)
+  if (text === undefined) return true
+  const names = text.split(",").map((n) => n.trim().toLowerCase())
+  const others = names.filter((n) => n !== "otlp" && n !== "none" && n !== "")
+  const otlp = names.includes("otlp")
+  if (others.length > 0) {
+    const what = others.map((n) => `"${n}"`).join(", ")
+    warnings.push(
+      `${name}: ${what} not supported (otlp, none): ${signal} ${otlp ? "exported over OTLP alone" : "not exported"}`
+    )
+  }
+  return otlp
+}
+
+/** What the standard has that this exporter does not do, and what it does instead. */
+const Unsupported: ReadonlyArray<readonly [string, string]> = [
+  ["CERTIFICATE", "the system's CAs verify the collector (a private CA: NODE_EXTRA_CA_CERTS=FILE)"],
+  ["CLIENT_CERTIFICATE", "no client certificate is sent"],
+  ["CLIENT_KEY", "no client certificate is sent"],
+  ["COMPRESSION", "requests are sent uncompressed"]
+]
+
+/** A standard variable set that is not supported is a warning once something is exported: it was set for a reason. */
+const unsupported = (env: Env, warnings: Array<string>): void => {
+  const prefixes = ["OTEL_EXPORTER_OTLP", ...Signals.map((s) => `OTEL_EXPORTER_OTLP_${s.toUpperCase()}`)]
+  for (const prefix of prefixes) {
+    for (const [suffix, instead] of Unsupported) {
+      const value = set(env, `${prefix}_${suffix}`)
+      if (value === undefined || (suffix === "COMPRESSION" && value.toLowerCase() === "none")) continue
+      warnings.push(`${prefix}_${suffix}: not supported: ${instead}`)
+    }
+  }
+  for (const signal of Signals) {
+    const name = `OTEL_EXPORTER_OTLP_${signal.toUpperCase()}_TIMEOUT`
+    if (set(env, name) !== undefined)
+      warnings.push(`${name}: not supported per signal: OTEL_EXPORTER_OTLP_TIMEOUT bounds every request`)
+  }
+}
+
 /** The settings the variables of `env` describe (`process.env` for the CLI). */
 export const fromEnv = (env: Env): TelemetryFromEnv => {
   const warnings: Array<string> = []
@@ -109,15 +178,16 @@ export const fromEnv = (env: Env): TelemetryFromEnv => {
   const baseText = set(env, "OTEL_EXPORTER_OTLP_ENDPOINT")
   const base = baseText === undefined ? undefined : url(baseText)
   if (baseText !== undefined && base === undefined) {
-    warnings.push(`OTEL_EXPORTER_OTLP_ENDPOINT: "${baseText}" is not an http(s) URL: ignored`)
+    warnings.push(`OTEL_EXPORTER_OTLP_ENDPOINT: "${shown(baseText)}" is not an http(s) URL: ignored`)
   }
   for (const signal of Signals) {
     const name = `OTEL_EXPORTER_OTLP_${signal.toUpperCase()}_ENDPOINT`
     const own = set(env, name)
+    if (!exporterWanted(env, signal, warnings)) continue
     if (own !== undefined) {
       // A signal's own endpoint is used as it is; the base one gets the signal's path appended.
       if (url(own) !== undefined) endpoints[signal] = own
-      else warnings.push(`${name}: "${own}" is not an http(s) URL: ${signal} not exported`)
+      else warnings.push(`${name}: "${shown(own)}" is not an http(s) URL: ${signal} not exported`)
     } else if (base !== undefined) {
       const u = new URL(base.href)
       u.pathname = `${u.pathname.replace(/\/$/, "")}/v1/${signal}`
@@ -131,6 +201,11 @@ export const fromEnv = (env: Env): TelemetryFromEnv => {
     logs: protocolOf(env, "OTEL_EXPORTER_OTLP_LOGS_PROTOCOL", baseProtocol, warnings)
   }
   const headers = keyValues(env, "OTEL_EXPORTER_OTLP_HEADERS", warnings, true)
+  const signalHeaders: { [S in Signal]?: Record<string, string> } = {}
+  for (const signal of Signals) {
+    const own = keyValues(env, `OTEL_EXPORTER_OTLP_${signal.toUpperCase()}_HEADERS`, warnings, true)
+    if (Object.keys(own).length > 0) signalHeaders[signal] = own
+  }
   const resourceAttributes = keyValues(env, "OTEL_RESOURCE_ATTRIBUTES", warnings, false)
   const serviceName = set(env, "OTEL_SERVICE_NAME") ?? resourceAttributes["service.name"] ?? DefaultServiceName
   const argsText = set(env, "ABHED_OTEL_ARGS")
@@ -141,6 +216,7 @@ export const fromEnv = (env: Env): TelemetryFromEnv => {
     endpoints,
     protocol,
     headers,
+    ...(Object.keys(signalHeaders).length > 0 ? { signalHeaders } : {}),
     serviceName,
     resourceAttributes,
     args: argsText === "full" ? "full" : "digest",
@@ -148,8 +224,15 @@ export const fromEnv = (env: Env): TelemetryFromEnv => {
     maxBatchSize: positiveInt(env, "OTEL_BSP_MAX_EXPORT_BATCH_SIZE", DefaultMaxBatchSize, warnings),
     intervalMillis: positiveInt(env, "OTEL_BSP_SCHEDULE_DELAY", DefaultIntervalMillis, warnings)
   }
-  const any = Signals.some((s) => endpoints[s] !== undefined)
-  return { settings: disabled || !any ? undefined : settings, warnings }
+  const exported = !disabled && Signals.some((s) => endpoints[s] !== undefined)
+  if (exported) unsupported(env, warnings)
+  return { settings: exported ? settings : undefined, warnings }
+}
+
+/** The headers of `signal`'s requests: its own over the common ones. */
+export const headersOf = (settings: TelemetrySettings, signal: Signal): Readonly<Record<string, string>> => {
+  const own = settings.signalHeaders?.[signal]
+  return own === undefined ? settings.headers : { ...settings.headers, ...own }
 }
 
 /** Settings for one collector at `baseUrl` (`http://host:4318`), the rest defaulted: for embedders and tests. */

@@ -1,4 +1,4 @@
-import { Context, Deferred, Duration, Effect, type Layer, Metric } from "effect"
+import { Cause, Context, Deferred, Duration, Effect, type Layer, Metric } from "effect"
 import * as HttpClient from "effect/http/HttpClient"
 import * as HttpClientResponse from "effect/http/HttpClientResponse"
 import * as HttpBody from "effect/http/HttpBody"
@@ -162,6 +162,10 @@ export const boundedBuffer = <A>(signal: Signal, cap: number, stats: ExportStats
   }
 }
 
+/** Why a request failed, in the words of its error (`connect ECONNREFUSED 127.0.0.1:4318`), for the one warning. */
+const failureText = (cause: Cause.Cause<unknown>): string =>
+  (Cause.prettyErrors(cause)[0]?.message ?? String(cause)).split("\n")[0] ?? ""
+
 /** Requests in flight per signal: a batch that finds this many is dropped, so a signal holds at most one more. */
 export const MaxInFlight = 4
 
@@ -223,7 +227,7 @@ export const transport = (timeout: Duration.Input, batches: Batches, stats: Expo
             duration: timeout,
             orElse: () => dropped(batch, `no answer within ${Duration.format(Duration.fromInputUnsafe(timeout))}`)
           }),
-          Effect.catchCause((cause) => dropped(batch, `unreachable (${String(cause).split("\n")[0]})`)),
+          Effect.catchCause((cause) => dropped(batch, `unreachable (${failureText(cause)})`)),
           // Still in flight when the session's end gave up on it.
           Effect.onInterrupt(() => dropped(batch, "cut off at the session's end")),
           Effect.ensuring(

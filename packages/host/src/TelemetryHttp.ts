@@ -1,7 +1,9 @@
 import { Effect } from "effect"
 import type * as HttpClientRequest from "effect/http/HttpClientRequest"
+import * as dns from "node:dns"
 import * as http from "node:http"
 import * as https from "node:https"
+import type { LookupFunction } from "node:net"
 
 /**
  * The exporters' requests over node's own HTTP client, its sockets kept alive: the answer's status, its body read
@@ -35,7 +37,26 @@ export const envProxy = (
   return on ? env : undefined
 }
 
-const KeepAlive = { keepAlive: true }
+/**
+ * The collector's name looked up once at a time, whatever the number of requests waiting on it: each lookup holds
+ * one of libuv's four threads (getaddrinfo), which the host's file writes (the audit's) share. A resolver that does
+ * not answer would otherwise hold one per request (twelve in flight at most) for its own timeout, past the requests'
+ * own, and the audit's writes would wait behind them.
+ */
+export const sharedLookup = (lookup: LookupFunction = dns.lookup): LookupFunction => {
+  const waiting = new Map<string, Array<Parameters<LookupFunction>[2]>>()
+  return (hostname, options, callback) => {
+    const key = `${hostname}\u0000${JSON.stringify(options)}`
+    const callbacks = waiting.get(key)
+    if (callbacks !== undefined) return void callbacks.push(callback)
+    waiting.set(key, [callback])
+    lookup(hostname, options, (error, address, family) => {
+      const all = waiting.get(key) ?? []
+      waiting.delete(key)
+      for (const each of all) each(error, address, family)
+    })
+  }
+}
 
 /**
  * The agents, through the proxy `proxyEnv` names if any. Node checks the proxy settings when it starts, so refused
@@ -43,7 +64,11 @@ const KeepAlive = { keepAlive: true }
  * but not their text (a proxy URL may hold a password), and the layer lives on. Not straight to the collector
  * instead: the proxy may be the only way out a network allows.
  */
-export const makeAgents = (proxyEnv: NodeJS.ProcessEnv | undefined = envProxy()): Agents => {
+export const makeAgents = (
+  proxyEnv: NodeJS.ProcessEnv | undefined = envProxy(),
+  lookup: LookupFunction = sharedLookup()
+): Agents => {
+  const KeepAlive = { keepAlive: true, lookup }
   if (proxyEnv === undefined) return { http: new http.Agent(KeepAlive), https: new https.Agent(KeepAlive) }
   let plain: http.Agent | undefined
   try {
@@ -67,6 +92,9 @@ export const makeAgents = (proxyEnv: NodeJS.ProcessEnv | undefined = envProxy())
  */
 const stale = (request: http.ClientRequest, answered: boolean, error: NodeJS.ErrnoException) =>
   !answered && request.reusedSocket && (error.code === "ECONNRESET" || error.code === "EPIPE")
+
+/** An OTLP answer is a few bytes (a partial success at most): past this, a collector's body is not read on. */
+export const MaxAnswerBytes = 64 * 1024
 
 export const post =
   (agents: Agents) =>
@@ -93,9 +121,17 @@ export const post =
           { method: request.method, headers, agent: secure ? agents.https : agents.http, signal },
           (response) => {
             answered = true
+            const status = response.statusCode ?? 0
+            let read = 0
+            response.on("data", (chunk: Buffer) => {
+              read += chunk.length
+              if (read <= MaxAnswerBytes) return
+              // Its status is the answer: the rest of an endless body is not read (on the dispatches' thread) to its end.
+              resume(Effect.succeed(status))
+              response.destroy()
+            })
             response.on("error", (e) => resume(Effect.fail(e)))
-            response.on("end", () => resume(Effect.succeed(response.statusCode ?? 0)))
-            response.resume()
+            response.on("end", () => resume(Effect.succeed(status)))
           }
         )
         current = sent

@@ -2,7 +2,7 @@ import type { Tracer } from "effect"
 import { OtlpResource } from "effect/observability"
 import type { AuditRecord } from "./AuditRecord.ts"
 import type { Writer } from "./TelemetryProtobuf.ts"
-import { logBody, type OutcomeSummary, outcomeSummary, type Put, putRecord } from "./TelemetryRecord.ts"
+import { bounded, logBody, type OutcomeSummary, outcomeSummary, type Put, putRecord } from "./TelemetryRecord.ts"
 import type { LogEntry } from "./TelemetrySink.ts"
 import { MillisToNanos } from "./TelemetrySpans.ts"
 
@@ -45,10 +45,10 @@ const putAttributes = (pending: PendingLog, args: "digest" | "full", summary: Ou
   const { record } = pending
   put("event.name", "abhed.audit")
   put("abhed.event", record.event)
-  put("gen_ai.conversation.id", record.session_id)
+  put("gen_ai.conversation.id", bounded(record.session_id))
   putRecord(record, args, put, summary)
-  if (record.call_id !== undefined) put("gen_ai.tool.call.id", record.call_id)
-  if (record.tool !== undefined) put("gen_ai.tool.name", record.tool)
+  if (record.call_id !== undefined) put("gen_ai.tool.call.id", bounded(record.call_id))
+  if (record.tool !== undefined) put("gen_ai.tool.name", bounded(record.tool))
 }
 
 /** A log record in OTLP/JSON's shape. */

@@ -28,7 +28,12 @@ export const argsDigest = (args: unknown): ContentDigest => {
 /** A record's args are hashed for its span and again for its log record: the second time is this lookup. */
 const digests = new WeakMap<object, ContentDigest>()
 
+/**
+ * At most `ReasonMax` chars: an extension's reason, and the names the agent chose (tool, call id, session id), which
+ * could otherwise make one span a megabyte, and the collector refuse the batch around it.
+ */
 export const bounded = (text: string): string => (text.length <= ReasonMax ? text : `${text.slice(0, ReasonMax - 1)}…`)
+const boundedOrNot = (text: string | undefined): string | undefined => (text === undefined ? text : bounded(text))
 
 /** An extension's verdict in its reply: deny, ask, rewrite (it proposed a change), or none. */
 export const verdictOf = (reply: unknown): string => {
@@ -103,10 +108,10 @@ export const collect = (fill: (put: Put) => void): Record<string, unknown> => {
 /** A dispatch span's first attributes (the GenAI conventions' names where they have one). */
 export const putDispatch = (d: DispatchFields, put: Put): void => {
   put("abhed.event", d.event)
-  put("gen_ai.conversation.id", d.sessionId)
-  if (d.callId !== undefined) put("gen_ai.tool.call.id", d.callId)
+  put("gen_ai.conversation.id", bounded(d.sessionId))
+  if (d.callId !== undefined) put("gen_ai.tool.call.id", bounded(d.callId))
   if (d.tool !== undefined) {
-    put("gen_ai.tool.name", d.tool)
+    put("gen_ai.tool.name", bounded(d.tool))
     put("gen_ai.operation.name", "execute_tool")
   }
 }
@@ -176,11 +181,11 @@ export const logBody = (
   summary: OutcomeSummary = outcomeSummary(record.outcome)
 ) => ({
   seq: record.seq,
-  session_id: record.session_id,
+  session_id: bounded(record.session_id),
   time: record.time,
   event: record.event,
-  call_id: record.call_id,
-  tool: record.tool,
+  call_id: boundedOrNot(record.call_id),
+  tool: boundedOrNot(record.tool),
   args: record.args === undefined ? undefined : args === "full" ? record.args : argsDigest(record.args),
   decision: summary.decision,
   reasons: summary.reasons,

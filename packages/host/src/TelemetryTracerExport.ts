@@ -83,10 +83,13 @@ const toOtlp = (span: Pending): OtlpSpan => {
       name: "exception",
       timeUnixNano: String(endTime),
       droppedAttributesCount: 0,
-      attributes: [
-        { key: "exception.type", value: { stringValue: error.name } },
-        { key: "exception.message", value: { stringValue: error.message } }
-      ]
+      attributes:
+        error.message === undefined
+          ? [{ key: "exception.type", value: { stringValue: error.name } }]
+          : [
+              { key: "exception.type", value: { stringValue: error.name } },
+              { key: "exception.message", value: { stringValue: error.message } }
+            ]
     })),
     droppedEventsCount: 0,
     status: ending.message === undefined ? { code: ending.code } : { code: ending.code, message: ending.message },
@@ -104,7 +107,7 @@ const toOtlp = (span: Pending): OtlpSpan => {
 interface Ending {
   readonly code: 0 | 1 | 2
   readonly message: string | undefined
-  readonly errors: ReadonlyArray<{ readonly name: string; readonly message: string }>
+  readonly errors: ReadonlyArray<{ readonly name: string; readonly message?: string | undefined }>
   readonly interrupted: boolean
 }
 const EndedOk: Ending = { code: StatusOk, message: undefined, errors: [], interrupted: false }
@@ -115,7 +118,12 @@ const endingOf = (span: ExportedSpan): Ending => {
   if (Cause.hasInterruptsOnly(status.exit.cause))
     return { code: StatusUnset, message: undefined, errors: [], interrupted: true }
   const errors = Cause.prettyErrors(status.exit.cause)
-  return { code: errors.length > 0 ? StatusError : StatusOk, message: errors[0]?.message, errors, interrupted: false }
+  const code = errors.length > 0 ? StatusError : StatusOk
+  // A dispatch's failure by its shape alone: a defect's message (a policy hook's, quoting the args it could not read,
+  // as JSON.parse does) may hold what the agent sent.
+  if (span.dispatch !== undefined)
+    return { code, message: undefined, errors: errors.map((e) => ({ name: e.name })), interrupted: false }
+  return { code, message: errors[0]?.message, errors, interrupted: false }
 }
 
 const endTimeOf = (span: ExportedSpan): bigint =>
@@ -163,7 +171,7 @@ const spanProtobuf = (w: Writer, span: Pending) => {
     w.fixed64(1, endTime)
     w.string(2, "exception")
     w.keyValue(3, "exception.type", error.name)
-    w.keyValue(3, "exception.message", error.message)
+    if (error.message !== undefined) w.keyValue(3, "exception.message", error.message)
     w.end(event)
   }
   for (const link of span.links) {

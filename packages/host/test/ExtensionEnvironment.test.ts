@@ -97,6 +97,10 @@ describe("passthroughWarnings", () => {
       /passes secrets such as AWS_SESSION_TOKEN, GH_TOKEN, GITHUB_TOKEN and 3 more:/
     )
     expect(warnings(["*KEY*", "AWS_*"])).toHaveLength(2)
+    // The collector's headers are its credential: a hook's `OTEL_*` passes them to the hook's command too.
+    expect(warnings(["OTEL_*"])).toEqual([
+      'extension guard: env_passthrough "OTEL_*" passes secrets such as OTEL_EXPORTER_OTLP_HEADERS, OTEL_EXPORTER_OTLP_LOGS_HEADERS, OTEL_EXPORTER_OTLP_METRICS_HEADERS and 1 more: name the variables it needs instead'
+    ])
   })
 
   it("a glob matching a secret-shaped variable of the host's warns; one matching none does not", () => {

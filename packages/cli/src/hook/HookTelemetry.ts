@@ -60,12 +60,13 @@ export const runAttributes = (
   }
   const peer = peerEvent(format, event)
   if (peer !== undefined) out["abhed.hook.event"] = peer
-  if (typeof request["session_id"] === "string") out["gen_ai.conversation.id"] = request["session_id"]
+  // The names the agent chose, bounded as the host's spans bound them: none makes a span a megabyte.
+  if (typeof request["session_id"] === "string") out["gen_ai.conversation.id"] = bounded(request["session_id"])
   if (tool !== undefined) {
-    out["gen_ai.tool.name"] = tool.tool
-    out["gen_ai.tool.call.id"] = tool.callId
+    out["gen_ai.tool.name"] = bounded(tool.tool)
+    out["gen_ai.tool.call.id"] = bounded(tool.callId)
     out["gen_ai.operation.name"] = "execute_tool"
-    out["abhed.hook.tool"] = tool.peerTool
+    out["abhed.hook.tool"] = bounded(tool.peerTool)
   }
   if (typeof request["round"] === "number") out["abhed.round"] = request["round"]
   out["abhed.hook.status"] = statusOf(result)
