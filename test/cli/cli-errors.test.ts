@@ -101,6 +101,26 @@ describe.concurrent("abhed-ext check: a command that names no program", () => {
   }
 })
 
+describe.concurrent("abhed-ext check: a command that cannot start says what to do", () => {
+  it("a program not installed: is it on PATH?", async () => {
+    const r = await runCli(["check", "--", "abhed-no-such-program", "guard.py"])
+    expect(r.code).toBe(1)
+    expect(r.stdout).toContain("no such program: is it installed and on PATH?")
+  })
+
+  it("a script without its executable bit: chmod +x, or its interpreter", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "abhed-noexec-"))
+    try {
+      writeFileSync(join(dir, "guard.sh"), "#!/bin/bash\ncat\n", { mode: 0o644 })
+      const r = await runCli(["check", "--", "./guard.sh"], { cwd: dir })
+      expect(r.code).toBe(1)
+      expect(r.stdout).toContain("or start it through its interpreter: bash ./guard.sh")
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+})
+
 describe("abhed-ext check: the command line it prints", () => {
   it("quotes arguments so the shown command can be pasted back into a shell", async () => {
     // Patient: the second check must pass (exit 0) on a loaded machine too.

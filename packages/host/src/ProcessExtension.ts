@@ -11,6 +11,7 @@ import { ExtensionExited, ReplyTooLong, SpawnFailed } from "./ExtensionError.ts"
 import { afterPoll } from "./PollBarrier.ts"
 import { printable } from "./Printable.ts"
 import * as ProcessGroup from "./ProcessGroup.ts"
+import { describeSpawnError } from "./SpawnProblem.ts"
 import * as StderrTail from "./StderrTail.ts"
 
 /**
@@ -71,7 +72,7 @@ export const spawn = (config: ExtensionConfig, options: Options) =>
           new SpawnFailed({
             extension: config.name,
             command: config.command,
-            detail: error instanceof Error ? error.message : String(error)
+            detail: describeSpawnError(config.command, error)
           })
         )
       )

@@ -1,5 +1,6 @@
 import { Framing, makeLineReader, type ReadLine } from "@abhed/protocol"
 import { Cause, Clock, Effect, Exit, Option, Queue, Ref, Stream } from "effect"
+import { describeSpawnError } from "@abhed/host/SpawnProblem"
 import { ChildProcess, type ChildProcessSpawner } from "effect/process"
 import {
   BurstSize,
@@ -271,7 +272,10 @@ export const observe = (
     const first = yield* Effect.result(runSequence(options, stray, stderrTail))
     if (first._tag === "Failure") {
       return {
-        spawn: { ok: false, detail: `could not start ${options.command}: ${first.failure.message}` },
+        spawn: {
+          ok: false,
+          detail: `could not start ${options.command}: ${describeSpawnError(options.command, first.failure)}`
+        },
         sequence: [],
         burst: [],
         stray: stray.kept,

@@ -1,0 +1,37 @@
+/**
+ * What to do about a program that could not be started: Node says only `spawn ./guard.sh EACCES`, which names the
+ * errno, not the mistake (a script without its executable bit, a program not installed or misspelt).
+ */
+
+/** The errno code of an error, or of the error it wraps (effect's PlatformError keeps Node's as its `cause`). */
+const codeOf = (error: unknown): string | undefined => {
+  let current = error
+  for (let depth = 0; depth < 3 && typeof current === "object" && current !== null; depth++) {
+    if ("code" in current && typeof current.code === "string") return current.code
+    current = "cause" in current ? current.cause : undefined
+  }
+  return undefined
+}
+
+/** The interpreter a script's name suggests, for the hint. */
+const interpreterFor = (command: string): string =>
+  /\.py$/.test(command) ? "python3" : /\.[cm]?[jt]s$/.test(command) ? "node" : "bash"
+
+/** The hint for a failed start of `command`, after the error's own text; empty when there is nothing more to say. */
+export const spawnHint = (command: string, error: unknown): string => {
+  switch (codeOf(error)) {
+    case "ENOENT":
+      return " (no such program: is it installed and on PATH? a relative path resolves against the working directory)"
+    case "EACCES":
+      return (
+        " (permission denied: not an executable file: `chmod +x` a script that starts with #!, or start it through " +
+        `its interpreter: ${interpreterFor(command)} ${command})`
+      )
+    default:
+      return ""
+  }
+}
+
+/** The error's text with the hint: what a failed start of `command` reports. */
+export const describeSpawnError = (command: string, error: unknown): string =>
+  `${error instanceof Error ? error.message : String(error)}${spawnHint(command, error)}`

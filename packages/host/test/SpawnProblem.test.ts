@@ -1,0 +1,33 @@
+import { describe, expect, it } from "vitest"
+import { describeSpawnError, spawnHint } from "../src/SpawnProblem.ts"
+
+/** A failed start says what to do, not only Node's errno (`spawn ./guard.sh EACCES`). */
+
+const errno = (code: string, message: string) => Object.assign(new Error(message), { code })
+
+describe("SpawnProblem: the hint after a failed start", () => {
+  it("a script without its executable bit: chmod +x, or its interpreter, by its name", () => {
+    expect(describeSpawnError("./guard.sh", errno("EACCES", "spawn ./guard.sh EACCES"))).toBe(
+      "spawn ./guard.sh EACCES (permission denied: not an executable file: `chmod +x` a script that starts with #!, " +
+        "or start it through its interpreter: bash ./guard.sh)"
+    )
+    expect(spawnHint("guard.py", errno("EACCES", ""))).toContain("python3 guard.py")
+    expect(spawnHint("guard.ts", errno("EACCES", ""))).toContain("node guard.ts")
+  })
+
+  it("a program that is not there: installed and on PATH?", () => {
+    expect(describeSpawnError("python4", errno("ENOENT", "spawn python4 ENOENT"))).toBe(
+      "spawn python4 ENOENT (no such program: is it installed and on PATH? a relative path resolves against the " +
+        "working directory)"
+    )
+  })
+
+  it("finds Node's code inside a wrapper's cause (effect's PlatformError), and adds nothing for other errors", () => {
+    const wrapped = Object.assign(new Error("NotFound: ChildProcess.spawn (python4)"), {
+      cause: errno("ENOENT", "spawn python4 ENOENT")
+    })
+    expect(spawnHint("python4", wrapped)).toContain("no such program")
+    expect(describeSpawnError("x", errno("EMFILE", "spawn x EMFILE"))).toBe("spawn x EMFILE")
+    expect(describeSpawnError("x", "text")).toBe("text")
+  })
+})
