@@ -138,6 +138,13 @@ describe("docs: every config in the documents is what the decoder accepts", () =
   )
 })
 
+describe("docs: a file the documents show whole is shown as it is", () => {
+  it("docs/extensions.md's first extension is docs/examples/block-secrets.sh", () => {
+    const shown = blocksOf("docs/extensions.md").find((b) => b.info === "bash")
+    expect(`${shown?.body.join("\n")}\n`).toBe(readFileSync(join(repoRoot, "docs/examples/block-secrets.sh"), "utf8"))
+  })
+})
+
 // ---------------------------------------------------------------------------------------------------------------
 // Transcripts and commented outputs
 
