@@ -105,7 +105,7 @@ describe.concurrent("abhed-ext check: a command that cannot start says what to d
   it("a program not installed: is it on PATH?", async () => {
     const r = await runCli(["check", "--", "abhed-no-such-program", "guard.py"])
     expect(r.code).toBe(1)
-    expect(r.stdout).toContain("no such program: is it installed and on PATH?")
+    expect(r.stdout).toContain("no such program on PATH: is it installed?")
   })
 
   it("a script without its executable bit: chmod +x, or its interpreter", async () => {

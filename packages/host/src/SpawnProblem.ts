@@ -21,7 +21,9 @@ const interpreterFor = (command: string): string =>
 export const spawnHint = (command: string, error: unknown): string => {
   switch (codeOf(error)) {
     case "ENOENT":
-      return " (no such program: is it installed and on PATH? a relative path resolves against the working directory)"
+      return command.includes("/")
+        ? " (no such file: a relative path resolves against the working directory, the extension's cwd)"
+        : " (no such program on PATH: is it installed?)"
     case "EACCES":
       return (
         " (permission denied: not an executable file: `chmod +x` a script that starts with #!, or start it through " +

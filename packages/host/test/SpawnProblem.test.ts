@@ -15,10 +15,13 @@ describe("SpawnProblem: the hint after a failed start", () => {
     expect(spawnHint("guard.ts", errno("EACCES", ""))).toContain("node guard.ts")
   })
 
-  it("a program that is not there: installed and on PATH?", () => {
+  it("a program that is not there: installed? a path: against which folder?", () => {
     expect(describeSpawnError("python4", errno("ENOENT", "spawn python4 ENOENT"))).toBe(
-      "spawn python4 ENOENT (no such program: is it installed and on PATH? a relative path resolves against the " +
-        "working directory)"
+      "spawn python4 ENOENT (no such program on PATH: is it installed?)"
+    )
+    expect(describeSpawnError("./guard.sh", errno("ENOENT", "spawn ./guard.sh ENOENT"))).toBe(
+      "spawn ./guard.sh ENOENT (no such file: a relative path resolves against the working directory, the " +
+        "extension's cwd)"
     )
   })
 
@@ -26,7 +29,7 @@ describe("SpawnProblem: the hint after a failed start", () => {
     const wrapped = Object.assign(new Error("NotFound: ChildProcess.spawn (python4)"), {
       cause: errno("ENOENT", "spawn python4 ENOENT")
     })
-    expect(spawnHint("python4", wrapped)).toContain("no such program")
+    expect(spawnHint("python4", wrapped)).toContain("no such program on PATH")
     expect(describeSpawnError("x", errno("EMFILE", "spawn x EMFILE"))).toBe("spawn x EMFILE")
     expect(describeSpawnError("x", "text")).toBe("text")
   })
