@@ -23,12 +23,14 @@ const check = async (ids: "1" | "0" | "wrong") => {
       "--quiet-ms",
       "30",
       "--",
+      // check gives the extension a host's baseline environment: the variable is set as a config's env would.
+      "env",
+      `IDS=${ids}`,
       "python3",
       "-S",
       "-E",
       `${repoRoot}test/fixtures/ids-echo.py`
-    ],
-    { env: { IDS: ids } }
+    ]
   )
   const [doc] = jsonLines(r.stdout) as Array<{ readonly checks: ReadonlyArray<Check> }>
   const echoes = doc?.checks.find((c) => c.id === "echoes_ids")
