@@ -115,6 +115,10 @@ describe.concurrent("abhed-ext check: a command that cannot start says what to d
       const r = await runCli(["check", "--", "./guard.sh"], { cwd: dir })
       expect(r.code).toBe(1)
       expect(r.stdout).toContain("or start it through its interpreter: bash ./guard.sh")
+      // Named without ./, it is looked up on PATH: say that it is here.
+      const bare = await runCli(["check", "--", "guard.sh"], { cwd: dir })
+      expect(bare.code).toBe(1)
+      expect(bare.stdout).toContain("guard.sh is a file in the working directory: name it ./guard.sh")
     } finally {
       rmSync(dir, { recursive: true, force: true })
     }

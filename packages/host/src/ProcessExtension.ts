@@ -66,17 +66,17 @@ const folderProblem = (path: string): string | undefined => {
 
 export const spawn = (config: ExtensionConfig, options: Options) =>
   Effect.callback<Child, SpawnFailed>((resume) => {
+    const cwd = NodePath.resolve(options.baseDir, config.cwd ?? ".")
     const failed = (error: unknown) =>
       resume(
         Effect.fail(
           new SpawnFailed({
             extension: config.name,
             command: config.command,
-            detail: describeSpawnError(config.command, error)
+            detail: describeSpawnError(config.command, error, cwd)
           })
         )
       )
-    const cwd = NodePath.resolve(options.baseDir, config.cwd ?? ".")
     // Node reports a missing working directory as `spawn COMMAND ENOENT`, which blames the command: say which.
     const folder = folderProblem(cwd)
     if (folder !== undefined)

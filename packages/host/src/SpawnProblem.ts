@@ -1,3 +1,6 @@
+import * as NodeFs from "node:fs"
+import * as NodePath from "node:path"
+
 /**
  * What to do about a program that could not be started: Node says only `spawn ./guard.sh EACCES`, which names the
  * errno, not the mistake (a script without its executable bit, a program not installed or misspelt).
@@ -17,13 +20,28 @@ const codeOf = (error: unknown): string | undefined => {
 const interpreterFor = (command: string): string =>
   /\.py$/.test(command) ? "python3" : /\.[cm]?[jt]s$/.test(command) ? "node" : "bash"
 
-/** The hint for a failed start of `command`, after the error's own text; empty when there is nothing more to say. */
-export const spawnHint = (command: string, error: unknown): string => {
+/** Whether `name` is a file in `cwd`: a script named without `./` is looked up on PATH, not there. */
+const isFileIn = (cwd: string | undefined, name: string): boolean => {
+  try {
+    return cwd !== undefined && NodeFs.statSync(NodePath.join(cwd, name)).isFile()
+  } catch {
+    return false
+  }
+}
+
+/**
+ * The hint for a failed start of `command` in `cwd`, after the error's own text; empty when there is nothing more to
+ * say.
+ */
+export const spawnHint = (command: string, error: unknown, cwd?: string): string => {
   switch (codeOf(error)) {
     case "ENOENT":
       return command.includes("/")
         ? " (no such file: a relative path resolves against the working directory, the extension's cwd)"
-        : " (no such program on PATH: is it installed?)"
+        : isFileIn(cwd, command)
+          ? ` (not on PATH; ${command} is a file in the working directory: name it ./${command}, or start it ` +
+            `through its interpreter: ${interpreterFor(command)} ${command})`
+          : " (no such program on PATH: is it installed?)"
     case "EACCES":
       return (
         " (permission denied: not an executable file: `chmod +x` a script that starts with #!, or start it through " +
@@ -34,6 +52,6 @@ export const spawnHint = (command: string, error: unknown): string => {
   }
 }
 
-/** The error's text with the hint: what a failed start of `command` reports. */
-export const describeSpawnError = (command: string, error: unknown): string =>
-  `${error instanceof Error ? error.message : String(error)}${spawnHint(command, error)}`
+/** The error's text with the hint: what a failed start of `command` in `cwd` reports. */
+export const describeSpawnError = (command: string, error: unknown, cwd?: string): string =>
+  `${error instanceof Error ? error.message : String(error)}${spawnHint(command, error, cwd)}`

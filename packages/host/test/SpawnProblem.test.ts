@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import { describe, expect, it } from "vitest"
 import { describeSpawnError, spawnHint } from "../src/SpawnProblem.ts"
 
@@ -23,6 +26,20 @@ describe("SpawnProblem: the hint after a failed start", () => {
       "spawn ./guard.sh ENOENT (no such file: a relative path resolves against the working directory, the " +
         "extension's cwd)"
     )
+  })
+
+  it("a script in the working directory named without ./: not on PATH, name it ./ or start its interpreter", () => {
+    const dir = mkdtempSync(join(tmpdir(), "abhed-spawn-"))
+    try {
+      writeFileSync(join(dir, "guard.sh"), "")
+      expect(spawnHint("guard.sh", errno("ENOENT", ""), dir)).toBe(
+        " (not on PATH; guard.sh is a file in the working directory: name it ./guard.sh, or start it through its " +
+          "interpreter: bash guard.sh)"
+      )
+      expect(spawnHint("other.sh", errno("ENOENT", ""), dir)).toBe(" (no such program on PATH: is it installed?)")
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
   })
 
   it("finds Node's code inside a wrapper's cause (effect's PlatformError), and adds nothing for other errors", () => {

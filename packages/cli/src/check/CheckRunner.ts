@@ -277,7 +277,7 @@ export const observe = (
       return {
         spawn: {
           ok: false,
-          detail: `could not start ${options.command}: ${describeSpawnError(options.command, first.failure)}`
+          detail: `could not start ${options.command}: ${describeSpawnError(options.command, first.failure, process.cwd())}`
         },
         sequence: [],
         burst: [],
