@@ -42,7 +42,7 @@ describe.concurrent("abhed-ext check: echoes_ids", () => {
     const r = await check("1")
     expect(r.echoes).toEqual({
       id: "echoes_ids",
-      title: "replies echo the request's id",
+      title: "no reply carries another request's id",
       status: "pass",
       details: [
         'every reply echoes it: run it with "reply_ids": "required" (every stray line is then caught, and the host writes each request without first waiting a turn of its event loop: docs/protocol.md)'
