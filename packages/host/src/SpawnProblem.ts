@@ -20,12 +20,13 @@ const codeOf = (error: unknown): string | undefined => {
 const interpreterFor = (command: string): string =>
   /\.py$/.test(command) ? "python3" : /\.[cm]?[jt]s$/.test(command) ? "node" : "bash"
 
-/** Whether `name` is a file in `cwd`: a script named without `./` is looked up on PATH, not there. */
-const isFileIn = (cwd: string | undefined, name: string): boolean => {
+/** What `name` is in `cwd`, if anything: a script named without `./` is looked up on PATH, not there. */
+const kindIn = (cwd: string | undefined, name: string): "file" | "folder" | undefined => {
   try {
-    return cwd !== undefined && NodeFs.statSync(NodePath.join(cwd, name)).isFile()
+    const stats = NodeFs.statSync(NodePath.resolve(cwd ?? ".", name))
+    return stats.isFile() ? "file" : stats.isDirectory() ? "folder" : undefined
   } catch {
-    return false
+    return undefined
   }
 }
 
@@ -38,11 +39,12 @@ export const spawnHint = (command: string, error: unknown, cwd?: string): string
     case "ENOENT":
       return command.includes("/")
         ? " (no such file: a relative path resolves against the working directory, the extension's cwd)"
-        : isFileIn(cwd, command)
+        : cwd !== undefined && kindIn(cwd, command) === "file"
           ? ` (not on PATH; ${command} is a file in the working directory: name it ./${command}, or start it ` +
             `through its interpreter: ${interpreterFor(command)} ${command})`
           : " (no such program on PATH: is it installed?)"
     case "EACCES":
+      if (command.includes("/") && kindIn(cwd, command) === "folder") return " (a folder, not a program)"
       return (
         " (permission denied: not an executable file: `chmod +x` a script that starts with #!, or start it through " +
         `its interpreter: ${interpreterFor(command)} ${command})`

@@ -37,6 +37,8 @@ describe("SpawnProblem: the hint after a failed start", () => {
           "interpreter: bash guard.sh)"
       )
       expect(spawnHint("other.sh", errno("ENOENT", ""), dir)).toBe(" (no such program on PATH: is it installed?)")
+      // A folder given as the command (`"command": "./"`, `"./hooks"`): it is no program, whatever its mode.
+      expect(spawnHint("./", errno("EACCES", ""), dir)).toBe(" (a folder, not a program)")
     } finally {
       rmSync(dir, { recursive: true, force: true })
     }
