@@ -73,7 +73,8 @@ export const addRecord = (tally: RunTally, record: AuditRecord): void => {
       const per = tally.per.get(x.extension)
       if (per === undefined) continue
       if (!NotFailed.has(x.status)) {
-        per.death ??= x.error ?? x.status
+        // With the line of its stderr that says why, as the host's warning has it (the operator's, never the model's).
+        per.death ??= `${x.error ?? x.status}${typeof x.stderr === "string" ? `: ${x.stderr}` : ""}`
         continue
       }
       if (x.status !== "replied") continue
