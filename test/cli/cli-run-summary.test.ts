@@ -86,6 +86,27 @@ describe.concurrent("run --summary, run --strict", () => {
   })
 })
 
+describe("run --summary and a hook adapter whose hook fails", () => {
+  it("counts the failed runs as such, not as allows", async () => {
+    // A hook that cannot run (exit 126: not executable, in the field) is no opinion with a note in the reason.
+    const file = configFile([
+      {
+        name: "hooked",
+        command: process.execPath,
+        args: [bin, "hook", "--format=claude", "--", "bash", "-c", "exit 126"],
+        events: ["tool_call"],
+        ...Patient
+      }
+    ])
+    const r = await runCli(["run", "-c", file, "--summary"], { input: calls })
+    const summary = r.stderr.trimEnd().split("\n")
+    expect(summary.at(-1)).toMatch(
+      /^ +2 hook run\(s\) failed, each no opinion \(--fail-closed blocks instead\), e\.g\. "hook failed: exit 126/
+    )
+    expect(r.stderr).not.toContain("allow(s) ignored")
+  })
+})
+
 describe.concurrent("run's warnings", () => {
   it("a config without extensions is a warning on stderr", async () => {
     const file = configFile([])
