@@ -23,12 +23,14 @@ const check = async (ids: "1" | "0" | "wrong") => {
       "--quiet-ms",
       "30",
       "--",
+      // check gives the extension a host's baseline environment: the variable is set as a config's env would.
+      "env",
+      `IDS=${ids}`,
       "python3",
       "-S",
       "-E",
       `${repoRoot}test/fixtures/ids-echo.py`
-    ],
-    { env: { IDS: ids } }
+    ]
   )
   const [doc] = jsonLines(r.stdout) as Array<{ readonly checks: ReadonlyArray<Check> }>
   const echoes = doc?.checks.find((c) => c.id === "echoes_ids")
@@ -40,7 +42,7 @@ describe.concurrent("abhed-ext check: echoes_ids", () => {
     const r = await check("1")
     expect(r.echoes).toEqual({
       id: "echoes_ids",
-      title: "replies echo the request's id",
+      title: "no reply carries another request's id",
       status: "pass",
       details: [
         'every reply echoes it: run it with "reply_ids": "required" (every stray line is then caught, and the host writes each request without first waiting a turn of its event loop: docs/protocol.md)'

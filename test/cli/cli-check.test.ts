@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process"
-import { mkdtempSync, readFileSync } from "node:fs"
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
@@ -43,10 +43,10 @@ const fast = [...patient, "--grace-ms", "15000", "--quiet-ms", "30"]
 describe.concurrent("abhed-ext check passes on every example extension", () => {
   for (const x of config.extensions) {
     it(`${x.name}: ${x.command} ${(x.args ?? []).join(" ")}`, async () => {
-      const r = await runCli(["check", "--json", ...fast, "--", x.command, ...(x.args ?? [])], {
-        cwd: examples,
-        env: x.env ?? {}
-      })
+      // The config's env, as the host would set it (check gives the extension a host's baseline, no more).
+      const env = Object.entries(x.env ?? {}).map(([k, v]) => `${k}=${v}`)
+      const command = env.length === 0 ? [x.command] : ["env", ...env, x.command]
+      const r = await runCli(["check", "--json", ...fast, "--", ...command, ...(x.args ?? [])], { cwd: examples })
       const doc = report(r.stdout)
       expect(failed(doc), JSON.stringify(doc.checks, null, 1)).toEqual([])
       expect(doc.ok).toBe(true)
@@ -161,9 +161,15 @@ describe.concurrent("abhed-ext check fails, naming the violated check", () => {
 describe("abhed-ext check and a helper that left the extension's session", () => {
   it("a passing check exits when it is done, not when a setsid helper holding the extension's stdout dies", async () => {
     const pidFile = join(mkdtempSync(join(tmpdir(), "abhed-check-")), "helper.pid")
-    const r = await runCli(["check", "--json", ...long, "--", ...fixture("setsid-helper")], {
-      env: { HELPER_PID_FILE: pidFile }
-    })
+    const r = await runCli([
+      "check",
+      "--json",
+      ...long,
+      "--",
+      "env",
+      `HELPER_PID_FILE=${pidFile}`,
+      ...fixture("setsid-helper")
+    ])
     const helper = Number(readFileSync(pidFile, "utf8"))
     try {
       expect(report(r.stdout).ok).toBe(true)
@@ -208,5 +214,32 @@ describe("abhed-ext check --call", () => {
       expect(r.code).toBe(64) // bad usage
       expect(r.stdout + r.stderr).toContain("--call")
     }
+  })
+})
+
+describe.concurrent("abhed-ext check: the extension gets the environment a host would give it", () => {
+  // A variable of the user's shell (PYTHONUNBUFFERED, a token) that the host would not pass must not make an
+  // extension pass here that the host then marks dead.
+  const script = (() => {
+    const dir = mkdtempSync(join(tmpdir(), "abhed-check-env-"))
+    const file = join(dir, "needs-var.sh")
+    writeFileSync(
+      file,
+      '[ -n "$ABHED_TEST_SHELL_ONLY" ] || { echo "needs ABHED_TEST_SHELL_ONLY" >&2; exit 1; }\n' +
+        "while IFS= read -r line; do echo '{}'; done\n"
+    )
+    return file
+  })()
+
+  it("a variable of this shell only is not passed: the check fails as the host would", async () => {
+    const r = await runCli(["check", "--json", "--", "bash", script], { env: { ABHED_TEST_SHELL_ONLY: "1" } })
+    expect(r.code).toBe(1)
+    expect(failed(report(r.stdout))).toContain("one_reply_per_request")
+  })
+
+  it("given on the command line, as a config's env would give it, it passes", async () => {
+    const r = await runCli(["check", "--json", "--", "env", "ABHED_TEST_SHELL_ONLY=1", "bash", script])
+    expect(failed(report(r.stdout))).toEqual([])
+    expect(r.code).toBe(0)
   })
 })

@@ -28,6 +28,40 @@ describe.concurrent("abhed-ext run: files it cannot use", () => {
   })
 })
 
+describe.concurrent("abhed-ext run: a config given as the events file (--config forgotten)", () => {
+  // Read as requests, a config is an error line per line of it and exit 0, with no extension started: say what
+  // was meant instead, and run nothing.
+  it("is bad usage naming the file and the command line that runs it", async () => {
+    const r = await runCli(["run", config])
+    expect(r.code).toBe(64)
+    expect(r.stdout).toBe("")
+    expect(r.stderr).toContain(
+      `abhed-ext run: ${config} is a config (it has "extensions"), not events (one JSON request per line): ` +
+        `to run its extensions, name it with --config: abhed-ext run --config ${config} [EVENTS.jsonl]`
+    )
+  })
+
+  it("with --config too, it says the events are missing", async () => {
+    const r = await runCli(["run", "--config", config, config])
+    expect(r.code).toBe(64)
+    expect(r.stdout).toBe("")
+    expect(r.stderr).toContain("give the requests as EVENTS.jsonl, or on stdin")
+  })
+
+  it("a one-line events file is still events", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "abhed-events-"))
+    try {
+      const events = join(dir, "call.json")
+      writeFileSync(events, call)
+      const r = await runCli(["run", "--config", config, events])
+      expect(r.code).toBe(0)
+      expect(jsonLines(r.stdout)).toMatchObject([{ event: "tool_call", decision: "deny" }])
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+})
+
 describe.concurrent("abhed-ext check: durations must make sense", () => {
   // A zero or negative reply timeout cannot be met: reject it as bad usage instead of reporting the extension.
   for (const [flag, value] of [
@@ -65,6 +99,30 @@ describe.concurrent("abhed-ext check: a command that names no program", () => {
       ])
     })
   }
+})
+
+describe.concurrent("abhed-ext check: a command that cannot start says what to do", () => {
+  it("a program not installed: is it on PATH?", async () => {
+    const r = await runCli(["check", "--", "abhed-no-such-program", "guard.py"])
+    expect(r.code).toBe(1)
+    expect(r.stdout).toContain("no such program on PATH: is it installed?")
+  })
+
+  it("a script without its executable bit: chmod +x, or its interpreter", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "abhed-noexec-"))
+    try {
+      writeFileSync(join(dir, "guard.sh"), "#!/bin/bash\ncat\n", { mode: 0o644 })
+      const r = await runCli(["check", "--", "./guard.sh"], { cwd: dir })
+      expect(r.code).toBe(1)
+      expect(r.stdout).toContain("or start it through its interpreter: bash ./guard.sh")
+      // Named without ./, it is looked up on PATH: say that it is here.
+      const bare = await runCli(["check", "--", "guard.sh"], { cwd: dir })
+      expect(bare.code).toBe(1)
+      expect(bare.stdout).toContain("guard.sh is a file in the working directory: name it ./guard.sh")
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
 })
 
 describe("abhed-ext check: the command line it prints", () => {

@@ -56,7 +56,7 @@ describe.concurrent("abhed-ext list", () => {
         on_failure: "deny",
         match: null,
         state: "dead",
-        cause: "exited (code 3)",
+        cause: "exited (code 3): ext-exit-at-start: bye",
         tools: []
       }),
       expect.objectContaining({
@@ -91,8 +91,17 @@ describe.concurrent("abhed-ext list", () => {
     ])
     const r = await runCli(["list", "-c", quiet, "--json", "--watch-ms", "60000"])
     expect(JSON.parse(r.stdout).extensions).toEqual([
-      expect.objectContaining({ name: "crasher", state: "dead", cause: "exited (code 3)" })
+      expect.objectContaining({ name: "crasher", state: "dead", cause: "exited (code 3): ext-exit-at-start: bye" })
     ])
+    expect(r.code).toBe(0)
+  })
+
+  it("a death's cause carries the line of its stderr that says why, as run's warning does", async () => {
+    const missing = configFile([
+      { name: "typo", command: "bash", args: ["no-such-script.sh"], events: ["tool_call"], ...Patient }
+    ])
+    const r = await runCli(["list", "-c", missing, "--watch-ms", "60000"])
+    expect(r.stdout).toMatch(/typo {2}DEAD: exited \(code 127\): bash: no-such-script\.sh: No such file or directory/)
     expect(r.code).toBe(0)
   })
 

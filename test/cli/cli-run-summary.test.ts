@@ -56,10 +56,10 @@ describe.concurrent("run --summary, run --strict", () => {
       "abhed-ext run: 2 tool call(s): 1 denied, 0 asked, 1 allowed; 1 other event(s); 1 bad line(s)"
     )
     expect(summary[1]).toMatch(/^ {2}guard {4}live; 2 replies, p50 [\d.]+ ms, p99 [\d.]+ ms$/)
-    expect(summary[2]).toBe("  crasher  DEAD: exited (code 3); no replies")
+    expect(summary[2]).toBe("  crasher  DEAD: exited (code 3): ext-exit-at-start: bye; no replies")
     expect(summary[3]).toMatch(/^ {2}allower {2}live; 3 replies, p50 [\d.]+ ms, p99 [\d.]+ ms$/)
     expect(summary[4]).toBe('           2 allow(s) ignored (an extension may veto, never permit), e.g. "fine by me"')
-    expect(summary[5]).toBe("abhed-ext run --strict: crasher died (exited (code 3))")
+    expect(summary[5]).toBe("abhed-ext run --strict: crasher died (exited (code 3): ext-exit-at-start: bye)")
     expect(summary).toHaveLength(6)
     expect(r.code).toBe(1)
   })
@@ -83,6 +83,27 @@ describe.concurrent("run --summary, run --strict", () => {
   it("without --strict, a death still exits 0", async () => {
     const r = await runCli(["run", "-c", configFile([guard, crasher])], { input: calls })
     expect(r.code).toBe(0)
+  })
+})
+
+describe("run --summary and a hook adapter whose hook fails", () => {
+  it("counts the failed runs as such, not as allows", async () => {
+    // A hook that cannot run (exit 126: not executable, in the field) is no opinion with a note in the reason.
+    const file = configFile([
+      {
+        name: "hooked",
+        command: process.execPath,
+        args: [bin, "hook", "--format=claude", "--", "bash", "-c", "exit 126"],
+        events: ["tool_call"],
+        ...Patient
+      }
+    ])
+    const r = await runCli(["run", "-c", file, "--summary"], { input: calls })
+    const summary = r.stderr.trimEnd().split("\n")
+    expect(summary.at(-1)).toMatch(
+      /^ +2 hook run\(s\) failed, each no opinion \(--fail-closed blocks instead\), e\.g\. "hook failed: exit 126/
+    )
+    expect(r.stderr).not.toContain("allow(s) ignored")
   })
 })
 

@@ -73,6 +73,20 @@ describe("abhed-ext trust: a project's extensions run only once trusted, bound t
     for (const pid of [...pidsOf(w, "repo"), ...pidsOf(w, "mine")]) expect(exists(pid)).toBe(false)
   }, 300_000)
 
+  it("an untrusted project alone: the warning says its layer was not used, not that none was found", async () => {
+    const w = world("abhed-trust-alone-")
+    layer(w, w.project, ["repo"])
+    const r = await run(w)
+    expect(r.stderr).toContain(`the project config ${w.project} is not trusted`)
+    expect(r.stderr).toContain("the config layers (none used: the project's is not trusted) configures no extensions")
+    expect(r.stderr).not.toContain("none found")
+    // --strict fails on it, and its help says so.
+    expect((await run(w, ["--strict"])).code).toBe(1)
+    expect((await runCli(["run", "--help"])).stderr).toMatch(
+      /--strict\s+exit 1 when .*the project config is not trusted/
+    )
+  }, 120_000)
+
   it("the same name in two layers is an error naming both files", async () => {
     const w = world("abhed-trust-")
     layer(w, w.managed, ["guard"])

@@ -1,3 +1,4 @@
+import { spawnSync } from "node:child_process"
 import { existsSync, readdirSync, readFileSync } from "node:fs"
 import { dirname, join, relative, resolve } from "node:path"
 import { describe, expect, it } from "vitest"
@@ -145,6 +146,33 @@ const testReferences = (): Array<{ readonly line: number; readonly file: string;
   }
   return references
 }
+
+describe("README.md: where a newcomer starts", () => {
+  const readme = readFileSync(join(root, "README.md"), "utf8")
+
+  it("links every document in docs/", () => {
+    const docs = readdirSync(join(root, "docs")).filter((f) => f.endsWith(".md"))
+    expect(docs.filter((f) => !readme.includes(`(docs/${f}`))).toEqual([])
+  })
+
+  it("names every command of abhed-ext --help where it points to docs/cli.md", () => {
+    const help = spawnSync(process.execPath, [join(root, "packages/cli/src/bin.ts"), "--help"], {
+      encoding: "utf8",
+      env: { ...process.env, NO_COLOR: "1" }
+    }).stdout
+    const lines = help.split("\n")
+    const from = lines.indexOf("SUBCOMMANDS")
+    const to = lines.findIndex((l, i) => i > from && !l.startsWith("  "))
+    const commands = lines
+      .slice(from + 1, to)
+      .map((l) => /^ {2}([a-z-]+)\s/.exec(l)?.[1])
+      .filter((c) => c !== undefined)
+    expect(commands.length).toBeGreaterThan(5)
+    const pointer = /- \[docs\/cli\.md\]\(docs\/cli\.md\): `abhed-ext ([^`]*)`/.exec(readme)?.[1] ?? ""
+    const named = pointer.split(/\s*\|\s*/)
+    expect(commands.filter((c) => !named.includes(c))).toEqual([])
+  })
+})
 
 describe("docs/guarantees.md", () => {
   it("names tests that exist: each name is in the test file linked before it", () => {

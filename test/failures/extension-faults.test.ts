@@ -106,6 +106,31 @@ describe.concurrent("process extension faults", () => {
     )
   )
 
+  live("a script without its executable bit is spawn_failed, saying what to do (Node says only EACCES)", () =>
+    Effect.gen(function* () {
+      const dir = NodeFs.mkdtempSync(NodePath.join(NodeOs.tmpdir(), "abhed-noexec-"))
+      const script = NodePath.join(dir, "guard.sh")
+      NodeFs.writeFileSync(script, "#!/bin/bash\ncat\n", { mode: 0o644 })
+      yield* Effect.ensuring(
+        provided(
+          withExtension(fixtureConfig("ext-echo.sh", { command: script, args: [] }), (ext) =>
+            Effect.gen(function* () {
+              const state = (yield* ext.status).state
+              const cause = state._tag === "dead" ? state.cause : undefined
+              assert.strictEqual(cause?._tag, "spawn_failed")
+              assert.include(
+                cause?._tag === "spawn_failed" ? cause.detail : "",
+                `not an executable file: \`chmod +x\` a script that starts with #!, or start it through its ` +
+                  `interpreter: bash ${script}`
+              )
+            })
+          )
+        ),
+        Effect.sync(() => NodeFs.rmSync(dir, { recursive: true, force: true }))
+      )
+    })
+  )
+
   live("a cwd that does not exist is spawn_failed too, saying so (Node's own error blames the command)", () =>
     provided(
       withExtension(fixtureConfig("ext-echo.sh", { cwd: "no-such-dir" }), (ext) =>

@@ -634,6 +634,16 @@ describe("abhed-ext import-hooks", () => {
     expect(r.stderr).toContain("bogus\\x1b[31m")
   }, 60_000)
 
+  it("-o into a folder that does not exist: one line naming the folder, exit 1", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "abhed-import-o-"))
+    const settings = join(dir, "settings.json")
+    writeFileSync(settings, JSON.stringify({ hooks: {} }))
+    const out = join(dir, "no-such-folder", "abhed.json")
+    const r = await runCli(["import-hooks", "--format", "claude", "-o", out, settings])
+    expect(r.code).toBe(1)
+    expect(r.stderr).toContain(`cannot write ${out}: its folder ${join(dir, "no-such-folder")} does not exist`)
+  })
+
   it("turns a settings file with three hooks into a config run accepts, and names the one it cannot carry over", async () => {
     const imported = await importProject()
     expect(imported.code, imported.stderr).toBe(0)

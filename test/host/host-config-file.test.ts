@@ -69,6 +69,35 @@ describe("ExtensionHost.layerFromFile", () => {
     60_000
   )
 
+  it.live(
+    "a command with a / resolves against the extension's cwd, not the config's folder (docs/extensions.md)",
+    () =>
+      Effect.gen(function* () {
+        // The same guard.sh in the config's folder and in its cwd `sub`: the one in `sub` blocks, the other allows.
+        const file = tempConfig(
+          '{"extensions": [{"name": "g", "command": "./guard.sh", "cwd": "sub", "events": ["tool_call"]}]}'
+        )
+        const dir = NodePath.dirname(file)
+        NodeFs.mkdirSync(NodePath.join(dir, "sub"))
+        const guard = (reply: string) => `#!/bin/bash\nwhile IFS= read -r line; do echo '${reply}'; done\n`
+        NodeFs.writeFileSync(NodePath.join(dir, "guard.sh"), guard("{}"), { mode: 0o755 })
+        NodeFs.writeFileSync(NodePath.join(dir, "sub", "guard.sh"), guard('{"block":true,"reason":"sub"}'), {
+          mode: 0o755
+        })
+        const outcome = yield* Effect.gen(function* () {
+          const host = yield* ExtensionHost
+          return yield* host.toolCall({ tool: "read", args: { path: "x" } })
+        }).pipe(Effect.provide(hostFrom(file)))
+        assert.strictEqual(outcome.decision, "deny")
+        assert.deepStrictEqual(
+          outcome.reasons.map((r) => r.reason),
+          ["sub"]
+        )
+        NodeFs.rmSync(dir, { recursive: true, force: true })
+      }).pipe(Effect.provideService(References.MinimumLogLevel, "Error")),
+    60_000
+  )
+
   it.effect("a FIFO is ConfigUnreadable at once, not a hang (issue 22.8)", () =>
     Effect.gen(function* () {
       const dir = NodeFs.mkdtempSync(NodePath.join(NodeOs.tmpdir(), "abhed-config-fifo-"))

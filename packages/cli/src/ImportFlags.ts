@@ -1,5 +1,6 @@
 import { Console, Effect, FileSystem, Option } from "effect"
 import { Flag } from "effect/cli"
+import * as NodePath from "node:path"
 import { OutputUnwritable } from "./CliError.ts"
 
 /**
@@ -33,8 +34,16 @@ export const writeConfig = (config: unknown, output: Option.Option<string>, sour
     const json = JSON.stringify(config, null, 2)
     if (Option.isNone(output)) return yield* Console.log(json)
     const fs = yield* FileSystem.FileSystem
-    yield* fs
-      .writeFileString(output.value, `${json}\n`)
-      .pipe(Effect.mapError((e) => new OutputUnwritable({ file: output.value, detail: e.message })))
+    yield* fs.writeFileString(output.value, `${json}\n`).pipe(
+      Effect.mapError(
+        (e) =>
+          new OutputUnwritable({
+            file: output.value,
+            // Not "NotFound: FileSystem.writeFile (…)": what is not found is the folder the file would go in.
+            detail:
+              e.reason._tag === "NotFound" ? `its folder ${NodePath.dirname(output.value)} does not exist` : e.message
+          })
+      )
+    )
     yield* Console.error(`${source}: written to ${output.value}`)
   })

@@ -1,7 +1,7 @@
 import { printable } from "@abhed/host/Printable"
 import { AuditLog } from "@abhed/host/AuditLog"
 import type { ExtensionStatus } from "@abhed/host/Extension"
-import { describeDeathCause } from "@abhed/host/ExtensionError"
+import { describeDeathCauseWithStderr } from "@abhed/host/ExtensionError"
 import { ExtensionHost } from "@abhed/host/ExtensionHost"
 import { type EventName, EventNames, eventsOf, type ExtensionConfig } from "@abhed/protocol"
 import { Console, Duration, Effect, Option } from "effect"
@@ -79,7 +79,7 @@ const stateOf = (
   status === undefined
     ? { state: "dead", cause: "not started" }
     : status.state._tag === "dead"
-      ? { state: "dead", cause: describeDeathCause(status.state.cause) }
+      ? { state: "dead", cause: describeDeathCauseWithStderr(status.state.cause) }
       : { state: status.state._tag === "live" ? "live" : "running", cause: null }
 
 const listed = (

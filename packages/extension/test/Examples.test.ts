@@ -2,7 +2,9 @@ import { decodeReply, type EventName, isEventName, parseConfig } from "@abhed/pr
 import { Result } from "effect"
 import fc from "fast-check"
 import { spawnSync } from "node:child_process"
-import { existsSync, readFileSync } from "node:fs"
+import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import { describe, expect, it } from "vitest"
 import { redact } from "../../../docs/examples/credential-redactor.ts"
 import { DefaultGlobs, matchingGlob, runsGitPush } from "../../../docs/examples/secrets-guard.ts"
@@ -36,6 +38,22 @@ describe("the bash/jq examples of docs/examples", () => {
     )
     expect(done.replies).toEqual([{ block: true, reason: "secrets are off limits" }, {}, {}, {}])
     expect(done.code).toBe(0)
+  })
+
+  it("block-secrets.sh without jq exits at start, saying so, instead of passing every read", async () => {
+    // A PATH with bash alone: `$(jq …)` would be empty, and every read of a secret answered {}.
+    const bin = mkdtempSync(join(tmpdir(), "abhed-nojq-"))
+    try {
+      symlinkSync("/bin/bash", join(bin, "bash"))
+      const done = await run("bash", ["block-secrets.sh"], [toolCall("read", { path: "config/secrets.json" })], {
+        PATH: bin
+      })
+      expect(done.replies).toEqual([])
+      expect(done.code).toBe(1)
+      expect(done.stderr).toContain("block-secrets.sh: jq is not installed")
+    } finally {
+      rmSync(bin, { recursive: true, force: true })
+    }
   })
 
   it("redact-akia.sh redacts AWS key ids from tool results only", async () => {

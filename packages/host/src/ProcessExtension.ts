@@ -11,6 +11,7 @@ import { ExtensionExited, ReplyTooLong, SpawnFailed } from "./ExtensionError.ts"
 import { afterPoll } from "./PollBarrier.ts"
 import { printable } from "./Printable.ts"
 import * as ProcessGroup from "./ProcessGroup.ts"
+import { describeSpawnError } from "./SpawnProblem.ts"
 import * as StderrTail from "./StderrTail.ts"
 
 /**
@@ -65,17 +66,17 @@ const folderProblem = (path: string): string | undefined => {
 
 export const spawn = (config: ExtensionConfig, options: Options) =>
   Effect.callback<Child, SpawnFailed>((resume) => {
+    const cwd = NodePath.resolve(options.baseDir, config.cwd ?? ".")
     const failed = (error: unknown) =>
       resume(
         Effect.fail(
           new SpawnFailed({
             extension: config.name,
             command: config.command,
-            detail: error instanceof Error ? error.message : String(error)
+            detail: describeSpawnError(config.command, error, cwd)
           })
         )
       )
-    const cwd = NodePath.resolve(options.baseDir, config.cwd ?? ".")
     // Node reports a missing working directory as `spawn COMMAND ENOENT`, which blames the command: say which.
     const folder = folderProblem(cwd)
     if (folder !== undefined)

@@ -128,5 +128,15 @@ export const errorLine = (tail: string, max: number = MaxErrorLineChars): string
     .map((l) => l.trimEnd())
     .filter((l) => l.trim() !== "")
   const pick = lines.findLast((l) => ErrorLine.test(l)) ?? lines.findLast((l) => !Noise.test(l)) ?? lines.at(-1)
-  return pick === undefined ? undefined : escapeLine(pick.trim(), max)
+  return pick === undefined ? undefined : escapeLine(`${oldNodeHint(lines)}${pick.trim()}`, max)
+}
+
+// A Node older than 22.18 runs no .ts file, and says so without naming the version it would take.
+const UnknownTsExtension = /ERR_UNKNOWN_FILE_EXTENSION\]?: Unknown file extension "\.[cm]?ts"/
+
+/** Before the error line of a `.ts` extension started by too old a Node: the Node it needs, and the one it got. */
+const oldNodeHint = (lines: ReadonlyArray<string>): string => {
+  if (!lines.some((l) => UnknownTsExtension.test(l))) return ""
+  const version = lines.findLast((l) => /^Node\.js v\d/.test(l))
+  return `a .ts extension needs Node 24 on PATH${version === undefined ? "" : ` (this is ${version})`}: `
 }

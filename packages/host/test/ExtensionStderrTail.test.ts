@@ -126,7 +126,12 @@ describe("errorLine: the line of a dead extension's stderr that says why", () =>
       "guard.sh: line 3: jq: command not found"
     ],
     ["\\r\\n line ends, and a coloured error", "starting\r\n\u001b[31mError: boom\u001b[0m\r\n", "Error: boom"],
-    ["control and invisible characters escaped", "Error: a\u0007b\u202ec\u0000", "Error: a\\x07b\\u202ec\\x00"]
+    ["control and invisible characters escaped", "Error: a\u0007b\u202ec\u0000", "Error: a\\x07b\\u202ec\\x00"],
+    [
+      "a .ts extension under a Node too old for it: the Node it needs, and the one that ran",
+      "node:internal/modules/esm/get_format:189\n  throw new ERR_UNKNOWN_FILE_EXTENSION(ext, filepath);\n        ^\n\nTypeError [ERR_UNKNOWN_FILE_EXTENSION]: Unknown file extension \".ts\" for /w/guard.ts\n    at f (a:1:2) {\n  code: 'ERR_UNKNOWN_FILE_EXTENSION'\n}\n\nNode.js v20.20.2\n",
+      'a .ts extension needs Node 24 on PATH (this is Node.js v20.20.2): TypeError [ERR_UNKNOWN_FILE_EXTENSION]: Unknown file extension ".ts" for /w/guard.ts'
+    ]
   ])("%s", (_, tail, line) => {
     expect(StderrTail.errorLine(tail)).toBe(line)
   })

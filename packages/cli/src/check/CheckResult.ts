@@ -61,7 +61,7 @@ export const CheckTitles: { readonly [K in CheckId]: string } = {
   quiet_before_first_request: "nothing on stdout before the first request",
   valid_replies: "every reply is valid for its event",
   one_reply_per_request: "one reply per request, nothing unsolicited",
-  echoes_ids: "replies echo the request's id",
+  echoes_ids: "no reply carries another request's id",
   replies_within_timeout: "replies within the timeout",
   no_stdout_noise: "no stdout noise (every line is JSON)",
   unknown_event: "answers an unknown event",

@@ -1,5 +1,7 @@
 import { Framing, makeLineReader, type ReadLine } from "@abhed/protocol"
 import { Cause, Clock, Effect, Exit, Option, Queue, Ref, Stream } from "effect"
+import { environmentFor } from "@abhed/host/ExtensionEnvironment"
+import { describeSpawnError } from "@abhed/host/SpawnProblem"
 import { ChildProcess, type ChildProcessSpawner } from "effect/process"
 import {
   BurstSize,
@@ -65,6 +67,8 @@ export const MaxStrayLines = 1000
 const start = (options: CheckOptions, stderrTail: Ref.Ref<string>) =>
   Effect.gen(function* () {
     const handle = yield* ChildProcess.make(options.command, [...options.args], {
+      // As a host starts it (no env settings): not this shell's variables (PYTHONUNBUFFERED, a token), all of them.
+      env: environmentFor({ env: {}, env_passthrough: [] }, process.env),
       forceKillAfter: "1 second",
       stdin: { stream: "pipe", endOnDone: true }
     })
@@ -271,7 +275,10 @@ export const observe = (
     const first = yield* Effect.result(runSequence(options, stray, stderrTail))
     if (first._tag === "Failure") {
       return {
-        spawn: { ok: false, detail: `could not start ${options.command}: ${first.failure.message}` },
+        spawn: {
+          ok: false,
+          detail: `could not start ${options.command}: ${describeSpawnError(options.command, first.failure, process.cwd())}`
+        },
         sequence: [],
         burst: [],
         stray: stray.kept,

@@ -46,7 +46,10 @@ export const flags = {
     Flag.withDefault(false)
   ),
   strict: Flag.Boolean("strict").pipe(
-    Flag.withDescription("exit 1 when the config has no extension, or when one died (after every line is decided)"),
+    Flag.withDescription(
+      "exit 1 when the config has no extension, the project config is not trusted, or an extension died (after " +
+        "every line is decided)"
+    ),
     Flag.withDefault(false)
   ),
   events: Argument.String("events").pipe(

@@ -10,6 +10,7 @@ import { StdinConfig } from "../ConfigFile.ts"
 import { inputLines } from "../Input.ts"
 import { type RunSource, runSource } from "../Layers.ts"
 import { render } from "../Output.ts"
+import { configAsEvents } from "./ConfigAsEvents.ts"
 import * as RunSummary from "./RunSummary.ts"
 import { loadWatchable, watchRun } from "./RunWatch.ts"
 import { runSession } from "./Session.ts"
@@ -79,6 +80,9 @@ export const runMain = Effect.fn("run")(function* ({
       "--config - reads the config from stdin, so the events must come from a file (EVENTS.jsonl)"
     )
   }
+  const eventsFile = Option.getOrElse(events, () => "-")
+  const asEvents = eventsFile === "-" ? undefined : configAsEvents(eventsFile, Option.isSome(config))
+  if (asEvents !== undefined) return yield* failUsage(["abhed-ext", "run"], asEvents)
   if (watch && Option.getOrUndefined(config) === StdinConfig) {
     return yield* failUsage(["abhed-ext", "run"], "--watch watches the config's file: --config - (stdin) has none")
   }

@@ -23,7 +23,14 @@ interface PerExtension {
   death: string | undefined
   /** tool_call replies that gave a reason but no block or ask: an allow, which an extension cannot give. */
   readonly ignoredAllows: Array<string>
+  /** The notes of `abhed-ext hook` on a hook run that failed (no opinion): not an allow, a guard that did not run. */
+  readonly hookFailures: Array<string>
 }
+
+/** How `abhed-ext hook` begins the reason of a failed run it answers as no opinion (hook/HookOutcome.ts). */
+const HookFailed = "hook failed: "
+
+const fresh = (): PerExtension => ({ latencies: [], death: undefined, ignoredAllows: [], hookFailures: [] })
 
 export interface RunTally {
   /** Every extension configured during the run (with `--watch`, those a reload added too). */
@@ -41,7 +48,7 @@ export const make = (config: Config): RunTally => {
     verdicts: { allow: 0, ask: 0, deny: 0 },
     otherEvents: 0,
     badLines: 0,
-    per: new Map(names.map((name) => [name, { latencies: [], death: undefined, ignoredAllows: [] }]))
+    per: new Map(names.map((name) => [name, fresh()]))
   }
 }
 
@@ -51,7 +58,7 @@ export const track = (tally: RunTally | undefined, config: Config): void => {
   for (const { name } of config.extensions) {
     if (tally.per.has(name)) continue
     tally.extensions.push(name)
-    tally.per.set(name, { latencies: [], death: undefined, ignoredAllows: [] })
+    tally.per.set(name, fresh())
   }
 }
 
@@ -74,7 +81,8 @@ export const addRecord = (tally: RunTally, record: AuditRecord): void => {
       const per = tally.per.get(x.extension)
       if (per === undefined) continue
       if (!NotFailed.has(x.status)) {
-        per.death ??= x.error ?? x.status
+        // With the line of its stderr that says why, as the host's warning has it (the operator's, never the model's).
+        per.death ??= `${x.error ?? x.status}${typeof x.stderr === "string" ? `: ${x.stderr}` : ""}`
         continue
       }
       if (x.status !== "replied") continue
@@ -88,7 +96,7 @@ export const addRecord = (tally: RunTally, record: AuditRecord): void => {
         reply["block"] !== true &&
         reply["ask"] !== true
       )
-        per.ignoredAllows.push(reply["reason"])
+        (reply["reason"].startsWith(HookFailed) ? per.hookFailures : per.ignoredAllows).push(reply["reason"])
     }
   }
 }
@@ -145,6 +153,12 @@ export const render = (tally: RunTally): string => {
         `  ${" ".repeat(width)}  ${per.ignoredAllows.length} allow(s) ignored (an extension may veto, never permit), ` +
           // The extension's own text: C1 controls and bidirectional overrides survive JSON, not `printable`.
           `e.g. ${printable(JSON.stringify(per.ignoredAllows[0]))}`
+      )
+    }
+    if (per.hookFailures.length > 0) {
+      lines.push(
+        `  ${" ".repeat(width)}  ${per.hookFailures.length} hook run(s) failed, each no opinion (--fail-closed ` +
+          `blocks instead), e.g. ${JSON.stringify(per.hookFailures[0])}`
       )
     }
   }

@@ -51,7 +51,7 @@ describe("evaluate: echoes_ids", () => {
     ] as const) {
       expect(echoes(observed(outcomes))).toEqual({
         id: "echoes_ids",
-        title: "replies echo the request's id",
+        title: "no reply carries another request's id",
         status: "skip",
         details: ["not checked: no request got a JSON reply"]
       })
