@@ -124,20 +124,38 @@ describe("Claude Code hooks through abhed-ext hook", () => {
     policy: { ask: [{ tool: "bash", args: { command: "git *" }, reason: "git needs a look" }] }
   })
 
-  it("deny and ask land with the hook's reason; allow lifts nothing; exit 2 blocks with stderr; exit 1 is no opinion", async () => {
-    const r = await runCli(["run", "--config", config], {
+  /**
+   * The config above run once, for the two tests below: six calls (lines 0-5), then two results for its one
+   * tool_result hook (lines 6-7). Its tool_call hooks are not asked about the results (their events).
+   */
+  const content = "aws_access_key_id = AKIAIOSFODNN7EXAMPLE"
+  let shared: Promise<CliResult> | undefined
+  const sharedRun = () =>
+    (shared ??= runCli(["run", "--config", config], {
       input: lines(
         call("git status"),
         call("rm -rf /etc"),
         call("git push origin main"),
         JSON.stringify({ event: "tool_call", tool: "read", args: { path: "config/.env" } }),
         JSON.stringify({ event: "tool_call", tool: "read", args: { path: "src/app.ts" } }),
-        call("ls")
+        call("ls"),
+        JSON.stringify({
+          event: "tool_result",
+          tool: "bash",
+          args: { command: "cat creds" },
+          content,
+          is_error: false
+        }),
+        JSON.stringify({ event: "tool_result", tool: "bash", args: { command: "ls" }, content: "a b", is_error: false })
       )
-    })
+    }))
+
+  it("deny and ask land with the hook's reason; allow lifts nothing; exit 2 blocks with stderr; exit 1 is no opinion", async () => {
+    const r = await sharedRun()
     expect(r.code, r.stderr).toBe(0)
     const out = jsonLines(r.stdout) as Array<Line>
-    expect(out).toHaveLength(6)
+    // One reply per line: the six calls' and the two results'.
+    expect(out).toHaveLength(8)
     // The hook answered permissionDecision "allow" for git: the policy's ask still stands, and only the policy's reason.
     expect(out[0]).toMatchObject({ decision: "ask", reasons: [{ extension: "policy", reason: "git needs a look" }] })
     expect(out[1]).toMatchObject({
@@ -161,35 +179,15 @@ describe("Claude Code hooks through abhed-ext hook", () => {
   })
 
   it("a PostToolUse block marks the result an error and appends the reason to what the model sees", async () => {
-    const content = "aws_access_key_id = AKIAIOSFODNN7EXAMPLE"
-    // The config above's one tool_result hook alone: its others are tool_call hooks, started only to be asked nothing.
-    const resultsOnly = writeConfig({
-      extensions: [
-        adapter("secret-output", ["--format", "claude"], ["python3", fixture("secret_output.py")], {
-          events: ["tool_result"]
-        })
-      ]
-    })
-    const r = await runCli(["run", "--config", resultsOnly], {
-      input: lines(
-        JSON.stringify({
-          event: "tool_result",
-          tool: "bash",
-          args: { command: "cat creds" },
-          content,
-          is_error: false
-        }),
-        JSON.stringify({ event: "tool_result", tool: "bash", args: { command: "ls" }, content: "a b", is_error: false })
-      )
-    })
+    const r = await sharedRun()
     expect(r.code, r.stderr).toBe(0)
     const out = jsonLines(r.stdout) as Array<Line>
-    expect(out[0]).toEqual({
+    expect(out[6]).toEqual({
       event: "tool_result",
       content: `${content}\n\nthe output holds an AWS access key; do not repeat it`,
       is_error: true
     })
-    expect(out[1]).toEqual({ event: "tool_result", content: "a b", is_error: false })
+    expect(out[7]).toEqual({ event: "tool_result", content: "a b", is_error: false })
   })
 
   it("updatedInput rewrites settle like any rewrite, with another extension's rewrite in the same call", async () => {
