@@ -48,9 +48,19 @@ interface Said {
 const stricter = (a: Level, b: Level): Level =>
   a === "block" || b === "block" ? "block" : a === "ask" || b === "ask" ? "ask" : "none"
 
+/**
+ * How much of a hook's reason goes into a reply. A reply longer than the host takes (16 MiB) gets the adapter marked
+ * dead: a hook that denies with a reason that long (a file echoed whole, in a multi-byte script: the stdout cap counts
+ * characters) would lose its deny, and every later call its hooks, to `on_failure`. Cut, the deny stands.
+ */
+export const ReasonMaxChars = 16 * 1024
+
 const raise = (said: Said, level: Level, reason: string | undefined, fallback: string) => {
   said.level = stricter(said.level, level)
-  said.reasons.push(reason !== undefined && reason.trim() !== "" ? reason.trim() : fallback)
+  const given = reason?.trim() ?? ""
+  said.reasons.push(
+    given === "" ? fallback : given.length > ReasonMaxChars ? `${given.slice(0, ReasonMaxChars - 1)}…` : given
+  )
 }
 
 const text = (u: unknown): string | undefined => (typeof u === "string" ? u : undefined)

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest"
 import { makeAdapter } from "../../src/hook/HookAdapter.ts"
 import { peerInput, toolPart } from "../../src/hook/HookInput.ts"
 import { all, matches, parseMatcher } from "../../src/hook/HookMatcher.ts"
-import { appendOnce, mapRun } from "../../src/hook/HookOutcome.ts"
+import { appendOnce, mapRun, ReasonMaxChars } from "../../src/hook/HookOutcome.ts"
 import type { HookRun } from "../../src/hook/HookRunner.ts"
 import { decodeConfig, Request } from "@abhed/protocol"
 import { toConfig } from "../../src/hook/HookConfig.ts"
@@ -52,6 +52,20 @@ const map = (request: Record<string, unknown>, run: HookRun, format: HookFormat 
     failClosed,
     label: "hook"
   })
+
+describe("a hook's reason", () => {
+  it("is cut to ReasonMaxChars: a deny with a reason of 6 M three-byte characters (18 MB) stays a deny the host takes", () => {
+    const reason = "界".repeat(6_000_000)
+    const { reply } = map(callRequest("cat big"), pre("deny", { permissionDecisionReason: reason }))
+    expect(reply["block"]).toBe(true)
+    const kept = String(reply["reason"])
+    expect(kept.length).toBe(ReasonMaxChars)
+    expect(kept.startsWith("界界界")).toBe(true)
+    expect(kept.endsWith("…")).toBe(true)
+    // Far below the host's 16 MiB a reply.
+    expect(Buffer.byteLength(JSON.stringify(reply))).toBeLessThan(64 * 1024)
+  })
+})
 
 describe("tool names", () => {
   it("map both ways with the defaults, pass unknown names through, and take overrides", () => {
