@@ -26,6 +26,12 @@ const auditLayer = (file: string, content: AuditContent) =>
     Layer.tapError((e) => Console.error(e.message))
   )
 
+/** What the audit sink could not write, once the session is over. */
+const unwrittenRecords = Effect.gen(function* () {
+  const log = yield* AuditLog
+  return log.unwritten === undefined ? undefined : yield* log.unwritten
+})
+
 /**
  * OpenTelemetry export when the standard variables name a collector (docs/observability.md); each bad value is a
  * warning that names the variable, and the run goes on. The exporters are loaded only then: most runs export nothing.
@@ -118,11 +124,20 @@ export const runMain = Effect.fn("run")(function* ({
       : Effect.scoped(
           Effect.andThen(watchRun({ config, first, host: () => live, ended: () => ended, loaded: reloaded }), session)
         )
-  yield* watching.pipe(
+  // Records the audit could not write (a full disk): every line was still decided; the exit code says so at the end.
+  const unwritten = yield* Effect.andThen(watching, unwrittenRecords).pipe(
     Effect.provide(Option.isSome(audit) ? auditLayer(audit.value, auditContent) : AuditLog.layerNone),
     Effect.provide(telemetry.layer)
   )
-  if (tally === undefined) return
+  const auditLost =
+    unwritten === undefined || Option.isNone(audit)
+      ? undefined
+      : new OutputUnwritable({
+          file: audit.value,
+          detail: `${unwritten.records} audit record${unwritten.records === 1 ? " was" : "s were"} not written (${unwritten.detail})`
+        })
+  if (auditLost !== undefined) yield* Console.error(auditLost.message)
+  if (tally === undefined) return auditLost === undefined ? undefined : yield* auditLost
   if (summary) yield* Console.error(RunSummary.render(tally))
   const problems = [
     loaded.untrusted !== undefined ? `the project config ${loaded.untrusted.print.file} is not trusted` : undefined,
@@ -134,4 +149,5 @@ export const runMain = Effect.fn("run")(function* ({
     yield* Console.error(failed.message)
     return yield* failed
   }
+  if (auditLost !== undefined) return yield* auditLost
 })

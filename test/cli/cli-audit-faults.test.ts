@@ -1,0 +1,92 @@
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { describe, expect, it } from "vitest"
+import { bin, jsonLines, runCli, runProcess } from "../support/cli-helpers.ts"
+import { fixture, Patient } from "../support/extension-helpers.ts"
+
+/**
+ * `run --audit` when the trail's file fails under it, and what the trail looks like to `audit` after: the session
+ * goes on and every decision is still made, the operator is told once, the exit code says records were lost, and a
+ * line torn by a failed write (or a run killed mid-write) costs that line alone, never the next record.
+ */
+
+const temp = () => mkdtempSync(join(tmpdir(), "abhed-audit-faults-"))
+
+/** A guard that denies reads of a path with "secret" in it, and allows the rest. */
+const guardConfig = (dir: string) => {
+  const file = join(dir, "abhed.json")
+  writeFileSync(
+    file,
+    JSON.stringify({
+      extensions: [
+        { name: "guard", command: "bash", args: [fixture("cli-block-reads.sh")], events: ["tool_call"], ...Patient }
+      ]
+    })
+  )
+  return file
+}
+
+const calls = (n: number, path: (i: number) => string) =>
+  Array.from({ length: n }, (_, i) =>
+    JSON.stringify({ event: "tool_call", call_id: `c-${i}`, tool: "read", args: { path: path(i) } })
+  )
+    .map((l) => `${l}\n`)
+    .join("")
+
+const secretEveryOther = (i: number) => (i % 2 === 0 ? `secret-${i}.txt` : `README-${i}.md`)
+
+/** What the CLI said on stderr, less the structured log's own prefix. */
+const stderrLines = (stderr: string) => stderr.split("\n").filter((l) => l.trim() !== "")
+
+describe.concurrent("run --audit: the trail's file fails mid-session", () => {
+  it("EFBIG (ulimit -f) after a few records: every call still decided, one warning, exit 1 naming the records lost", async () => {
+    const dir = temp()
+    const audit = join(dir, "audit.jsonl")
+    const events = join(dir, "events.jsonl")
+    writeFileSync(events, calls(8, secretEveryOther))
+    // 2 KiB: the session's first records fit, the rest do not (Node ignores SIGXFSZ: the write fails with EFBIG).
+    const r = await runProcess("sh", [
+      "-c",
+      'ulimit -f 2; exec "$0" "$1" run -c "$2" --audit "$3" "$4"',
+      process.execPath,
+      bin,
+      guardConfig(dir),
+      audit,
+      events
+    ])
+    expect(jsonLines(r.stdout).map((o) => (o as { decision: string }).decision)).toEqual(
+      Array.from({ length: 8 }, (_, i) => (i % 2 === 0 ? "deny" : "allow"))
+    )
+    const said = stderrLines(r.stderr)
+    expect(said.filter((l) => l.includes("EFBIG"))).toHaveLength(2)
+    expect(said.filter((l) => l.includes("records are not being written"))).toHaveLength(1)
+    expect(said.at(-1)).toMatch(new RegExp(`^cannot write ${audit}: \\d+ audit records were not written \\(EFBIG`))
+    expect(r.code).toBe(1)
+  })
+
+  it("a trail that ends inside a line (a torn write, a run killed mid-write): the next run's records start a line of their own", async () => {
+    const dir = temp()
+    const audit = join(dir, "audit.jsonl")
+    writeFileSync(audit, '{"seq":7,"session_id":"earlier","time":"2026-12-01T00:00:00.000Z","event":"tool_ca', {
+      mode: 0o600
+    })
+    const r = await runCli(["run", "-c", guardConfig(dir), "--audit", audit], { input: calls(2, secretEveryOther) })
+    expect(r.code).toBe(0)
+    const lines = readFileSync(audit, "utf8").split("\n")
+    expect(lines[0]).toBe('{"seq":7,"session_id":"earlier","time":"2026-12-01T00:00:00.000Z","event":"tool_ca')
+    const records = lines.slice(1).filter((l) => l !== "")
+    expect(records.map((l) => (JSON.parse(l) as { event: string }).event)).toEqual([
+      "session_start",
+      "list_tools",
+      "tool_call",
+      "tool_call",
+      "session_end"
+    ])
+    // `audit` loses the torn line alone, and says so.
+    const read = await runCli(["audit", audit, "--decision", "deny", "--json"])
+    expect(stderrLines(read.stderr)[0]).toMatch(new RegExp(`${audit}:1: not JSON`))
+    expect(jsonLines(read.stdout).map((o) => (o as { call_id: string }).call_id)).toEqual(["c-0"])
+    expect(read.code).toBe(1)
+  })
+})
