@@ -90,3 +90,55 @@ describe.concurrent("run --audit: the trail's file fails mid-session", () => {
     expect(read.code).toBe(1)
   })
 })
+
+describe.concurrent("run --audit: paths that are not the operator's regular file, refused before anything runs", () => {
+  it.each([
+    ["/dev/full (a full disk on every write)", () => "/dev/full", "is a character device, not a regular file"],
+    ["a folder", () => temp(), "is a folder, not a regular file"]
+  ])("%s: exit 1, one line, no call decided", async (_, path, why) => {
+    const dir = temp()
+    const audit = path()
+    const r = await runCli(["run", "-c", guardConfig(dir), "--audit", audit], { input: calls(1, secretEveryOther) })
+    expect(r.stdout).toBe("")
+    expect(stderrLines(r.stderr)).toEqual([`cannot write ${audit}: ${why}`])
+    expect(r.code).toBe(1)
+  })
+})
+
+describe.concurrent("run --audit: the trail's lines", () => {
+  it("two runs appending to one file at once, with args of 16 KiB holding newlines, CR and U+2028: every record one whole line", async () => {
+    const dir = temp()
+    const audit = join(dir, "audit.jsonl")
+    const config = guardConfig(dir)
+    const big = `${"x".repeat(16 * 1024)}\n\r\u2028\u2029end`
+    const input = calls(40, (i) => `${secretEveryOther(i)}${big}`)
+    const [a, b] = await Promise.all(
+      ["A", "B"].map((id) => runCli(["run", "-c", config, "--audit", audit, "--session-id", id], { input }))
+    )
+    expect([a?.code, b?.code]).toEqual([0, 0])
+    const lines = readFileSync(audit, "utf8").split("\n")
+    expect(lines.at(-1)).toBe("")
+    const records = lines.slice(0, -1).map((l) => JSON.parse(l) as { session_id: string; args?: { path: string } })
+    for (const id of ["A", "B"]) {
+      const own = records.filter((r) => r.session_id === id && r.args !== undefined)
+      expect(own.map((r) => r.args?.path)).toEqual(Array.from({ length: 40 }, (_, i) => `${secretEveryOther(i)}${big}`))
+    }
+    const read = await runCli(["audit", audit, "--decision", "deny", "--json"])
+    expect(read.stderr).toBe("")
+    expect(jsonLines(read.stdout)).toHaveLength(40)
+    expect(read.code).toBe(0)
+  })
+
+  it("audit on a trail still being written (its last line partial): every whole record shown, the partial line named, exit 1", async () => {
+    const dir = temp()
+    const audit = join(dir, "audit.jsonl")
+    await runCli(["run", "-c", guardConfig(dir), "--audit", audit], { input: calls(2, secretEveryOther) })
+    const whole = readFileSync(audit, "utf8")
+    const lines = whole.split("\n").length - 1
+    writeFileSync(audit, `${whole}{"seq":99,"session_id":"abhed-ext","ti`)
+    const read = await runCli(["audit", audit, "--json"])
+    expect(jsonLines(read.stdout)).toHaveLength(lines)
+    expect(stderrLines(read.stderr)[0]).toMatch(new RegExp(`${audit}:${lines + 1}: not JSON`))
+    expect(read.code).toBe(1)
+  })
+})
