@@ -142,3 +142,29 @@ describe.concurrent("run --audit: the trail's lines", () => {
     expect(read.code).toBe(1)
   })
 })
+
+describe.concurrent("run --audit FILE where FILE is also what the run reads: refused, exit 64, nothing written", () => {
+  // More than one read's worth (64 KiB): before, the run read its own records back as events, without end.
+  const events = calls(1200, (i) => `README-${i}.md`)
+  it.each([
+    ["the events file", 'exec "$0" "$1" run -c "$2" --audit "$3" "$3"', "is the file the events are read from:"],
+    [
+      "stdin, redirected from it",
+      'exec "$0" "$1" run -c "$2" --audit "$3" < "$3"',
+      "is the file the events are read from (stdin):"
+    ],
+    ["the config file", 'exec "$0" "$1" run -c "$2" --audit "$2" < "$3"', "is the config file:"]
+  ])("%s", async (_, script, said) => {
+    const dir = temp()
+    const config = guardConfig(dir)
+    const file = join(dir, "session.jsonl")
+    writeFileSync(file, events, { mode: 0o600 })
+    const before = { config: readFileSync(config, "utf8"), events: readFileSync(file, "utf8") }
+    // A bound on the run that loops (the bug), so that it fails rather than hangs: far beyond a refusal's time.
+    const r = await runProcess("timeout", ["120", "sh", "-c", script, process.execPath, bin, config, file])
+    expect(r.stderr).toContain(said)
+    expect(r.stdout).toBe("")
+    expect(r.code).toBe(64)
+    expect({ config: readFileSync(config, "utf8"), events: readFileSync(file, "utf8") }).toEqual(before)
+  })
+})

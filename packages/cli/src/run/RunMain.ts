@@ -10,6 +10,7 @@ import { StdinConfig } from "../ConfigFile.ts"
 import { inputLines } from "../Input.ts"
 import { type RunSource, runSource } from "../Layers.ts"
 import { render } from "../Output.ts"
+import { auditClash } from "./AuditClash.ts"
 import { configAsEvents } from "./ConfigAsEvents.ts"
 import * as RunSummary from "./RunSummary.ts"
 import { loadWatchable, watchRun } from "./RunWatch.ts"
@@ -89,6 +90,10 @@ export const runMain = Effect.fn("run")(function* ({
   const eventsFile = Option.getOrElse(events, () => "-")
   const asEvents = eventsFile === "-" ? undefined : configAsEvents(eventsFile, Option.isSome(config))
   if (asEvents !== undefined) return yield* failUsage(["abhed-ext", "run"], asEvents)
+  const clash = Option.isSome(audit)
+    ? yield* auditClash(audit.value, eventsFile, Option.getOrUndefined(config))
+    : undefined
+  if (clash !== undefined) return yield* failUsage(["abhed-ext", "run"], clash)
   if (watch && Option.getOrUndefined(config) === StdinConfig) {
     return yield* failUsage(["abhed-ext", "run"], "--watch watches the config's file: --config - (stdin) has none")
   }
