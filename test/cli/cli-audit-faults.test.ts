@@ -1,4 +1,5 @@
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
+import { execFileSync } from "node:child_process"
+import { chmodSync, chownSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
@@ -25,6 +26,27 @@ const guardConfig = (dir: string) => {
     })
   )
   return file
+}
+
+const fifo = (dir: string) => {
+  const path = join(dir, "fifo")
+  execFileSync("mkfifo", [path])
+  return path
+}
+
+/** A file of uid 65534's (the tests run as root, as cli-files.test.ts's do), readable and writable by all. */
+const othersFile = (dir: string) => {
+  const path = join(dir, "theirs.jsonl")
+  writeFileSync(path, "")
+  chmodSync(path, 0o666)
+  chownSync(path, 65534, 65534)
+  return path
+}
+
+const link = (target: string) => {
+  const path = join(temp(), "audit.jsonl")
+  symlinkSync(target, path)
+  return path
 }
 
 const calls = (n: number, path: (i: number) => string) =>
@@ -91,10 +113,18 @@ describe.concurrent("run --audit: the trail's file fails mid-session", () => {
   })
 })
 
-describe.concurrent("run --audit: paths that are not the operator's regular file, refused before anything runs", () => {
-  it.each([
+describe.concurrent("run --audit: paths that are not the operator's own regular file, refused before anything runs", () => {
+  const targets: ReadonlyArray<readonly [string, () => string]> = [
+    ["/dev/full", () => "/dev/full"],
+    ["a FIFO nobody reads", () => fifo(temp())],
+    ["a folder", () => temp()],
+    ["another user's file", () => othersFile(temp())]
+  ]
+  const symlinked = "is a symbolic link: it is opened without following links; give the real file"
+  it.each<readonly [string, () => string, string]>([
     ["/dev/full (a full disk on every write)", () => "/dev/full", "is a character device, not a regular file"],
-    ["a folder", () => temp(), "is a folder, not a regular file"]
+    ["a folder", () => temp(), "is a folder, not a regular file"],
+    ...targets.map(([what, target]) => [`a symbolic link to ${what}`, () => link(target()), symlinked] as const)
   ])("%s: exit 1, one line, no call decided", async (_, path, why) => {
     const dir = temp()
     const audit = path()
