@@ -52,7 +52,8 @@ export const respond = (
  * line per request line, in order, and nothing else on stdout (Serve.ts). From the call on, `console` and
  * `process.stdout.write` go to stderr (a `console.log` in a handler cannot corrupt the replies), and so do the
  * SDK's own reports and Effect's logger. Exits 0 once stdin has closed and every reply is written, even if a
- * handler left a timer running; and quietly when the host stops reading (EPIPE). A request it cannot read
+ * handler left a timer running; and quietly when the host stops reading (EPIPE). Stdin closed while a handler's
+ * promise never settled: the requests left unanswered are said on stderr, exit 1. A request it cannot read
  * (docs/design.md#unreadable-requests) gets no reply: the reason goes to stderr and the process exits 1, so that the
  * host applies the extension's `on_failure`.
  */

@@ -28,7 +28,8 @@ export type Answer = (line: string) => Reply | PromiseLike<Reply>
 
 /**
  * How serving ended: stdin closed and every reply was written (`Ended`); stdout failed (the host stopped reading,
- * EPIPE: `StdoutClosed`); or `answer` stopped, or threw or rejected (a `Stop` naming it).
+ * EPIPE: `StdoutClosed`); or `answer` stopped, or threw or rejected, or stdin closed while an answer never settled
+ * (a `Stop` naming it).
  */
 export type Served = { readonly _tag: "Ended" } | { readonly _tag: "StdoutClosed" } | Stop
 
@@ -93,12 +94,22 @@ export const serve = (answer: Answer): Promise<Served> =>
     const finish = (served: Served) => {
       if (done) return
       done = true
+      process.off("beforeExit", dry)
       process.stdin.pause()
       stdout.write = savedWrite
       globalThis.console = savedConsole
       resolve(served)
     }
     stdout.on("error", () => finish({ _tag: "StdoutClosed" }))
+    // Node runs dry (nothing left that could settle anything) while a request is unanswered: its handler's promise
+    // never settles. Said, rather than an exit 0 as if every reply were written.
+    const dry = () =>
+      finish(
+        stop(
+          `stdin closed while a handler never settled (a promise nothing is left to resolve): ${queue.length + 1} request${queue.length === 0 ? " was" : "s were"} not answered`
+        )
+      )
+    process.once("beforeExit", dry)
 
     const send = (text: string): Promise<void> | undefined =>
       writeReply(text) ? undefined : new Promise((resolve) => stdout.once("drain", () => resolve()))

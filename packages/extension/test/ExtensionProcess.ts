@@ -22,7 +22,7 @@ export interface ExtensionProcess {
   /** Write one request line and wait for the next reply line. */
   readonly send: (request: unknown) => Promise<unknown>
   /** Write raw text (may hold several lines, or a bad one). */
-  readonly write: (text: string) => void
+  readonly write: (text: string | Uint8Array) => void
   /** The next reply line, parsed. */
   readonly next: () => Promise<unknown>
   /** Close stdin and wait for exit. */
@@ -92,7 +92,7 @@ export const start = (
       attempt()
     })
 
-  const write = (text: string) => {
+  const write = (text: string | Uint8Array) => {
     child.stdin.write(text)
   }
 

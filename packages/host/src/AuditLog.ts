@@ -2,6 +2,7 @@ import { Context, Effect, Layer, Ref, Schema, Semaphore } from "effect"
 import { type AuditContent, auditView } from "./AuditContent.ts"
 import type { AuditRecord } from "./AuditRecord.ts"
 import { openForAppend } from "./RegularFile.ts"
+import * as NodeFs from "node:fs"
 
 // The record's shape has its own file, which AuditContent.ts reads too: importing it from here would tie the two
 // files in a cycle.
@@ -34,6 +35,8 @@ export class AuditLog extends Context.Service<
      * `layerNone` says). Absent or `true`: every dispatch is recorded.
      */
     readonly enabled?: boolean | undefined
+    /** The records this sink could not write: how many, and why the first was not (`layerJsonl`; none: undefined). */
+    readonly unwritten?: Effect.Effect<AuditUnwritten | undefined> | undefined
   }
 >()("@abhed/host/AuditLog") {
   /**
@@ -63,8 +66,9 @@ export class AuditLog extends Context.Service<
    * a warning when others may read it. The file is refused (`AuditWriteError`, before anything runs) when it is a
    * symbolic link (it is opened without following one), not a regular file (a FIFO would hang the open), or owned by
    * another user. Content is recorded as `{sha256, bytes}` unless `content: "full"` (docs/design.md#audit,
-   * `AuditContent`). A write that fails is logged and does not fail the dispatch: the audit trail must never take the
-   * agent down.
+   * `AuditContent`). A write that fails does not fail the dispatch (the audit trail must never take the agent down):
+   * the first failure is logged, once, and every record lost is counted (`unwritten`). A write that failed may have
+   * left part of its line in the file: the next record starts on a line of its own, so only the torn line is lost.
    */
   static readonly layerJsonl = (path: string, options?: AuditJsonlOptions) =>
     Layer.effect(
@@ -79,6 +83,9 @@ export class AuditLog extends Context.Service<
           yield* Effect.logWarning(`audit log ${path} may be read by others (mode ${mode}): chmod 600 ${path}`)
         }
         const encoder = new TextEncoder()
+        // Whether the file may end inside a line: after a failed write (EFBIG, ENOSPC, EIO) of which part went in,
+        // or left so by an earlier run (a full disk, a kill mid-write). The next record then starts a line of its own.
+        let torn = yield* endsInsideLine(path, stats.size)
         const writeAll = (bytes: Uint8Array): Promise<void> =>
           handle
             .write(bytes)
@@ -87,24 +94,61 @@ export class AuditLog extends Context.Service<
             )
         // Concurrent dispatches finish concurrently: one writer at a time keeps every line whole.
         const lock = yield* Semaphore.make(1)
+        let unwritten: AuditUnwritten | undefined
+        const lost = (detail: string) =>
+          Effect.suspend(() => {
+            const first = unwritten === undefined
+            unwritten = { records: (unwritten?.records ?? 0) + 1, detail: unwritten?.detail ?? detail }
+            return first
+              ? Effect.logWarning(`audit log ${path}: ${detail}: records are not being written (said once)`)
+              : Effect.void
+          })
         return AuditLog.of({
           record: (r) =>
             Effect.suspend(() => {
-              const line = encoder.encode(`${JSON.stringify(auditView(r, content))}\n`)
+              const text = `${torn ? "\n" : ""}${JSON.stringify(auditView(r, content))}\n`
               return Effect.tryPromise({
-                try: () => writeAll(line),
-                catch: (e) => new AuditWriteError({ path, detail: e instanceof Error ? e.message : String(e) })
+                try: () => writeAll(encoder.encode(text)).then(() => (torn = false)),
+                catch: (e) => {
+                  torn = true
+                  return new AuditWriteError({ path, detail: e instanceof Error ? e.message : String(e) })
+                }
               })
             }).pipe(
-              Effect.catch((e) => Effect.logWarning(`audit log ${path}: ${e.detail}`)),
+              Effect.catch((e) => lost(e.detail)),
               // A record JSON cannot hold (from an embedder's own values) is one lost line, not a dead agent.
-              Effect.catchDefect((d) => Effect.logWarning(`audit log ${path}: record not written: ${String(d)}`)),
+              Effect.catchDefect((d) => lost(`record not written: ${String(d)}`)),
               lock.withPermit
             ),
-          entries: Effect.succeed([])
+          entries: Effect.succeed([]),
+          unwritten: Effect.sync(() => unwritten)
         })
       })
     )
+}
+
+/**
+ * Whether the last byte of the file at `path` (of `size` bytes) is not a line end. Read through a second descriptor
+ * (the trail's own is write-only); if it cannot be read, the file is taken to end a line.
+ */
+const endsInsideLine = (path: string, size: number): Effect.Effect<boolean> =>
+  size === 0
+    ? Effect.succeed(false)
+    : Effect.promise(async () => {
+        const { O_NOFOLLOW, O_NONBLOCK, O_RDONLY } = NodeFs.constants
+        const file = await NodeFs.promises.open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK)
+        try {
+          const { buffer, bytesRead } = await file.read(Buffer.alloc(1), 0, 1, size - 1)
+          return bytesRead === 1 && buffer[0] !== 0x0a
+        } finally {
+          await file.close()
+        }
+      }).pipe(Effect.catchDefect(() => Effect.succeed(false)))
+
+/** What a sink could not write: how many records, and why the first was not. */
+export interface AuditUnwritten {
+  readonly records: number
+  readonly detail: string
 }
 
 export interface AuditJsonlOptions {

@@ -10,6 +10,7 @@ import { StdinConfig } from "../ConfigFile.ts"
 import { inputLines } from "../Input.ts"
 import { type RunSource, runSource } from "../Layers.ts"
 import { render } from "../Output.ts"
+import { auditClash } from "./AuditClash.ts"
 import { configAsEvents } from "./ConfigAsEvents.ts"
 import * as RunSummary from "./RunSummary.ts"
 import { loadWatchable, watchRun } from "./RunWatch.ts"
@@ -25,6 +26,12 @@ const auditLayer = (file: string, content: AuditContent) =>
     ),
     Layer.tapError((e) => Console.error(e.message))
   )
+
+/** What the audit sink could not write, once the session is over. */
+const unwrittenRecords = Effect.gen(function* () {
+  const log = yield* AuditLog
+  return log.unwritten === undefined ? undefined : yield* log.unwritten
+})
 
 /**
  * OpenTelemetry export when the standard variables name a collector (docs/observability.md); each bad value is a
@@ -83,6 +90,10 @@ export const runMain = Effect.fn("run")(function* ({
   const eventsFile = Option.getOrElse(events, () => "-")
   const asEvents = eventsFile === "-" ? undefined : configAsEvents(eventsFile, Option.isSome(config))
   if (asEvents !== undefined) return yield* failUsage(["abhed-ext", "run"], asEvents)
+  const clash = Option.isSome(audit)
+    ? yield* auditClash(audit.value, eventsFile, Option.getOrUndefined(config))
+    : undefined
+  if (clash !== undefined) return yield* failUsage(["abhed-ext", "run"], clash)
   if (watch && Option.getOrUndefined(config) === StdinConfig) {
     return yield* failUsage(["abhed-ext", "run"], "--watch watches the config's file: --config - (stdin) has none")
   }
@@ -118,11 +129,20 @@ export const runMain = Effect.fn("run")(function* ({
       : Effect.scoped(
           Effect.andThen(watchRun({ config, first, host: () => live, ended: () => ended, loaded: reloaded }), session)
         )
-  yield* watching.pipe(
+  // Records the audit could not write (a full disk): every line was still decided; the exit code says so at the end.
+  const unwritten = yield* Effect.andThen(watching, unwrittenRecords).pipe(
     Effect.provide(Option.isSome(audit) ? auditLayer(audit.value, auditContent) : AuditLog.layerNone),
     Effect.provide(telemetry.layer)
   )
-  if (tally === undefined) return
+  const auditLost =
+    unwritten === undefined || Option.isNone(audit)
+      ? undefined
+      : new OutputUnwritable({
+          file: audit.value,
+          detail: `${unwritten.records} audit record${unwritten.records === 1 ? " was" : "s were"} not written (${unwritten.detail})`
+        })
+  if (auditLost !== undefined) yield* Console.error(auditLost.message)
+  if (tally === undefined) return auditLost === undefined ? undefined : yield* auditLost
   if (summary) yield* Console.error(RunSummary.render(tally))
   const problems = [
     loaded.untrusted !== undefined ? `the project config ${loaded.untrusted.print.file} is not trusted` : undefined,
@@ -134,4 +154,5 @@ export const runMain = Effect.fn("run")(function* ({
     yield* Console.error(failed.message)
     return yield* failed
   }
+  if (auditLost !== undefined) return yield* auditLost
 })
