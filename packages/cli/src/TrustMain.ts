@@ -51,7 +51,7 @@ const showExtension = (root: string, x: ExtensionPrint): ReadonlyArray<string> =
   `    cwd      ${x.cwd}`,
   `    env      ${x.env_keys.length === 0 ? "(none set)" : x.env_keys.join(", ")}`,
   ...(x.scripts.length === 0
-    ? ["    scripts  (none named inside the project)"]
+    ? ["    scripts  (none named)"]
     : x.scripts.map(
         (s, i) =>
           `    ${i === 0 ? "scripts " : "        "} ${NodePath.join(root, s.path)}  ${s.sha256 === null ? "(missing)" : `sha256:${s.sha256}`}`

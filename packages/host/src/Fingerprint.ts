@@ -82,28 +82,70 @@ const onPath = (x: ExtensionConfig): ReadonlyArray<string> =>
         .map((entry) => NodePath.join(entry === "" ? "." : entry, x.command))
 
 /**
- * Paths an extension's command line names: the command (as a path, or on PATH), each argument but options, the value of
- * `--x=v`.
+ * The variables that make a program load a file before its own code: their values' files count like arguments.
+ * `NODE_OPTIONS=--require ./hook.cjs`, `LD_PRELOAD=./hook.so`, `BASH_ENV=./env.sh` run code the command line
+ * does not show.
  */
-const candidates = (x: ExtensionConfig): ReadonlyArray<string> => {
-  const words = [...onPath(x), ...x.args]
-  return words
-    .flatMap((w) => {
-      // An argument starting with "-" is an option, not a file; the value of `--x=path` may be one.
-      if (!w.startsWith("-")) return [w]
-      const eq = w.indexOf("=")
-      return eq > 0 ? [w.slice(eq + 1)] : []
-    })
-    .filter((w) => w !== "")
+export const LoaderVariables: ReadonlyArray<string> = [
+  "NODE_OPTIONS",
+  "LD_PRELOAD",
+  "LD_AUDIT",
+  "BASH_ENV",
+  "ENV",
+  "PYTHONSTARTUP",
+  "PERL5OPT",
+  "RUBYOPT",
+  "JAVA_TOOL_OPTIONS",
+  "_JAVA_OPTIONS",
+  "JDK_JAVA_OPTIONS"
+]
+
+/** The paths a word of a command line names: itself, but not an option; the value of `--x=path`. */
+const pathsIn = (w: string): ReadonlyArray<string> => {
+  if (!w.startsWith("-")) return [w]
+  const eq = w.indexOf("=")
+  return eq > 0 ? [w.slice(eq + 1)] : []
 }
 
-/** Its scripts: the named paths inside the project (as written or once links are resolved), with their digests. */
+/** The words of a loader variable's value (`--require ./a.js`, `./a.so:./b.so`), each a word of a command line. */
+const loaderWords = (value: string): ReadonlyArray<string> => value.split(/[\s:]+/u).flatMap(pathsIn)
+
+/** The loader variables an extension sets: in `env`, or as `NAME=value` arguments (`env NODE_OPTIONS=... node`). */
+const loaderValues = (x: ExtensionConfig): ReadonlyArray<string> => [
+  ...LoaderVariables.flatMap((name) => (x.env[name] === undefined ? [] : [x.env[name]])),
+  ...x.args.flatMap((a) => {
+    const eq = a.indexOf("=")
+    return eq > 0 && LoaderVariables.includes(a.slice(0, eq)) ? [a.slice(eq + 1)] : []
+  })
+]
+
+/**
+ * Paths an extension's command line names. `anywhere`: the arguments (but options), the value of `--x=v`, the files
+ * of its loader variables, wherever they are (a link, a `cwd` or the config's own folder can lead out of the
+ * project). `inProject`: the command (as a path, or on PATH), counted only inside the project (an interpreter
+ * installed on the machine is not the repository's).
+ */
+const candidates = (
+  x: ExtensionConfig
+): { readonly anywhere: ReadonlyArray<string>; readonly inProject: ReadonlyArray<string> } => ({
+  anywhere: [...x.args.flatMap(pathsIn), ...loaderValues(x).flatMap(loaderWords)].filter((w) => w !== ""),
+  inProject: onPath(x).filter((w) => w !== "")
+})
+
+/**
+ * Its scripts: the files its arguments name (wherever they are), the command when it is inside the project (as
+ * written or once links are resolved), with their digests.
+ */
 export const scriptsOf = (root: string, cwd: string, x: ExtensionConfig): Effect.Effect<ReadonlyArray<ScriptPrint>> =>
   Effect.gen(function* () {
     const found = new Map<string, string | null>()
-    for (const word of candidates(x)) {
+    const words = candidates(x)
+    for (const [word, anywhere] of [
+      ...words.inProject.map((w) => [w, false] as const),
+      ...words.anywhere.map((w) => [w, true] as const)
+    ]) {
       const file = NodePath.resolve(cwd, word)
-      if (!inside(root, file) && !inside(root, yield* realOrSelf(file))) continue
+      if (!anywhere && !inside(root, file) && !inside(root, yield* realOrSelf(file))) continue
       const rel = NodePath.relative(root, file)
       if (found.has(rel)) continue
       const digest = yield* digestOf(file)
