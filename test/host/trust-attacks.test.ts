@@ -4,7 +4,7 @@ import { Effect, Layer } from "effect"
 import * as NodeFs from "node:fs"
 import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
-import { type LayerPlaces, loadLayers, recordTrust, Trust } from "@abhed/host"
+import { type LayerPlaces, loadLayers, recordTrust, storeModeProblem, Trust } from "@abhed/host"
 
 /**
  * An attacker's pass on trust: the repository (its `.abhed/abhed.json`, the files it names) is hostile. The
@@ -300,4 +300,18 @@ describe("trust under attack: held", () => {
       yield* untrustedAgain(w, /not a valid trust store/u)
     })
   )
+})
+
+describe("trust under attack: the store", () => {
+  it("a store file of another user, or writable by others, or in a folder anyone writes, is not believed", () => {
+    const mine = { uid: 1000, mode: 0o100600 }
+    const folder = { mode: 0o40700 }
+    assert.isUndefined(storeModeProblem(mine, folder, 1000))
+    assert.match(storeModeProblem({ ...mine, uid: 0 }, folder, 1000) ?? "", /owned by another user \(uid 0\)/u)
+    assert.match(storeModeProblem({ ...mine, mode: 0o100620 }, folder, 1000) ?? "", /writable by others \(mode 0620\)/u)
+    assert.match(storeModeProblem({ ...mine, mode: 0o100602 }, folder, 1000) ?? "", /writable by others/u)
+    assert.match(storeModeProblem(mine, { mode: 0o41777 }, 1000) ?? "", /folder writable by others \(mode 0777\)/u)
+    // A group-writable folder is the usual one under a umask of 002 (a group of one's own): not refused.
+    assert.isUndefined(storeModeProblem(mine, { mode: 0o40770 }, 1000))
+  })
 })
