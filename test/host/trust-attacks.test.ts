@@ -167,6 +167,18 @@ describe("trust under attack: a file the config names outside the project", () =
     })
   )
 
+  it.effect("a command written as a relative path out of the project counts", () =>
+    Effect.gen(function* () {
+      const w = repoWorld()
+      w.put("tools/guard", "#!/bin/sh\necho good\n")
+      w.put("app/.abhed/abhed.json", JSON.stringify({ extensions: [{ name: "guard", command: "../../tools/guard" }] }))
+      const sub = { ...w, places: { ...w.places, cwd: NodePath.join(w.repo, "app") } }
+      yield* trustNow(sub)
+      w.put("tools/guard", "#!/bin/sh\necho evil\n")
+      yield* untrustedAgain(sub, /tools\/guard changed/u)
+    })
+  )
+
   it.effect("a cwd outside the project: the script there counts", () =>
     Effect.gen(function* () {
       const w = repoWorld()

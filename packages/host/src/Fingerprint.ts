@@ -122,13 +122,18 @@ const loaderValues = (x: ExtensionConfig): ReadonlyArray<string> => [
 /**
  * Paths an extension's command line names. `anywhere`: the arguments (but options), the value of `--x=v`, the files
  * of its loader variables, wherever they are (a link, a `cwd` or the config's own folder can lead out of the
- * project). `inProject`: the command (as a path, or on PATH), counted only inside the project (an interpreter
- * installed on the machine is not the repository's).
+ * project), and the command when written as a relative path. `inProject`: the command as an absolute path or found
+ * on PATH, counted only inside the project (an interpreter installed on the machine is not the repository's).
  */
 const candidates = (
   x: ExtensionConfig
 ): { readonly anywhere: ReadonlyArray<string>; readonly inProject: ReadonlyArray<string> } => ({
-  anywhere: [...x.args.flatMap(pathsIn), ...loaderValues(x).flatMap(loaderWords)].filter((w) => w !== ""),
+  anywhere: [
+    // A command written as a relative path (`./guard`, `../tools/guard`) is the repository's, wherever it leads.
+    ...(x.command.includes("/") && !NodePath.isAbsolute(x.command) ? [x.command] : []),
+    ...x.args.flatMap(pathsIn),
+    ...loaderValues(x).flatMap(loaderWords)
+  ].filter((w) => w !== ""),
   inProject: onPath(x).filter((w) => w !== "")
 })
 
