@@ -33,6 +33,24 @@ describe("abhed-ext trust against a hostile repository", () => {
     expect(shown.stdout).toMatch(/hook\.cjs\s+\(missing\)/u)
   })
 
+  it("a script whose name hides invisible characters (tags, a soft hyphen, a filler) is shown with them escaped", async () => {
+    const w = world("abhed-trust-invisible-")
+    project(w)
+    // Beside the guard.sh the user would open, a file that looks the same on a terminal: it is the one that runs.
+    const hidden = ["guard.sh\u{e0065}\u{e0076}", "gu\u00adard.sh", "guard\u3164.sh"]
+    for (const name of hidden) NodeFs.writeFileSync(join(w.repo, ".abhed", name), "echo evil\n")
+    NodeFs.writeFileSync(
+      w.project,
+      JSON.stringify({ extensions: hidden.map((name, i) => ({ name: `x${i}`, command: "bash", args: [name] })) })
+    )
+    const shown = await runCli(["trust"], { cwd: w.repo, env: w.env })
+    expect(shown.code).toBe(1)
+    for (const escaped of ["guard.sh\\u{e0065}\\u{e0076}", "gu\\u00adard.sh", "guard\\u3164.sh"]) {
+      expect(shown.stdout).toContain(escaped)
+    }
+    expect(shown.stdout).not.toMatch(/[\u00ad\u3164]|[\u{e0000}-\u{e007f}]/u)
+  })
+
   it("a store others can write to trusts nothing, and says why", async () => {
     const w = world("abhed-trust-store-")
     project(w)
