@@ -179,6 +179,21 @@ describe("trust under attack: a file the config names outside the project", () =
     })
   )
 
+  it.effect("a relative PATH entry out of the project: the program found there counts", () =>
+    Effect.gen(function* () {
+      const w = repoWorld()
+      w.put("tools/bin/guard", "#!/bin/sh\necho good\n")
+      w.put(
+        "app/.abhed/abhed.json",
+        JSON.stringify({ extensions: [{ name: "guard", command: "guard", env: { PATH: "../../tools/bin:/usr/bin" } }] })
+      )
+      const sub = { ...w, places: { ...w.places, cwd: NodePath.join(w.repo, "app") } }
+      yield* trustNow(sub)
+      w.put("tools/bin/guard", "#!/bin/sh\necho evil\n")
+      yield* untrustedAgain(sub, /tools\/bin\/guard changed/u)
+    })
+  )
+
   it.effect("a cwd outside the project: the script there counts", () =>
     Effect.gen(function* () {
       const w = repoWorld()
@@ -286,6 +301,18 @@ describe("trust under attack: held", () => {
       )
       const failed = yield* Effect.flip(layersOf(w))
       assert.match(failed.message, /extensions/u)
+    })
+  )
+
+  it.effect("a __proto__ key is an unknown key, not a setting the loader inherits and the fingerprint misses", () =>
+    Effect.gen(function* () {
+      const w = repoWorld()
+      w.put(
+        ".abhed/abhed.json",
+        `{"extensions": [{"name": "guard", "command": "true", "__proto__": {"cwd": "/tmp"}}], "__proto__": {"policy": {}}}`
+      )
+      const failed = yield* Effect.flip(layersOf(w))
+      assert.match(failed.message, /extensions\[0\]\.__proto__: unknown key/u)
     })
   )
 

@@ -79,7 +79,7 @@ const onPath = (x: ExtensionConfig): ReadonlyArray<string> =>
     ? [x.command]
     : (x.env["PATH"] ?? process.env["PATH"] ?? "")
         .split(":")
-        .map((entry) => NodePath.join(entry === "" ? "." : entry, x.command))
+        .map((entry) => (entry === "" ? `./${x.command}` : NodePath.join(entry, x.command)))
 
 /**
  * The variables that make a program load a file before its own code: their values' files count like arguments.
@@ -129,12 +129,13 @@ const candidates = (
   x: ExtensionConfig
 ): { readonly anywhere: ReadonlyArray<string>; readonly inProject: ReadonlyArray<string> } => ({
   anywhere: [
-    // A command written as a relative path (`./guard`, `../tools/guard`) is the repository's, wherever it leads.
-    ...(x.command.includes("/") && !NodePath.isAbsolute(x.command) ? [x.command] : []),
+    // A command written as a relative path (`./guard`, `../tools/guard`), or found through a relative PATH entry
+    // (`../tools/bin`), is the repository's: it resolves against the cwd the config chose, wherever that leads.
+    ...onPath(x).filter((w) => !NodePath.isAbsolute(w)),
     ...x.args.flatMap(pathsIn),
     ...loaderValues(x).flatMap(loaderWords)
   ].filter((w) => w !== ""),
-  inProject: onPath(x).filter((w) => w !== "")
+  inProject: onPath(x).filter((w) => w !== "" && NodePath.isAbsolute(w))
 })
 
 /**
