@@ -33,6 +33,21 @@ describe("abhed-ext trust against a hostile repository", () => {
     expect(shown.stdout).toMatch(/hook\.cjs\s+\(missing\)/u)
   })
 
+  it("BASH_ENV naming a file bash sources before the script: editing it after trust makes the project untrusted", async () => {
+    const w = world("abhed-trust-bashenv-")
+    project(w, { env: { MARKER: w.marker("repo"), BASH_ENV: "./hook.sh" } })
+    NodeFs.writeFileSync(join(w.repo, ".abhed", "hook.sh"), "true\n")
+    expect((await runCli(["trust", "--yes"], { cwd: w.repo, env: w.env })).code).toBe(0)
+    expect(reasons((await run(w)).stdout)).toEqual(["repo says no"])
+    // Sourced by bash before repo.sh runs: it would run with the project's trust, unasked.
+    NodeFs.writeFileSync(join(w.repo, ".abhed", "hook.sh"), `echo hooked >> ${JSON.stringify(w.marker("hook"))}\n`)
+    const after = await run(w)
+    expect(reasons(after.stdout)).toEqual([])
+    expect(after.stderr).toContain("script .abhed/hook.sh changed")
+    expect(pidsOf(w, "repo")).toHaveLength(1)
+    expect(NodeFs.existsSync(w.marker("hook"))).toBe(false)
+  })
+
   it("a script whose name hides invisible characters (tags, a soft hyphen, a filler) is shown with them escaped", async () => {
     const w = world("abhed-trust-invisible-")
     project(w)

@@ -7,8 +7,9 @@ import type { LoadedConfig } from "./ConfigLoader.ts"
 
 /**
  * What a project layer is trusted for: its content, not its name. The fingerprint covers the canonical config
- * (comments and spacing do not count, every setting does) and the bytes of every file inside the project that an
- * extension's command or arguments name (its scripts), so a trusted config cannot run a swapped script. A file
+ * (comments and spacing do not count, every setting does) and the bytes of every file an extension's arguments,
+ * relative command or loader variables (`NODE_OPTIONS`, `LD_PRELOAD`, ...) name, wherever it leads, and of its
+ * command when that is inside the project (its scripts), so a trusted config cannot run a swapped script. A file
  * that is named but missing counts too: creating it later changes the fingerprint. What a script loads by itself
  * (an import, a file it reads) is not covered: name it as an argument to have it covered.
  */
