@@ -11,6 +11,7 @@ export const printable = (text: string): string =>
   text.replace(
     // Invisible too: the soft hyphen, the fillers and variation selectors that render as nothing or as a blank, and
     // the tag characters (U+E0000..E007F), which spell ASCII no terminal shows: `guard.sh` plus tags is another file.
+    // biome-ignore lint/suspicious/noMisleadingCharacterClass: the combining ones are matched alone, to be escaped
     /[\x00-\x08\x0a-\x1f\x7f-\x9f\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u2028\u2029\u202a-\u202e\u2060-\u2064\u2066-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff9-\ufffb\u{e0000}-\u{e007f}\u{e0100}-\u{e01ef}]/gu,
     (c) => {
       const code = c.codePointAt(0) ?? 0
