@@ -4,7 +4,16 @@ import { Effect, Layer } from "effect"
 import * as NodeFs from "node:fs"
 import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
-import { type LayerPlaces, loadLayers, recordTrust, storeModeProblem, Trust } from "@abhed/host"
+import {
+  describeChanges,
+  fingerprintProject,
+  type LayerPlaces,
+  loadConfig,
+  loadLayers,
+  recordTrust,
+  storeModeProblem,
+  Trust
+} from "@abhed/host"
 
 /**
  * An attacker's pass on trust: the repository (its `.abhed/abhed.json`, the files it names) is hostile. The
@@ -205,6 +214,33 @@ describe("trust under attack: a file the config names outside the project", () =
       NodeFs.writeFileSync(NodePath.join(outside, "guard.sh"), "echo evil\n")
       yield* untrustedAgain(w, /guard\.sh changed/u)
     })
+  )
+})
+
+describe("trust under attack: a script too big to read whole", () => {
+  it.effect(
+    "a script over 2 GiB (Node's limit for reading a file whole) edited after trust: its bytes count",
+    () =>
+      Effect.gen(function* () {
+        const w = repoWorld()
+        // Sparse: no disk, 2 GiB and one byte of zeros, then the payload an attacker would edit.
+        const big = w.put(".abhed/guard.bin", "")
+        NodeFs.truncateSync(big, 2 ** 31 + 1)
+        w.config({ extensions: [{ name: "guard", command: "bash", args: ["guard.bin"] }] })
+        // Two fingerprints, not a whole trust round: each reads the 2 GiB.
+        const print = Effect.flatMap(loadConfig(NodePath.join(w.repo, ".abhed", "abhed.json")), (loaded) =>
+          fingerprintProject(w.repo, loaded)
+        ).pipe(Effect.provide(NodeServices.layer))
+        const trusted = yield* print
+        const fd = NodeFs.openSync(big, "r+")
+        NodeFs.writeSync(fd, "echo evil\n", 0)
+        NodeFs.closeSync(fd)
+        assert.deepStrictEqual(
+          describeChanges(trusted, yield* print).map((l) => l.replace(/ \(sha256.*/u, "")),
+          ["extension guard: script .abhed/guard.bin changed"]
+        )
+      }),
+    120_000
   )
 })
 

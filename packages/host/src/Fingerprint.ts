@@ -53,13 +53,27 @@ const inside = (root: string, file: string): boolean => {
   return rel !== "" && !rel.startsWith("..") && !NodePath.isAbsolute(rel)
 }
 
-/** The bytes' digest of a regular file; null when there is none; a folder or a device is no script (undefined). */
+/**
+ * The bytes' digest of a regular file; null when there is none; a folder or a device is no script (undefined). The
+ * file is opened without blocking and checked on its descriptor (a FIFO swapped in cannot hang the open), and read
+ * in chunks into the hash: a config can name any file on the machine, a huge one included, before it is trusted.
+ */
 const digestOf = (file: string): Effect.Effect<string | null | undefined> =>
   Effect.promise(async () => {
     try {
-      const stat = await NodeFs.promises.stat(file)
-      if (!stat.isFile()) return undefined
-      return sha256(await NodeFs.promises.readFile(file))
+      const handle = await NodeFs.promises.open(file, NodeFs.constants.O_RDONLY | NodeFs.constants.O_NONBLOCK)
+      try {
+        if (!(await handle.stat()).isFile()) return undefined
+        const hash = NodeCrypto.createHash("sha256")
+        const chunk = Buffer.alloc(1 << 20)
+        for (;;) {
+          const { bytesRead } = await handle.read(chunk, 0, chunk.length, null)
+          if (bytesRead === 0) return hash.digest("hex")
+          hash.update(chunk.subarray(0, bytesRead))
+        }
+      } finally {
+        await handle.close()
+      }
     } catch (e) {
       const code = typeof e === "object" && e !== null && "code" in e ? e.code : undefined
       // Missing: counted as missing. Unreadable: its error stands in for its bytes (a change shows).
