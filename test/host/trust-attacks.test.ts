@@ -203,6 +203,18 @@ describe("trust under attack: a file the config names outside the project", () =
     })
   )
 
+  it.effect("an absolute PATH entry into a folder of the project named `..bin` is inside the project", () =>
+    Effect.gen(function* () {
+      const w = repoWorld()
+      w.put("..bin/guard", "#!/bin/sh\necho good\n")
+      const path = `${NodePath.join(w.repo, "..bin")}:/usr/bin`
+      w.config({ extensions: [{ name: "guard", command: "guard", env: { PATH: path } }] })
+      yield* trustNow(w)
+      w.put("..bin/guard", "#!/bin/sh\necho evil\n")
+      yield* untrustedAgain(w, /script \.\.bin\/guard changed/u)
+    })
+  )
+
   it.effect("a cwd outside the project: the script there counts", () =>
     Effect.gen(function* () {
       const w = repoWorld()

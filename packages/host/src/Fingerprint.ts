@@ -50,7 +50,8 @@ const sha256 = (data: string | Uint8Array): string => NodeCrypto.createHash("sha
 
 const inside = (root: string, file: string): boolean => {
   const rel = NodePath.relative(root, file)
-  return rel !== "" && !rel.startsWith("..") && !NodePath.isAbsolute(rel)
+  // `..bin/x` is inside: only a first segment of exactly `..` leaves.
+  return rel !== "" && rel.split(NodePath.sep)[0] !== ".." && !NodePath.isAbsolute(rel)
 }
 
 /**
