@@ -215,6 +215,25 @@ describe("trust under attack: a file the config names outside the project", () =
     })
   )
 
+  it.effect("a PATH the config sets into the project: a program its script runs from there counts, a new one too", () =>
+    Effect.gen(function* () {
+      const w = repoWorld()
+      w.put(".abhed/guard.sh", "jq . ; cat x\n")
+      w.put("bin/jq", "#!/bin/sh\necho good\n")
+      w.config({
+        extensions: [{ name: "guard", command: "bash", args: ["guard.sh"], env: { PATH: "../bin:/usr/bin" } }]
+      })
+      yield* trustNow(w)
+      w.put("bin/jq", "#!/bin/sh\necho evil\n")
+      yield* untrustedAgain(w, /script bin\/jq changed/u)
+      NodeFs.rmSync(w.store)
+      yield* trustNow(w)
+      // Planted after trust, ahead of /usr/bin/cat on the PATH.
+      w.put("bin/cat", "#!/bin/sh\necho evil\n")
+      yield* untrustedAgain(w, /script bin\/cat is newly named/u)
+    })
+  )
+
   it.effect("a cwd outside the project: the script there counts", () =>
     Effect.gen(function* () {
       const w = repoWorld()

@@ -155,6 +155,25 @@ const candidates = (
 })
 
 /**
+ * Every program in the folders of the `PATH` the config sets by a relative entry (`"PATH": "./bin:/usr/bin"`): a script
+ * that runs `jq` runs the repository's `bin/jq`, so each of them counts (and one planted there later is a change).
+ */
+const programsOnPath = (cwd: string, x: ExtensionConfig): Effect.Effect<ReadonlyArray<string>> =>
+  Effect.promise(async () => {
+    const path = x.env["PATH"]
+    const entries = path === undefined ? [] : path.split(":").filter((e) => e === "" || !NodePath.isAbsolute(e))
+    const lists = await Promise.all(
+      [...new Set(entries.map((e) => (e === "" ? "." : e)))].map((entry) =>
+        NodeFs.promises.readdir(NodePath.resolve(cwd, entry)).then(
+          (names) => names.map((name) => NodePath.join(entry, name)),
+          () => []
+        )
+      )
+    )
+    return lists.flat()
+  })
+
+/**
  * Its scripts: the files its arguments name (wherever they are), the command when it is inside the project (as
  * written or once links are resolved), with their digests.
  */
@@ -162,9 +181,10 @@ export const scriptsOf = (root: string, cwd: string, x: ExtensionConfig): Effect
   Effect.gen(function* () {
     const found = new Map<string, string | null>()
     const words = candidates(x)
+    const onItsPath = yield* programsOnPath(cwd, x)
     for (const [word, anywhere] of [
       ...words.inProject.map((w) => [w, false] as const),
-      ...words.anywhere.map((w) => [w, true] as const)
+      ...[...words.anywhere, ...onItsPath].map((w) => [w, true] as const)
     ]) {
       const file = NodePath.resolve(cwd, word)
       if (!anywhere && !inside(root, file) && !inside(root, yield* realOrSelf(file))) continue
