@@ -10,6 +10,7 @@ import {
   verdictOf
 } from "@abhed/host"
 import { printable } from "@abhed/host/Printable"
+import type { ExtensionConfig } from "@abhed/protocol"
 import { Console, Effect, Option, Runtime, Schema } from "effect"
 import { Command } from "effect/cli"
 import * as NodeFs from "node:fs"
@@ -44,14 +45,21 @@ const storeFailed = (command: string) => (e: TrustStoreError) => fail(`${command
 
 const dirOf = (dir: Option.Option<string>): string => NodePath.resolve(Option.getOrElse(dir, () => "."))
 
-const showExtension = (root: string, x: ExtensionPrint): ReadonlyArray<string> => [
+/**
+ * One process. The env values and `env_passthrough` are shown whole: a value (`NODE_OPTIONS`, `PATH`) can change what
+ * runs, and a passthrough hands the repository's script your variables (`*`: every API key).
+ */
+const showExtension = (root: string, x: ExtensionPrint, config: ExtensionConfig | undefined): ReadonlyArray<string> => [
   `  ${x.name}`,
   `    command  ${JSON.stringify(x.command)}`,
   `    args     ${JSON.stringify(x.args)}`,
   `    cwd      ${x.cwd}`,
-  `    env      ${x.env_keys.length === 0 ? "(none set)" : x.env_keys.join(", ")}`,
+  `    env      ${x.env_keys.length === 0 ? "(none set)" : config === undefined ? x.env_keys.join(", ") : x.env_keys.map((k) => `${k}=${JSON.stringify(config.env[k])}`).join(" ")}`,
+  ...(config !== undefined && config.env_passthrough.length > 0
+    ? [`    passes   ${JSON.stringify(config.env_passthrough)} from your environment`]
+    : []),
   ...(x.scripts.length === 0
-    ? ["    scripts  (none named inside the project)"]
+    ? ["    scripts  (none named)"]
     : x.scripts.map(
         (s, i) =>
           `    ${i === 0 ? "scripts " : "        "} ${NodePath.join(root, s.path)}  ${s.sha256 === null ? "(missing)" : `sha256:${s.sha256}`}`
@@ -63,7 +71,11 @@ const showExtension = (root: string, x: ExtensionPrint): ReadonlyArray<string> =
  * keys, script paths), which is what the user trusts on sight: shown escaped (`printable`), so that no escape
  * sequence can erase or rewrite a line on the terminal, and no bidirectional override can show a command reversed.
  */
-export const describeProject = (print: ProjectPrint, changes: ReadonlyArray<string> | undefined): string =>
+export const describeProject = (
+  print: ProjectPrint,
+  changes: ReadonlyArray<string> | undefined,
+  extensions: ReadonlyArray<ExtensionConfig> = []
+): string =>
   [
     `project ${print.root}`,
     `config  ${print.file}`,
@@ -72,7 +84,13 @@ export const describeProject = (print: ProjectPrint, changes: ReadonlyArray<stri
     print.extensions.length === 0
       ? "it starts no process (its policy and settings apply)"
       : `it would start ${print.extensions.length} process${print.extensions.length === 1 ? "" : "es"}:`,
-    ...print.extensions.flatMap((x) => showExtension(print.root, x))
+    ...print.extensions.flatMap((x) =>
+      showExtension(
+        print.root,
+        x,
+        extensions.find((c) => c.name === x.name)
+      )
+    )
   ]
     .map(printable)
     .join("\n")
@@ -114,7 +132,7 @@ export const trustMain = Effect.fn("trust")(function* ({
   const print = yield* fingerprintProject(found.root, loaded)
   const store = trustStoreFile()
   const verdict = verdictOf(yield* readTrustStore(store).pipe(Effect.catch(storeFailed("abhed-ext trust"))), print)
-  yield* Console.log(describeProject(print, verdict.trusted ? undefined : verdict.changes))
+  yield* Console.log(describeProject(print, verdict.trusted ? undefined : verdict.changes, loaded.config.extensions))
   if (verdict.trusted) return yield* Console.log("\nalready trusted, as it is")
   const given =
     yes || (process.stdin.isTTY === true && (yield* ask("\nTrust it, and let these processes start? [y/N] ")))

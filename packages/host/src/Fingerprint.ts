@@ -7,8 +7,9 @@ import type { LoadedConfig } from "./ConfigLoader.ts"
 
 /**
  * What a project layer is trusted for: its content, not its name. The fingerprint covers the canonical config
- * (comments and spacing do not count, every setting does) and the bytes of every file inside the project that an
- * extension's command or arguments name (its scripts), so a trusted config cannot run a swapped script. A file
+ * (comments and spacing do not count, every setting does) and the bytes of every file an extension's arguments,
+ * relative command or loader variables (`NODE_OPTIONS`, `LD_PRELOAD`, ...) name, wherever it leads, and of its
+ * command when that is inside the project (its scripts), so a trusted config cannot run a swapped script. A file
  * that is named but missing counts too: creating it later changes the fingerprint. What a script loads by itself
  * (an import, a file it reads) is not covered: name it as an argument to have it covered.
  */
@@ -49,16 +50,31 @@ const sha256 = (data: string | Uint8Array): string => NodeCrypto.createHash("sha
 
 const inside = (root: string, file: string): boolean => {
   const rel = NodePath.relative(root, file)
-  return rel !== "" && !rel.startsWith("..") && !NodePath.isAbsolute(rel)
+  // `..bin/x` is inside: only a first segment of exactly `..` leaves.
+  return rel !== "" && rel.split(NodePath.sep)[0] !== ".." && !NodePath.isAbsolute(rel)
 }
 
-/** The bytes' digest of a regular file; null when there is none; a folder or a device is no script (undefined). */
+/**
+ * The bytes' digest of a regular file; null when there is none; a folder or a device is no script (undefined). The
+ * file is opened without blocking and checked on its descriptor (a FIFO swapped in cannot hang the open), and read
+ * in chunks into the hash: a config can name any file on the machine, a huge one included, before it is trusted.
+ */
 const digestOf = (file: string): Effect.Effect<string | null | undefined> =>
   Effect.promise(async () => {
     try {
-      const stat = await NodeFs.promises.stat(file)
-      if (!stat.isFile()) return undefined
-      return sha256(await NodeFs.promises.readFile(file))
+      const handle = await NodeFs.promises.open(file, NodeFs.constants.O_RDONLY | NodeFs.constants.O_NONBLOCK)
+      try {
+        if (!(await handle.stat()).isFile()) return undefined
+        const hash = NodeCrypto.createHash("sha256")
+        const chunk = Buffer.alloc(1 << 20)
+        for (;;) {
+          const { bytesRead } = await handle.read(chunk, 0, chunk.length, null)
+          if (bytesRead === 0) return hash.digest("hex")
+          hash.update(chunk.subarray(0, bytesRead))
+        }
+      } finally {
+        await handle.close()
+      }
     } catch (e) {
       const code = typeof e === "object" && e !== null && "code" in e ? e.code : undefined
       // Missing: counted as missing. Unreadable: its error stands in for its bytes (a change shows).
@@ -79,31 +95,99 @@ const onPath = (x: ExtensionConfig): ReadonlyArray<string> =>
     ? [x.command]
     : (x.env["PATH"] ?? process.env["PATH"] ?? "")
         .split(":")
-        .map((entry) => NodePath.join(entry === "" ? "." : entry, x.command))
+        .map((entry) => (entry === "" ? `./${x.command}` : NodePath.join(entry, x.command)))
 
 /**
- * Paths an extension's command line names: the command (as a path, or on PATH), each argument but options, the value of
- * `--x=v`.
+ * The variables that make a program load a file before its own code: their values' files count like arguments.
+ * `NODE_OPTIONS=--require ./hook.cjs`, `LD_PRELOAD=./hook.so`, `BASH_ENV=./env.sh` run code the command line
+ * does not show.
  */
-const candidates = (x: ExtensionConfig): ReadonlyArray<string> => {
-  const words = [...onPath(x), ...x.args]
-  return words
-    .flatMap((w) => {
-      // An argument starting with "-" is an option, not a file; the value of `--x=path` may be one.
-      if (!w.startsWith("-")) return [w]
-      const eq = w.indexOf("=")
-      return eq > 0 ? [w.slice(eq + 1)] : []
-    })
-    .filter((w) => w !== "")
+export const LoaderVariables: ReadonlyArray<string> = [
+  "NODE_OPTIONS",
+  "LD_PRELOAD",
+  "LD_AUDIT",
+  "BASH_ENV",
+  "ENV",
+  "PYTHONSTARTUP",
+  "PERL5OPT",
+  "RUBYOPT",
+  "JAVA_TOOL_OPTIONS",
+  "_JAVA_OPTIONS",
+  "JDK_JAVA_OPTIONS"
+]
+
+/** The paths a word of a command line names: itself, but not an option; the value of `--x=path`. */
+const pathsIn = (w: string): ReadonlyArray<string> => {
+  if (!w.startsWith("-")) return [w]
+  const eq = w.indexOf("=")
+  return eq > 0 ? [w.slice(eq + 1)] : []
 }
 
-/** Its scripts: the named paths inside the project (as written or once links are resolved), with their digests. */
+/** The words of a loader variable's value (`--require ./a.js`, `./a.so:./b.so`), each a word of a command line. */
+const loaderWords = (value: string): ReadonlyArray<string> => value.split(/[\s:]+/u).flatMap(pathsIn)
+
+/** The loader variables an extension sets: in `env`, or as `NAME=value` arguments (`env NODE_OPTIONS=... node`). */
+const loaderValues = (x: ExtensionConfig): ReadonlyArray<string> => [
+  ...LoaderVariables.flatMap((name) => (x.env[name] === undefined ? [] : [x.env[name]])),
+  ...x.args.flatMap((a) => {
+    const eq = a.indexOf("=")
+    return eq > 0 && LoaderVariables.includes(a.slice(0, eq)) ? [a.slice(eq + 1)] : []
+  })
+]
+
+/**
+ * Paths an extension's command line names. `anywhere`: the arguments (but options), the value of `--x=v`, the files
+ * of its loader variables, wherever they are (a link, a `cwd` or the config's own folder can lead out of the
+ * project), and the command when written as a relative path. `inProject`: the command as an absolute path or found
+ * on PATH, counted only inside the project (an interpreter installed on the machine is not the repository's).
+ */
+const candidates = (
+  x: ExtensionConfig
+): { readonly anywhere: ReadonlyArray<string>; readonly inProject: ReadonlyArray<string> } => ({
+  anywhere: [
+    // A command written as a relative path (`./guard`, `../tools/guard`), or found through a relative PATH entry
+    // (`../tools/bin`), is the repository's: it resolves against the cwd the config chose, wherever that leads.
+    ...onPath(x).filter((w) => !NodePath.isAbsolute(w)),
+    ...x.args.flatMap(pathsIn),
+    ...loaderValues(x).flatMap(loaderWords)
+  ].filter((w) => w !== ""),
+  inProject: onPath(x).filter((w) => w !== "" && NodePath.isAbsolute(w))
+})
+
+/**
+ * Every program in the folders of the `PATH` the config sets by a relative entry (`"PATH": "./bin:/usr/bin"`): a script
+ * that runs `jq` runs the repository's `bin/jq`, so each of them counts (and one planted there later is a change).
+ */
+const programsOnPath = (cwd: string, x: ExtensionConfig): Effect.Effect<ReadonlyArray<string>> =>
+  Effect.promise(async () => {
+    const path = x.env["PATH"]
+    const entries = path === undefined ? [] : path.split(":").filter((e) => e === "" || !NodePath.isAbsolute(e))
+    const lists = await Promise.all(
+      [...new Set(entries.map((e) => (e === "" ? "." : e)))].map((entry) =>
+        NodeFs.promises.readdir(NodePath.resolve(cwd, entry)).then(
+          (names) => names.map((name) => NodePath.join(entry, name)),
+          () => []
+        )
+      )
+    )
+    return lists.flat()
+  })
+
+/**
+ * Its scripts: the files its arguments name (wherever they are), the command when it is inside the project (as
+ * written or once links are resolved), with their digests.
+ */
 export const scriptsOf = (root: string, cwd: string, x: ExtensionConfig): Effect.Effect<ReadonlyArray<ScriptPrint>> =>
   Effect.gen(function* () {
     const found = new Map<string, string | null>()
-    for (const word of candidates(x)) {
+    const words = candidates(x)
+    const onItsPath = yield* programsOnPath(cwd, x)
+    for (const [word, anywhere] of [
+      ...words.inProject.map((w) => [w, false] as const),
+      ...[...words.anywhere, ...onItsPath].map((w) => [w, true] as const)
+    ]) {
       const file = NodePath.resolve(cwd, word)
-      if (!inside(root, file) && !inside(root, yield* realOrSelf(file))) continue
+      if (!anywhere && !inside(root, file) && !inside(root, yield* realOrSelf(file))) continue
       const rel = NodePath.relative(root, file)
       if (found.has(rel)) continue
       const digest = yield* digestOf(file)

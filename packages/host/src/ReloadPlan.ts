@@ -69,10 +69,17 @@ export const printOf = (roots: ReadonlyArray<string>, x: ExtensionConfig): Effec
   Effect.map(
     Effect.forEach(roots, (root) =>
       Effect.map(scriptsOf(root, x.cwd ?? ".", x), (scripts) =>
-        scripts.map((s) => [NodePath.join(root, s.path), s.sha256])
+        scripts.map((s) => [NodePath.join(root, s.path), s.sha256] as const)
       )
     ),
-    (scripts) => sha256(canonicalJson({ definition: x, scripts: scripts.flat() }))
+    // By absolute path, once: a file an argument names counts under every root, and the roots change with trust.
+    (scripts) =>
+      sha256(
+        canonicalJson({
+          definition: x,
+          scripts: [...new Map(scripts.flat())].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+        })
+      )
   )
 
 export const fingerprintOf = (settings: Settings, prints: ReadonlyMap<string, string>): string =>

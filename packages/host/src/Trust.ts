@@ -52,19 +52,52 @@ export class TrustStoreError extends Schema.TaggedError<TrustStoreError>()("Trus
 
 const empty: TrustStoreFile = { version: 1, projects: {} }
 
-/** The store at `file`; a missing store is an empty one. */
+const codeOf = (e: unknown): unknown => (typeof e === "object" && e !== null && "code" in e ? e.code : undefined)
+
+/**
+ * Why a store whose file and folder are as `stat` says cannot be believed, if it cannot: whoever can write it can
+ * trust any project. Its file must be the user's and writable by them alone (it is written 0600); its folder not
+ * writable by others (where anyone could put a store of their own in its place).
+ */
+export const storeModeProblem = (
+  file: { readonly uid: number; readonly mode: number },
+  folder: { readonly mode: number },
+  uid: number | undefined
+): string | undefined => {
+  const octal = (mode: number) => `0${(mode & 0o777).toString(8)}`
+  if (uid !== undefined && file.uid !== uid) return `is owned by another user (uid ${file.uid}): remove it`
+  if ((file.mode & 0o022) !== 0) return `is writable by others (mode ${octal(file.mode)}): chmod 600 it, or remove it`
+  if ((folder.mode & 0o002) !== 0) {
+    return `is in a folder writable by others (mode ${octal(folder.mode)}): chmod 700 the folder, or remove the store`
+  }
+  return undefined
+}
+
+/** The store at `file`; a missing store is an empty one; one that others could have written trusts nothing. */
 export const readTrustStore = (file: string): Effect.Effect<TrustStoreFile, TrustStoreError> =>
   Effect.gen(function* () {
-    const text = yield* Effect.tryPromise({
-      try: () =>
-        NodeFs.promises.readFile(file, "utf8").catch((e: unknown) => {
-          if (typeof e === "object" && e !== null && "code" in e && e.code === "ENOENT") return undefined
+    const read = yield* Effect.tryPromise({
+      try: async () => {
+        const handle = await NodeFs.promises.open(file, "r").catch((e: unknown) => {
+          if (codeOf(e) === "ENOENT") return undefined
           throw e
-        }),
+        })
+        if (handle === undefined) return undefined
+        try {
+          // The descriptor's own stat: what is read is what was checked.
+          const [stats, folder] = await Promise.all([handle.stat(), NodeFs.promises.stat(NodePath.dirname(file))])
+          return { text: await handle.readFile("utf8"), problem: storeModeProblem(stats, folder, process.getuid?.()) }
+        } finally {
+          await handle.close()
+        }
+      },
       catch: (e) => new TrustStoreError({ file, detail: `cannot read the trust store: ${String(e)}` })
     })
-    if (text === undefined) return empty
-    const decoded = decodeStore(text)
+    if (read === undefined) return empty
+    if (read.problem !== undefined) {
+      return yield* new TrustStoreError({ file, detail: `the trust store ${read.problem}; it trusts nothing` })
+    }
+    const decoded = decodeStore(read.text)
     if (decoded._tag === "Failure") {
       return yield* new TrustStoreError({
         file,
