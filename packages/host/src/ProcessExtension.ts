@@ -182,6 +182,9 @@ const connect = Effect.fnUntraced(function* (
     const drain = Effect.all([ended(child.stdout), ended(child.stderr)], { concurrency: 2 })
     // stderr too: its last lines say why it died (`SyntaxError: …`), for the cause.
     yield* drain.pipe(Effect.timeout(Duration.millis(Math.min(ExitDrainMillis, grace))), Effect.ignore)
+    // A loop held up past that bound (a loaded machine) runs its timers before it reads: one poll more, so that what
+    // was already in the pipes when the bound ran out (the `SyntaxError` line) is read before the cause is made.
+    yield* Effect.callback<void>((resume) => afterPoll(() => resume(Effect.void)))
     const why = StderrTail.errorLine(stderr.tail())
     events.fail(
       new ExtensionExited(
