@@ -8,6 +8,7 @@ import type { Extension } from "./Extension.ts"
 import * as ExtensionCore from "./ExtensionCore.ts"
 import { environmentFor, warnAboutPassthrough } from "./ExtensionEnvironment.ts"
 import { ExtensionExited, ReplyTooLong, SpawnFailed } from "./ExtensionError.ts"
+import * as HangupSignal from "./HangupSignal.ts"
 import { afterPoll } from "./PollBarrier.ts"
 import { printable } from "./Printable.ts"
 import * as ProcessGroup from "./ProcessGroup.ts"
@@ -150,6 +151,7 @@ const connect = Effect.fnUntraced(function* (
   const name = config.name
   const maxLineBytes = options.maxLineBytes ?? Framing.DefaultMaxLineBytes
   const grace = config.grace_ms
+  yield* HangupSignal.hold // until the child is ended: a SIGHUP to the host must not orphan it
   const child = yield* acquire(config, options)
   const pid = child.pid ?? 0
 
