@@ -1,0 +1,164 @@
+import { assert, describe, it } from "@effect/vitest"
+import { type Config, Defaults } from "@abhed/protocol"
+import { AuditLog, ExtensionHost, type ExtensionStatus } from "@abhed/host"
+import { Duration, Effect, Exit, Fiber, Layer, References, Schedule } from "effect"
+import * as NodeFs from "node:fs"
+import * as NodeOs from "node:os"
+import * as NodePath from "node:path"
+import { exists, fixtureConfig, liveGroupMembers, within } from "../support/extension-helpers.ts"
+
+/**
+ * What an embedder relies on, over real processes: an interrupted dispatch leaves no reply to be attributed to the
+ * next request; whatever ends the host's scope (an interruption mid-dispatch, a defect in the embedder's code), no
+ * extension process outlives it; two hosts in one process keep their audits and ids apart.
+ */
+
+const config = (dir: string, name = "gate"): Config => ({
+  extensions: [
+    fixtureConfig("gate-echo.mjs", {
+      name,
+      env: { ECHO_NAME: name, REQUEST_LOG: NodePath.join(dir, `${name}.log`), RELEASE: NodePath.join(dir, "release") }
+    })
+  ],
+  policy: Defaults.policy,
+  max_rewrite_rounds: Defaults.max_rewrite_rounds,
+  builtin_tools: []
+})
+
+const tempDir = () => NodeFs.mkdtempSync(NodePath.join(NodeOs.tmpdir(), "abhed-lifecycle-"))
+
+const host = (cfg: Config, sessionId = "s-1") =>
+  ExtensionHost.layer(cfg, { sessionId, baseDir: NodeOs.tmpdir() }).pipe(Layer.provideMerge(AuditLog.layerMemory))
+
+/** Bounded wait until the extension has logged `callId` (it holds the request then). */
+const received = (dir: string, callId: string, name = "gate") =>
+  Effect.sync(() => {
+    const log = NodePath.join(dir, `${name}.log`)
+    return NodeFs.existsSync(log) && NodeFs.readFileSync(log, "utf8").split("\n").includes(callId)
+  }).pipe(
+    Effect.repeat({ schedule: Schedule.spaced("10 millis"), until: (seen) => seen }),
+    Effect.timeout(Duration.millis(within(2000)))
+  )
+
+const nothingLeft = (status: ReadonlyArray<ExtensionStatus>) => {
+  for (const s of status) {
+    if (s.pid === undefined) continue
+    assert.deepStrictEqual(liveGroupMembers(s.pid), [], `processes of ${s.name} (group ${s.pid}) outlived the host`)
+    assert.isFalse(exists(s.pid), `${s.name} (pid ${s.pid}) outlived the host or was not reaped`)
+  }
+}
+
+describe("an embedder's dispatch interrupted midway", () => {
+  it.live(
+    "the next request gets its own reply, and the extension stays live",
+    () =>
+      Effect.gen(function* () {
+        const dir = tempDir()
+        const run = yield* Effect.gen(function* () {
+          const h = yield* ExtensionHost
+          const held = yield* Effect.forkChild(h.toolCall({ tool: "bash", args: { command: "hold" }, call_id: "a" }))
+          yield* received(dir, "a")
+          yield* Fiber.interrupt(held)
+          const next = yield* Effect.forkChild(h.toolCall({ tool: "bash", args: { command: "ls" }, call_id: "b" }))
+          NodeFs.writeFileSync(NodePath.join(dir, "release"), "")
+          const outcome = yield* Fiber.join(next)
+          return { outcome, status: yield* h.status }
+        }).pipe(Effect.provide(host(config(dir))))
+        assert.strictEqual(run.outcome.decision, "ask")
+        assert.deepStrictEqual(run.outcome.reasons, [{ extension: "gate", reason: "gate:b" }])
+        assert.deepStrictEqual(
+          run.status.map((s) => s.state._tag),
+          ["live"]
+        )
+        nothingLeft(run.status)
+      }).pipe(Effect.provideService(References.MinimumLogLevel, "Error")),
+    60_000
+  )
+})
+
+describe("whatever ends the host's scope, no extension outlives it", () => {
+  it.live(
+    "the program interrupted while a dispatch waits on the extension",
+    () =>
+      Effect.gen(function* () {
+        const dir = tempDir()
+        let status: ReadonlyArray<ExtensionStatus> = []
+        const program = yield* Effect.forkChild(
+          Effect.gen(function* () {
+            const h = yield* ExtensionHost
+            status = yield* h.status
+            return yield* h.toolCall({ tool: "bash", args: { command: "hold" }, call_id: "a" })
+          }).pipe(Effect.provide(host(config(dir))))
+        )
+        yield* received(dir, "a")
+        const exit = yield* Fiber.interrupt(program).pipe(Effect.andThen(Fiber.await(program)))
+        assert.isTrue(Exit.hasInterrupts(exit))
+        assert.strictEqual(status.length, 1)
+        nothingLeft(status)
+      }).pipe(Effect.provideService(References.MinimumLogLevel, "Error")),
+    60_000
+  )
+
+  it.live(
+    "a defect in the embedder's code",
+    () =>
+      Effect.gen(function* () {
+        const dir = tempDir()
+        let status: ReadonlyArray<ExtensionStatus> = []
+        const exit = yield* Effect.exit(
+          Effect.gen(function* () {
+            const h = yield* ExtensionHost
+            yield* h.toolCall({ tool: "bash", args: { command: "ls" }, call_id: "a" })
+            status = yield* h.status
+            return yield* Effect.die(new Error("the agent's own bug"))
+          }).pipe(Effect.provide(host(config(dir))))
+        )
+        assert.isTrue(Exit.hasDies(exit))
+        assert.strictEqual(status.length, 1)
+        nothingLeft(status)
+      }).pipe(Effect.provideService(References.MinimumLogLevel, "Error")),
+    60_000
+  )
+})
+
+describe("two hosts in one process", () => {
+  it.live(
+    "each has its own extensions, audit, call ids and sequence numbers",
+    () =>
+      Effect.gen(function* () {
+        const dir = tempDir()
+        const session = (name: string) =>
+          Effect.gen(function* () {
+            const h = yield* ExtensionHost
+            const outcomes = yield* Effect.forEach(
+              ["ls", "pwd"],
+              (command) => h.toolCall({ tool: "bash", args: { command } }),
+              {
+                concurrency: "unbounded"
+              }
+            )
+            const audit = yield* AuditLog.use((a) => a.entries)
+            return { outcomes, audit, status: yield* h.status, name }
+          }).pipe(Effect.provide(host(config(dir, name), `s-${name}`)))
+        const [one, two] = yield* Effect.all([session("one"), session("two")], { concurrency: "unbounded" })
+        for (const run of [one, two]) {
+          if (run === undefined) return assert.fail("no run")
+          assert.deepStrictEqual(
+            run.outcomes.map((o) => o.reasons),
+            [[{ extension: run.name, reason: `${run.name}:c-1` }], [{ extension: run.name, reason: `${run.name}:c-2` }]]
+          )
+          assert.deepStrictEqual(
+            run.audit.map((r) => [r.seq, r.session_id, r.event]),
+            [
+              [0, `s-${run.name}`, "session_start"],
+              [1, `s-${run.name}`, "list_tools"],
+              [2, `s-${run.name}`, "tool_call"],
+              [3, `s-${run.name}`, "tool_call"]
+            ]
+          )
+          nothingLeft(run.status)
+        }
+      }).pipe(Effect.provideService(References.MinimumLogLevel, "Error")),
+    60_000
+  )
+})
