@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { type Config, Defaults } from "@abhed/protocol"
-import { AuditLog, ExtensionHost, type ExtensionStatus } from "@abhed/host"
-import { Duration, Effect, Exit, Fiber, Layer, References, Schedule } from "effect"
+import { AuditLog, ExtensionHost, type ExtensionStatus, HostMetrics } from "@abhed/host"
+import { Duration, Effect, Exit, Fiber, Layer, Metric, References, Schedule } from "effect"
 import * as NodeFs from "node:fs"
 import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
@@ -10,7 +10,7 @@ import { exists, fixtureConfig, liveGroupMembers, within } from "../support/exte
 /**
  * What an embedder relies on, over real processes: an interrupted dispatch leaves no reply to be attributed to the
  * next request; whatever ends the host's scope (an interruption mid-dispatch, a defect in the embedder's code), no
- * extension process outlives it; two hosts in one process keep their audits and ids apart.
+ * extension process outlives it; two hosts in one process keep their audits and ids apart, and their metrics too in registries of their own.
  */
 
 const config = (dir: string, name = "gate"): Config => ({
@@ -123,7 +123,7 @@ describe("whatever ends the host's scope, no extension outlives it", () => {
 
 describe("two hosts in one process", () => {
   it.live(
-    "each has its own extensions, audit, call ids and sequence numbers",
+    "each has its own extensions, audit, call ids, sequence numbers and (in a registry of its own) metrics",
     () =>
       Effect.gen(function* () {
         const dir = tempDir()
@@ -139,7 +139,17 @@ describe("two hosts in one process", () => {
             )
             const audit = yield* AuditLog.use((a) => a.entries)
             return { outcomes, audit, status: yield* h.status, name }
-          }).pipe(Effect.provide(host(config(dir, name), `s-${name}`)))
+          }).pipe(
+            Effect.provide(host(config(dir, name), `s-${name}`)),
+            Effect.flatMap((run) =>
+              // What this host counted, in the registry provided around it and its calls (built in it too).
+              Effect.map(Metric.value(Metric.withAttributes(HostMetrics.dispatches, { event: "tool_call" })), (m) => ({
+                ...run,
+                toolCalls: m.count
+              }))
+            ),
+            Effect.provideService(Metric.MetricRegistry, new Map())
+          )
         const [one, two] = yield* Effect.all([session("one"), session("two")], { concurrency: "unbounded" })
         for (const run of [one, two]) {
           if (run === undefined) return assert.fail("no run")
@@ -156,6 +166,7 @@ describe("two hosts in one process", () => {
               [3, `s-${run.name}`, "tool_call"]
             ]
           )
+          assert.strictEqual(run.toolCalls, 2)
           nothingLeft(run.status)
         }
       }).pipe(Effect.provideService(References.MinimumLogLevel, "Error")),
