@@ -1,11 +1,11 @@
 import { assert, describe, it } from "@effect/vitest"
-import { type Config, Defaults } from "@abhed/protocol"
+import { type Config, Defaults, parseConfig } from "@abhed/protocol"
 import { AuditLog, ExtensionHost, type ExtensionStatus, HostMetrics } from "@abhed/host"
 import { Duration, Effect, Exit, Fiber, Layer, Metric, References, Schedule } from "effect"
 import * as NodeFs from "node:fs"
 import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
-import { exists, fixtureConfig, liveGroupMembers, within } from "../support/extension-helpers.ts"
+import { exists, fixtureConfig, liveGroupMembers, Patient, within } from "../support/extension-helpers.ts"
 
 /**
  * What an embedder relies on, over real processes: an interrupted dispatch leaves no reply to be attributed to the
@@ -171,5 +171,57 @@ describe("two hosts in one process", () => {
         }
       }).pipe(Effect.provideService(References.MinimumLogLevel, "Error")),
     60_000
+  )
+})
+
+describe("many tool calls at once, from several fibers", () => {
+  it.live(
+    "over the example extensions, each gets the outcome it gets one by one",
+    () =>
+      Effect.gen(function* () {
+        const examples = NodePath.join(import.meta.dirname, "..", "..", "docs", "examples")
+        const text = NodeFs.readFileSync(NodePath.join(examples, "abhed.json"), "utf8")
+        const parsed = yield* Effect.fromResult(parseConfig(text))
+        // Patient timeouts: this test is about attribution, not about the examples' 2 s timeouts.
+        const cfg: Config = { ...parsed, extensions: parsed.extensions.map((e) => ({ ...e, ...Patient })) }
+        const calls = [
+          { tool: "read", args: { path: "config/secrets.json" } },
+          { tool: "read", args: { path: "notes.txt" } },
+          { tool: "bash", args: { command: "git push origin main" } },
+          { tool: "bash", args: { command: "ls -la" } },
+          { tool: "bash", args: { command: "cat ~/.aws/credentials" } },
+          { tool: "read", args: { path: "src/secret_sauce.ts" } }
+        ]
+        const results = ["AKIAABCDEFGHIJKLMNOP in a file", "nothing to see", "key=AKIAQQQQQQQQQQQQQQQQ"]
+        const layer = ExtensionHost.layer(cfg, { sessionId: "s-1", baseDir: examples }).pipe(
+          Layer.provideMerge(AuditLog.layerNone)
+        )
+        const dispatches = (h: ExtensionHost["Service"]): ReadonlyArray<Effect.Effect<unknown>> =>
+          Array.from({ length: 4 }, (_, round) => [
+            ...calls.map((c, i) => h.toolCall({ ...c, call_id: `c${round}-${i}` })),
+            ...results.map((content, i) =>
+              h.toolResult({ tool: "read", args: {}, content, is_error: false, call_id: `r${round}-${i}` })
+            )
+          ]).flat()
+        // One after another, each awaited before the next begins.
+        const sequential = yield* Effect.gen(function* () {
+          const h = yield* ExtensionHost
+          return yield* Effect.forEach(dispatches(h), (d) => d)
+        }).pipe(Effect.provide(layer))
+        // Each on a fiber of its own, all waiting at once.
+        const atOnce = yield* Effect.gen(function* () {
+          const h = yield* ExtensionHost
+          const fibers = yield* Effect.forEach(dispatches(h), (d) => Effect.forkChild(d))
+          const outcomes = yield* Effect.forEach(fibers, Fiber.join)
+          return { outcomes, status: yield* h.status }
+        }).pipe(Effect.provide(layer))
+        assert.deepStrictEqual(atOnce.outcomes, sequential)
+        assert.deepStrictEqual(
+          atOnce.status.filter((s) => s.state._tag === "dead").map((s) => s.name),
+          []
+        )
+        nothingLeft(atOnce.status)
+      }).pipe(Effect.provideService(References.MinimumLogLevel, "Error")),
+    120_000
   )
 })
