@@ -121,6 +121,42 @@ describe("whatever ends the host's scope, no extension outlives it", () => {
   )
 })
 
+describe("a policy hook of the embedder's that dies mid-dispatch", () => {
+  it.live(
+    "fails that dispatch with the defect; the next call is decided, and nothing outlives the scope",
+    () =>
+      Effect.gen(function* () {
+        const dir = tempDir()
+        const run = yield* Effect.gen(function* () {
+          const h = yield* ExtensionHost
+          const died = yield* Effect.exit(h.toolCall({ tool: "bash", args: { command: "boom" }, call_id: "a" }))
+          const next = yield* h.toolCall({ tool: "bash", args: { command: "ls" }, call_id: "b" })
+          return { died, next, status: yield* h.status }
+        }).pipe(
+          Effect.provide(
+            ExtensionHost.layer(config(dir), {
+              sessionId: "s-1",
+              baseDir: NodeOs.tmpdir(),
+              policyHooks: [
+                {
+                  name: "buggy",
+                  decide: (call) =>
+                    call.args["command"] === "boom"
+                      ? Effect.die(new Error("the hook's bug"))
+                      : Effect.succeed("abstain")
+                }
+              ]
+            }).pipe(Layer.provideMerge(AuditLog.layerMemory))
+          )
+        )
+        assert.isTrue(Exit.hasDies(run.died))
+        assert.deepStrictEqual(run.next.reasons, [{ extension: "gate", reason: "gate:b" }])
+        nothingLeft(run.status)
+      }).pipe(Effect.provideService(References.MinimumLogLevel, "None")),
+    60_000
+  )
+})
+
 describe("two hosts in one process", () => {
   it.live(
     "each has its own extensions, audit, call ids, sequence numbers and (in a registry of its own) metrics",
