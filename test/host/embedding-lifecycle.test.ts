@@ -76,6 +76,45 @@ describe("an embedder's dispatch interrupted midway", () => {
   )
 })
 
+describe("an embedder's dispatch of a request larger than a pipe holds, interrupted at once", () => {
+  it.live(
+    "the request is written whole or not at all: the next one gets its own reply, the extension stays live",
+    () =>
+      Effect.gen(function* () {
+        const dir = tempDir()
+        const pad = "x".repeat(1 << 20) // 1 MiB: the pipe (64 KiB) cannot take it in one write
+        const run = yield* Effect.gen(function* () {
+          const h = yield* ExtensionHost
+          const outcomes = []
+          for (const i of [0, 1, 2]) {
+            const big = yield* Effect.forkChild(
+              h.toolCall({ tool: "bash", args: { command: "hold", pad }, call_id: `big-${i}` })
+            )
+            yield* Effect.yieldNow
+            yield* Fiber.interrupt(big)
+            const next = yield* Effect.forkChild(
+              h.toolCall({ tool: "bash", args: { command: "ls" }, call_id: `b-${i}` })
+            )
+            NodeFs.writeFileSync(NodePath.join(dir, "release"), "")
+            outcomes.push((yield* Fiber.join(next)).reasons)
+            NodeFs.rmSync(NodePath.join(dir, "release"))
+          }
+          return { outcomes, status: yield* h.status }
+        }).pipe(Effect.provide(host(config(dir))))
+        assert.deepStrictEqual(
+          run.outcomes,
+          [0, 1, 2].map((i) => [{ extension: "gate", reason: `gate:b-${i}` }])
+        )
+        assert.deepStrictEqual(
+          run.status.map((s) => s.state._tag),
+          ["live"]
+        )
+        nothingLeft(run.status)
+      }).pipe(Effect.provideService(References.MinimumLogLevel, "Error")),
+    60_000
+  )
+})
+
 describe("whatever ends the host's scope, no extension outlives it", () => {
   it.live(
     "the program interrupted while a dispatch waits on the extension",
