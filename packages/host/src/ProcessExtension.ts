@@ -151,7 +151,6 @@ const connect = Effect.fnUntraced(function* (
   const name = config.name
   const maxLineBytes = options.maxLineBytes ?? Framing.DefaultMaxLineBytes
   const grace = config.grace_ms
-  yield* HangupSignal.hold // until the child is ended: a SIGHUP to the host must not orphan it
   const child = yield* acquire(config, options)
   const pid = child.pid ?? 0
 
@@ -216,12 +215,18 @@ const connect = Effect.fnUntraced(function* (
   return transport
 })
 
-/** The child as a scoped resource: whatever happened before, at release its group is ended and its pipes closed. */
+/**
+ * The child as a scoped resource: whatever happened before, at release its group is ended and its pipes closed.
+ * Until then a SIGHUP or SIGQUIT to the host is raised again as SIGTERM, so that the release still runs.
+ */
 export const acquire = (config: ExtensionConfig, options: Options): Effect.Effect<Child, SpawnFailed, Scope.Scope> =>
-  Effect.acquireRelease(spawn(config, options), (child) =>
-    Effect.andThen(
-      child.pid === undefined ? Effect.void : ProcessGroup.terminate(child, child.pid, config.grace_ms),
-      Effect.sync(() => destroyPipes(child))
+  Effect.andThen(
+    HangupSignal.hold,
+    Effect.acquireRelease(spawn(config, options), (child) =>
+      Effect.andThen(
+        child.pid === undefined ? Effect.void : ProcessGroup.terminate(child, child.pid, config.grace_ms),
+        Effect.sync(() => destroyPipes(child))
+      )
     )
   )
 
