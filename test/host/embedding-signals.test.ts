@@ -5,6 +5,7 @@ import { join } from "node:path"
 import { createInterface } from "node:readline"
 import { afterEach, describe, expect, it } from "vitest"
 import { fixture, isLive } from "../support/extension-helpers.ts"
+import { faultyServer } from "../support/mcp-helpers.ts"
 
 /**
  * An agent that embeds the host (NodeRuntime.runMain, as docs/embedding.md's examples do) and is sent a signal:
@@ -30,6 +31,15 @@ const exited = (child: ReturnType<typeof spawn>) =>
     else child.on("exit", (code) => resolve(code))
   })
 
+/** The agent's "ready" line (its logs go to stdout too), with its extensions' pids. */
+const readyLine = async (lines: AsyncIterator<string>): Promise<Array<number>> => {
+  for (;;) {
+    const next = await lines.next()
+    if (next.done === true) throw new Error("the agent ended before it was ready")
+    if (next.value.startsWith("ready ")) return JSON.parse(next.value.slice("ready ".length))
+  }
+}
+
 describe("an embedding agent under signals", () => {
   it.each(["SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT"] as const)(
     "%s: session_end sent, the extension's child ended, exit 130",
@@ -52,7 +62,7 @@ describe("an embedding agent under signals", () => {
         stdio: ["ignore", "pipe", "inherit"]
       })
       const lines = createInterface({ input: agent.stdout })[Symbol.asyncIterator]()
-      expect((await lines.next()).value).toBe("ready")
+      await readyLine(lines)
       const grandchild = Number(readFileSync(paths.child, "utf8"))
       leftovers.push(grandchild)
       expect(isLive(grandchild)).toBe(true)
@@ -70,4 +80,32 @@ describe("an embedding agent under signals", () => {
     },
     60_000
   )
+
+  it("SIGHUP with an MCP server run by the host that ignores its stdin's end and SIGTERM: it is killed too", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "abhed-embed-sig-"))
+    const config = JSON.stringify({
+      extensions: [
+        {
+          name: "stubborn",
+          command: process.execPath,
+          args: [faultyServer, "--ignore-eof"],
+          protocol: "mcp",
+          startup_timeout_ms: 60_000,
+          timeout_ms: 60_000,
+          grace_ms: 300
+        }
+      ]
+    })
+    const agent = spawn(process.execPath, [fixture("embed-signals-agent.ts"), config, dir], {
+      stdio: ["ignore", "pipe", "inherit"]
+    })
+    if (agent.pid !== undefined) leftovers.push(agent.pid)
+    const pids = await readyLine(createInterface({ input: agent.stdout })[Symbol.asyncIterator]())
+    leftovers.push(...pids)
+    expect(pids).toHaveLength(1)
+    for (const pid of pids) expect(isLive(pid)).toBe(true)
+    agent.kill("SIGHUP")
+    expect(await exited(agent)).toBe(130)
+    for (const pid of pids) expect(isLive(pid), `the MCP server ${pid} outlived the agent`).toBe(false)
+  }, 60_000)
 })
