@@ -8,6 +8,7 @@ import type { Extension } from "./Extension.ts"
 import * as ExtensionCore from "./ExtensionCore.ts"
 import { environmentFor, warnAboutPassthrough } from "./ExtensionEnvironment.ts"
 import { ExtensionExited, ReplyTooLong, SpawnFailed } from "./ExtensionError.ts"
+import * as HangupSignal from "./HangupSignal.ts"
 import { afterPoll } from "./PollBarrier.ts"
 import { printable } from "./Printable.ts"
 import * as ProcessGroup from "./ProcessGroup.ts"
@@ -217,12 +218,18 @@ const connect = Effect.fnUntraced(function* (
   return transport
 })
 
-/** The child as a scoped resource: whatever happened before, at release its group is ended and its pipes closed. */
+/**
+ * The child as a scoped resource: whatever happened before, at release its group is ended and its pipes closed.
+ * Until then a SIGHUP or SIGQUIT to the host is raised again as SIGTERM, so that the release still runs.
+ */
 export const acquire = (config: ExtensionConfig, options: Options): Effect.Effect<Child, SpawnFailed, Scope.Scope> =>
-  Effect.acquireRelease(spawn(config, options), (child) =>
-    Effect.andThen(
-      child.pid === undefined ? Effect.void : ProcessGroup.terminate(child, child.pid, config.grace_ms),
-      Effect.sync(() => destroyPipes(child))
+  Effect.andThen(
+    HangupSignal.hold,
+    Effect.acquireRelease(spawn(config, options), (child) =>
+      Effect.andThen(
+        child.pid === undefined ? Effect.void : ProcessGroup.terminate(child, child.pid, config.grace_ms),
+        Effect.sync(() => destroyPipes(child))
+      )
     )
   )
 
