@@ -4,8 +4,9 @@
  * matter, write the clipboard with OSC 52, move the cursor back over a line with a carriage return) or reorder what
  * is shown (bidirectional overrides). Escaped: C0 controls but tab, DEL, C1 controls (`\x1b`, `\x7f`, `\u009b`), and
  * the bidirectional formatting characters (`\u202e`) and the invisible ones that hide text (zero-width, `\ufeff`, the
- * line and paragraph separators, the soft hyphen, fillers, variation selectors, tags: `\u{e0041}`). Everything else, unicode included, is shown as it is. Cut the
- * text into lines first: a line break left in it is shown as `\n` or `\r`.
+ * line and paragraph separators, the soft hyphen, fillers, variation selectors, tags: `\u{e0041}`). Everything else,
+ * unicode included, is shown as it is. Cut the text into lines first: a line break left in it is shown as `\n` or
+ * `\r`.
  */
 export const printable = (text: string): string =>
   text.replace(
