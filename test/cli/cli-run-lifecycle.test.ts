@@ -2,9 +2,10 @@ import { spawn } from "node:child_process"
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { afterEach, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
 import { bin, repoRoot } from "../support/cli-helpers.ts"
 import { fixture, isLive, Patient } from "../support/extension-helpers.ts"
+import { killedAfterEach } from "../support/leftovers.ts"
 
 /**
  * `abhed-ext run` ended while an extension holds a request (the decision not made yet): by a signal (exit 130),
@@ -12,16 +13,7 @@ import { fixture, isLive, Patient } from "../support/extension-helpers.ts"
  * way the extension's group is ended: the child it started does not outlive the run.
  */
 
-const leftovers: Array<number> = []
-afterEach(() => {
-  for (const pid of leftovers.splice(0)) {
-    try {
-      process.kill(pid, "SIGKILL")
-    } catch {
-      // already gone
-    }
-  }
-})
+const leftovers = killedAfterEach()
 
 const start = () => {
   const dir = mkdtempSync(join(tmpdir(), "abhed-run-life-"))

@@ -3,9 +3,10 @@ import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, writeFileSy
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { createInterface } from "node:readline"
-import { afterEach, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
 import { bin, repoRoot } from "../support/cli-helpers.ts"
 import { isLive } from "../support/extension-helpers.ts"
+import { killedAfterEach } from "../support/leftovers.ts"
 
 /**
  * Issue 9.6, through the real CLI: SIGHUP and SIGQUIT run the close sequence like SIGTERM (the extension gets
@@ -14,17 +15,8 @@ import { isLive } from "../support/extension-helpers.ts"
  */
 
 const fixture = `${repoRoot}test/fixtures/sig-ext.sh`
-const leftovers: Array<number> = []
-afterEach(() => {
-  // A helper that escaped its group is out of the host's reach by design: the test cleans it up.
-  for (const pid of leftovers.splice(0)) {
-    try {
-      process.kill(pid, "SIGKILL")
-    } catch {
-      // already gone
-    }
-  }
-})
+// A helper that escaped its group is out of the host's reach by design: the test cleans it up.
+const leftovers = killedAfterEach()
 
 const setup = (escape: boolean) => {
   const dir = mkdtempSync(join(tmpdir(), "abhed-sig-"))

@@ -3,9 +3,10 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { createInterface } from "node:readline"
-import { afterEach, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
 import { fixture, isLive } from "../support/extension-helpers.ts"
 import { faultyServer } from "../support/mcp-helpers.ts"
+import { killedAfterEach } from "../support/leftovers.ts"
 
 /**
  * An agent that embeds the host (NodeRuntime.runMain, as docs/embedding.md's examples do) and is sent a signal:
@@ -14,16 +15,7 @@ import { faultyServer } from "../support/mcp-helpers.ts"
  * extension gets session_end, and the child it started is ended with its group.
  */
 
-const leftovers: Array<number> = []
-afterEach(() => {
-  for (const pid of leftovers.splice(0)) {
-    try {
-      process.kill(pid, "SIGKILL")
-    } catch {
-      // already gone
-    }
-  }
-})
+const leftovers = killedAfterEach()
 
 const exited = (child: ReturnType<typeof spawn>) =>
   new Promise<number | null>((resolve) => {
