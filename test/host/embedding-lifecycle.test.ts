@@ -48,6 +48,15 @@ const nothingLeft = (status: ReadonlyArray<ExtensionStatus>) => {
   }
 }
 
+/** The extension was live at the end of the session, and nothing of it outlived the host. */
+const liveThenGone = (status: ReadonlyArray<ExtensionStatus>) => {
+  assert.deepStrictEqual(
+    status.map((s) => s.state._tag),
+    ["live"]
+  )
+  nothingLeft(status)
+}
+
 describe("an embedder's dispatch interrupted midway", () => {
   it.live(
     "the next request gets its own reply, and the extension stays live",
@@ -66,11 +75,7 @@ describe("an embedder's dispatch interrupted midway", () => {
         }).pipe(Effect.provide(host(config(dir))))
         assert.strictEqual(run.outcome.decision, "ask")
         assert.deepStrictEqual(run.outcome.reasons, [{ extension: "gate", reason: "gate:b" }])
-        assert.deepStrictEqual(
-          run.status.map((s) => s.state._tag),
-          ["live"]
-        )
-        nothingLeft(run.status)
+        liveThenGone(run.status)
       }).pipe(Effect.provideService(References.MinimumLogLevel, "Error")),
     60_000
   )
@@ -105,11 +110,7 @@ describe("an embedder's dispatch of a request larger than a pipe holds, interrup
           run.outcomes,
           [0, 1, 2].map((i) => [{ extension: "gate", reason: `gate:b-${i}` }])
         )
-        assert.deepStrictEqual(
-          run.status.map((s) => s.state._tag),
-          ["live"]
-        )
-        nothingLeft(run.status)
+        liveThenGone(run.status)
       }).pipe(Effect.provideService(References.MinimumLogLevel, "Error")),
     60_000
   )
