@@ -106,9 +106,23 @@ export class AuditLog extends Context.Service<
         return AuditLog.of({
           record: (r) =>
             Effect.suspend(() => {
-              const text = `${torn ? "\n" : ""}${JSON.stringify(auditView(r, content))}\n`
+              const text = `${JSON.stringify(auditView(r, content))}\n`
               return Effect.tryPromise({
-                try: () => writeAll(encoder.encode(text)).then(() => (torn = false)),
+                try: async () => {
+                  // Seen again now: another run appending to the same file may have been mid-line when it was seen
+                  // (at the open), and has ended its line since; a newline then would be an empty line.
+                  // Not seen (the file no longer readable): a newline, as the open saw it.
+                  const prefix =
+                    torn &&
+                    (await handle
+                      .stat()
+                      .then(({ size }) => lastLineOpen(path, size))
+                      .catch(() => true))
+                      ? "\n"
+                      : ""
+                  await writeAll(encoder.encode(prefix + text))
+                  torn = false
+                },
                 catch: (e) => {
                   torn = true
                   return new AuditWriteError({ path, detail: e instanceof Error ? e.message : String(e) })
@@ -131,19 +145,20 @@ export class AuditLog extends Context.Service<
  * Whether the last byte of the file at `path` (of `size` bytes) is not a line end. Read through a second descriptor
  * (the trail's own is write-only); if it cannot be read, the file is taken to end a line.
  */
+const lastLineOpen = async (path: string, size: number): Promise<boolean> => {
+  if (size === 0) return false
+  const { O_NOFOLLOW, O_NONBLOCK, O_RDONLY } = NodeFs.constants
+  const file = await NodeFs.promises.open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK)
+  try {
+    const { buffer, bytesRead } = await file.read(Buffer.alloc(1), 0, 1, size - 1)
+    return bytesRead === 1 && buffer[0] !== 0x0a
+  } finally {
+    await file.close()
+  }
+}
+
 const endsInsideLine = (path: string, size: number): Effect.Effect<boolean> =>
-  size === 0
-    ? Effect.succeed(false)
-    : Effect.promise(async () => {
-        const { O_NOFOLLOW, O_NONBLOCK, O_RDONLY } = NodeFs.constants
-        const file = await NodeFs.promises.open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK)
-        try {
-          const { buffer, bytesRead } = await file.read(Buffer.alloc(1), 0, 1, size - 1)
-          return bytesRead === 1 && buffer[0] !== 0x0a
-        } finally {
-          await file.close()
-        }
-      }).pipe(Effect.catchDefect(() => Effect.succeed(false)))
+  Effect.promise(() => lastLineOpen(path, size)).pipe(Effect.catchDefect(() => Effect.succeed(false)))
 
 /** What a sink could not write: how many records, and why the first was not. */
 export interface AuditUnwritten {
