@@ -38,7 +38,8 @@ const pythonBin = pythonWithoutShim()
  * (extensions, the CLI) and starting them:
  * - two workers, not vitest's default of cores − 1 (one here): one file's processes run while another file waits;
  * - no per-file module isolation: no test file changes global state (metrics are compared as deltas), so each
- *   worker imports effect and the packages once instead of once per file;
+ *   worker imports effect and the packages once instead of once per file; the one global state they share, effect's
+ *   default metric registry, is emptied before each file (test/support/metric-registry.setup.ts);
  * - Node's compile cache for every Node process the tests start (the CLI, TypeScript extensions): each loads effect
  *   from source, and the cache saves about a fifth of that CPU after the first run.
  * - the CLI the tests start is its source bundled once per run (test/support/cli-bundle.ts: an entry and the chunks
@@ -54,6 +55,7 @@ export default defineConfig({
     maxWorkers: 2,
     isolate: false,
     globalSetup: ["test/support/temp-dir.setup.ts", "test/support/cli-bundle.setup.ts"],
+    setupFiles: ["test/support/metric-registry.setup.ts"],
     env: {
       TMPDIR: runTmp,
       ...(pythonBin === undefined ? {} : { PATH: `${pythonBin}${NodePath.delimiter}${process.env["PATH"] ?? ""}` }),
