@@ -240,3 +240,72 @@ describe("audit: no secrets, owner only", () => {
     expect(text).toContain("wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY")
   })
 })
+
+describe("invoke_tool: an extension's tool runs only as its call was decided", () => {
+  it("never after a deny, only with the settled args and on the tool the call named; an id no call holds runs", async () => {
+    const ran = join(mkdtempSync(join(tmpdir(), "abhed-holes-")), "ran.jsonl")
+    // The tool's owner writes every invoke it gets to `ran`: what ran is read there, not from the output alone.
+    const owner = `
+      const fs = require("node:fs")
+      const tools = [{ name: "wipe", description: "", input_schema: { type: "object" } }]
+      require("node:readline").createInterface({ input: process.stdin }).on("line", (line) => {
+        const req = JSON.parse(line)
+        if (req.event === "invoke_tool") fs.appendFileSync(${JSON.stringify(ran)}, JSON.stringify(req.args) + "\\n")
+        const reply = req.event === "list_tools" ? { tools } : req.event === "invoke_tool" ? { result: "wiped" } : {}
+        process.stdout.write(JSON.stringify({ id: req.id, ...reply }) + "\\n")
+      })`
+    // Denies wiping "/", and moves anything under /tmp into /sandbox (a rewrite the agent must run with).
+    const guard = `
+      require("node:readline").createInterface({ input: process.stdin }).on("line", (line) => {
+        const req = JSON.parse(line)
+        const path = req.args?.path ?? ""
+        const reply = path === "/" ? { block: true, reason: "not /" }
+          : path.startsWith("/tmp/") ? { args: { path: "/sandbox/" + path.slice(5) } } : {}
+        process.stdout.write(JSON.stringify({ id: req.id, ...reply }) + "\\n")
+      })`
+    const config = {
+      extensions: [
+        { name: "owner", command: process.execPath, args: ["-e", owner], events: ["list_tools", "invoke_tool"] },
+        { name: "guard", command: process.execPath, args: ["-e", guard], events: ["tool_call"] }
+      ]
+    }
+    const call = (args: unknown, call_id?: string) =>
+      JSON.stringify({ event: "tool_call", tool: "wipe", args, call_id })
+    const invoke = (args: unknown, call_id?: string, tool = "wipe") =>
+      JSON.stringify({ event: "invoke_tool", tool, args, call_id })
+    const { out } = await run(config, [
+      call({ path: "/" }), // 1: denied, c-1
+      invoke({ path: "/" }), // 2: belongs to c-1: refused
+      invoke({ path: "/" }, "c-1"), // 3: named: refused
+      call({ path: "/tmp/x" }, "ok"), // 4: rewritten to /sandbox/x
+      invoke({ path: "/tmp/x" }, "ok"), // 5: the args first proposed, not the settled ones: refused
+      invoke({ path: "/sandbox/x" }, "ok", "other"), // 6: another tool under the call's id: refused
+      invoke({ path: "/sandbox/x" }, "ok"), // 7: runs
+      invoke({ path: "/elsewhere" }, "never-decided"), // 8: no decided call holds the id: runs, as before
+      call({ path: "/tmp/y" }), // 9: c-2, rewritten to /sandbox/y
+      invoke({ path: "/tmp/y" }), // 10: no id, the call's own args as proposed: it is c-2, and not settled: refused
+      invoke({ path: "/other" }), // 11: no id, neither of c-2's args: not that call, runs as before
+      invoke({ path: "/sandbox/y" }) // 12: no id, c-2's settled args: runs
+    ])
+    expect(out[0]).toMatchObject({ event: "tool_call", decision: "deny" })
+    expect(out[1]).toEqual({
+      error: 'invoke_tool: the tool_call "c-1" (line 1) was denied: a denied call never runs',
+      line: 2
+    })
+    expect(out[2]).toMatchObject({ line: 3, error: expect.stringContaining("was denied") })
+    expect(out[3]).toMatchObject({ event: "tool_call", decision: "allow", args: { path: "/sandbox/x" } })
+    expect(out[4]).toMatchObject({ line: 5, error: expect.stringContaining('not those the tool_call "ok" (line 4)') })
+    expect(out[5]).toMatchObject({ line: 6, error: expect.stringContaining('is the tool_call of "wipe" (line 4)') })
+    expect(out[6]).toEqual({ event: "invoke_tool", result: "wiped", is_error: false })
+    expect(out[7]).toEqual({ event: "invoke_tool", result: "wiped", is_error: false })
+    expect(out[9]).toMatchObject({ line: 10, error: expect.stringContaining('not those the tool_call "c-2" (line 9)') })
+    expect(out[10]).toEqual({ event: "invoke_tool", result: "wiped", is_error: false })
+    expect(out[11]).toEqual({ event: "invoke_tool", result: "wiped", is_error: false })
+    expect(jsonLines(readFileSync(ran, "utf8"))).toEqual([
+      { path: "/sandbox/x" },
+      { path: "/elsewhere" },
+      { path: "/other" },
+      { path: "/sandbox/y" }
+    ])
+  })
+})

@@ -2,6 +2,7 @@ import { ExtensionHost, type ExtensionHostShape } from "@abhed/host/ExtensionHos
 import { Context, Effect, Exit, Layer, Result, Scope, Stream } from "effect"
 import * as CallIds from "./CallIds.ts"
 import { dispatch } from "./Dispatch.ts"
+import * as JudgedCalls from "./JudgedCalls.ts"
 import { decodeInputLine, type InputRequest, isBlank } from "../InputLine.ts"
 import type { ErrorLine, OutputLine } from "../Output.ts"
 
@@ -37,6 +38,7 @@ export const runSession = <E, R, HE, HR>(options: SessionOptions<E, R, HE, HR>):
   Effect.gen(function* () {
     const scope = yield* Scope.make()
     const callIds = CallIds.make()
+    const judged = JudgedCalls.make()
     let host: ExtensionHostShape | undefined
     let session: { readonly id: string; readonly line: number } | undefined
     const hostFor = (request: InputRequest, line: number) =>
@@ -71,6 +73,18 @@ export const runSession = <E, R, HE, HR>(options: SessionOptions<E, R, HE, HR>):
             return yield* options.onLine({ line, input: undefined, output: { error: completed.failure, line } })
           }
           const request = completed.success
+          // An extension's tool runs only as its call was decided (JudgedCalls.ts): the invoke is not sent.
+          const refused =
+            request.event === "invoke_tool"
+              ? judged.refusal(
+                  request.call_id,
+                  "call_id" in decoded.success && decoded.success.call_id !== undefined,
+                  request.tool,
+                  request.args
+                )
+              : undefined
+          if (refused !== undefined)
+            return yield* options.onLine({ line, input: request, output: { error: refused, line } })
           const h = yield* hostFor(request, line)
           const output = yield* dispatch(h, request).pipe(
             Effect.catch((e): Effect.Effect<ErrorLine> => Effect.succeed({ error: e.message, line })),
@@ -84,8 +98,17 @@ export const runSession = <E, R, HE, HR>(options: SessionOptions<E, R, HE, HR>):
             )
           )
           // What a later tool_result without args gets: the args the call was decided to run with.
-          if (request.event === "tool_call" && request.call_id !== undefined && "args" in output)
+          if (request.event === "tool_call" && request.call_id !== undefined && "args" in output) {
             callIds.ran(request.call_id, output.args)
+            judged.decided({
+              callId: request.call_id,
+              tool: request.tool,
+              proposed: request.args,
+              settled: output.args,
+              decision: output.decision,
+              line
+            })
+          }
           yield* options.onLine({ line, input: request, output })
         })
       )
