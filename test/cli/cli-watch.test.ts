@@ -111,4 +111,17 @@ describe("abhed-ext run --watch", () => {
     expect(result.code).toBe(0)
     for (const pid of [...pidsOf(w, "mine"), ...pidsOf(w, "proj")]) expect(exists(pid)).toBe(false)
   }, 120_000)
+
+  it("a path that holds terminal controls is shown escaped in what --watch says", async () => {
+    const w = world("abhed-watch-")
+    // A cloned project's folder may be named to drive the terminal: set its title, then hide what follows.
+    const dir = join(w.root, "proj\u001b]0;owned\u0007\u202e")
+    const file = join(dir, "abhed.json")
+    layer(w, file, ["first"])
+    const r = await runCli(["run", "--watch", "--config", file], { env: w.env, cwd: w.root, input: "" })
+    expect(r.code, r.stderr).toBe(0)
+    expect(r.stderr).toContain("watching ")
+    expect(r.stderr).toContain("proj\\x1b]0;owned\\x07\\u202e")
+    expect(r.stderr).not.toMatch(/[\u001b\u0007\u202e]/)
+  })
 })

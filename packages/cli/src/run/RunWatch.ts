@@ -1,6 +1,7 @@
 import type { ExtensionHostShape, ReloadReport } from "@abhed/host"
 import { findProjectLayer, layerPlaces, layerRoots } from "@abhed/host/ConfigLayers"
 import { scriptsOf } from "@abhed/host/Fingerprint"
+import { printable } from "@abhed/host/Printable"
 import type { Config } from "@abhed/protocol"
 import { Console, Duration, Effect, Exit, type FileSystem, Option, type Path, Queue, Scope, type Stdio } from "effect"
 import * as NodeFs from "node:fs"
@@ -85,6 +86,12 @@ export const loadWatchable = (
         }
       })
 
+/**
+ * One line on stderr, escaped (`printable`): it names paths and extension names a cloned project chose, which may hold
+ * terminal controls.
+ */
+const say = (line: string) => Console.error(printable(line))
+
 /** One line for stderr: what the reload did. */
 export const describeReload = (report: ReloadReport): string => {
   const parts = (
@@ -154,9 +161,7 @@ export const watchRun = (
     yield* changes(options.first.files, wake).pipe(Scope.provide(watching))
     // Said once the watch is set: a change from here on reloads (and what is watched is no guess).
     const present = [...new Set(options.first.files.filter((file) => NodeFs.existsSync(file)))]
-    yield* Console.error(
-      `abhed-ext run: watching ${present.length > 0 ? present.join(", ") : "the config's places"} for changes`
-    )
+    yield* say(`abhed-ext run: watching ${present.length > 0 ? present.join(", ") : "the config's places"} for changes`)
     const rewatch = (files: ReadonlyArray<string>) =>
       Effect.gen(function* () {
         yield* Scope.close(watching, Exit.void)
@@ -171,7 +176,7 @@ export const watchRun = (
       if (options.ended()) return
       const next = yield* Effect.option(loadWatchable(options.config))
       if (Option.isNone(next)) {
-        return yield* Console.error(
+        return yield* say(
           "abhed-ext run: reload failed: the extensions running are unchanged (fix the config: it is read again when it changes)"
         )
       }
@@ -179,7 +184,7 @@ export const watchRun = (
       const host = options.host()
       if (host === undefined || options.ended()) {
         options.loaded(next.value.source)
-        return yield* Console.error(
+        return yield* say(
           `abhed-ext run: reloaded ${next.value.source.label} (the session has not started: it starts with it)`
         )
       }
@@ -188,9 +193,9 @@ export const watchRun = (
           onSuccess: (report) =>
             Effect.andThen(
               Effect.sync(() => options.loaded(next.value.source)),
-              Console.error(`abhed-ext run: reloaded ${next.value.source.label}: ${describeReload(report)}`)
+              say(`abhed-ext run: reloaded ${next.value.source.label}: ${describeReload(report)}`)
             ),
-          onFailure: (e) => Console.error(`abhed-ext run: reload failed: ${e.message}`)
+          onFailure: (e) => say(`abhed-ext run: reload failed: ${e.message}`)
         })
       )
     })
