@@ -77,10 +77,27 @@ const digestOf = (file: string): Effect.Effect<string | null | undefined> =>
       }
     } catch (e) {
       const code = typeof e === "object" && e !== null && "code" in e ? e.code : undefined
-      // Missing: counted as missing. Unreadable: its error stands in for its bytes (a change shows).
-      return code === "ENOENT" || code === "ENOTDIR" ? null : sha256(`unreadable: ${String(code)}`)
+      // Missing: counted as missing. Unreadable: its error and the file's identity stand in for its bytes.
+      return code === "ENOENT" || code === "ENOTDIR"
+        ? null
+        : sha256(`unreadable: ${String(code)}${await identityOf(file)}`)
     }
   })
+
+/**
+ * What stands in for the bytes of a file that cannot be read (a program of mode 0111 runs without being readable):
+ * its inode, size and change times, which a write or a replacement changes (and a `chmod` too: asked again, never
+ * trusted wrongly). The error alone was a constant: such a program could be swapped under a trusted project. Empty
+ * when it cannot even be looked up (the folder is not searchable): nothing of it can be known, nor run.
+ */
+const identityOf = async (file: string): Promise<string> => {
+  try {
+    const st = await NodeFs.promises.stat(file, { bigint: true })
+    return ` ${st.dev}:${st.ino} ${st.size} bytes, modified ${st.mtimeNs}, changed ${st.ctimeNs}`
+  } catch {
+    return ""
+  }
+}
 
 const realOrSelf = (file: string): Effect.Effect<string> =>
   Effect.promise(() => NodeFs.promises.realpath(file).catch(() => file))
