@@ -180,6 +180,29 @@ describe("abhed-ext hook with OTEL_EXPORTER_OTLP_ENDPOINT", () => {
       assert.strictEqual(attributes[key], `${c.repeat(255)}…`, key)
   })
 
+  it("a hook's reason leaves without what it quotes of the call's args or the tool's output", () => {
+    const attributes = (request: Record<string, unknown>, reason: string) =>
+      HookTelemetry.runAttributes(
+        {
+          request,
+          event: String(request["event"]) as "tool_call",
+          tool: undefined,
+          result: { _tag: "Exited", code: 2, stdout: "", stderr: reason },
+          reply: { block: true, reason },
+          took: Duration.millis(3)
+        },
+        "bash",
+        "claude"
+      )["abhed.hook.reason"]
+    const call = { event: "tool_call", session_id: "s", args: { command: `cd /repo && rm -rf ${ArgMarker}` } }
+    assert.strictEqual(attributes(call, `blocked: rm -rf ${ArgMarker}`), "blocked:[…]")
+    const result = { event: "tool_result", session_id: "s", content: `line one\nkey=${ContentMarker}\n` }
+    assert.strictEqual(
+      attributes(result, `the output holds key=${ContentMarker}, hidden`),
+      "the output holds […], hidden"
+    )
+  })
+
   it("a run telemetry cannot record is lost to it alone: the answer never waits on it or fails with it", () => {
     const telemetry = HookTelemetry.fromEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: "http://127.0.0.1:9" }, "bash", "claude")
     // A latency no span can hold (its end time would be no number): nothing thrown into the adapter's answer.

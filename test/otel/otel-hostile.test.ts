@@ -135,6 +135,79 @@ describe("OTLP export: every event's content stays home", () => {
   )
 })
 
+describe("OTLP export: reasons that quote what stays home", () => {
+  for (const protocol of ["http/protobuf", "http/json"] as const)
+    it.live(
+      `${protocol}: a guard quoting the args, another quoting part of them, a rewriter quoting its rewrite: the reasons leave without the quotes`,
+      () =>
+        withReceiver((receiver) =>
+          Effect.gen(function* () {
+            const Secret = "AKIA-SECRET-MARKER-77f1"
+            const Rewrite = "REWRITE-MARKER-91ab"
+            const guard = FakeExtension.fromReplies("a-guard", {
+              tool_call: (r) =>
+                String(r.args["command"]).includes("rm")
+                  ? { block: true, reason: `blocked: \`${String(r.args["command"])}\` deletes files` }
+                  : {}
+            })
+            // Part of a longer value is a quote too.
+            const asker = FakeExtension.fromReplies("b-asker", {
+              tool_call: (r) => {
+                const command = String(r.args["command"])
+                const push = command.indexOf("git push")
+                return push >= 0 ? { ask: true, reason: `asks before \`${command.slice(push)}\`` } : {}
+              }
+            })
+            const rewriter = FakeExtension.fromReplies("c-rewriter", {
+              tool_call: (r) =>
+                String(r.args["command"]).startsWith("make")
+                  ? { args: { command: `${Rewrite} make` }, reason: `runs it as ${Rewrite} make, in the sandbox` }
+                  : {}
+            })
+            yield* Effect.gen(function* () {
+              const h = yield* ExtensionHost
+              const denied = yield* h.toolCall({
+                tool: "bash",
+                args: { command: `rm -rf ${ArgMarker}` },
+                call_id: "c1"
+              })
+              assert.strictEqual(denied.decision, "deny")
+              // The agent keeps the reason as it was given: only what leaves is cut.
+              assert.include(denied.reasons[0]?.reason, ArgMarker)
+              yield* h.toolCall({ tool: "bash", args: { command: "make" }, call_id: "c2" })
+              const asked = yield* h.toolCall({
+                tool: "bash",
+                args: { command: `cd /repo && git push --force ${Secret}` },
+                call_id: "c3"
+              })
+              assert.strictEqual(asked.decision, "ask")
+            }).pipe(
+              Effect.provide(ExtensionHost.layerFake([guard, asker, rewriter], { sessionId: "sess-hostile" })),
+              Effect.provide(AuditLog.layerNone),
+              Effect.provide(
+                Telemetry.layer(Telemetry.forEndpoint(receiver.url, { protocol, timeoutMillis: within(2000) }))
+              )
+            )
+            for (const r of receiver.received)
+              for (const marker of [ArgMarker, Secret, Rewrite])
+                assert.notInclude(r.raw.toString("latin1"), marker, `${marker} sent to ${r.path}`)
+            // What the reasons say around the quotes still leaves: who decided, and why, in their words.
+            const reasons = spansOf(receiver.received).flatMap((s) => {
+              const reason = s.attributes["abhed.extension.reason"]
+              return typeof reason === "string" ? [reason] : []
+            })
+            assert.includeMembers(reasons, ["blocked: `[…]` deletes files", "asks before `[…]`"])
+            assert.isTrue(
+              reasons.some((r) => r.startsWith("runs it as […]")),
+              reasons.join(" | ")
+            )
+            const bodies = logsOf(receiver.received).map((l) => String(l.body))
+            assert.isTrue(bodies.some((b) => b.includes("blocked: `[…]` deletes files")))
+          })
+        )
+    )
+})
+
 describe("OTLP export: extensions whose deaths carry what they read", () => {
   it.live(
     "one that writes the request to stderr and exits, one that writes it as a stray line, one that answers it as garbage: only their deaths' shapes leave",

@@ -4,11 +4,13 @@ import { hash } from "node:crypto"
 import type { ContentDigest } from "./AuditContent.ts"
 import type { AuditExchange, AuditRecord } from "./AuditRecord.ts"
 import type { Exchange } from "./dispatch/Exchange.ts"
+import { type HomeTexts, homeTexts, unquoted } from "./TelemetryQuotes.ts"
 
 /**
  * What of a dispatch leaves the host as telemetry: the decision and who made it, never the content. No tool
  * result, no context message, no summary, no stderr line, no rewritten args; the agent's args only as their digest
- * unless the operator opted in (`args: "full"`). Reasons are the extensions' own words, kept to `ReasonMax` chars.
+ * unless the operator opted in (`args: "full"`). Reasons are the extensions' own words, kept to `ReasonMax` chars,
+ * less what they quote of what stays home (TelemetryQuotes.ts).
  */
 export const ReasonMax = 256
 
@@ -44,8 +46,16 @@ export const verdictOf = (reply: unknown): string => {
   return "none"
 }
 
-export const reasonOf = (reply: unknown): string | undefined =>
-  isJsonObject(reply) && typeof reply["reason"] === "string" ? bounded(reply["reason"]) : undefined
+/**
+ * A reply's reason as it leaves: without what it quotes of `texts` (TelemetryQuotes.ts), bounded. `null`: as it is
+ * (an embedder's own tracer, in its own process); `undefined` texts: too much to compare, so none leaves. `texts` is
+ * asked for only when there is a reason: most replies have none, and their dispatch's text is never walked.
+ */
+export const reasonOf = (reply: unknown, texts: (() => HomeTexts) | null = null): string | undefined => {
+  if (!isJsonObject(reply) || typeof reply["reason"] !== "string") return undefined
+  const reason = texts === null ? reply["reason"] : unquoted(reply["reason"], texts())
+  return reason === undefined ? undefined : bounded(reason)
+}
 
 interface NamedReason {
   readonly extension: string
@@ -116,15 +126,23 @@ export const putDispatch = (d: DispatchFields, put: Put): void => {
   }
 }
 
-/** An exchange's child span's attributes: its extension, round, status, verdict, bounded reason and failure. */
-export const putExchange = (x: Exchange<EventName>, round: number, put: Put): void => {
+/**
+ * An exchange's child span's attributes: its extension, round, status, verdict, bounded reason and failure. `texts`:
+ * what its dispatch keeps home, cut out of the reason (`reasonOf`).
+ */
+export const putExchange = (
+  x: Exchange<EventName>,
+  round: number,
+  put: Put,
+  texts: (() => HomeTexts) | null = null
+): void => {
   put("abhed.extension.name", x.extension.name)
   put("abhed.round", round)
   put("abhed.extension.status", x.status)
   put("abhed.extension.latency_ms", x.latency_ms)
   if (x.reply !== undefined) {
     put("abhed.extension.verdict", verdictOf(x.reply))
-    const reason = reasonOf(x.reply)
+    const reason = reasonOf(x.reply, texts)
     if (reason !== undefined) put("abhed.extension.reason", reason)
   }
   if (x.error !== undefined) {
@@ -158,18 +176,21 @@ export const putRecord = (
 }
 
 export const dispatchAttributes = (d: DispatchFields): Record<string, unknown> => collect((put) => putDispatch(d, put))
-export const exchangeAttributes = (x: Exchange<EventName>, round: number): Record<string, unknown> =>
-  collect((put) => putExchange(x, round, put))
+export const exchangeAttributes = (
+  x: Exchange<EventName>,
+  round: number,
+  texts: (() => HomeTexts) | null = null
+): Record<string, unknown> => collect((put) => putExchange(x, round, put, texts))
 export const recordAttributes = (record: AuditRecord, args: "digest" | "full"): Record<string, unknown> =>
   collect((put) => putRecord(record, args, put))
 
 // Undefined fields are left out of the JSON text: one literal each, no spreads (these are written once per record).
-const exchangeView = (x: AuditExchange) => ({
+const exchangeView = (x: AuditExchange, texts: () => HomeTexts) => ({
   extension: x.extension,
   status: x.status,
   latency_ms: x.latency_ms,
   verdict: x.status === "replied" ? verdictOf(x.reply) : undefined,
-  reason: reasonOf(x.reply),
+  reason: reasonOf(x.reply, texts),
   // The failure by its shape (exited (code 1), timed_out (500 ms)): never the extension's stderr.
   error: x.error !== undefined ? bounded(x.error) : undefined
 })
@@ -178,7 +199,9 @@ const exchangeView = (x: AuditExchange) => ({
 export const logBody = (
   record: AuditRecord,
   args: "digest" | "full",
-  summary: OutcomeSummary = outcomeSummary(record.outcome)
+  summary: OutcomeSummary = outcomeSummary(record.outcome),
+  // Walked at the first reason only (and kept per record by homeTexts).
+  texts: () => HomeTexts = () => homeTexts(record, args)
 ) => ({
   seq: record.seq,
   session_id: bounded(record.session_id),
@@ -188,9 +211,12 @@ export const logBody = (
   tool: boundedOrNot(record.tool),
   args: record.args === undefined ? undefined : args === "full" ? record.args : argsDigest(record.args),
   decision: summary.decision,
-  reasons: summary.reasons,
+  reasons: summary.reasons.map((r) => ({ extension: r.extension, reason: unquoted(r.reason, texts()) })),
   rounds: summary.rounds,
   rewritten_by: summary.rewrittenBy.length > 0 ? summary.rewrittenBy : undefined,
-  exchanges: record.rounds.map((round) => ({ round: round.round, exchanges: round.exchanges.map(exchangeView) })),
+  exchanges: record.rounds.map((round) => ({
+    round: round.round,
+    exchanges: round.exchanges.map((x) => exchangeView(x, texts))
+  })),
   duration_ms: record.duration_ms
 })

@@ -13,6 +13,7 @@ import {
   putRecord,
   recordAttributes
 } from "./TelemetryRecord.ts"
+import { type HomeTexts, homeTexts } from "./TelemetryQuotes.ts"
 import { type ExchangeSpan, ExportedSpan, exporting, type Pending } from "./TelemetryTracer.ts"
 
 /**
@@ -43,7 +44,7 @@ const exchangeToOtlp = (x: ExchangeSpan): OtlpSpan => ({
   kind: SpanKind.internal,
   startTimeUnixNano: String(x.start),
   endTimeUnixNano: String(x.end),
-  attributes: OtlpResource.entriesToAttributes(Object.entries(exchangeAttributes(x.exchange, x.round))),
+  attributes: OtlpResource.entriesToAttributes(Object.entries(exchangeAttributes(x.exchange, x.round, textsOf(x)))),
   droppedAttributesCount: 0,
   events: [],
   droppedEventsCount: 0,
@@ -129,6 +130,15 @@ const endingOf = (span: ExportedSpan): Ending => {
 const endTimeOf = (span: ExportedSpan): bigint =>
   span.status._tag === "Ended" ? span.status.endTime : span.status.startTime
 
+/**
+ * What an exchange's dispatch keeps home, for its reason (TelemetryQuotes.ts): from the dispatch's record, which is
+ * on its span by the time a batch is written. Without one, nothing to compare with: the reason stays home.
+ */
+const textsOf = (x: ExchangeSpan) => (): HomeTexts =>
+  x.parent instanceof ExportedSpan && x.parent.record !== undefined
+    ? homeTexts(x.parent.record, x.parent.recorder.args)
+    : undefined
+
 /** An exchange's child span, in protobuf (`Span`), straight from its record. */
 const exchangeProtobuf = (w: Writer, x: ExchangeSpan) => {
   w.hexBytes(1, x.parent.traceId.padStart(32, "0"))
@@ -139,7 +149,7 @@ const exchangeProtobuf = (w: Writer, x: ExchangeSpan) => {
   w.fixed64(7, x.start)
   w.fixed64(8, x.end)
   w.kvField = 9
-  putExchange(x.exchange, x.round, w.put)
+  putExchange(x.exchange, x.round, w.put, textsOf(x))
   const status = w.begin(15)
   w.uint(3, StatusOk)
   w.end(status)

@@ -1,6 +1,7 @@
 import type * as Telemetry from "@abhed/host/Telemetry"
 import * as TelemetryConfig from "@abhed/host/TelemetryConfig"
-import { bounded, verdictOf } from "@abhed/host/TelemetryRecord"
+import { requestTexts } from "@abhed/host/TelemetryQuotes"
+import { bounded, reasonOf, verdictOf } from "@abhed/host/TelemetryRecord"
 import { Context, Duration, Effect, Exit, Layer, Metric, Option, Tracer } from "effect"
 import { basename } from "node:path"
 import type { HookFormat } from "./HookFormat.ts"
@@ -74,7 +75,9 @@ export const runAttributes = (
   if (result._tag === "Signaled") out["abhed.hook.signal"] = result.signal
   if (result._tag === "Exited" && result.stdoutCut === true) out["abhed.hook.stdout_cut"] = true
   out["abhed.hook.decision"] = verdictOf(reply)
-  if (typeof reply["reason"] === "string") out["abhed.hook.reason"] = bounded(reply["reason"])
+  // Less what it quotes of what the hook read or proposed (TelemetryQuotes.ts): a reason may quote the args.
+  const reason = reasonOf(reply, () => requestTexts(request, reply))
+  if (reason !== undefined) out["abhed.hook.reason"] = reason
   out["abhed.hook.latency_ms"] = Math.round(Duration.toMillis(run.took))
   return out
 }

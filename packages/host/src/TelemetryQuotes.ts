@@ -1,0 +1,129 @@
+import { isJsonObject } from "@abhed/protocol/Json"
+import type { AuditRecord } from "./AuditRecord.ts"
+
+/**
+ * An extension's reason leaves the host as its own words (docs/observability.md), but those words may quote what
+ * stays home: a guard's "blocked: `git push --force origin main`" holds the args, a redactor's "removed AKIA…" the
+ * secret it took out of a result. Before a reason is exported, every run of at least `QuoteMin` characters it shares
+ * with what stays home is cut out (`[…]`): the args (unless the operator exports them, `args: "full"`), what came in,
+ * the outcome's content and what the extensions proposed in its place. Shorter overlaps are kept: they are as likely
+ * chance (`is not`) as a quote. Work done when a batch is written, never on a dispatch's path; bounded by
+ * `HomeTextMax`: past it, a dispatch's reasons are not exported at all (the decision and who made it still are).
+ */
+
+/** The shortest run of a reason that counts as a quote of what stays home. */
+export const QuoteMin = 10
+
+/** The most text of one dispatch a reason is compared with; past it the reasons stay home. */
+export const HomeTextMax = 256 * 1024
+
+/** What the reasons of one dispatch are compared with, or `undefined` when it is too much to compare (past `HomeTextMax`). */
+export type HomeTexts = ReadonlyArray<string> | undefined
+
+/** Every string in `value` of at least `QuoteMin` chars (values, not keys), skipping the keys `skip` names. */
+const stringsIn = (value: unknown, out: Array<string>, budget: { left: number }, skip?: ReadonlySet<string>): void => {
+  if (budget.left < 0) return
+  if (typeof value === "string") {
+    if (value.length >= QuoteMin) {
+      out.push(value)
+      budget.left -= value.length
+    }
+    return
+  }
+  if (Array.isArray(value)) {
+    for (const item of value) stringsIn(item, out, budget)
+    return
+  }
+  if (isJsonObject(value)) for (const key in value) if (skip?.has(key) !== true) stringsIn(value[key], out, budget)
+}
+
+// The outcome's own reasons are what is scrubbed, not what it is scrubbed of.
+const OutcomeReasons: ReadonlySet<string> = new Set(["reasons", "withheld"])
+// A reply's reason likewise; everything else in a reply is a proposal (args, content, a summary, a system prompt).
+const ReplyReason: ReadonlySet<string> = new Set(["reason"])
+
+const known = new WeakMap<AuditRecord, { readonly digest: HomeTexts; readonly full: HomeTexts }>()
+
+/** What of `record` stays home, as text (made once per record and mode). */
+export const homeTexts = (record: AuditRecord, args: "digest" | "full"): HomeTexts => {
+  const cached = known.get(record)
+  if (cached !== undefined) return cached[args]
+  const of = (mode: "digest" | "full"): HomeTexts => {
+    const out: Array<string> = []
+    const budget = { left: HomeTextMax }
+    if (mode === "digest") stringsIn(record.args, out, budget)
+    stringsIn(record.input, out, budget)
+    stringsIn(record.outcome, out, budget, OutcomeReasons)
+    for (const round of record.rounds)
+      for (const x of round.exchanges) if (x.reply !== undefined) stringsIn(x.reply, out, budget, ReplyReason)
+    return budget.left < 0 ? undefined : out
+  }
+  const both = { digest: of("digest"), full: of("full") }
+  known.set(record, both)
+  return both[args]
+}
+
+/**
+ * What of one request and its reply stays home (the hook adapter's runs, which have no record): every string of the
+ * request, and of the reply but its reason.
+ */
+export const requestTexts = (request: unknown, reply: unknown): HomeTexts => {
+  const out: Array<string> = []
+  const budget = { left: HomeTextMax }
+  stringsIn(request, out, budget)
+  stringsIn(reply, out, budget, ReplyReason)
+  return budget.left < 0 ? undefined : out
+}
+
+/** A polynomial hash of `QuoteMin` chars, rolled one char at a time (Rabin–Karp), in 32 bits. */
+const Base = 257
+const BaseHigh = (() => {
+  let p = 1
+  for (let i = 1; i < QuoteMin; i++) p = Math.imul(p, Base) >>> 0
+  return p
+})()
+const hashAt = (text: string, at: number): number => {
+  let h = 0
+  for (let i = at; i < at + QuoteMin; i++) h = (Math.imul(h, Base) + text.charCodeAt(i)) >>> 0
+  return h
+}
+
+/**
+ * `reason` with every run it shares with one of `texts` (at least `QuoteMin` chars) replaced by `[…]`; `undefined`
+ * when `texts` is (too much home text to compare: the reason stays home).
+ */
+export const unquoted = (reason: string, texts: HomeTexts): string | undefined => {
+  if (texts === undefined) return undefined
+  if (reason.length < QuoteMin || texts.length === 0) return reason
+  // The reason's windows by hash; each text is rolled through once and every window it holds is marked.
+  const windows = new Map<number, Array<number>>()
+  for (let p = 0; p + QuoteMin <= reason.length; p++) {
+    const h = hashAt(reason, p)
+    const at = windows.get(h)
+    if (at === undefined) windows.set(h, [p])
+    else at.push(p)
+  }
+  const quoted = new Uint8Array(reason.length)
+  let any = false
+  for (const text of texts) {
+    let h = hashAt(text, 0)
+    for (let i = 0; ; i++) {
+      const at = windows.get(h)
+      if (at !== undefined)
+        for (const p of at)
+          if (text.startsWith(reason.slice(p, p + QuoteMin), i)) {
+            quoted.fill(1, p, p + QuoteMin)
+            any = true
+          }
+      if (i + QuoteMin >= text.length) break
+      h = (Math.imul((h - Math.imul(text.charCodeAt(i), BaseHigh)) >>> 0, Base) + text.charCodeAt(i + QuoteMin)) >>> 0
+    }
+  }
+  if (!any) return reason
+  let out = ""
+  for (let i = 0; i < reason.length; i++) {
+    if (quoted[i] === 0) out += reason[i]
+    else if (i === 0 || quoted[i - 1] === 0) out += "[…]"
+  }
+  return out
+}
