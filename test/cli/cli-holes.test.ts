@@ -285,7 +285,10 @@ describe("invoke_tool: an extension's tool runs only as its call was decided", (
       call({ path: "/tmp/y" }), // 9: c-2, rewritten to /sandbox/y
       invoke({ path: "/tmp/y" }), // 10: no id, the call's own args as proposed: it is c-2, and not settled: refused
       invoke({ path: "/other" }), // 11: no id, neither of c-2's args: not that call, runs as before
-      invoke({ path: "/sandbox/y" }) // 12: no id, c-2's settled args: runs
+      invoke({ path: "/sandbox/y" }), // 12: no id, c-2's settled args: runs
+      // 13: a result sent for the denied c-1 (it no longer awaits one), then 14: the same args again, no id: c-1's
+      JSON.stringify({ event: "tool_result", tool: "wipe", call_id: "c-1", content: "", is_error: true }),
+      invoke({ path: "/" })
     ])
     expect(out[0]).toMatchObject({ event: "tool_call", decision: "deny" })
     expect(out[1]).toEqual({
@@ -301,6 +304,10 @@ describe("invoke_tool: an extension's tool runs only as its call was decided", (
     expect(out[9]).toMatchObject({ line: 10, error: expect.stringContaining('not those the tool_call "c-2" (line 9)') })
     expect(out[10]).toEqual({ event: "invoke_tool", result: "wiped", is_error: false })
     expect(out[11]).toEqual({ event: "invoke_tool", result: "wiped", is_error: false })
+    expect(out[13]).toMatchObject({
+      line: 14,
+      error: expect.stringContaining('the tool_call "c-1" (line 1) was denied')
+    })
     expect(jsonLines(readFileSync(ran, "utf8"))).toEqual([
       { path: "/sandbox/x" },
       { path: "/elsewhere" },

@@ -77,8 +77,7 @@ export const runSession = <E, R, HE, HR>(options: SessionOptions<E, R, HE, HR>):
           const refused =
             request.event === "invoke_tool"
               ? judged.refusal(
-                  request.call_id,
-                  "call_id" in decoded.success && decoded.success.call_id !== undefined,
+                  "call_id" in decoded.success ? decoded.success.call_id : undefined,
                   request.tool,
                   request.args
                 )
