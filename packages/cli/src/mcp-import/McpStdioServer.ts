@@ -5,6 +5,7 @@ import { Result } from "effect"
 import type { HookFormat } from "../hook/HookFormat.ts"
 import { strings, textOf } from "./McpFile.ts"
 import {
+  hasLiteralDefault,
   hasRefs,
   isVariableName,
   looksLikeSecretValue,
@@ -65,10 +66,12 @@ export const stdioServer = (
       continue
     }
     const pieces = piecesOf(format, value)
-    if (looksLikeSecretValue(pieces) || (!hasRefs(pieces) && value !== "" && looksLikeSecretName(name))) {
+    // A default (`${VAR:-value}`) is a literal value too: under a credential's name it is withheld as one.
+    const literal = !hasRefs(pieces) || hasLiteralDefault(pieces)
+    if (looksLikeSecretValue(pieces) || (literal && value !== "" && looksLikeSecretName(name))) {
       passthrough.add(name)
       warnings.push(
-        `${at} holds a literal value, and it looks like a credential: it is not copied into the config; ` +
+        `${at} holds a literal value${hasRefs(pieces) ? " (a default)" : ""}, and it looks like a credential: it is not copied into the config; ` +
           `the server gets ${name} from the environment you run abhed in (env_passthrough), so export it there`
       )
       continue
