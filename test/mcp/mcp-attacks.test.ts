@@ -1,7 +1,18 @@
+import { readFileSync } from "node:fs"
+import { join } from "node:path"
 import { type McpArgs, parseTarget } from "@abhed/cli/mcp/McpTarget"
 import { Result } from "effect"
-import { describe, expect, it } from "vitest"
+import { describe, type ExpectStatic, expect, it } from "vitest"
 import { readMcpServers } from "../../packages/cli/src/mcp-import/McpServers.ts"
+import { jsonLines, repoRoot, runCli } from "../support/cli-helpers.ts"
+import {
+  adapterExtension,
+  guardExtension,
+  inHostExtension,
+  invoke,
+  lines,
+  writeConfig
+} from "../support/mcp-helpers.ts"
 
 /**
  * Attacks on bringing MCP servers under the guards: hostile peer settings given to `import-mcp` (credentials hidden
@@ -85,4 +96,93 @@ describe("import-mcp with hostile settings", () => {
       )
     }
   })
+})
+
+type Line = Record<string, unknown>
+const Slow = 180_000
+const attackServer = join(repoRoot, "test/fixtures/mcp/attack-server.mjs")
+
+/** Args a guard reads one way and a client could send another: a prototype key, a NUL, a big number, an emoji, `_meta`. */
+const trickyArgs = JSON.parse(
+  '{"__proto__":{"path":"/etc/shadow"},"constructor":{"x":1},"path":"/srv/a\\u0000b","n":12345678901234567890,' +
+    '"u":"r\\u00e9\\ud83d\\ude00","deep":{"a":[1,{"b":null}]},"_meta":{"progressToken":7}}'
+)
+
+/**
+ * One session per client (the host's own, the adapter) over test/fixtures/mcp/attack-server.mjs, with a guard that
+ * denies `mcp__a__secret`. In order: a denied call's invoke, by its id and without (never sent to the server); an
+ * allowed call's invoke with other args (nothing ran); answers forged for ids never sent (the next id, the id as a
+ * string: dropped, the next call gets its own answer); args echoed by the server exactly as given; a tool whose
+ * name is another server's after the mapping (`a` + `b__c`, `a__b` + `c`: neither is offered); a JSON-RPC batch
+ * (the connection ends, nothing in it is a result).
+ */
+const session = lines(
+  { event: "list_tools" },
+  { event: "tool_call", call_id: "d1", tool: "mcp__a__secret", args: {} },
+  { ...invoke("mcp__a__secret"), call_id: "d1" },
+  invoke("mcp__a__secret"),
+  { event: "tool_call", call_id: "d2", tool: "mcp__a__echo", args: { path: "/ok" } },
+  { ...invoke("mcp__a__echo", { path: "/NOT-JUDGED" }), call_id: "d2" },
+  invoke("mcp__a__forge"),
+  invoke("mcp__a__plain"),
+  invoke("mcp__a__echo", trickyArgs),
+  invoke("mcp__a__b__c"),
+  invoke("mcp__a__batch"),
+  invoke("mcp__a__plain")
+)
+
+const attacked = async (extensions: ReadonlyArray<object>, expect: ExpectStatic) => {
+  const config = writeConfig({ extensions: [...extensions, guardExtension("^mcp__a__secret$")] })
+  const audit = join(config, "..", "audit.jsonl")
+  const r = await runCli(["run", "-c", config, "--audit", audit, "--audit-content", "full"], { input: session })
+  expect(r.code, r.stderr).toBe(0)
+  const out = jsonLines(r.stdout) as Array<Line>
+  expect(out).toHaveLength(12)
+  const [list, denied, byId, byArgs, allowed, otherArgs, forge, plain, echo, collided, batch] = out
+  const names = (list?.["tools"] as Array<{ name: string }>).map((t) => t.name)
+  expect(names).not.toContain("mcp__a__b__c")
+  expect(denied?.["decision"]).toBe("deny")
+  expect(byId?.["error"]).toContain("was denied: a denied call never runs")
+  expect(byArgs?.["error"]).toContain("was denied: a denied call never runs")
+  expect(allowed?.["decision"]).toBe("allow")
+  expect(otherArgs?.["error"]).toContain("nothing ran")
+  expect(forge).toEqual({ event: "invoke_tool", result: "forge done", is_error: false })
+  expect(plain).toEqual({ event: "invoke_tool", result: "called plain", is_error: false })
+  expect(JSON.parse(String(echo?.["result"]))).toEqual({ name: "echo", arguments: trickyArgs })
+  expect(collided?.["error"]).toBe('no extension provides the tool "mcp__a__b__c"')
+  expect(batch?.["is_error"] ?? true).toBe(true)
+  // Nothing the guards did not allow ran, and nothing forged or batched became a result, in the output or the audit.
+  const results = out.flatMap((line) => (line["event"] === "invoke_tool" ? [String(line["result"])] : []))
+  for (const result of results) expect(result).not.toMatch(/FORGED|BATCHED|called secret|NOT-JUDGED/)
+  expect(readFileSync(audit, "utf8")).not.toMatch(/FORGED|BATCHED|called secret/)
+  return r
+}
+
+describe.concurrent("an MCP server that reaches for calls no judgment allowed", () => {
+  it(
+    "through the host's own client (protocol mcp): a name another server's after the mapping is offered by neither",
+    async ({ expect }) => {
+      const r = await attacked(
+        [
+          inHostExtension("a", [attackServer, "b__c,forge,echo,plain,batch,secret"]),
+          inHostExtension("a__b", [attackServer, "c"])
+        ],
+        expect
+      )
+      expect(r.stderr).toContain('tool "mcp__a__b__c" rejected for a, a__b: declared more than once')
+      // The batch broke the protocol: the server is dead, and so are its tools.
+      expect(r.stdout).toContain("extension a unavailable: malformed_reply")
+    },
+    Slow
+  )
+
+  it(
+    "through abhed-ext mcp",
+    async ({ expect }) => {
+      const adapter = adapterExtension("a", [attackServer, "forge,echo,plain,batch,secret"])
+      const r = await attacked([{ ...adapter, name: "a" }], expect)
+      expect(r.stdout).toContain("the MCP server broke the protocol (Invalid JSON-RPC message)")
+    },
+    Slow
+  )
 })
