@@ -1,7 +1,9 @@
 import { readFileSync } from "node:fs"
 import { join } from "node:path"
+import { PassThrough } from "node:stream"
 import { type McpArgs, parseTarget } from "@abhed/cli/mcp/McpTarget"
-import { Result } from "effect"
+import * as McpStdio from "@abhed/host/mcp/McpStdio"
+import { Effect, Fiber, Result } from "effect"
 import { describe, type ExpectStatic, expect, it } from "vitest"
 import { readMcpServers } from "../../packages/cli/src/mcp-import/McpServers.ts"
 import { jsonLines, repoRoot, runCli } from "../support/cli-helpers.ts"
@@ -113,7 +115,8 @@ const trickyArgs = JSON.parse(
  * denies `mcp__a__secret`. In order: a denied call's invoke, by its id and without (never sent to the server); an
  * allowed call's invoke with other args (nothing ran); answers forged for ids never sent (the next id, the id as a
  * string: dropped, the next call gets its own answer); args echoed by the server exactly as given; a tool whose
- * name is another server's after the mapping (`a` + `b__c`, `a__b` + `c`: neither is offered); a JSON-RPC batch
+ * name is another server's after the mapping (`a` + `b__c`, `a__b` + `c`: neither is offered); what the client
+ * asked of the server (initialize, tools/list and tools/call only: never a resource, prompt or completion); a JSON-RPC batch
  * (the connection ends, nothing in it is a result).
  */
 const session = lines(
@@ -127,6 +130,7 @@ const session = lines(
   invoke("mcp__a__plain"),
   invoke("mcp__a__echo", trickyArgs),
   invoke("mcp__a__b__c"),
+  invoke("mcp__a__seen"),
   invoke("mcp__a__batch"),
   invoke("mcp__a__plain")
 )
@@ -137,8 +141,8 @@ const attacked = async (extensions: ReadonlyArray<object>, expect: ExpectStatic)
   const r = await runCli(["run", "-c", config, "--audit", audit, "--audit-content", "full"], { input: session })
   expect(r.code, r.stderr).toBe(0)
   const out = jsonLines(r.stdout) as Array<Line>
-  expect(out).toHaveLength(12)
-  const [list, denied, byId, byArgs, allowed, otherArgs, forge, plain, echo, collided, batch] = out
+  expect(out).toHaveLength(13)
+  const [list, denied, byId, byArgs, allowed, otherArgs, forge, plain, echo, collided, seen, batch] = out
   const names = (list?.["tools"] as Array<{ name: string }>).map((t) => t.name)
   expect(names).not.toContain("mcp__a__b__c")
   expect(denied?.["decision"]).toBe("deny")
@@ -150,6 +154,12 @@ const attacked = async (extensions: ReadonlyArray<object>, expect: ExpectStatic)
   expect(plain).toEqual({ event: "invoke_tool", result: "called plain", is_error: false })
   expect(JSON.parse(String(echo?.["result"]))).toEqual({ name: "echo", arguments: trickyArgs })
   expect(collided?.["error"]).toBe('no extension provides the tool "mcp__a__b__c"')
+  // All the client ever asked: no resources/read, prompts/get, completion/complete, logging/setLevel, … of its own.
+  expect(seen).toEqual({
+    event: "invoke_tool",
+    result: "initialize notifications/initialized tools/list tools/call",
+    is_error: false
+  })
   expect(batch?.["is_error"] ?? true).toBe(true)
   // Nothing the guards did not allow ran, and nothing forged or batched became a result, in the output or the audit.
   const results = out.flatMap((line) => (line["event"] === "invoke_tool" ? [String(line["result"])] : []))
@@ -164,7 +174,7 @@ describe.concurrent("an MCP server that reaches for calls no judgment allowed", 
     async ({ expect }) => {
       const r = await attacked(
         [
-          inHostExtension("a", [attackServer, "b__c,forge,echo,plain,batch,secret"]),
+          inHostExtension("a", [attackServer, "b__c,forge,echo,plain,seen,batch,secret"]),
           inHostExtension("a__b", [attackServer, "c"])
         ],
         expect
@@ -179,10 +189,63 @@ describe.concurrent("an MCP server that reaches for calls no judgment allowed", 
   it(
     "through abhed-ext mcp",
     async ({ expect }) => {
-      const adapter = adapterExtension("a", [attackServer, "forge,echo,plain,batch,secret"])
+      const adapter = adapterExtension("a", [attackServer, "forge,echo,plain,seen,batch,secret"])
       const r = await attacked([{ ...adapter, name: "a" }], expect)
       expect(r.stdout).toContain("the MCP server broke the protocol (Invalid JSON-RPC message)")
     },
     Slow
   )
+})
+
+describe("the host's MCP stdio transport, on pipes", () => {
+  /** The transport over two pipes: what it writes to the server, and a way to write as the server. */
+  const pipes = () => {
+    const stdin = new PassThrough()
+    const stdout = new PassThrough()
+    const written: Array<Record<string, unknown>> = []
+    stdin.on("data", (chunk: Buffer) => {
+      for (const line of chunk.toString().split("\n")) if (line !== "") written.push(JSON.parse(line))
+    })
+    const broken: Array<McpStdio.Broken> = []
+    const connection = McpStdio.connect({ stdin, stdout }, (why) => broken.push(why))
+    const server = (message: unknown) => stdout.write(`${JSON.stringify(message)}\n`)
+    return { broken, connection, server, written }
+  }
+  const request = (id: number) => ({ jsonrpc: "2.0" as const, id, method: "tools/call", params: { name: "t" } })
+  const settle = () => new Promise((resolve) => setImmediate(resolve))
+
+  it("a call given up on is cancelled, and its late answer is dropped: the next call gets its own", async () => {
+    const { connection, server, written } = pipes()
+    const first = Effect.runFork(connection.transport.request(request(1)))
+    await settle()
+    await Effect.runPromise(Fiber.interrupt(first))
+    expect(written.at(-1)).toEqual({
+      jsonrpc: "2.0",
+      method: "notifications/cancelled",
+      params: { requestId: 1 }
+    })
+    const second = Effect.runPromise(connection.transport.request(request(2)))
+    await settle()
+    // Late, forged for an id never sent (the next one, a string), then the second call's own answer.
+    server({ jsonrpc: "2.0", id: 1, result: { content: [{ type: "text", text: "LATE" }] } })
+    server({ jsonrpc: "2.0", id: 3, result: { content: [{ type: "text", text: "FORGED" }] } })
+    server({ jsonrpc: "2.0", id: "2", result: { content: [{ type: "text", text: "FORGED" }] } })
+    server({ jsonrpc: "2.0", id: 2, result: { content: [{ type: "text", text: "own" }] } })
+    expect(await second).toEqual({ jsonrpc: "2.0", id: 2, result: { content: [{ type: "text", text: "own" }] } })
+    // A third call, given the id 3 the server answered ahead: that forged answer is gone, it waits for its own.
+    const third = Effect.runFork(connection.transport.request(request(3)))
+    await settle()
+    expect(third.pollUnsafe()).toBeUndefined()
+    server({ jsonrpc: "2.0", id: 3, result: { content: [] } })
+    expect(await Effect.runPromise(Fiber.join(third))).toEqual({ jsonrpc: "2.0", id: 3, result: { content: [] } })
+  })
+
+  it("a JSON-RPC batch breaks the connection: the call waiting fails, nothing in the batch answers it", async () => {
+    const { broken, connection, server } = pipes()
+    const call = Effect.runPromise(Effect.flip(connection.transport.request(request(1))))
+    await settle()
+    server([{ jsonrpc: "2.0", id: 1, result: { content: [{ type: "text", text: "BATCHED" }] } }])
+    expect((await call).reason._tag).toBe("ProtocolError")
+    expect(broken).toEqual([{ _tag: "NotJsonRpc", got: "a JSON value that is not an object" }])
+  })
 })
