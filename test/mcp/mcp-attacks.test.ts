@@ -1,8 +1,12 @@
-import { readFileSync } from "node:fs"
-import { join } from "node:path"
+import { spawnSync } from "node:child_process"
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { dirname, join } from "node:path"
 import { PassThrough } from "node:stream"
 import { type McpArgs, parseTarget } from "@abhed/cli/mcp/McpTarget"
+import { scriptsOf } from "@abhed/host/Fingerprint"
 import * as McpStdio from "@abhed/host/mcp/McpStdio"
+import { decodeConfig } from "@abhed/protocol"
 import { Effect, Fiber, Result } from "effect"
 import { describe, type ExpectStatic, expect, it } from "vitest"
 import { readMcpServers } from "../../packages/cli/src/mcp-import/McpServers.ts"
@@ -53,7 +57,7 @@ describe("import-mcp with hostile settings", () => {
     for (const secret of ["hunter2", "ghp_abcdefghij", "sk-abcdefghij"]) expect(written).not.toContain(secret)
     const [env, head] = result.extensions
     // MODE's default is no credential: it stays, read by sh when the server starts.
-    expect(env?.["args"]).toContain('export MODE="${MODE:-fast}"; exec srv')
+    expect(env?.["args"]).toContain('export MODE="${MODE:-fast}"; exec "$@"')
     expect(env?.["env_passthrough"]).toEqual(["GITHUB_TOKEN", "OTHER", "MODE"])
     expect(head?.["args"]).toEqual([
       "mcp",
@@ -72,6 +76,32 @@ describe("import-mcp with hostile settings", () => {
       "env.OTHER holds a literal value (a default), and it looks like a credential",
       "headers.Authorization holds a literal credential"
     ])
+  })
+
+  it("a server started through sh (its env from references) keeps its script on the command line, where trust counts it", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "abhed-mcp-trust-"))
+    writeFileSync(
+      join(dir, "server.js"),
+      "process.stdout.write(JSON.stringify([process.env.API_KEY, ...process.argv.slice(2)]))\n"
+    )
+    const result = imported({
+      s: { command: "node", args: ["server.js", "--root=${ROOT}"], env: { API_KEY: "${MY_KEY}" } }
+    })
+    const config = decodeConfig({ extensions: result.extensions })
+    if (Result.isFailure(config)) throw new Error(config.failure.message)
+    const [extension] = config.success.extensions
+    if (extension === undefined) throw new Error("no extension")
+    const scripts = await Effect.runPromise(scriptsOf(dir, dir, extension))
+    expect(scripts.map((s) => s.path)).toContain("server.js")
+    // And sh runs it with the references' values, each word as written.
+    const args = extension.args.slice(extension.args.indexOf("--") + 1)
+    const r = spawnSync(args[0] ?? "", args.slice(1), {
+      cwd: dir,
+      env: { PATH: `${dirname(process.execPath)}:${process.env["PATH"]}`, ROOT: "a b", MY_KEY: "k *" },
+      encoding: "utf8"
+    })
+    expect(args.slice(0, 2)).toEqual(["sh", "-c"])
+    expect(JSON.parse(r.stdout)).toEqual(["k *", "--root=a b"])
   })
 
   it("a url with user info (a token as the user name, or a reference there) is not carried over", () => {

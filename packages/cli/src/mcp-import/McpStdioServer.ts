@@ -93,7 +93,15 @@ export const stdioServer = (
   if (exports.length > 0 || words.some(hasRefs)) {
     // The values are read when the server starts: sh expands the references, and `exec` leaves no shell behind.
     const assignments = exports.map(([name, pieces]) => `export ${name}=${shellWord(pieces)}; `).join("")
-    serverArgs = ["sh", "-c", `${assignments}exec ${words.map(shellWord).join(" ")}`]
+    // A word without a reference is an argument of sh's own (`"${1}"` in the script), not text in it: trust counts
+    // the files a command line names (`server.js`), and a script string names none.
+    const plain = [command, ...args].filter((_, i) => !hasRefs(words[i] ?? []))
+    let n = 0
+    const line =
+      plain.length === words.length
+        ? '"$@"'
+        : words.map((word) => (hasRefs(word) ? shellWord(word) : `"\${${++n}}"`)).join(" ")
+    serverArgs = ["sh", "-c", `${assignments}exec ${line}`, "sh", ...plain]
     for (const word of words) for (const ref of refsOf(word)) passthrough.add(ref)
   } else {
     serverArgs = [command, ...args]
