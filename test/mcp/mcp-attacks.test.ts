@@ -278,4 +278,16 @@ describe("the host's MCP stdio transport, on pipes", () => {
     expect((await call).reason._tag).toBe("ProtocolError")
     expect(broken).toEqual([{ _tag: "NotJsonRpc", got: "a JSON value that is not an object" }])
   })
+
+  it("a server that floods requests and never reads its stdin does not grow the host's memory without bound", async () => {
+    const stdin = new PassThrough() // never read
+    const stdout = new PassThrough()
+    McpStdio.connect({ stdin, stdout }, () => {})
+    const pings = Array.from({ length: 100_000 }, (_, id) => `{"jsonrpc":"2.0","id":${id},"method":"ping"}\n`)
+    stdout.write(pings.join(""))
+    await settle()
+    expect(stdin.writableLength).toBeGreaterThan(0)
+    // 100,000 answers would be 4 MB; the bound is 1 MiB and one answer.
+    expect(stdin.writableLength).toBeLessThan(1024 * 1024 + 100)
+  })
 })
