@@ -103,7 +103,10 @@ describe("Claude Code's .mcp.json", () => {
       "--",
       "sh",
       "-c",
-      'export API_KEY="${MY_KEY}"; export URL=https://"${HOST}"/v1; exec node server.js --root="${PROJECT_ROOT:-.}"'
+      'export API_KEY="${MY_KEY}"; export URL=https://"${HOST}"/v1; exec "${1}" "${2}" --root="${PROJECT_ROOT:-.}"',
+      "sh",
+      "node",
+      "server.js"
     ])
     expect(extension["env_passthrough"]).toEqual(["MY_KEY", "HOST", "PROJECT_ROOT"])
     expect(extension["env"]).toBeUndefined()
@@ -230,7 +233,17 @@ describe("Gemini CLI's settings.json", () => {
     })
     const [py, remote, typed] = imported.extensions
     expect(py).toMatchObject({
-      args: [...adapterHead("py", 15000), "--", "sh", "-c", 'export DATABASE_URL="${DB_URL}"; exec python -m srv'],
+      args: [
+        ...adapterHead("py", 15000),
+        "--",
+        "sh",
+        "-c",
+        'export DATABASE_URL="${DB_URL}"; exec "$@"',
+        "sh",
+        "python",
+        "-m",
+        "srv"
+      ],
       cwd: "servers/py",
       env_passthrough: ["DB_URL", "API_KEY"],
       timeout_ms: 16000,

@@ -246,7 +246,7 @@ describe("abhed-ext import-mcp", { timeout: 180_000 }, () => {
     expect(config.extensions[0]).toEqual({
       name: "fs",
       command: "sh",
-      args: ["-c", `export TOKEN="\${FS_TOKEN}"; exec ${process.execPath} ${filesystemServer} ${dir}`],
+      args: ["-c", `export TOKEN="\${FS_TOKEN}"; exec "$@"`, "sh", process.execPath, filesystemServer, dir],
       protocol: "mcp",
       cwd: ".",
       env_passthrough: ["FS_TOKEN"],

@@ -3,7 +3,16 @@ import { isJsonObject } from "@abhed/protocol"
 import { Result } from "effect"
 import type { HookFormat } from "../hook/HookFormat.ts"
 import { textOf } from "./McpFile.ts"
-import { braced, hasRefs, looksLikeSecretValue, piecesOf, refsOf, secretQueryParameter } from "./McpReferences.ts"
+import {
+  braced,
+  hasLiteralDefault,
+  hasRefs,
+  looksLikeSecretValue,
+  piecesOf,
+  refsOf,
+  secretQueryParameter,
+  withDefaults
+} from "./McpReferences.ts"
 
 /** What a streamable HTTP server's entry becomes: the adapter's `--url` and `--header` flags. */
 export interface HttpServer {
@@ -46,11 +55,14 @@ export const httpServer = (
   if (placed === null) return Result.fail(`url ${JSON.stringify(url)} is not a URL`)
   if (placed.protocol !== "http:" && placed.protocol !== "https:")
     return Result.fail(`url ${JSON.stringify(url)} is not http: or https:`)
-  const literal = URL.parse(withRefs(""))
-  if (looksLikeSecretValue(urlPieces) || (literal !== null && literal.password !== "")) {
-    return Result.fail("its url holds a password: it is not copied into a config; send it in a header, from a variable")
+  // User info (`user:password@`, `token@`) is a credential, and fetch refuses a URL that holds it: never a config's.
+  if (looksLikeSecretValue(urlPieces) || placed.username !== "" || placed.password !== "") {
+    return Result.fail(
+      "its url holds a user name or password (user:password@): it is not copied into a config; send the credential in a header, from a variable"
+    )
   }
-  const query = secretQueryParameter(withRefs(""), looksLikeSecretName)
+  // As sent when its variables are unset: a default (`?api_key=${KEY:-abc}`) is as literal as the text around it.
+  const query = secretQueryParameter(withDefaults(urlPieces), looksLikeSecretName)
   if (query !== undefined) {
     return Result.fail(
       `its url carries a credential in "${query}": it is not copied into a config; write \${VAR} in its place`
@@ -69,7 +81,8 @@ export const httpServer = (
       continue
     }
     const pieces = piecesOf(format, value)
-    if (looksLikeSecretValue(pieces) || (!hasRefs(pieces) && value !== "" && isSecretHeader(name))) {
+    const literal = !hasRefs(pieces) || hasLiteralDefault(pieces)
+    if (looksLikeSecretValue(pieces) || (literal && value !== "" && isSecretHeader(name))) {
       const variable = headerVariable(mcpNamePreview, name)
       const scheme = /^\s*(Bearer|Basic|token)\s+/i.exec(value)?.[0].trimStart() ?? ""
       passthrough.add(variable)

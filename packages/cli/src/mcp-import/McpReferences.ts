@@ -104,9 +104,24 @@ const secretValues: ReadonlyArray<RegExp> = [
   /^\s*(?:Bearer|Basic|token)\s+\S/i
 ]
 
-/** Literal text in `pieces` that looks like a credential. */
+/**
+ * The literal text of `pieces`: its text, and each reference's default (`${VAR:-default}`), which is written into
+ * the config as it is and sent whenever the variable is unset, so it is as literal as the text around it.
+ */
+const literals = (pieces: ReadonlyArray<Piece>): ReadonlyArray<string> =>
+  pieces.flatMap((p) => (p._tag === "Text" ? [p.text] : p.fallback === undefined ? [] : [p.fallback]))
+
+/** Literal text in `pieces`, defaults included, that looks like a credential. */
 export const looksLikeSecretValue = (pieces: ReadonlyArray<Piece>): boolean =>
-  pieces.some((p) => p._tag === "Text" && secretValues.some((shape) => shape.test(p.text)))
+  literals(pieces).some((text) => secretValues.some((shape) => shape.test(text)))
+
+/** A reference with a default that is not empty: a literal value, should the variable be unset. */
+export const hasLiteralDefault = (pieces: ReadonlyArray<Piece>): boolean =>
+  pieces.some((p) => p._tag === "Ref" && p.fallback !== undefined && p.fallback !== "")
+
+/** The text as sent when no variable is set: each reference its default, or nothing. */
+export const withDefaults = (pieces: ReadonlyArray<Piece>): string =>
+  pieces.map((p) => (p._tag === "Text" ? p.text : (p.fallback ?? ""))).join("")
 
 /** A URL's query parameter that carries a credential (`?api_key=…`, `&token=…`) with a literal value. */
 export const secretQueryParameter = (url: string, secretName: (name: string) => boolean): string | undefined => {

@@ -5,6 +5,7 @@ import { Result } from "effect"
 import type { HookFormat } from "../hook/HookFormat.ts"
 import { strings, textOf } from "./McpFile.ts"
 import {
+  hasLiteralDefault,
   hasRefs,
   isVariableName,
   looksLikeSecretValue,
@@ -65,10 +66,12 @@ export const stdioServer = (
       continue
     }
     const pieces = piecesOf(format, value)
-    if (looksLikeSecretValue(pieces) || (!hasRefs(pieces) && value !== "" && looksLikeSecretName(name))) {
+    // A default (`${VAR:-value}`) is a literal value too: under a credential's name it is withheld as one.
+    const literal = !hasRefs(pieces) || hasLiteralDefault(pieces)
+    if (looksLikeSecretValue(pieces) || (literal && value !== "" && looksLikeSecretName(name))) {
       passthrough.add(name)
       warnings.push(
-        `${at} holds a literal value, and it looks like a credential: it is not copied into the config; ` +
+        `${at} holds a literal value${hasRefs(pieces) ? " (a default)" : ""}, and it looks like a credential: it is not copied into the config; ` +
           `the server gets ${name} from the environment you run abhed in (env_passthrough), so export it there`
       )
       continue
@@ -90,7 +93,15 @@ export const stdioServer = (
   if (exports.length > 0 || words.some(hasRefs)) {
     // The values are read when the server starts: sh expands the references, and `exec` leaves no shell behind.
     const assignments = exports.map(([name, pieces]) => `export ${name}=${shellWord(pieces)}; `).join("")
-    serverArgs = ["sh", "-c", `${assignments}exec ${words.map(shellWord).join(" ")}`]
+    // A word without a reference is an argument of sh's own (`"${1}"` in the script), not text in it: trust counts
+    // the files a command line names (`server.js`), and a script string names none.
+    const plain = [command, ...args].filter((_, i) => !hasRefs(words[i] ?? []))
+    let n = 0
+    const line =
+      plain.length === words.length
+        ? '"$@"'
+        : words.map((word) => (hasRefs(word) ? shellWord(word) : `"\${${++n}}"`)).join(" ")
+    serverArgs = ["sh", "-c", `${assignments}exec ${line}`, "sh", ...plain]
     for (const word of words) for (const ref of refsOf(word)) passthrough.add(ref)
   } else {
     serverArgs = [command, ...args]

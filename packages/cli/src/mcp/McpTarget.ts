@@ -63,6 +63,11 @@ export const parseTarget = (
     if (!URL.canParse(url.success) || !/^https?:$/.test(new URL(url.success).protocol)) {
       return Result.fail("--url: not an http:// or https:// URL")
     }
+    // fetch refuses a URL with user info, and a credential belongs in a header (`--header`, from a variable).
+    const { password, username } = new URL(url.success)
+    if (username !== "" || password !== "") {
+      return Result.fail("--url: holds a user name or password (user:password@); send the credential with --header")
+    }
     const headers: Record<string, string> = {}
     for (const header of parsed.headers) {
       const colon = header.indexOf(":")

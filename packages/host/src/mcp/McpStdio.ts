@@ -18,6 +18,13 @@ import type { Readable, Writable } from "node:stream"
 /** The largest message read from the server: a larger one breaks the connection (results over 1 MiB are dropped). */
 export const MaxMessageBytes = 8 * 1024 * 1024
 
+/**
+ * The most bytes that may wait in the server's stdin, unread, for a reply to one of its own requests to be added: past
+ * it a request is not answered. A server that sends pings and never reads its stdin would otherwise grow the host's
+ * memory by what it writes, without bound.
+ */
+export const MaxUnreadReplyBytes = 1024 * 1024
+
 export type Broken =
   | { readonly _tag: "NotJsonRpc"; readonly got: string }
   | { readonly _tag: "TooLong"; readonly maxBytes: number }
@@ -91,7 +98,7 @@ export const connect = (
       const id = value["id"]
       // A request from the server: the host advertises no capabilities, so it answers pings and declines the rest
       // (as effect's own stdio transport does). A notification needs no answer.
-      if (typeof id === "string" || typeof id === "number") {
+      if ((typeof id === "string" || typeof id === "number") && pipes.stdin.writableLength <= MaxUnreadReplyBytes) {
         write(
           value["method"] === "ping"
             ? { jsonrpc: "2.0", id, result: {} }
