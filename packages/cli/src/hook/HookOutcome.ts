@@ -3,6 +3,7 @@ import type { HookFormat } from "./HookFormat.ts"
 import type { Json, ToolPart } from "./HookInput.ts"
 import { type HookRun, MaxStdoutBytes } from "./HookRunner.ts"
 import { argsFromPeer, argsToPeer } from "./HookToolNames.ts"
+import { claudeDecisions, claudePermissions, geminiDecisions, mcpOutput, unknownValue } from "./HookAnswerValues.ts"
 
 /**
  * How one run of a peer's hook becomes our reply (docs/hooks.md, "The mapping"). Veto only: a hook can block, ask
@@ -13,8 +14,9 @@ import { argsFromPeer, argsToPeer } from "./HookToolNames.ts"
 export interface MapOptions {
   readonly format: HookFormat
   /**
-   * A run that failed (timed out, crashed, could not start, exited other than 0 or 2, or its stdout was cut)
-   * blocks instead of being no opinion.
+   * A run that failed (timed out, crashed, could not start, exited other than 0 or 2, its stdout was cut, or its
+   * answer starts with `{` and does not parse or holds a decision the peer does not know) blocks instead of being no
+   * opinion.
    */
   readonly failClosed: boolean
   /** For messages: the hook's command line. */
@@ -73,18 +75,29 @@ const allow = (said: Said, answered: string) => {
   said.allowed = answered
 }
 
-/** Exit 0 with JSON on stdout: the peer's structured answer. */
-const readJson = (format: HookFormat, event: string, out: Json, said: Said) => {
+/** Exit 0 with JSON on stdout: the peer's structured answer. `unknown` is told of a value the peer does not know. */
+const readJson = (
+  format: HookFormat,
+  event: string,
+  peerTool: string | undefined,
+  out: Json,
+  said: Said,
+  unknown: (problem: string) => void
+) => {
   const specific = isJsonObject(out["hookSpecificOutput"]) ? out["hookSpecificOutput"] : {}
   const reason = text(out["reason"])
   if (out["continue"] === false) raise(said, "block", text(out["stopReason"]), "the hook stopped (continue: false)")
   const decision = text(out["decision"])
+  const strange = unknownValue("decision", out["decision"], format === "claude" ? claudeDecisions : geminiDecisions)
+  if (strange !== undefined) unknown(strange)
   if (format === "claude") {
     if (decision === "block") raise(said, "block", reason, "the hook blocked (decision: block)")
     if (decision === "approve") allow(said, 'the hook answered decision "approve"')
     if (event === "tool_call") {
       const permission = text(specific["permissionDecision"])
       const why = text(specific["permissionDecisionReason"])
+      const strangePermission = unknownValue("permissionDecision", specific["permissionDecision"], claudePermissions)
+      if (strangePermission !== undefined) unknown(strangePermission)
       if (permission === "deny") raise(said, "block", why, "the hook denied (permissionDecision: deny)")
       if (permission === "ask") raise(said, "ask", why, "the hook asks (permissionDecision: ask)")
       if (permission === "allow" || permission === "defer") {
@@ -93,6 +106,8 @@ const readJson = (format: HookFormat, event: string, out: Json, said: Said) => {
       if (isJsonObject(specific["updatedInput"])) said.input = specific["updatedInput"]
     }
     if (event === "tool_result") {
+      const replaced = mcpOutput(specific["updatedMCPToolOutput"])
+      if (replaced !== undefined && peerTool?.startsWith("mcp__") === true) said.replaceContent = replaced
       const extra = text(specific["additionalContext"])
       if (extra !== undefined && extra !== "") said.appendContent.push(extra)
     }
@@ -132,7 +147,13 @@ const firstLine = (stderr: string): string => {
 }
 
 /** Exit code, stdout and stderr: what the hook said, per the peer's rules. */
-const interpret = (run: HookRun, event: string, options: MapOptions, log: Array<string>): Said => {
+const interpret = (
+  run: HookRun,
+  event: string,
+  tool: string | undefined,
+  options: MapOptions,
+  log: Array<string>
+): Said => {
   const said = emptySaid()
   /**
    * The run failed: the hook gave no answer. Without --fail-closed that is no opinion (the peers' "non-blocking
@@ -181,12 +202,20 @@ const interpret = (run: HookRun, event: string, options: MapOptions, log: Array<
   let parsed: unknown
   try {
     parsed = JSON.parse(trimmed)
+    // Gemini CLI parses a JSON string once more: a hook that encoded its answer twice still denies there.
+    if (options.format === "gemini" && typeof parsed === "string") parsed = JSON.parse(parsed)
   } catch {
-    // Plain text on stdout is the peer's transcript/debug output, not an answer.
-    if (trimmed.startsWith("{")) log.push(`${options.label}: stdout is not valid JSON; no opinion`)
+    // Plain text on stdout is the peer's transcript/debug output, not an answer. An object that does not parse (a
+    // second line after it, a cut) was meant as one: what it said is unknown, so the run failed.
+    if (trimmed.startsWith("{"))
+      failed("its stdout starts with { but is not JSON", "stdout starts with { but is not JSON; not read")
     return said
   }
-  if (isJsonObject(parsed)) readJson(options.format, event, parsed, said)
+  if (isJsonObject(parsed)) {
+    const problems: Array<string> = []
+    readJson(options.format, event, tool, parsed, said, (problem) => problems.push(problem))
+    if (problems.length > 0) failed(problems.join("; "), `${problems.join("; ")}; not read as a decision`)
+  }
   return said
 }
 
@@ -207,7 +236,7 @@ export const appendOnce = (content: string, extra: string): string =>
 /** Our reply to `event` after the hook ran once on it. `tool` is the call, for tool events. */
 export const mapRun = (event: string, tool: ToolPart | undefined, run: HookRun, options: MapOptions): Mapped => {
   const log: Array<string> = []
-  const said = interpret(run, event, options, log)
+  const said = interpret(run, event, tool?.peerTool, options, log)
   const reply: Record<string, unknown> = {}
   if (event === "tool_call" && tool !== undefined) {
     if (said.level === "block") {

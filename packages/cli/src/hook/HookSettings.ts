@@ -38,6 +38,7 @@ export interface SettingsHooks {
   readonly warnings: ReadonlyArray<Skipped>
 }
 
+/** Events only Claude Code has (`Notification`, `SessionStart`, `SessionEnd` are both peers': they tell nothing). */
 const claudeOnly = new Set([
   "PreToolUse",
   "PostToolUse",
@@ -46,8 +47,7 @@ const claudeOnly = new Set([
   "UserPromptSubmit",
   "Stop",
   "SubagentStop",
-  "PreCompact",
-  "Notification"
+  "PreCompact"
 ])
 const geminiOnly = new Set([
   "BeforeTool",

@@ -1,0 +1,188 @@
+import { chmodSync, mkdtempSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { Result, Schema } from "effect"
+import { describe, expect, it } from "vitest"
+import { Request } from "@abhed/protocol"
+import type { HookFormat } from "../../packages/cli/src/hook/HookFormat.ts"
+import { toolPart } from "../../packages/cli/src/hook/HookInput.ts"
+import { mapRun } from "../../packages/cli/src/hook/HookOutcome.ts"
+import type { HookRun } from "../../packages/cli/src/hook/HookRunner.ts"
+import { parseSettings, readSettings } from "../../packages/cli/src/hook/HookSettings.ts"
+import { toolNames } from "../../packages/cli/src/hook/HookToolNames.ts"
+import { jsonLines, runCli } from "../support/cli-helpers.ts"
+
+/**
+ * An attack pass on `abhed-ext hook` and `import-hooks` (docs/hooks.md): answers in odd shapes that lost a deny or a
+ * redaction, and a settings file read as the wrong peer's.
+ */
+
+type Line = Record<string, unknown>
+const typed = Schema.decodeUnknownSync(Request)
+const exited = (code: number, stdout = "", stderr = ""): HookRun => ({ _tag: "Exited", code, stdout, stderr })
+const call = (command: string): Line => ({
+  event: "tool_call",
+  session_id: "s",
+  call_id: "c-1",
+  tool: "bash",
+  args: { command }
+})
+const result = (tool: string, content: string): Line => ({
+  event: "tool_result",
+  session_id: "s",
+  call_id: "c-1",
+  tool,
+  args: {},
+  content,
+  is_error: false
+})
+const map = (request: Line, run: HookRun, format: HookFormat, failClosed = false) =>
+  mapRun(String(request["event"]), toolPart(typed(request), toolNames(format)), run, {
+    format,
+    failClosed,
+    label: "hook"
+  })
+
+describe("a Gemini answer encoded twice (a JSON string holding the JSON)", () => {
+  it("is read as Gemini CLI reads it, once more: its deny blocks", () => {
+    const answer = JSON.stringify(JSON.stringify({ decision: "deny", reason: "no secrets" }))
+    expect(map(call("cat .env"), exited(0, answer), "gemini").reply).toEqual({ block: true, reason: "no secrets" })
+    // A string that is not JSON inside is plain text, as in Gemini CLI: no opinion.
+    expect(map(call("ls"), exited(0, JSON.stringify("all good")), "gemini").reply).toEqual({})
+    // Claude Code does not read it twice: a JSON string is no answer there.
+    expect(map(call("cat .env"), exited(0, answer), "claude").reply).toEqual({})
+  })
+})
+
+describe("an answer that starts with { but is not JSON (a second line after it, a cut)", () => {
+  const answer = `${JSON.stringify({ decision: "block", reason: "no" })}\ndone`
+  it("is a failed run: said in the reply's reason, a block with --fail-closed", () => {
+    for (const format of ["claude", "gemini"] as const) {
+      expect(map(call("rm -rf /"), exited(0, answer), format).reply).toEqual({
+        reason: "hook failed: its stdout starts with { but is not JSON; no opinion (use --fail-closed to block)"
+      })
+      expect(map(call("rm -rf /"), exited(0, answer), format, true).reply).toEqual({
+        block: true,
+        reason: "hook failed: its stdout starts with { but is not JSON (--fail-closed)"
+      })
+    }
+    // Plain text stays the peer's debug output: no opinion, no note.
+    expect(map(call("ls"), exited(0, "checked ls"), "claude", true).reply).toEqual({})
+  })
+})
+
+describe("a decision value the peer does not know", () => {
+  it("Claude decision deny, permissionDecision Deny or block, Gemini decision Deny: a failed run, not a silent pass", () => {
+    const cases: ReadonlyArray<readonly [HookFormat, unknown, string]> = [
+      ["claude", { decision: "deny", reason: "x" }, 'decision "deny"'],
+      ["claude", { hookSpecificOutput: { permissionDecision: "Deny" } }, 'permissionDecision "Deny"'],
+      ["claude", { hookSpecificOutput: { permissionDecision: "block" } }, 'permissionDecision "block"'],
+      ["gemini", { decision: "Deny" }, 'decision "Deny"'],
+      ["gemini", { decision: true }, "decision true"]
+    ]
+    for (const [format, answer, said] of cases) {
+      const open = map(call("rm -rf /"), exited(0, JSON.stringify(answer)), format).reply
+      expect(open["block"], JSON.stringify(answer)).toBeUndefined()
+      expect(String(open["reason"])).toContain(`hook failed: it answered ${said}, which is not one of`)
+      expect(String(open["reason"])).toContain("no opinion (use --fail-closed to block)")
+      const closed = map(call("rm -rf /"), exited(0, JSON.stringify(answer)), format, true).reply
+      expect(closed["block"], JSON.stringify(answer)).toBe(true)
+    }
+    // Known values and null stay what they were.
+    expect(map(call("ls"), exited(0, JSON.stringify({ decision: null })), "claude", true).reply).toEqual({})
+    expect(map(call("ls"), exited(0, JSON.stringify({ decision: "allow" })), "gemini", true).reply).toEqual({
+      reason: 'the hook answered decision "allow": an extension may veto, never permit; no opinion'
+    })
+  })
+})
+
+describe("Claude's updatedMCPToolOutput", () => {
+  const redact = (value: unknown) =>
+    exited(0, JSON.stringify({ hookSpecificOutput: { hookEventName: "PostToolUse", updatedMCPToolOutput: value } }))
+  it("replaces an MCP tool's output: a redaction is not lost", () => {
+    expect(map(result("mcp__vault__read", "sk-live-123"), redact("[redacted]"), "claude").reply).toEqual({
+      content: "[redacted]"
+    })
+    const blocks = [{ type: "text", text: "[redacted]" }]
+    expect(map(result("mcp__vault__read", "sk-live-123"), redact(blocks), "claude").reply).toEqual({
+      content: JSON.stringify(blocks)
+    })
+  })
+  it("is for MCP tools only, as in Claude Code: another tool's output stays", () => {
+    expect(map(result("bash", "hello"), redact("[redacted]"), "claude").reply).toEqual({})
+  })
+})
+
+describe("import-hooks tells a Gemini CLI file by its events", () => {
+  it("a file with BeforeTool and Notification (both peers have Notification) is Gemini's: its guard is carried over", () => {
+    const text = JSON.stringify({
+      hooks: {
+        BeforeTool: [
+          { matcher: "run_shell_command", hooks: [{ type: "command", command: "./guard.sh", timeout: 5000 }] }
+        ],
+        Notification: [{ hooks: [{ type: "command", command: "./notify.sh" }] }]
+      }
+    })
+    const parsed = parseSettings(text, undefined)
+    if (Result.isFailure(parsed)) throw new Error(parsed.failure)
+    expect(parsed.success.format).toBe("gemini")
+    const read = readSettings(parsed.success.format, parsed.success.settings)
+    if (Result.isFailure(read)) throw new Error(read.failure)
+    // Gemini's timeout is in milliseconds: 5000 is 5 s, not 5000 s.
+    expect(read.success.hooks).toMatchObject([{ peerEvent: "BeforeTool", event: "tool_call", timeoutMs: 5000 }])
+    expect(read.success.skipped.map((s) => s.where)).toEqual(["hooks.Notification[0].hooks[0] (./notify.sh)"])
+  })
+})
+
+describe("odd answers through the adapter, one CLI start per peer", () => {
+  const script = join(mkdtempSync(join(tmpdir(), "abhed-hook-attacks-")), "answers.sh")
+  writeFileSync(
+    script,
+    [
+      "#!/usr/bin/env bash",
+      "in=$(cat)",
+      'case "$in" in',
+      `  *twice*) printf '%s\\n' '"{\\"decision\\":\\"deny\\",\\"reason\\":\\"encoded twice\\"}"' ;;`,
+      `  *trailing*) printf '%s\\n' '{"decision":"block","reason":"no"}' 'done' ;;`,
+      `  *claude_deny*) printf '%s\\n' '{"decision":"deny","reason":"no"}' ;;`,
+      `  *redact*) printf '%s\\n' '{"hookSpecificOutput":{"hookEventName":"PostToolUse","updatedMCPToolOutput":"[redacted]"}}' ;;`,
+      "esac",
+      "exit 0",
+      ""
+    ].join("\n")
+  )
+  chmodSync(script, 0o755)
+  const line = (id: string, request: Line) => JSON.stringify({ id, ...request })
+  const patient = ["--timeout-ms", "20000"]
+
+  it("Gemini: a deny encoded twice blocks", async () => {
+    const r = await runCli(["hook", "--format", "gemini", ...patient, "--", script], {
+      input: `${[line("g1", call("echo twice")), line("g2", call("echo fine"))].join("\n")}\n`
+    })
+    expect(r.code, r.stderr).toBe(0)
+    expect(jsonLines(r.stdout)).toEqual([{ id: "g1", block: true, reason: "encoded twice" }, { id: "g2" }])
+  })
+
+  it("Claude with --fail-closed: broken JSON and an unknown decision block; an MCP redaction lands; plain exit 0 passes", async () => {
+    const r = await runCli(["hook", "--format", "claude", "--fail-closed", ...patient, "--", script], {
+      input: `${[
+        line("c1", call("echo trailing")),
+        line("c2", call("echo claude_deny")),
+        line("c3", { ...result("mcp__vault__read", "sk-live-123"), args: { key: "redact" } }),
+        line("c4", call("echo fine"))
+      ].join("\n")}\n`
+    })
+    expect(r.code, r.stderr).toBe(0)
+    const out = jsonLines(r.stdout) as Array<Line>
+    expect(out[0]).toEqual({
+      id: "c1",
+      block: true,
+      reason: "hook failed: its stdout starts with { but is not JSON (--fail-closed)"
+    })
+    expect(out[1]).toMatchObject({ id: "c2", block: true })
+    expect(String(out[1]?.["reason"])).toContain('it answered decision "deny", which is not one of approve, block')
+    expect(out[2]).toEqual({ id: "c3", content: "[redacted]" })
+    expect(out[3]).toEqual({ id: "c4" })
+    expect(out).toHaveLength(4)
+  })
+})
