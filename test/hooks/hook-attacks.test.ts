@@ -6,6 +6,8 @@ import { describe, expect, it } from "vitest"
 import { Request } from "@abhed/protocol"
 import type { HookFormat } from "../../packages/cli/src/hook/HookFormat.ts"
 import { toolPart } from "../../packages/cli/src/hook/HookInput.ts"
+import { toConfig } from "../../packages/cli/src/hook/HookConfig.ts"
+import { matches, parseMatcher } from "../../packages/cli/src/hook/HookMatcher.ts"
 import { mapRun } from "../../packages/cli/src/hook/HookOutcome.ts"
 import type { HookRun } from "../../packages/cli/src/hook/HookRunner.ts"
 import { parseSettings, readSettings } from "../../packages/cli/src/hook/HookSettings.ts"
@@ -110,6 +112,33 @@ describe("Claude's updatedMCPToolOutput", () => {
   })
   it("is for MCP tools only, as in Claude Code: another tool's output stays", () => {
     expect(map(result("bash", "hello"), redact("[redacted]"), "claude").reply).toEqual({})
+  })
+})
+
+describe("a Claude matcher that lists names with commas or spaces (Edit, Write)", () => {
+  const m = (source: string, tool: string) => {
+    const parsed = parseMatcher("claude", source)
+    if (Result.isFailure(parsed)) throw new Error(parsed.failure)
+    return matches(parsed.success, tool)
+  }
+  it("is a list of exact names, as Claude Code reads it: the hook runs on each, not on none", () => {
+    for (const source of ["Edit, Write", "Edit | Write", "Edit,Write", " Edit|Write ", "Edit,\tWrite"]) {
+      expect(m(source, "Edit"), source).toBe(true)
+      expect(m(source, "Write"), source).toBe(true)
+      expect(m(source, "Read"), source).toBe(false)
+      expect(m(source, "EditNotebook"), source).toBe(false)
+    }
+    expect(m("Bash ", "Bash")).toBe(true)
+    // Nothing but separators and spaces is an empty matcher: every tool.
+    expect(m(" ", "Read")).toBe(true)
+  })
+  it("import-hooks writes match rules for each name, so the host sends the adapter those calls", () => {
+    const read = readSettings("claude", {
+      hooks: { PreToolUse: [{ matcher: "Edit, Write", hooks: [{ type: "command", command: "./guard.sh" }] }] }
+    })
+    if (Result.isFailure(read)) throw new Error(read.failure)
+    const [extension] = toConfig(read.success, { command: "abhed-ext", args: [] }, ".").extensions
+    expect(extension?.["match"]).toEqual([{ tool: "edit" }, { tool: "Edit" }, { tool: "write" }, { tool: "Write" }])
   })
 })
 
