@@ -98,6 +98,21 @@ describe("a decision value the peer does not know", () => {
   })
 })
 
+describe("Claude's permissionDecision written beside hookSpecificOutput, not in it", () => {
+  it("is no answer in Claude Code: a failed run, said in the reason, a block with --fail-closed", () => {
+    const answer = exited(0, JSON.stringify({ permissionDecision: "deny", permissionDecisionReason: "no" }))
+    expect(map(call("rm -rf /"), answer, "claude").reply).toEqual({
+      reason:
+        'hook failed: it answered permissionDecision "deny" outside hookSpecificOutput, where it is not read; no opinion (use --fail-closed to block)'
+    })
+    expect(map(call("rm -rf /"), answer, "claude", true).reply["block"]).toBe(true)
+    // An allow there lifts nothing either way: no failure.
+    expect(map(call("ls"), exited(0, JSON.stringify({ permissionDecision: "allow" })), "claude", true).reply).toEqual(
+      {}
+    )
+  })
+})
+
 describe("Claude's updatedMCPToolOutput", () => {
   const redact = (value: unknown) =>
     exited(0, JSON.stringify({ hookSpecificOutput: { hookEventName: "PostToolUse", updatedMCPToolOutput: value } }))
@@ -139,6 +154,31 @@ describe("a Claude matcher that lists names with commas or spaces (Edit, Write)"
     if (Result.isFailure(read)) throw new Error(read.failure)
     const [extension] = toConfig(read.success, { command: "abhed-ext", args: [] }, ".").extensions
     expect(extension?.["match"]).toEqual([{ tool: "edit" }, { tool: "Edit" }, { tool: "write" }, { tool: "Write" }])
+  })
+})
+
+describe("import-hooks with a matcher or timeout of the wrong type", () => {
+  it("says so for each hook: a matcher that is not a string runs the hook on every call; a timeout that is not a number is the default", () => {
+    const read = readSettings("claude", {
+      hooks: {
+        PreToolUse: [
+          { matcher: { tool_name: "Edit" }, hooks: [{ type: "command", command: "./fmt.sh" }] },
+          { matcher: "Bash", hooks: [{ type: "command", command: "./guard.sh", timeout: "30" }] }
+        ]
+      }
+    })
+    if (Result.isFailure(read)) throw new Error(read.failure)
+    expect(read.success.hooks).toHaveLength(2)
+    expect(read.success.warnings).toEqual([
+      {
+        where: "hooks.PreToolUse[0].hooks[0] (./fmt.sh)",
+        why: 'its matcher {"tool_name":"Edit"} is not a string: the hook runs on every tool_call; write the names as one string ("Edit|Write")'
+      },
+      {
+        where: "hooks.PreToolUse[1].hooks[0] (./guard.sh)",
+        why: 'its timeout "30" is not a positive number: the adapter\'s default bound applies'
+      }
+    ])
   })
 })
 

@@ -28,3 +28,12 @@ export const unknownValue = (field: string, value: unknown, known: ReadonlyArray
  */
 export const mcpOutput = (value: unknown): string | undefined =>
   value === undefined || value === null ? undefined : typeof value === "string" ? value : JSON.stringify(value)
+
+/**
+ * Claude's `permissionDecision` written beside `hookSpecificOutput` instead of inside it: Claude Code does not read it
+ * there, so a deny written so is no answer, and the run says so (as for an unknown value).
+ */
+export const misplacedPermission = (value: unknown): string | undefined =>
+  value === undefined || value === null || allowWords.includes(value)
+    ? undefined
+    : `it answered permissionDecision ${JSON.stringify(value).slice(0, 80)} outside hookSpecificOutput, where it is not read`

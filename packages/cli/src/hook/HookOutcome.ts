@@ -3,7 +3,14 @@ import type { HookFormat } from "./HookFormat.ts"
 import type { Json, ToolPart } from "./HookInput.ts"
 import { type HookRun, MaxStdoutBytes } from "./HookRunner.ts"
 import { argsFromPeer, argsToPeer } from "./HookToolNames.ts"
-import { claudeDecisions, claudePermissions, geminiDecisions, mcpOutput, unknownValue } from "./HookAnswerValues.ts"
+import {
+  claudeDecisions,
+  claudePermissions,
+  geminiDecisions,
+  mcpOutput,
+  misplacedPermission,
+  unknownValue
+} from "./HookAnswerValues.ts"
 
 /**
  * How one run of a peer's hook becomes our reply (docs/hooks.md, "The mapping"). Veto only: a hook can block, ask
@@ -98,6 +105,8 @@ const readJson = (
       const why = text(specific["permissionDecisionReason"])
       const strangePermission = unknownValue("permissionDecision", specific["permissionDecision"], claudePermissions)
       if (strangePermission !== undefined) unknown(strangePermission)
+      const misplaced = misplacedPermission(out["permissionDecision"])
+      if (misplaced !== undefined) unknown(misplaced)
       if (permission === "deny") raise(said, "block", why, "the hook denied (permissionDecision: deny)")
       if (permission === "ask") raise(said, "ask", why, "the hook asks (permissionDecision: ask)")
       if (permission === "allow" || permission === "defer") {

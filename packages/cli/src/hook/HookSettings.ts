@@ -208,8 +208,21 @@ export const readSettings = (format: HookFormat, settings: unknown): Result.Resu
               `set what it needs in the extension's "env"`
           })
         }
+        if (group["matcher"] !== undefined && matcher === undefined) {
+          // The peers take a string: an object or a list here is no matcher at all, so the hook runs on everything.
+          warnings.push({
+            where: `${where}${label}`,
+            why: `its matcher ${JSON.stringify(group["matcher"]).slice(0, 80)} is not a string: the hook runs on every ${event}; write the names as one string ("Edit|Write")`
+          })
+        }
         const timeout = timeoutOf(format, entry["timeout"])
         if (timeout.adjusted !== undefined) warnings.push({ where: `${where}${label}`, why: timeout.adjusted })
+        if (entry["timeout"] !== undefined && timeout.ms === undefined) {
+          warnings.push({
+            where: `${where}${label}`,
+            why: `its timeout ${JSON.stringify(entry["timeout"]).slice(0, 40)} is not a positive number: the adapter's default bound applies`
+          })
+        }
         hooks.push({ where, peerEvent, event, matcher, command, timeoutMs: timeout.ms })
       }
     }
