@@ -1,4 +1,5 @@
-import { chmodSync, mkdtempSync, writeFileSync } from "node:fs"
+import { spawnSync } from "node:child_process"
+import { chmodSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { Result, Schema } from "effect"
@@ -6,6 +7,7 @@ import { describe, expect, it } from "vitest"
 import { Request } from "@abhed/protocol"
 import type { HookFormat } from "../../packages/cli/src/hook/HookFormat.ts"
 import { toolPart } from "../../packages/cli/src/hook/HookInput.ts"
+import { quoteProjectDir } from "../../packages/cli/src/hook/HookCommandLine.ts"
 import { toConfig } from "../../packages/cli/src/hook/HookConfig.ts"
 import { matches, parseMatcher } from "../../packages/cli/src/hook/HookMatcher.ts"
 import { mapRun } from "../../packages/cli/src/hook/HookOutcome.ts"
@@ -179,6 +181,37 @@ describe("import-hooks with a matcher or timeout of the wrong type", () => {
         why: 'its timeout "30" is not a positive number: the adapter\'s default bound applies'
       }
     ])
+  })
+})
+
+describe("a Gemini hook's $GEMINI_PROJECT_DIR, unquoted, in a project whose path has a space", () => {
+  it("import-hooks quotes it, as Gemini CLI puts the folder into the line quoted: the guard starts and blocks", () => {
+    const project = join(mkdtempSync(join(tmpdir(), "abhed-hook-attacks-")), "My Project")
+    mkdirSync(join(project, ".gemini", "hooks"), { recursive: true })
+    const guard = join(project, ".gemini", "hooks", "guard.sh")
+    writeFileSync(guard, "#!/usr/bin/env bash\necho blocked >&2\nexit 2\n")
+    chmodSync(guard, 0o755)
+    const line = "$GEMINI_PROJECT_DIR/.gemini/hooks/guard.sh"
+    const read = readSettings("gemini", { hooks: { BeforeTool: [{ hooks: [{ type: "command", command: line }] }] } })
+    if (Result.isFailure(read)) throw new Error(read.failure)
+    const args = toConfig(read.success, { command: "abhed-ext", args: [] }, ".").extensions[0]?.["args"]
+    expect(Array.isArray(args)).toBe(true)
+    const written = Array.isArray(args) ? String(args.at(-1)) : ""
+    expect(written).toBe('"$GEMINI_PROJECT_DIR"/.gemini/hooks/guard.sh')
+    const env = { ...process.env, GEMINI_PROJECT_DIR: project }
+    // As the adapter runs it: bash -c LINE. The line as written splits the path and never reaches the guard.
+    expect(spawnSync("bash", ["-c", line], { env }).status).toBe(127)
+    expect(spawnSync("bash", ["-c", written], { env }).status).toBe(2)
+  })
+  it("quotes it outside double quotes, reopens single quotes around it, and leaves the rest as it is", () => {
+    expect(quoteProjectDir("python3 $CLAUDE_PROJECT_DIR/h.py")).toBe('python3 "$CLAUDE_PROJECT_DIR"/h.py')
+    expect(quoteProjectDir('"$GEMINI_PROJECT_DIR/h.sh"')).toBe('"$GEMINI_PROJECT_DIR/h.sh"')
+    expect(quoteProjectDir("echo '$GEMINI_PROJECT_DIR'")).toBe(`echo ''"$GEMINI_PROJECT_DIR"''`)
+    // An escaped $ is literal to the shell: left so.
+    expect(quoteProjectDir("echo \\$GEMINI_PROJECT_DIR")).toBe("echo \\$GEMINI_PROJECT_DIR")
+    expect(quoteProjectDir("$GEMINI_PROJECT_DIR_OLD/x ${GEMINI_PROJECT_DIR}/y")).toBe(
+      "$GEMINI_PROJECT_DIR_OLD/x ${GEMINI_PROJECT_DIR}/y"
+    )
   })
 })
 
