@@ -10,6 +10,7 @@ import { toolPart } from "../../packages/cli/src/hook/HookInput.ts"
 import { quoteProjectDir } from "../../packages/cli/src/hook/HookCommandLine.ts"
 import { toConfig } from "../../packages/cli/src/hook/HookConfig.ts"
 import { matches, parseMatcher } from "../../packages/cli/src/hook/HookMatcher.ts"
+import { matcherWarning } from "../../packages/cli/src/hook/HookMatcherCheck.ts"
 import { mapRun } from "../../packages/cli/src/hook/HookOutcome.ts"
 import type { HookRun } from "../../packages/cli/src/hook/HookRunner.ts"
 import { parseSettings, readSettings } from "../../packages/cli/src/hook/HookSettings.ts"
@@ -156,6 +157,33 @@ describe("a Claude matcher that lists names with commas or spaces (Edit, Write)"
     if (Result.isFailure(read)) throw new Error(read.failure)
     const [extension] = toConfig(read.success, { command: "abhed-ext", args: [] }, ".").extensions
     expect(extension?.["match"]).toEqual([{ tool: "edit" }, { tool: "Edit" }, { tool: "write" }, { tool: "Write" }])
+  })
+})
+
+describe("import-hooks with a matcher that matches none of the peer's tools, or one with no counterpart here", () => {
+  it("says so: bash for Bash, permission syntax, a file pattern; MultiEdit and WebFetch run only on tools of that name", () => {
+    const warned = (format: HookFormat, matcher: string) => matcherWarning(format, matcher) ?? ""
+    for (const matcher of ["bash", "Bash(git:*)", "Edit:.*\\.cs", "Shell"]) {
+      expect(warned("claude", matcher), matcher).toContain("matches none of Claude Code's tools")
+    }
+    expect(warned("gemini", "Bash")).toContain("matches none of Gemini CLI's tools")
+    expect(warned("claude", "Edit|MultiEdit|Write")).toContain("its matcher covers MultiEdit, which no tool here")
+    expect(warned("gemini", "web_fetch")).toContain("--tool-names=YOURS=web_fetch")
+    expect(warned("claude", "^Notebook")).toContain("its matcher covers NotebookEdit, NotebookRead")
+    // What matches as meant is not warned about.
+    for (const matcher of ["Bash", "Edit, Write", "mcp__github__.*", "mcp__x__y", "^(Edit|Write)$", "*", ".*"]) {
+      expect(matcherWarning("claude", matcher), matcher).toBeUndefined()
+    }
+    expect(matcherWarning("gemini", "read_.*|write_file")).toBeUndefined()
+  })
+  it("the warning reaches import-hooks' list, with where the hook is", () => {
+    const read = readSettings("claude", {
+      hooks: { PreToolUse: [{ matcher: "bash", hooks: [{ type: "command", command: "./guard.sh" }] }] }
+    })
+    if (Result.isFailure(read)) throw new Error(read.failure)
+    expect(read.success.warnings).toMatchObject([
+      { where: "hooks.PreToolUse[0].hooks[0] (./guard.sh)", why: expect.stringContaining('its matcher "bash"') }
+    ])
   })
 })
 

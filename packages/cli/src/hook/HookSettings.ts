@@ -3,6 +3,7 @@ import { readConfigText } from "@abhed/protocol/ConfigText"
 import { Result } from "effect"
 import { type HookFormat, ourEvent, peerEvents } from "./HookFormat.ts"
 import { parseMatcher } from "./HookMatcher.ts"
+import { matcherWarning } from "./HookMatcherCheck.ts"
 import { timeoutOf } from "./HookTimeout.ts"
 
 /**
@@ -188,6 +189,8 @@ export const readSettings = (format: HookFormat, settings: unknown): Result.Resu
           })
           continue
         }
+        const matcherNote = isToolEvent(event) ? matcherWarning(format, matcher) : undefined
+        if (matcherNote !== undefined) warnings.push({ where: `${where}${label}`, why: matcherNote })
         if (!isToolEvent(event) && matcher !== undefined && matcher.trim() !== "" && matcher.trim() !== "*") {
           // SessionStart's "resume", PreCompact's "manual": a source or trigger we do not have (ours are "startup",
           // "auto").
