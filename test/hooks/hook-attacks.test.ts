@@ -116,6 +116,29 @@ describe("Claude's permissionDecision written beside hookSpecificOutput, not in 
   })
 })
 
+describe("a rewrite in the wrong shape (updatedInput as a string, tool_output as a number)", () => {
+  it("is a failed run: the change the hook meant is not silently dropped for the original", () => {
+    const claudeRewrite = exited(
+      0,
+      JSON.stringify({ hookSpecificOutput: { permissionDecision: "allow", updatedInput: "git status" } })
+    )
+    expect(map(call("git push --force"), claudeRewrite, "claude").reply["reason"]).toContain(
+      "hook failed: its updatedInput is not an object: the rewrite was not read; no opinion"
+    )
+    expect(map(call("git push --force"), claudeRewrite, "claude", true).reply["block"]).toBe(true)
+    const geminiInput = exited(0, JSON.stringify({ hookSpecificOutput: { tool_input: ["ls"] } }))
+    expect(map(call("rm -rf /"), geminiInput, "gemini", true).reply).toEqual({
+      block: true,
+      reason: "hook failed: its tool_input is not an object: the rewrite was not read (--fail-closed)"
+    })
+    const geminiOutput = exited(0, JSON.stringify({ hookSpecificOutput: { tool_output: 42 } }))
+    expect(map(result("read", "sk-live-123"), geminiOutput, "gemini", true).reply).toMatchObject({ is_error: true })
+    // The right shapes rewrite as before.
+    const good = exited(0, JSON.stringify({ hookSpecificOutput: { updatedInput: { command: "ls" } } }))
+    expect(map(call("ls -a"), good, "claude", true).reply).toEqual({ args: { command: "ls" } })
+  })
+})
+
 describe("Claude's updatedMCPToolOutput", () => {
   const redact = (value: unknown) =>
     exited(0, JSON.stringify({ hookSpecificOutput: { hookEventName: "PostToolUse", updatedMCPToolOutput: value } }))

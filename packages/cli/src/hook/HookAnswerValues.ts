@@ -37,3 +37,20 @@ export const misplacedPermission = (value: unknown): string | undefined =>
   value === undefined || value === null || allowWords.includes(value)
     ? undefined
     : `it answered permissionDecision ${JSON.stringify(value).slice(0, 80)} outside hookSpecificOutput, where it is not read`
+
+/**
+ * A rewrite field (`updatedInput`, `tool_input`, `tool_output`) when it has its shape; one present in another shape
+ * (a string for an object) is a rewrite lost, which would run or show what the hook meant to change: told to `unknown`,
+ * it makes the run a failed one.
+ */
+export const rewrite = <A>(
+  value: unknown,
+  field: string,
+  is: (u: unknown) => u is A,
+  shape: string,
+  unknown: (problem: string) => void
+): A | undefined => {
+  if (is(value)) return value
+  if (value !== undefined && value !== null) unknown(`its ${field} is not ${shape}: the rewrite was not read`)
+  return undefined
+}

@@ -9,6 +9,7 @@ import {
   geminiDecisions,
   mcpOutput,
   misplacedPermission,
+  rewrite,
   unknownValue
 } from "./HookAnswerValues.ts"
 
@@ -72,7 +73,8 @@ const raise = (said: Said, level: Level, reason: string | undefined, fallback: s
   )
 }
 
-const text = (u: unknown): string | undefined => (typeof u === "string" ? u : undefined)
+const isString = (u: unknown): u is string => typeof u === "string"
+const text = (u: unknown): string | undefined => (isString(u) ? u : undefined)
 
 const emptySaid = (): Said => ({ level: "none", reasons: [], notes: [], appendContent: [] })
 
@@ -112,7 +114,7 @@ const readJson = (
       if (permission === "allow" || permission === "defer") {
         allow(said, `the hook answered permissionDecision "${permission}"${why !== undefined ? ` (${why})` : ""}`)
       }
-      if (isJsonObject(specific["updatedInput"])) said.input = specific["updatedInput"]
+      said.input = rewrite(specific["updatedInput"], "updatedInput", isJsonObject, "an object", unknown)
     }
     if (event === "tool_result") {
       const replaced = mcpOutput(specific["updatedMCPToolOutput"])
@@ -129,9 +131,10 @@ const readJson = (
   if (decision === "allow" || decision === "approve") {
     allow(said, `the hook answered decision "${decision}"`)
   }
-  if (event === "tool_call" && isJsonObject(specific["tool_input"])) said.input = specific["tool_input"]
+  if (event === "tool_call")
+    said.input = rewrite(specific["tool_input"], "tool_input", isJsonObject, "an object", unknown)
   if (event === "tool_result") {
-    const replaced = text(specific["tool_output"])
+    const replaced = rewrite(specific["tool_output"], "tool_output", isString, "a string", unknown)
     if (replaced !== undefined) said.replaceContent = replaced
     const extra = text(specific["additionalContext"])
     if (extra !== undefined && extra !== "") said.appendContent.push(extra)
@@ -258,7 +261,8 @@ export const mapRun = (event: string, tool: ToolPart | undefined, run: HookRun, 
       reply["reason"] = joinReasons(said.reasons)
     }
     if (said.input !== undefined) {
-      const peerArgs = options.format === "gemini" ? { ...peerShaped(tool), ...said.input } : said.input
+      const peerArgs =
+        options.format === "gemini" ? { ...argsToPeer(tool.peerTool, tool.args), ...said.input } : said.input
       reply["args"] = argsFromPeer(tool.peerTool, peerArgs, tool.args)
     }
   } else if (event === "tool_result" && tool !== undefined) {
@@ -291,5 +295,3 @@ export const mapRun = (event: string, tool: ToolPart | undefined, run: HookRun, 
     reply["reason"] = said.notes.join("; ")
   return { reply, log }
 }
-
-const peerShaped = (tool: ToolPart): Json => argsToPeer(tool.peerTool, tool.args)
