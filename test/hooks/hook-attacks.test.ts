@@ -77,13 +77,16 @@ describe("an answer that starts with { but is not JSON (a second line after it, 
 })
 
 describe("a decision value the peer does not know", () => {
-  it("Claude decision deny, permissionDecision Deny or block, Gemini decision Deny: a failed run, not a silent pass", () => {
+  it('Claude decision deny, permissionDecision Deny or block, Gemini decision Deny, continue "false": a failed run, not a silent pass', () => {
     const cases: ReadonlyArray<readonly [HookFormat, unknown, string]> = [
       ["claude", { decision: "deny", reason: "x" }, 'decision "deny"'],
       ["claude", { hookSpecificOutput: { permissionDecision: "Deny" } }, 'permissionDecision "Deny"'],
       ["claude", { hookSpecificOutput: { permissionDecision: "block" } }, 'permissionDecision "block"'],
       ["gemini", { decision: "Deny" }, 'decision "Deny"'],
-      ["gemini", { decision: true }, "decision true"]
+      ["gemini", { decision: true }, "decision true"],
+      // A stop written as a string: continue is a boolean in both peers.
+      ["claude", { continue: "false", stopReason: "stop" }, 'continue "false"'],
+      ["gemini", { continue: 0 }, "continue 0"]
     ]
     for (const [format, answer, said] of cases) {
       const open = map(call("rm -rf /"), exited(0, JSON.stringify(answer)), format).reply

@@ -12,15 +12,21 @@ export const geminiDecisions = ["ask", "block", "deny", "approve", "allow"]
 const allowWords: ReadonlyArray<unknown> = ["allow", "approve", "defer"]
 
 /**
- * A `decision`-like field with a value the peer does not know (`"Deny"`, Claude's `decision: "deny"`, a number): the
+ * A `decision`-like field with a value the peer does not know (`"Deny"`, Claude's `decision: "deny"`, a number,
+ * `continue: "false"`): the
  * peer rejects such an answer (a non-blocking error), and a hook that meant to deny would pass without a word. Here it
  * is a failed run: said in the reply's reason, and a block with --fail-closed. Absent or null is no answer, and an
  * allow word the peer would not take (Claude's `decision: "allow"`) is no opinion as any allow is.
  */
-export const unknownValue = (field: string, value: unknown, known: ReadonlyArray<string>): string | undefined =>
-  value === undefined || value === null || allowWords.includes(value) || known.some((k) => k === value)
-    ? undefined
-    : `it answered ${field} ${JSON.stringify(value).slice(0, 80)}, which is not one of ${known.join(", ")}`
+export const tellUnknown = (
+  field: string,
+  value: unknown,
+  known: ReadonlyArray<unknown>,
+  unknown: (problem: string) => void
+): void => {
+  if (value === undefined || value === null || allowWords.includes(value) || known.includes(value)) return
+  unknown(`it answered ${field} ${JSON.stringify(value).slice(0, 80)}, which is not one of ${known.join(", ")}`)
+}
 
 /**
  * Claude's `updatedMCPToolOutput` (PostToolUse, MCP tools only) as our content: a string as it is, anything else
@@ -33,10 +39,12 @@ export const mcpOutput = (value: unknown): string | undefined =>
  * Claude's `permissionDecision` written beside `hookSpecificOutput` instead of inside it: Claude Code does not read it
  * there, so a deny written so is no answer, and the run says so (as for an unknown value).
  */
-export const misplacedPermission = (value: unknown): string | undefined =>
-  value === undefined || value === null || allowWords.includes(value)
-    ? undefined
-    : `it answered permissionDecision ${JSON.stringify(value).slice(0, 80)} outside hookSpecificOutput, where it is not read`
+export const tellMisplaced = (value: unknown, unknown: (problem: string) => void): void => {
+  if (value === undefined || value === null || allowWords.includes(value)) return
+  unknown(
+    `it answered permissionDecision ${JSON.stringify(value).slice(0, 80)} outside hookSpecificOutput, where it is not read`
+  )
+}
 
 /**
  * A rewrite field (`updatedInput`, `tool_input`, `tool_output`) when it has its shape; one present in another shape

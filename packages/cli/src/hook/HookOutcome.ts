@@ -8,9 +8,9 @@ import {
   claudePermissions,
   geminiDecisions,
   mcpOutput,
-  misplacedPermission,
   rewrite,
-  unknownValue
+  tellMisplaced,
+  tellUnknown
 } from "./HookAnswerValues.ts"
 
 /**
@@ -97,18 +97,16 @@ const readJson = (
   const reason = text(out["reason"])
   if (out["continue"] === false) raise(said, "block", text(out["stopReason"]), "the hook stopped (continue: false)")
   const decision = text(out["decision"])
-  const strange = unknownValue("decision", out["decision"], format === "claude" ? claudeDecisions : geminiDecisions)
-  if (strange !== undefined) unknown(strange)
+  tellUnknown("continue", out["continue"], [true, false], unknown)
+  tellUnknown("decision", out["decision"], format === "claude" ? claudeDecisions : geminiDecisions, unknown)
   if (format === "claude") {
     if (decision === "block") raise(said, "block", reason, "the hook blocked (decision: block)")
     if (decision === "approve") allow(said, 'the hook answered decision "approve"')
     if (event === "tool_call") {
       const permission = text(specific["permissionDecision"])
       const why = text(specific["permissionDecisionReason"])
-      const strangePermission = unknownValue("permissionDecision", specific["permissionDecision"], claudePermissions)
-      if (strangePermission !== undefined) unknown(strangePermission)
-      const misplaced = misplacedPermission(out["permissionDecision"])
-      if (misplaced !== undefined) unknown(misplaced)
+      tellUnknown("permissionDecision", specific["permissionDecision"], claudePermissions, unknown)
+      tellMisplaced(out["permissionDecision"], unknown)
       if (permission === "deny") raise(said, "block", why, "the hook denied (permissionDecision: deny)")
       if (permission === "ask") raise(said, "ask", why, "the hook asks (permissionDecision: ask)")
       if (permission === "allow" || permission === "defer") {
