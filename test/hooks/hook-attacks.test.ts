@@ -269,6 +269,35 @@ describe("a Gemini hook's $GEMINI_PROJECT_DIR, unquoted, in a project whose path
   })
 })
 
+describe("import-hooks with a file that turns its hooks off", () => {
+  it("Gemini hooks.enabled false and hooks.disabled: said, since every hook is carried over and runs", () => {
+    const read = readSettings("gemini", {
+      hooks: {
+        enabled: false,
+        disabled: ["noisy"],
+        BeforeTool: [{ hooks: [{ type: "command", name: "noisy", command: "./noisy.sh" }] }]
+      }
+    })
+    if (Result.isFailure(read)) throw new Error(read.failure)
+    expect(read.success.hooks).toHaveLength(1)
+    expect(read.success.switches?.map((s) => `${s.where}: ${s.why}`)).toEqual([
+      "hooks.enabled: false, not carried over: every hook of the file is, and runs; remove from the config what you keep off",
+      'hooks.disabled: ["noisy"], not carried over: every hook of the file is, and runs; remove from the config what you keep off'
+    ])
+  })
+  it("Claude disableAllHooks: said on import-hooks' stderr", async () => {
+    const settings = {
+      disableAllHooks: true,
+      hooks: { PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: "./guard.sh" }] }] }
+    }
+    const r = await runCli(["import-hooks", "--format", "claude", "-"], { input: JSON.stringify(settings) })
+    expect(r.code, r.stderr).toBe(0)
+    expect(r.stderr).toContain(
+      "-: disableAllHooks: true, not carried over: every hook of the file is, and runs; remove from the config what you keep off"
+    )
+  })
+})
+
 describe("import-hooks tells a Gemini CLI file by its events", () => {
   it("a file with BeforeTool and Notification (both peers have Notification) is Gemini's: its guard is carried over", () => {
     const text = JSON.stringify({

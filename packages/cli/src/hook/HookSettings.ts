@@ -37,6 +37,8 @@ export interface SettingsHooks {
   readonly skipped: ReadonlyArray<Skipped>
   /** Carried over, but not all of it: what differs. */
   readonly warnings: ReadonlyArray<Skipped>
+  /** Settings of the file, not of one hook, that do not carry over (a switch that turns hooks off). */
+  readonly switches?: ReadonlyArray<Skipped>
 }
 
 /** Events only Claude Code has (`Notification`, `SessionStart`, `SessionEnd` are both peers': they tell nothing). */
@@ -113,6 +115,23 @@ export const isToolEvent = (event: EventName): boolean => event === "tool_call" 
 
 const why = (peerEvent: string, format: HookFormat): string =>
   `${peerEvent} has no counterpart here (supported: ${peerEvents(format).join(", ")})`
+
+/**
+ * The switches that keep hooks from running in the peer (Claude's `disableAllHooks`, Gemini's `hooks.enabled: false`
+ * and `hooks.disabled`): not carried over, every hook is, and runs here. Said, so that a hook the user turned off
+ * does not run without a word.
+ */
+const disabling = (settings: Readonly<Record<string, unknown>>, all: Readonly<Record<string, unknown>>) => {
+  const found: Array<Skipped> = []
+  const runAnyway = "not carried over: every hook of the file is, and runs; remove from the config what you keep off"
+  if (settings["disableAllHooks"] === true) found.push({ where: "disableAllHooks", why: `true, ${runAnyway}` })
+  if (all["enabled"] === false) found.push({ where: "hooks.enabled", why: `false, ${runAnyway}` })
+  if (Array.isArray(all["disabled"]) && all["disabled"].length > 0) {
+    const names = JSON.stringify(all["disabled"]).slice(0, 200)
+    found.push({ where: "hooks.disabled", why: `${names}, ${runAnyway}` })
+  }
+  return found
+}
 
 /** Every command hook of the file, and every entry that cannot be carried over, with the reason. */
 export const readSettings = (format: HookFormat, settings: unknown): Result.Result<SettingsHooks, string> => {
@@ -230,5 +249,5 @@ export const readSettings = (format: HookFormat, settings: unknown): Result.Resu
       }
     }
   }
-  return Result.succeed({ format, hooks, skipped, warnings })
+  return Result.succeed({ format, hooks, skipped, warnings, switches: disabling(settings, all) })
 }
