@@ -269,6 +269,36 @@ describe("a Gemini hook's $GEMINI_PROJECT_DIR, unquoted, in a project whose path
   })
 })
 
+describe("import-hooks with the same hook listed twice", () => {
+  it("carries it over once, as the peers run it once: a second adapter would run it twice per call", () => {
+    const guard = { type: "command", command: "./guard.sh" }
+    const read = readSettings("claude", {
+      hooks: {
+        PreToolUse: [
+          { matcher: "Bash", hooks: [guard, guard] },
+          { matcher: "Bash", hooks: [guard] },
+          { matcher: "Edit", hooks: [guard] }
+        ]
+      }
+    })
+    if (Result.isFailure(read)) throw new Error(read.failure)
+    expect(read.success.hooks.map((h) => h.where)).toEqual([
+      "hooks.PreToolUse[0].hooks[0]",
+      "hooks.PreToolUse[2].hooks[0]"
+    ])
+    expect(read.success.skipped).toEqual([
+      {
+        where: "hooks.PreToolUse[0].hooks[1] (./guard.sh)",
+        why: "the same command and matcher as hooks.PreToolUse[0].hooks[0]: it runs once"
+      },
+      {
+        where: "hooks.PreToolUse[1].hooks[0] (./guard.sh)",
+        why: "the same command and matcher as hooks.PreToolUse[0].hooks[0]: it runs once"
+      }
+    ])
+  })
+})
+
 describe("import-hooks with a file that turns its hooks off", () => {
   it("Gemini hooks.enabled false and hooks.disabled: said, since every hook is carried over and runs", () => {
     const read = readSettings("gemini", {

@@ -140,6 +140,7 @@ export const readSettings = (format: HookFormat, settings: unknown): Result.Resu
   if (all === undefined) return Result.succeed({ format, hooks: [], skipped: [], warnings: [] })
   if (!isJsonObject(all)) return Result.fail("hooks: expected an object of events")
   const hooks: Array<SettingsHook> = []
+  const seen = new Map<string, string>()
   const skipped: Array<Skipped> = []
   const warnings: Array<Skipped> = []
   for (const [peerEvent, groups] of Object.entries(all)) {
@@ -208,6 +209,15 @@ export const readSettings = (format: HookFormat, settings: unknown): Result.Resu
           })
           continue
         }
+        // Both peers run one command once per event, however often it is listed for the same matcher: so does the
+        // config (two adapters would run it twice, side effects and all).
+        const key = JSON.stringify([event, matcher ?? "", command])
+        const first = seen.get(key)
+        if (first !== undefined) {
+          skipped.push({ where: `${where}${label}`, why: `the same command and matcher as ${first}: it runs once` })
+          continue
+        }
+        seen.set(key, where)
         const matcherNote = isToolEvent(event) ? matcherWarning(format, matcher) : undefined
         if (matcherNote !== undefined) warnings.push({ where: `${where}${label}`, why: matcherNote })
         if (!isToolEvent(event) && matcher !== undefined && matcher.trim() !== "" && matcher.trim() !== "*") {
