@@ -3,6 +3,7 @@ import { Result } from "effect"
 import type { HookFormat } from "./HookFormat.ts"
 import { parseMatcher } from "./HookMatcher.ts"
 import { isToolEvent, type SettingsHook, type SettingsHooks } from "./HookSettings.ts"
+import { quoteProjectDir } from "./HookCommandLine.ts"
 import { ExtensionSlackMs, StartupSlackMs } from "./HookTimeout.ts"
 import { toolNames } from "./HookToolNames.ts"
 
@@ -125,7 +126,15 @@ const extensionsOf = (imported: SettingsHooks, launch: AdapterLaunch, cwd: strin
     const extension: Record<string, unknown> = {
       name: nameOf(hook, i),
       command: launch.command,
-      args: [...launch.args, "hook", ...flags, "--", "bash", "-c", hook.command],
+      args: [
+        ...launch.args,
+        "hook",
+        ...flags,
+        "--",
+        "bash",
+        "-c",
+        imported.format === "gemini" ? quoteProjectDir(hook.command) : hook.command
+      ],
       events: [hook.event],
       cwd,
       // The adapter echoes every request's id, so a stray line can never pass for a reply.

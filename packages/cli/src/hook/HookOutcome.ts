@@ -3,6 +3,15 @@ import type { HookFormat } from "./HookFormat.ts"
 import type { Json, ToolPart } from "./HookInput.ts"
 import { type HookRun, MaxStdoutBytes } from "./HookRunner.ts"
 import { argsFromPeer, argsToPeer } from "./HookToolNames.ts"
+import {
+  claudeDecisions,
+  claudePermissions,
+  geminiDecisions,
+  mcpOutput,
+  rewrite,
+  tellMisplaced,
+  tellUnknown
+} from "./HookAnswerValues.ts"
 
 /**
  * How one run of a peer's hook becomes our reply (docs/hooks.md, "The mapping"). Veto only: a hook can block, ask
@@ -13,8 +22,9 @@ import { argsFromPeer, argsToPeer } from "./HookToolNames.ts"
 export interface MapOptions {
   readonly format: HookFormat
   /**
-   * A run that failed (timed out, crashed, could not start, exited other than 0 or 2, or its stdout was cut)
-   * blocks instead of being no opinion.
+   * A run that failed (timed out, crashed, could not start, exited other than 0 or 2, its stdout was cut, or its
+   * answer starts with `{` and does not parse or holds a decision the peer does not know) blocks instead of being no
+   * opinion.
    */
   readonly failClosed: boolean
   /** For messages: the hook's command line. */
@@ -63,7 +73,8 @@ const raise = (said: Said, level: Level, reason: string | undefined, fallback: s
   )
 }
 
-const text = (u: unknown): string | undefined => (typeof u === "string" ? u : undefined)
+const isString = (u: unknown): u is string => typeof u === "string"
+const text = (u: unknown): string | undefined => (isString(u) ? u : undefined)
 
 const emptySaid = (): Said => ({ level: "none", reasons: [], notes: [], appendContent: [] })
 
@@ -73,26 +84,39 @@ const allow = (said: Said, answered: string) => {
   said.allowed = answered
 }
 
-/** Exit 0 with JSON on stdout: the peer's structured answer. */
-const readJson = (format: HookFormat, event: string, out: Json, said: Said) => {
+/** Exit 0 with JSON on stdout: the peer's structured answer. `unknown` is told of a value the peer does not know. */
+const readJson = (
+  format: HookFormat,
+  event: string,
+  peerTool: string | undefined,
+  out: Json,
+  said: Said,
+  unknown: (problem: string) => void
+) => {
   const specific = isJsonObject(out["hookSpecificOutput"]) ? out["hookSpecificOutput"] : {}
   const reason = text(out["reason"])
   if (out["continue"] === false) raise(said, "block", text(out["stopReason"]), "the hook stopped (continue: false)")
   const decision = text(out["decision"])
+  tellUnknown("continue", out["continue"], [true, false], unknown)
+  tellUnknown("decision", out["decision"], format === "claude" ? claudeDecisions : geminiDecisions, unknown)
   if (format === "claude") {
     if (decision === "block") raise(said, "block", reason, "the hook blocked (decision: block)")
     if (decision === "approve") allow(said, 'the hook answered decision "approve"')
     if (event === "tool_call") {
       const permission = text(specific["permissionDecision"])
       const why = text(specific["permissionDecisionReason"])
+      tellUnknown("permissionDecision", specific["permissionDecision"], claudePermissions, unknown)
+      tellMisplaced(out["permissionDecision"], unknown)
       if (permission === "deny") raise(said, "block", why, "the hook denied (permissionDecision: deny)")
       if (permission === "ask") raise(said, "ask", why, "the hook asks (permissionDecision: ask)")
       if (permission === "allow" || permission === "defer") {
         allow(said, `the hook answered permissionDecision "${permission}"${why !== undefined ? ` (${why})` : ""}`)
       }
-      if (isJsonObject(specific["updatedInput"])) said.input = specific["updatedInput"]
+      said.input = rewrite(specific["updatedInput"], "updatedInput", isJsonObject, "an object", unknown)
     }
     if (event === "tool_result") {
+      const replaced = mcpOutput(specific["updatedMCPToolOutput"])
+      if (replaced !== undefined && peerTool?.startsWith("mcp__") === true) said.replaceContent = replaced
       const extra = text(specific["additionalContext"])
       if (extra !== undefined && extra !== "") said.appendContent.push(extra)
     }
@@ -105,9 +129,10 @@ const readJson = (format: HookFormat, event: string, out: Json, said: Said) => {
   if (decision === "allow" || decision === "approve") {
     allow(said, `the hook answered decision "${decision}"`)
   }
-  if (event === "tool_call" && isJsonObject(specific["tool_input"])) said.input = specific["tool_input"]
+  if (event === "tool_call")
+    said.input = rewrite(specific["tool_input"], "tool_input", isJsonObject, "an object", unknown)
   if (event === "tool_result") {
-    const replaced = text(specific["tool_output"])
+    const replaced = rewrite(specific["tool_output"], "tool_output", isString, "a string", unknown)
     if (replaced !== undefined) said.replaceContent = replaced
     const extra = text(specific["additionalContext"])
     if (extra !== undefined && extra !== "") said.appendContent.push(extra)
@@ -132,7 +157,13 @@ const firstLine = (stderr: string): string => {
 }
 
 /** Exit code, stdout and stderr: what the hook said, per the peer's rules. */
-const interpret = (run: HookRun, event: string, options: MapOptions, log: Array<string>): Said => {
+const interpret = (
+  run: HookRun,
+  event: string,
+  tool: string | undefined,
+  options: MapOptions,
+  log: Array<string>
+): Said => {
   const said = emptySaid()
   /**
    * The run failed: the hook gave no answer. Without --fail-closed that is no opinion (the peers' "non-blocking
@@ -181,12 +212,20 @@ const interpret = (run: HookRun, event: string, options: MapOptions, log: Array<
   let parsed: unknown
   try {
     parsed = JSON.parse(trimmed)
+    // Gemini CLI parses a JSON string once more: a hook that encoded its answer twice still denies there.
+    if (options.format === "gemini" && typeof parsed === "string") parsed = JSON.parse(parsed)
   } catch {
-    // Plain text on stdout is the peer's transcript/debug output, not an answer.
-    if (trimmed.startsWith("{")) log.push(`${options.label}: stdout is not valid JSON; no opinion`)
+    // Plain text on stdout is the peer's transcript/debug output, not an answer. An object that does not parse (a
+    // second line after it, a cut) was meant as one: what it said is unknown, so the run failed.
+    if (trimmed.startsWith("{"))
+      failed("its stdout starts with { but is not JSON", "stdout starts with { but is not JSON; not read")
     return said
   }
-  if (isJsonObject(parsed)) readJson(options.format, event, parsed, said)
+  if (isJsonObject(parsed)) {
+    const problems: Array<string> = []
+    readJson(options.format, event, tool, parsed, said, (problem) => problems.push(problem))
+    if (problems.length > 0) failed(problems.join("; "), `${problems.join("; ")}; not read as a decision`)
+  }
   return said
 }
 
@@ -207,7 +246,7 @@ export const appendOnce = (content: string, extra: string): string =>
 /** Our reply to `event` after the hook ran once on it. `tool` is the call, for tool events. */
 export const mapRun = (event: string, tool: ToolPart | undefined, run: HookRun, options: MapOptions): Mapped => {
   const log: Array<string> = []
-  const said = interpret(run, event, options, log)
+  const said = interpret(run, event, tool?.peerTool, options, log)
   const reply: Record<string, unknown> = {}
   if (event === "tool_call" && tool !== undefined) {
     if (said.level === "block") {
@@ -220,7 +259,8 @@ export const mapRun = (event: string, tool: ToolPart | undefined, run: HookRun, 
       reply["reason"] = joinReasons(said.reasons)
     }
     if (said.input !== undefined) {
-      const peerArgs = options.format === "gemini" ? { ...peerShaped(tool), ...said.input } : said.input
+      const peerArgs =
+        options.format === "gemini" ? { ...argsToPeer(tool.peerTool, tool.args), ...said.input } : said.input
       reply["args"] = argsFromPeer(tool.peerTool, peerArgs, tool.args)
     }
   } else if (event === "tool_result" && tool !== undefined) {
@@ -253,5 +293,3 @@ export const mapRun = (event: string, tool: ToolPart | undefined, run: HookRun, 
     reply["reason"] = said.notes.join("; ")
   return { reply, log }
 }
-
-const peerShaped = (tool: ToolPart): Json => argsToPeer(tool.peerTool, tool.args)

@@ -3,6 +3,7 @@ import { readConfigText } from "@abhed/protocol/ConfigText"
 import { Result } from "effect"
 import { type HookFormat, ourEvent, peerEvents } from "./HookFormat.ts"
 import { parseMatcher } from "./HookMatcher.ts"
+import { matcherWarning } from "./HookMatcherCheck.ts"
 import { timeoutOf } from "./HookTimeout.ts"
 
 /**
@@ -36,8 +37,11 @@ export interface SettingsHooks {
   readonly skipped: ReadonlyArray<Skipped>
   /** Carried over, but not all of it: what differs. */
   readonly warnings: ReadonlyArray<Skipped>
+  /** Settings of the file, not of one hook, that do not carry over (a switch that turns hooks off). */
+  readonly switches?: ReadonlyArray<Skipped>
 }
 
+/** Events only Claude Code has (`Notification`, `SessionStart`, `SessionEnd` are both peers': they tell nothing). */
 const claudeOnly = new Set([
   "PreToolUse",
   "PostToolUse",
@@ -46,8 +50,7 @@ const claudeOnly = new Set([
   "UserPromptSubmit",
   "Stop",
   "SubagentStop",
-  "PreCompact",
-  "Notification"
+  "PreCompact"
 ])
 const geminiOnly = new Set([
   "BeforeTool",
@@ -113,6 +116,23 @@ export const isToolEvent = (event: EventName): boolean => event === "tool_call" 
 const why = (peerEvent: string, format: HookFormat): string =>
   `${peerEvent} has no counterpart here (supported: ${peerEvents(format).join(", ")})`
 
+/**
+ * The switches that keep hooks from running in the peer (Claude's `disableAllHooks`, Gemini's `hooks.enabled: false`
+ * and `hooks.disabled`): not carried over, every hook is, and runs here. Said, so that a hook the user turned off
+ * does not run without a word.
+ */
+const disabling = (settings: Readonly<Record<string, unknown>>, all: Readonly<Record<string, unknown>>) => {
+  const found: Array<Skipped> = []
+  const runAnyway = "not carried over: every hook of the file is, and runs; remove from the config what you keep off"
+  if (settings["disableAllHooks"] === true) found.push({ where: "disableAllHooks", why: `true, ${runAnyway}` })
+  if (all["enabled"] === false) found.push({ where: "hooks.enabled", why: `false, ${runAnyway}` })
+  if (Array.isArray(all["disabled"]) && all["disabled"].length > 0) {
+    const names = JSON.stringify(all["disabled"]).slice(0, 200)
+    found.push({ where: "hooks.disabled", why: `${names}, ${runAnyway}` })
+  }
+  return found
+}
+
 /** Every command hook of the file, and every entry that cannot be carried over, with the reason. */
 export const readSettings = (format: HookFormat, settings: unknown): Result.Result<SettingsHooks, string> => {
   if (!isJsonObject(settings)) return Result.fail("expected a JSON object (a settings.json)")
@@ -120,6 +140,7 @@ export const readSettings = (format: HookFormat, settings: unknown): Result.Resu
   if (all === undefined) return Result.succeed({ format, hooks: [], skipped: [], warnings: [] })
   if (!isJsonObject(all)) return Result.fail("hooks: expected an object of events")
   const hooks: Array<SettingsHook> = []
+  const seen = new Map<string, string>()
   const skipped: Array<Skipped> = []
   const warnings: Array<Skipped> = []
   for (const [peerEvent, groups] of Object.entries(all)) {
@@ -188,6 +209,17 @@ export const readSettings = (format: HookFormat, settings: unknown): Result.Resu
           })
           continue
         }
+        // Both peers run one command once per event, however often it is listed for the same matcher: so does the
+        // config (two adapters would run it twice, side effects and all).
+        const key = JSON.stringify([event, matcher ?? "", command])
+        const first = seen.get(key)
+        if (first !== undefined) {
+          skipped.push({ where: `${where}${label}`, why: `the same command and matcher as ${first}: it runs once` })
+          continue
+        }
+        seen.set(key, where)
+        const matcherNote = isToolEvent(event) ? matcherWarning(format, matcher) : undefined
+        if (matcherNote !== undefined) warnings.push({ where: `${where}${label}`, why: matcherNote })
         if (!isToolEvent(event) && matcher !== undefined && matcher.trim() !== "" && matcher.trim() !== "*") {
           // SessionStart's "resume", PreCompact's "manual": a source or trigger we do not have (ours are "startup",
           // "auto").
@@ -208,11 +240,24 @@ export const readSettings = (format: HookFormat, settings: unknown): Result.Resu
               `set what it needs in the extension's "env"`
           })
         }
+        if (group["matcher"] !== undefined && matcher === undefined) {
+          // The peers take a string: an object or a list here is no matcher at all, so the hook runs on everything.
+          warnings.push({
+            where: `${where}${label}`,
+            why: `its matcher ${JSON.stringify(group["matcher"]).slice(0, 80)} is not a string: the hook runs on every ${event}; write the names as one string ("Edit|Write")`
+          })
+        }
         const timeout = timeoutOf(format, entry["timeout"])
         if (timeout.adjusted !== undefined) warnings.push({ where: `${where}${label}`, why: timeout.adjusted })
+        if (entry["timeout"] !== undefined && timeout.ms === undefined) {
+          warnings.push({
+            where: `${where}${label}`,
+            why: `its timeout ${JSON.stringify(entry["timeout"]).slice(0, 40)} is not a positive number: the adapter's default bound applies`
+          })
+        }
         hooks.push({ where, peerEvent, event, matcher, command, timeoutMs: timeout.ms })
       }
     }
   }
-  return Result.succeed({ format, hooks, skipped, warnings })
+  return Result.succeed({ format, hooks, skipped, warnings, switches: disabling(settings, all) })
 }

@@ -23,6 +23,7 @@ export const importHooksMain = Effect.fn("import-hooks")(
       yield* Console.error(printable(`${settings}: ${s.where}: not carried over: ${s.why}`))
     for (const w of read.success.warnings)
       yield* Console.error(printable(`${settings}: ${w.where}: carried over, but ${w.why}`))
+    for (const s of read.success.switches ?? []) yield* Console.error(printable(`${settings}: ${s.where}: ${s.why}`))
     yield* Console.error(
       `${settings}: ${read.success.hooks.length} ${chosen === "claude" ? "Claude Code" : "Gemini CLI"} command hook(s) carried over` +
         (read.success.skipped.length > 0 ? `, ${read.success.skipped.length} not (above)` : "")
