@@ -20,21 +20,65 @@ export const HomeTextMax = 256 * 1024
 /** What the reasons of one dispatch are compared with, or `undefined` when it is too much to compare (past `HomeTextMax`). */
 export type HomeTexts = ReadonlyArray<string> | undefined
 
+/**
+ * `text` as a careless author may have quoted it: as it is, JSON-escaped (`\"`, `\n`: a reason made of the args' JSON
+ * text) and, when it holds non-ASCII, escaped as Python's `json.dumps` does (`\u00e9`). Each counts against the budget.
+ */
+const pushForms = (text: string, out: Array<string>, budget: { left: number }): void => {
+  out.push(text)
+  budget.left -= text.length
+  if (budget.left < 0) return
+  const escaped = JSON.stringify(text).slice(1, -1)
+  if (escaped !== text) {
+    out.push(escaped)
+    budget.left -= escaped.length
+  }
+  const ascii = escaped.replace(NonAscii, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`)
+  if (ascii !== escaped) {
+    out.push(ascii)
+    budget.left -= ascii.length
+  }
+}
+const NonAscii = /[\u0080-\uffff]/g
+
 /** Every string in `value` of at least `QuoteMin` chars (values, not keys), skipping the keys `skip` names. */
 const stringsIn = (value: unknown, out: Array<string>, budget: { left: number }, skip?: ReadonlySet<string>): void => {
   if (budget.left < 0) return
   if (typeof value === "string") {
-    if (value.length >= QuoteMin) {
-      out.push(value)
-      budget.left -= value.length
-    }
+    if (value.length >= QuoteMin) pushForms(value, out, budget)
     return
   }
   if (Array.isArray(value)) {
     for (const item of value) stringsIn(item, out, budget)
+    // An argv quoted as the command line it makes (`git push --force origin main`): no short item alone is a quote.
+    if (value.length > 1 && value.every(isScalar) && value.some(isShort)) joined(value.join(" "), out, budget)
     return
   }
-  if (isJsonObject(value)) for (const key in value) if (skip?.has(key) !== true) stringsIn(value[key], out, budget)
+  if (!isJsonObject(value)) return
+  let short = 0
+  for (const key in value) {
+    if (skip?.has(key) === true) continue
+    if (isShort(value[key])) short++
+    stringsIn(value[key], out, budget)
+  }
+  // Short values quoted with their keys (`path=/etc/x mode=rw`), as a careless reason lists what it read.
+  if (short > 1) {
+    const pairs: Array<string> = []
+    for (const key in value)
+      if (skip?.has(key) !== true && isShort(value[key])) pairs.push(`${key}=${String(value[key])}`)
+    joined(pairs.join(" "), out, budget)
+  }
+}
+
+const isScalar = (value: unknown): value is string | number | boolean =>
+  typeof value === "string" || typeof value === "number" || typeof value === "boolean"
+/** A value too short to count as a quote on its own. */
+const isShort = (value: unknown): boolean =>
+  typeof value === "string" ? value.length < QuoteMin : typeof value === "number" || typeof value === "boolean"
+
+/** A text made of several values, when it is long enough to be quoted. */
+const joined = (text: string, out: Array<string>, budget: { left: number }): void => {
+  if (budget.left >= 0 && text.length >= QuoteMin) pushForms(text, out, budget)
 }
 
 // The outcome's own reasons are what is scrubbed, not what it is scrubbed of.
@@ -88,6 +132,12 @@ const hashAt = (text: string, at: number): number => {
   return h
 }
 
+interface Window {
+  readonly text: string
+  readonly at: Array<number>
+  found: boolean
+}
+
 /**
  * `reason` with every run it shares with one of `texts` (at least `QuoteMin` chars) replaced by `[…]`; `undefined`
  * when `texts` is (too much home text to compare: the reason stays home).
@@ -95,31 +145,45 @@ const hashAt = (text: string, at: number): number => {
 export const unquoted = (reason: string, texts: HomeTexts): string | undefined => {
   if (texts === undefined) return undefined
   if (reason.length < QuoteMin || texts.length === 0) return reason
-  // The reason's windows by hash; each text is rolled through once and every window it holds is marked.
-  const windows = new Map<number, Array<number>>()
+  // The reason's distinct windows by hash; each text is rolled through once and every window it holds is marked.
+  // Distinct: a window that recurs (indentation, a rule of dashes) is compared once per place in a text, not once
+  // per place in the reason too, which made a reason quoting indented code quadratic.
+  const windows = new Map<number, Array<Window>>()
+  const byText = new Map<string, Window>()
   for (let p = 0; p + QuoteMin <= reason.length; p++) {
+    const key = reason.slice(p, p + QuoteMin)
+    const known = byText.get(key)
+    if (known !== undefined) {
+      known.at.push(p)
+      continue
+    }
+    const window: Window = { text: key, at: [p], found: false }
+    byText.set(key, window)
     const h = hashAt(reason, p)
-    const at = windows.get(h)
-    if (at === undefined) windows.set(h, [p])
-    else at.push(p)
+    const same = windows.get(h)
+    if (same === undefined) windows.set(h, [window])
+    else same.push(window)
   }
-  const quoted = new Uint8Array(reason.length)
-  let any = false
+  let left = byText.size
   for (const text of texts) {
+    if (left === 0) break
+    if (text.length < QuoteMin) continue
     let h = hashAt(text, 0)
     for (let i = 0; ; i++) {
-      const at = windows.get(h)
-      if (at !== undefined)
-        for (const p of at)
-          if (text.startsWith(reason.slice(p, p + QuoteMin), i)) {
-            quoted.fill(1, p, p + QuoteMin)
-            any = true
+      const same = windows.get(h)
+      if (same !== undefined)
+        for (const w of same)
+          if (!w.found && text.startsWith(w.text, i)) {
+            w.found = true
+            left--
           }
-      if (i + QuoteMin >= text.length) break
+      if (i + QuoteMin >= text.length || left === 0) break
       h = (Math.imul((h - Math.imul(text.charCodeAt(i), BaseHigh)) >>> 0, Base) + text.charCodeAt(i + QuoteMin)) >>> 0
     }
   }
-  if (!any) return reason
+  if (left === byText.size) return reason
+  const quoted = new Uint8Array(reason.length)
+  for (const w of byText.values()) if (w.found) for (const p of w.at) quoted.fill(1, p, p + QuoteMin)
   let out = ""
   for (let i = 0; i < reason.length; i++) {
     if (quoted[i] === 0) out += reason[i]
