@@ -109,13 +109,14 @@ export const homeTexts = (record: AuditRecord, args: "digest" | "full"): HomeTex
 
 /**
  * What of one request and its reply stays home (the hook adapter's runs, which have no record): every string of the
- * request, and of the reply but its reason.
+ * request, and of the reply but its reason, and `also` (what else the hook read: its working folder).
  */
-export const requestTexts = (request: unknown, reply: unknown): HomeTexts => {
+export const requestTexts = (request: unknown, reply: unknown, also: ReadonlyArray<string> = []): HomeTexts => {
   const out: Array<string> = []
   const budget = { left: HomeTextMax }
   stringsIn(request, out, budget)
   stringsIn(reply, out, budget, ReplyReason)
+  stringsIn(also, out, budget)
   return budget.left < 0 ? undefined : out
 }
 
