@@ -133,6 +133,12 @@ const hashAt = (text: string, at: number): number => {
   return h
 }
 
+// A hash as a map key within a small integer (a key past 2^30 is a boxed number: measured 4x slower per place), and
+// a filter of the reason's hashes that most places of a text miss without a map lookup (cleared after each reason).
+const SmiMask = 0x3fffffff
+const FilterMask = 0xffff
+const filter = new Uint8Array(FilterMask + 1)
+
 interface Window {
   readonly text: string
   readonly at: Array<number>
@@ -146,6 +152,21 @@ interface Window {
 export const unquoted = (reason: string, texts: HomeTexts): string | undefined => {
   if (texts === undefined) return undefined
   if (reason.length < QuoteMin || texts.length === 0) return reason
+  // One reason leaves up to three times (its exchange's span, the log record's exchange and its reasons): cut once.
+  let done = cuts.get(texts)
+  if (done === undefined) {
+    done = new Map()
+    cuts.set(texts, done)
+  }
+  const known = done.get(reason)
+  if (known !== undefined) return known
+  const cut = cutQuotes(reason, texts)
+  done.set(reason, cut)
+  return cut
+}
+const cuts = new WeakMap<ReadonlyArray<string>, Map<string, string>>()
+
+const cutQuotes = (reason: string, texts: ReadonlyArray<string>): string => {
   // The reason's distinct windows by hash; each text is rolled through once and every window it holds is marked.
   // Distinct: a window that recurs (indentation, a rule of dashes) is compared once per place in a text, not once
   // per place in the reason too, which made a reason quoting indented code quadratic.
@@ -160,10 +181,11 @@ export const unquoted = (reason: string, texts: HomeTexts): string | undefined =
     }
     const window: Window = { text: key, at: [p], found: false }
     byText.set(key, window)
-    const h = hashAt(reason, p)
+    const h = hashAt(reason, p) & SmiMask
     const same = windows.get(h)
     if (same === undefined) windows.set(h, [window])
     else same.push(window)
+    filter[h & FilterMask] = 1
   }
   let left = byText.size
   for (const text of texts) {
@@ -171,7 +193,7 @@ export const unquoted = (reason: string, texts: HomeTexts): string | undefined =
     if (text.length < QuoteMin) continue
     let h = hashAt(text, 0)
     for (let i = 0; ; i++) {
-      const same = windows.get(h)
+      const same = filter[h & FilterMask] === 1 ? windows.get(h & SmiMask) : undefined
       if (same !== undefined)
         for (const w of same)
           if (!w.found && text.startsWith(w.text, i)) {
@@ -182,6 +204,7 @@ export const unquoted = (reason: string, texts: HomeTexts): string | undefined =
       h = (Math.imul((h - Math.imul(text.charCodeAt(i), BaseHigh)) >>> 0, Base) + text.charCodeAt(i + QuoteMin)) >>> 0
     }
   }
+  for (const h of windows.keys()) filter[h & FilterMask] = 0
   if (left === byText.size) return reason
   const quoted = new Uint8Array(reason.length)
   for (const w of byText.values()) if (w.found) for (const p of w.at) quoted.fill(1, p, p + QuoteMin)
