@@ -50,8 +50,16 @@ const stringsIn = (value: unknown, out: Array<string>, budget: { left: number },
   }
   if (Array.isArray(value)) {
     for (const item of value) stringsIn(item, out, budget)
-    // An argv quoted as the command line it makes (`git push --force origin main`): no short item alone is a quote.
-    if (value.length > 1 && value.every(isScalar) && value.some(isShort)) joined(value.join(" "), out, budget)
+    // An argv quoted as the command line it makes (`git push --force origin main`) or as JSON: no short item alone
+    // is a quote.
+    if (value.length > 1 && value.every(isScalar) && value.some(isShort)) {
+      joined(value.join(" "), out, budget)
+      jsonJoined(
+        value.map((item) => JSON.stringify(item)),
+        out,
+        budget
+      )
+    }
     return
   }
   if (!isJsonObject(value)) return
@@ -61,14 +69,31 @@ const stringsIn = (value: unknown, out: Array<string>, budget: { left: number },
     if (isShort(value[key])) short++
     stringsIn(value[key], out, budget)
   }
-  // Short values quoted with their keys (`path=/etc/x mode=rw`), as a careless reason lists what it read.
+  // Short values quoted with their keys (`path=/etc/x mode=rw`, or the JSON text of the object), as a careless
+  // reason lists what it read.
   if (short > 1) {
     const pairs: Array<string> = []
+    const json: Array<string> = []
     for (const key in value)
-      if (skip?.has(key) !== true && isShort(value[key])) pairs.push(`${key}=${String(value[key])}`)
+      if (skip?.has(key) !== true && isShort(value[key])) {
+        pairs.push(`${key}=${String(value[key])}`)
+        json.push(`${JSON.stringify(key)}:${JSON.stringify(value[key])}`)
+      }
     joined(pairs.join(" "), out, budget)
+    jsonJoined(json, out, budget)
   }
 }
+
+/** JSON items as `JSON.stringify` joins them, and as Python's `json.dumps` does (`", "`, `": "`). */
+const jsonJoined = (items: ReadonlyArray<string>, out: Array<string>, budget: { left: number }): void => {
+  const compact = items.join(",")
+  if (budget.left < 0 || compact.length < QuoteMin) return
+  const spaced = items.map((item) => item.replace(KeyColon, '$1": ')).join(", ")
+  out.push(compact, spaced)
+  budget.left -= compact.length + spaced.length
+}
+// A key's colon, right after its closing quote (the key is first in an item: its own quotes are escaped).
+const KeyColon = /^("(?:[^"\\]|\\.)*)":/
 
 const isScalar = (value: unknown): value is string | number | boolean =>
   typeof value === "string" || typeof value === "number" || typeof value === "boolean"

@@ -92,6 +92,10 @@ describe("what a careless reason quotes, however it quotes it", () => {
     )
     expect(unquoted("blocked: git push --force origin main", texts)).toBe("blocked: […]")
     expect(unquoted("would write path=/etc/x mode=rw", texts)).toBe("would write […]")
+    // As JSON.stringify and json.dumps write them.
+    expect(unquoted('blocked: {"path":"/etc/x","mode":"rw"}', texts)).toBe("blocked: {[…]}")
+    expect(unquoted('blocked: {"path": "/etc/x", "mode": "rw"}', texts)).toBe("blocked: {[…]}")
+    expect(unquoted('argv ["git", "push", "--force", "origin", "main"]', texts)).toBe("argv [[…]]")
     // A value that is short alone is kept, as any short overlap is.
     expect(unquoted("no git today", texts)).toBe("no git today")
   })
