@@ -111,25 +111,31 @@ const OutcomeReasons: ReadonlySet<string> = new Set(["reasons", "withheld"])
 // A reply's reason likewise; everything else in a reply is a proposal (args, content, a summary, a system prompt).
 const ReplyReason: ReadonlySet<string> = new Set(["reason"])
 
-const known = new WeakMap<AuditRecord, { readonly digest: HomeTexts; readonly full: HomeTexts }>()
+// Per record and mode, once asked for (an exporter asks for one mode): `{ texts }`, as texts may be `undefined`.
+const known = new WeakMap<
+  AuditRecord,
+  { digest?: { readonly texts: HomeTexts }; full?: { readonly texts: HomeTexts } }
+>()
 
 /** What of `record` stays home, as text (made once per record and mode). */
 export const homeTexts = (record: AuditRecord, args: "digest" | "full"): HomeTexts => {
-  const cached = known.get(record)
-  if (cached !== undefined) return cached[args]
-  const of = (mode: "digest" | "full"): HomeTexts => {
-    const out: Array<string> = []
-    const budget = { left: HomeTextMax }
-    if (mode === "digest") stringsIn(record.args, out, budget)
-    stringsIn(record.input, out, budget)
-    stringsIn(record.outcome, out, budget, OutcomeReasons)
-    for (const round of record.rounds)
-      for (const x of round.exchanges) if (x.reply !== undefined) stringsIn(x.reply, out, budget, ReplyReason)
-    return budget.left < 0 ? undefined : out
+  let cached = known.get(record)
+  if (cached === undefined) {
+    cached = {}
+    known.set(record, cached)
   }
-  const both = { digest: of("digest"), full: of("full") }
-  known.set(record, both)
-  return both[args]
+  const made = cached[args]
+  if (made !== undefined) return made.texts
+  const out: Array<string> = []
+  const budget = { left: HomeTextMax }
+  if (args === "digest") stringsIn(record.args, out, budget)
+  stringsIn(record.input, out, budget)
+  stringsIn(record.outcome, out, budget, OutcomeReasons)
+  for (const round of record.rounds)
+    for (const x of round.exchanges) if (x.reply !== undefined) stringsIn(x.reply, out, budget, ReplyReason)
+  const texts = budget.left < 0 ? undefined : out
+  cached[args] = { texts }
+  return texts
 }
 
 /**
