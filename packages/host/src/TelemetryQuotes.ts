@@ -59,6 +59,7 @@ const stringsIn = (value: unknown, out: Array<string>, budget: { left: number },
         out,
         budget
       )
+      plain(value.map(pythonRepr).join(", "), out, budget)
     }
     return
   }
@@ -74,14 +75,36 @@ const stringsIn = (value: unknown, out: Array<string>, budget: { left: number },
   if (short > 1) {
     const pairs: Array<string> = []
     const json: Array<string> = []
+    const python: Array<string> = []
     for (const key in value)
       if (skip?.has(key) !== true && isShort(value[key])) {
         pairs.push(`${key}=${String(value[key])}`)
         json.push(`${JSON.stringify(key)}:${JSON.stringify(value[key])}`)
+        python.push(`${pythonRepr(key)}: ${pythonRepr(value[key])}`)
       }
     joined(pairs.join(" "), out, budget)
     jsonJoined(json, out, budget)
+    plain(python.join(", "), out, budget)
   }
+}
+
+/** A value as Python prints it in a list or dict (`f"blocked: {args}"`): `'rw'`, `3`, `True`. */
+const pythonRepr = (value: unknown): string =>
+  typeof value === "string"
+    ? value.includes("'") || value.includes("\\")
+      ? JSON.stringify(value)
+      : `'${value}'`
+    : value === true
+      ? "True"
+      : value === false
+        ? "False"
+        : String(value)
+
+/** A text made of several values as it is, when it is long enough to be quoted. */
+const plain = (text: string, out: Array<string>, budget: { left: number }): void => {
+  if (budget.left < 0 || text.length < QuoteMin) return
+  out.push(text)
+  budget.left -= text.length
 }
 
 /** JSON items as `JSON.stringify` joins them, and as Python's `json.dumps` does (`", "`, `": "`). */

@@ -96,6 +96,9 @@ describe("what a careless reason quotes, however it quotes it", () => {
     expect(unquoted('blocked: {"path":"/etc/x","mode":"rw"}', texts)).toBe("blocked: {[…]}")
     expect(unquoted('blocked: {"path": "/etc/x", "mode": "rw"}', texts)).toBe("blocked: {[…]}")
     expect(unquoted('argv ["git", "push", "--force", "origin", "main"]', texts)).toBe("argv [[…]]")
+    // As Python prints a list or a dict (f"blocked: {args}").
+    expect(unquoted("argv ['git', 'push', '--force', 'origin', 'main']", texts)).toBe("argv [[…]]")
+    expect(unquoted("blocked: {'path': '/etc/x', 'mode': 'rw'}", texts)).toBe("blocked: {[…]}")
     // A value that is short alone is kept, as any short overlap is.
     expect(unquoted("no git today", texts)).toBe("no git today")
   })
