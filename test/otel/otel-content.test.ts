@@ -84,6 +84,58 @@ describe("OTLP export: a reason that quotes what stays home, however it quotes i
     )
 })
 
+describe("OTLP export: a reason's quotes are cut when the batch is written", () => {
+  it.live(
+    "the args are read by a dispatch and what follows its decision as often as without telemetry; the cut reads them when the batch is written",
+    () =>
+      withReceiver((receiver) =>
+        Effect.gen(function* () {
+          const guard = FakeExtension.fromReplies("a-guard", {
+            tool_call: (r) => ({ block: true, reason: `blocked: ${String(r.args["command"])}` })
+          })
+          // How often the dispatch reads the call's args: by the time it returns, and in all.
+          const readsOf = (telemetry: Layer.Layer<never>) => {
+            const reads = { n: 0 }
+            const args = {
+              get command() {
+                reads.n++
+                return "rm -rf /home/alice/project"
+              }
+            }
+            return Effect.gen(function* () {
+              const h = yield* ExtensionHost
+              const outcome = yield* h.toolCall({ tool: "bash", args, call_id: "c1" })
+              assert.strictEqual(outcome.decision, "deny")
+              // What waits for after the decision has run (AfterDecision.ts): the batch is not written yet.
+              yield* Effect.promise(() => new Promise<void>((resolve) => setImmediate(resolve)))
+              yield* Effect.promise(() => new Promise<void>((resolve) => setImmediate(resolve)))
+              return reads.n
+            }).pipe(
+              Effect.provide(ExtensionHost.layerFake([guard], { sessionId: "sess-path" })),
+              Effect.provide(AuditLog.layerNone),
+              Effect.provide(telemetry),
+              Effect.map((onPath) => ({ onPath, all: reads.n }))
+            )
+          }
+          const without = yield* readsOf(Layer.empty)
+          const exported = yield* readsOf(
+            // No batch is written before the session's end.
+            Telemetry.layer(
+              Telemetry.forEndpoint(receiver.url, {
+                protocol: "http/json",
+                timeoutMillis: within(2000),
+                intervalMillis: 600_000
+              })
+            )
+          )
+          assert.strictEqual(exported.onPath, without.onPath)
+          assert.isAbove(exported.all, exported.onPath)
+          assert.include(reasonsIn(receiver, "abhed.extension.reason"), "blocked: […]")
+        })
+      )
+  )
+})
+
 describe("abhed-ext hook's export: its reason", () => {
   const run = (request: Record<string, unknown>, reason: string): HookTelemetry.ObservedRun => ({
     request,
