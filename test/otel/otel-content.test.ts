@@ -17,6 +17,7 @@ const EnvPieces = ["K1=ab12", "K2=cd34", "K3=ef56", "K4=gh78"]
 const Argv = ["git", "push", "--force", "origin", "zz-main"]
 const Output = 'pw="hunter22"\nuser=bob\nhost=db1\n'
 const OutputPieces = ["hunter22", "user=bob", "host=db1"]
+const EnvMarker = "tok-ENV-MARKER-5150"
 
 const withReceiver = <A, E>(f: (r: Receiver) => Effect.Effect<A, E>) =>
   Effect.acquireUseRelease(
@@ -158,12 +159,16 @@ describe("abhed-ext hook's export: its reason", () => {
   })
 
   it.live(
-    "is worked out when the batch is written, not as the answer goes out; without the folder the hook ran in",
+    "is worked out when the batch is written, not as the answer goes out; without the folder and environment the hook ran with",
     () =>
       withReceiver((receiver) =>
         Effect.gen(function* () {
           const telemetry = HookTelemetry.fromEnv(
-            { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_EXPORTER_OTLP_PROTOCOL: "http/json" },
+            {
+              OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+              OTEL_EXPORTER_OTLP_PROTOCOL: "http/json",
+              HOOK_TOKEN: EnvMarker
+            },
             "bash",
             "claude"
           )
@@ -178,16 +183,17 @@ describe("abhed-ext hook's export: its reason", () => {
             }
           }
           yield* Effect.sync(() => {
-            telemetry.observe(run(request, `blocked: rm -rf outside ${process.cwd()}`))
+            telemetry.observe(run(request, `blocked: rm -rf outside ${process.cwd()} (token ${EnvMarker})`))
             // The answer goes out after `observe` returns: nothing of the request walked yet.
             assert.strictEqual(walks, 0)
           }).pipe(Effect.provide(Layer.fresh(telemetry.layer)))
           assert.isAbove(walks, 0)
-          assert.include(reasonsIn(receiver, "abhed.hook.reason"), "blocked: rm -rf outside […]")
+          assert.include(reasonsIn(receiver, "abhed.hook.reason"), "blocked: rm -rf outside […] (token […])")
           const log = logsOf(receiver.received).find((l) => l.attributes["event.name"] === "abhed.hook")
-          assert.strictEqual(log?.attributes["abhed.hook.reason"], "blocked: rm -rf outside […]")
-          assert.include(String(log?.body), "blocked: rm -rf outside […]")
-          for (const r of receiver.received) assert.notInclude(r.raw.toString("latin1"), process.cwd(), r.path)
+          assert.strictEqual(log?.attributes["abhed.hook.reason"], "blocked: rm -rf outside […] (token […])")
+          assert.include(String(log?.body), "blocked: rm -rf outside […] (token […])")
+          for (const r of receiver.received)
+            for (const marker of [process.cwd(), EnvMarker]) assert.notInclude(r.raw.toString("latin1"), marker, r.path)
         })
       )
   )

@@ -170,7 +170,8 @@ export const requestTexts = (request: unknown, reply: unknown, also: ReadonlyArr
   const budget = { left: HomeTextMax }
   stringsIn(request, out, budget)
   stringsIn(reply, out, budget, ReplyReason)
-  stringsIn(also, out, budget)
+  // Each alone: they are not one list the hook read (an argv), but the values it read.
+  for (const text of also) stringsIn(text, out, budget)
   return budget.left < 0 ? undefined : out
 }
 

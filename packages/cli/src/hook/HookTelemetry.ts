@@ -120,10 +120,9 @@ export const fromEnv = (
   const { settings, warnings } = TelemetryConfig.fromEnv(env)
   // The command's name: its path may name a home folder, its arguments may hold anything.
   const name = basename(command)
-  // What the hook reads besides the request: the folder it runs in, as its input's `cwd` and the project variables.
-  const home = [process.cwd(), env["CLAUDE_PROJECT_DIR"], env["GEMINI_PROJECT_DIR"]].filter(
-    (x): x is string => x !== undefined
-  )
+  // What the hook reads besides the request: the folder it runs in (its input's `cwd`) and the environment it runs
+  // with (the project variables, a token it uses: a failing curl's message may quote either).
+  const home = [process.cwd(), ...Object.values(env)].filter((x): x is string => x !== undefined)
   let tracer: Tracer.Tracer | undefined
   let sink: Telemetry.TelemetrySinkShape | undefined
   const capture = (exporters: typeof Telemetry) =>
