@@ -3,12 +3,14 @@ import type { AuditRecord } from "./AuditRecord.ts"
 
 /**
  * An extension's reason leaves the host as its own words (docs/observability.md), but those words may quote what
- * stays home: a guard's "blocked: `git push --force origin main`" holds the args, a redactor's "removed AKIA…" the
+ * stays home: a guard's "blocked: `git push --force origin main`" holds the args, a hook's "removed AKIA…" the
  * secret it took out of a result. Before a reason is exported, every run of at least `QuoteMin` characters it shares
  * with what stays home is cut out (`[…]`): the args (unless the operator exports them, `args: "full"`), what came in,
- * the outcome's content and what the extensions proposed in its place. Shorter overlaps are kept: they are as likely
- * chance (`is not`) as a quote. Work done when a batch is written, never on a dispatch's path; bounded by
- * `HomeTextMax`: past it, a dispatch's reasons are not exported at all (the decision and who made it still are).
+ * the outcome's content and what the extensions proposed in its place, each as a careless author may have written
+ * it (escaped, an argv joined, short values with their keys: `stringsIn`). Shorter overlaps are kept: they are as
+ * likely chance (`is not`) as a quote. Work done when a batch is written, never on a dispatch's path: one pass over
+ * the texts per distinct reason, bounded by `HomeTextMax`; past it, a dispatch's reasons are not exported at all
+ * (the decision and who made it still are).
  */
 
 /** The shortest run of a reason that counts as a quote of what stays home. */
@@ -163,7 +165,7 @@ export const homeTexts = (record: AuditRecord, args: "digest" | "full"): HomeTex
 
 /**
  * What of one request and its reply stays home (the hook adapter's runs, which have no record): every string of the
- * request, and of the reply but its reason, and `also` (what else the hook read: its working folder).
+ * request, and of the reply but its reason, and `also` (what else the hook read: its working folder, its environment's values).
  */
 export const requestTexts = (request: unknown, reply: unknown, also: ReadonlyArray<string> = []): HomeTexts => {
   const out: Array<string> = []
@@ -188,8 +190,8 @@ const hashAt = (text: string, at: number): number => {
   return h
 }
 
-// A hash as a map key within a small integer (a key past 2^30 is a boxed number: measured 4x slower per place), and
-// a filter of the reason's hashes that most places of a text miss without a map lookup (cleared after each reason).
+// A hash as a map key within a small integer (a key past 2^30 is a boxed number, slower to look up), and a filter
+// of the reason's hashes that most places of a text miss without a map lookup (cleared after each reason).
 const SmiMask = 0x3fffffff
 const FilterMask = 0xffff
 const filter = new Uint8Array(FilterMask + 1)

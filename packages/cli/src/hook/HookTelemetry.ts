@@ -50,7 +50,8 @@ const statusOf = (run: HookRun): string => {
 
 /**
  * The span's attributes (also the log record's): names, numbers and verdicts, never what the hook read or wrote.
- * `home`: what else the hook read than the request (its working folder), cut from its reason like the request.
+ * `home`: what else the hook read than the request (its working folder, its environment's values), cut from its
+ * reason like the request.
  */
 export const runAttributes = (
   run: ObservedRun,
