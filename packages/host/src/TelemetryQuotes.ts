@@ -23,28 +23,45 @@ export const HomeTextMax = 256 * 1024
 export type HomeTexts = ReadonlyArray<string> | undefined
 
 /**
- * `text` as a careless author may have quoted it: as it is, JSON-escaped (`\"`, `\n`: a reason made of the args' JSON
- * text) and, when it holds non-ASCII, escaped as Python's `json.dumps` does (`\u00e9`). Each counts against the budget.
+ * What a dispatch's home texts may still take: `left` of what it holds (`HomeTextMax`; a text met twice, as the
+ * args are in the record and in its outcome, counts once) and `derived` of the forms made of it (escaped, joined),
+ * at most twice as much. Past either, nothing is compared and the reasons stay home (`left` below zero).
  */
-const pushForms = (text: string, out: Array<string>, budget: { left: number }): void => {
+interface Budget {
+  left: number
+  derived: number
+  readonly seen: Set<string>
+}
+const budgetOf = (): Budget => ({ left: HomeTextMax, derived: 2 * HomeTextMax, seen: new Set() })
+
+/** A form made of what the dispatch holds: counted apart, and past its share, too much to compare. */
+const pushDerived = (text: string, out: Array<string>, budget: Budget): void => {
+  if (budget.seen.has(text)) return
+  budget.seen.add(text)
+  out.push(text)
+  budget.derived -= text.length
+  if (budget.derived < 0) budget.left = -1
+}
+
+/**
+ * `text` as a careless author may have quoted it: as it is, JSON-escaped (`\"`, `\n`: a reason made of the args' JSON
+ * text) and, when it holds non-ASCII, escaped as Python's `json.dumps` does (`\u00e9`).
+ */
+const pushForms = (text: string, out: Array<string>, budget: Budget): void => {
+  if (budget.seen.has(text)) return
+  budget.seen.add(text)
   out.push(text)
   budget.left -= text.length
   if (budget.left < 0) return
   const escaped = JSON.stringify(text).slice(1, -1)
-  if (escaped !== text) {
-    out.push(escaped)
-    budget.left -= escaped.length
-  }
+  if (escaped !== text) pushDerived(escaped, out, budget)
   const ascii = escaped.replace(NonAscii, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`)
-  if (ascii !== escaped) {
-    out.push(ascii)
-    budget.left -= ascii.length
-  }
+  if (ascii !== escaped) pushDerived(ascii, out, budget)
 }
 const NonAscii = /[\u0080-\uffff]/g
 
 /** Every string in `value` of at least `QuoteMin` chars (values, not keys), skipping the keys `skip` names. */
-const stringsIn = (value: unknown, out: Array<string>, budget: { left: number }, skip?: ReadonlySet<string>): void => {
+const stringsIn = (value: unknown, out: Array<string>, budget: Budget, skip?: ReadonlySet<string>): void => {
   if (budget.left < 0) return
   if (typeof value === "string") {
     if (value.length >= QuoteMin) pushForms(value, out, budget)
@@ -103,19 +120,16 @@ const pythonRepr = (value: unknown): string =>
         : String(value)
 
 /** A text made of several values as it is, when it is long enough to be quoted. */
-const plain = (text: string, out: Array<string>, budget: { left: number }): void => {
-  if (budget.left < 0 || text.length < QuoteMin) return
-  out.push(text)
-  budget.left -= text.length
+const plain = (text: string, out: Array<string>, budget: Budget): void => {
+  if (budget.left >= 0 && text.length >= QuoteMin) pushDerived(text, out, budget)
 }
 
 /** JSON items as `JSON.stringify` joins them, and as Python's `json.dumps` does (`", "`, `": "`). */
-const jsonJoined = (items: ReadonlyArray<string>, out: Array<string>, budget: { left: number }): void => {
+const jsonJoined = (items: ReadonlyArray<string>, out: Array<string>, budget: Budget): void => {
   const compact = items.join(",")
   if (budget.left < 0 || compact.length < QuoteMin) return
-  const spaced = items.map((item) => item.replace(KeyColon, '$1": ')).join(", ")
-  out.push(compact, spaced)
-  budget.left -= compact.length + spaced.length
+  pushDerived(compact, out, budget)
+  pushDerived(items.map((item) => item.replace(KeyColon, '$1": ')).join(", "), out, budget)
 }
 // A key's colon, right after its closing quote (the key is first in an item: its own quotes are escaped).
 const KeyColon = /^("(?:[^"\\]|\\.)*)":/
@@ -127,8 +141,11 @@ const isShort = (value: unknown): boolean =>
   typeof value === "string" ? value.length < QuoteMin : typeof value === "number" || typeof value === "boolean"
 
 /** A text made of several values, when it is long enough to be quoted. */
-const joined = (text: string, out: Array<string>, budget: { left: number }): void => {
-  if (budget.left >= 0 && text.length >= QuoteMin) pushForms(text, out, budget)
+const joined = (text: string, out: Array<string>, budget: Budget): void => {
+  if (budget.left < 0 || text.length < QuoteMin) return
+  pushDerived(text, out, budget)
+  const escaped = JSON.stringify(text).slice(1, -1)
+  if (escaped !== text) pushDerived(escaped, out, budget)
 }
 
 // The outcome's own reasons are what is scrubbed, not what it is scrubbed of.
@@ -152,7 +169,7 @@ export const homeTexts = (record: AuditRecord, args: "digest" | "full"): HomeTex
   const made = cached[args]
   if (made !== undefined) return made.texts
   const out: Array<string> = []
-  const budget = { left: HomeTextMax }
+  const budget = budgetOf()
   if (args === "digest") stringsIn(record.args, out, budget)
   stringsIn(record.input, out, budget)
   stringsIn(record.outcome, out, budget, OutcomeReasons)
@@ -160,7 +177,29 @@ export const homeTexts = (record: AuditRecord, args: "digest" | "full"): HomeTex
     for (const x of round.exchanges) if (x.reply !== undefined) stringsIn(x.reply, out, budget, ReplyReason)
   const texts = budget.left < 0 ? undefined : out
   cached[args] = { texts }
+  unquoteAll(reasonsOf(record), texts)
   return texts
+}
+
+/**
+ * The most of a reason compared with what stays home: enough that what is left after the cuts still fills the 256
+ * characters that leave, and a reason of megabytes (16 MiB fits in a reply) costs no more than this.
+ */
+export const ScrubMax = 1024
+
+/** Every reason of `record` (its replies' and its outcome's), as far as they are compared. */
+const reasonsOf = (record: AuditRecord): Array<string> => {
+  const out: Array<string> = []
+  const add = (reason: unknown) => {
+    if (typeof reason === "string") out.push(reason.length > ScrubMax ? reason.slice(0, ScrubMax) : reason)
+  }
+  for (const round of record.rounds) for (const x of round.exchanges) if (isJsonObject(x.reply)) add(x.reply["reason"])
+  if (isJsonObject(record.outcome))
+    for (const key of OutcomeReasons) {
+      const named = record.outcome[key]
+      if (Array.isArray(named)) for (const r of named) if (isJsonObject(r)) add(r["reason"])
+    }
+  return out
 }
 
 /**
@@ -169,7 +208,7 @@ export const homeTexts = (record: AuditRecord, args: "digest" | "full"): HomeTex
  */
 export const requestTexts = (request: unknown, reply: unknown, also: ReadonlyArray<string> = []): HomeTexts => {
   const out: Array<string> = []
-  const budget = { left: HomeTextMax }
+  const budget = budgetOf()
   stringsIn(request, out, budget)
   stringsIn(reply, out, budget, ReplyReason)
   // Each alone: they are not one list the hook read (an argv), but the values it read.
@@ -181,12 +220,12 @@ export const requestTexts = (request: unknown, reply: unknown, also: ReadonlyArr
 const Base = 257
 const BaseHigh = (() => {
   let p = 1
-  for (let i = 1; i < QuoteMin; i++) p = Math.imul(p, Base) >>> 0
+  for (let i = 1; i < QuoteMin; i++) p = Math.imul(p, Base) | 0
   return p
 })()
 const hashAt = (text: string, at: number): number => {
   let h = 0
-  for (let i = at; i < at + QuoteMin; i++) h = (Math.imul(h, Base) + text.charCodeAt(i)) >>> 0
+  for (let i = at; i < at + QuoteMin; i++) h = (Math.imul(h, Base) + text.charCodeAt(i)) | 0
   return h
 }
 
@@ -198,6 +237,7 @@ const filter = new Uint8Array(FilterMask + 1)
 
 interface Window {
   readonly text: string
+  /** Where it is: pairs of a reason's index and a place in it. */
   readonly at: Array<number>
   found: boolean
 }
@@ -210,39 +250,53 @@ export const unquoted = (reason: string, texts: HomeTexts): string | undefined =
   if (texts === undefined) return undefined
   if (reason.length < QuoteMin || texts.length === 0) return reason
   // One reason leaves up to three times (its exchange's span, the log record's exchange and its reasons): cut once.
+  const known = cuts.get(texts)?.get(reason)
+  if (known !== undefined) return known
+  unquoteAll([reason], texts)
+  return cuts.get(texts)?.get(reason) ?? cutQuotes([reason], texts)[0]
+}
+const cuts = new WeakMap<ReadonlyArray<string>, Map<string, string>>()
+
+/**
+ * Cuts every one of `reasons` at once, for `unquoted` to find: one pass over `texts` for all the reasons of a
+ * dispatch, not one per reason.
+ */
+export const unquoteAll = (reasons: ReadonlyArray<string>, texts: HomeTexts): void => {
+  if (texts === undefined || texts.length === 0) return
   let done = cuts.get(texts)
   if (done === undefined) {
     done = new Map()
     cuts.set(texts, done)
   }
-  const known = done.get(reason)
-  if (known !== undefined) return known
-  const cut = cutQuotes(reason, texts)
-  done.set(reason, cut)
-  return cut
+  const todo = [...new Set(reasons.filter((r) => r.length >= QuoteMin && done.get(r) === undefined))]
+  if (todo.length === 0) return
+  const cut = cutQuotes(todo, texts)
+  for (let i = 0; i < todo.length; i++) done.set(todo[i] as string, cut[i] as string)
 }
-const cuts = new WeakMap<ReadonlyArray<string>, Map<string, string>>()
 
-const cutQuotes = (reason: string, texts: ReadonlyArray<string>): string => {
-  // The reason's distinct windows by hash; each text is rolled through once and every window it holds is marked.
+const cutQuotes = (reasons: ReadonlyArray<string>, texts: ReadonlyArray<string>): Array<string> => {
+  // The reasons' distinct windows by hash; each text is rolled through once and every window it holds is marked.
   // Distinct: a window that recurs (indentation, a rule of dashes) is compared once per place in a text, not once
   // per place in the reason too, which made a reason quoting indented code quadratic.
   const windows = new Map<number, Array<Window>>()
   const byText = new Map<string, Window>()
-  for (let p = 0; p + QuoteMin <= reason.length; p++) {
-    const key = reason.slice(p, p + QuoteMin)
-    const known = byText.get(key)
-    if (known !== undefined) {
-      known.at.push(p)
-      continue
+  for (let r = 0; r < reasons.length; r++) {
+    const reason = reasons[r] as string
+    for (let p = 0; p + QuoteMin <= reason.length; p++) {
+      const key = reason.slice(p, p + QuoteMin)
+      const known = byText.get(key)
+      if (known !== undefined) {
+        known.at.push(r, p)
+        continue
+      }
+      const window: Window = { text: key, at: [r, p], found: false }
+      byText.set(key, window)
+      const h = hashAt(reason, p) & SmiMask
+      const same = windows.get(h)
+      if (same === undefined) windows.set(h, [window])
+      else same.push(window)
+      filter[h & FilterMask] = 1
     }
-    const window: Window = { text: key, at: [p], found: false }
-    byText.set(key, window)
-    const h = hashAt(reason, p) & SmiMask
-    const same = windows.get(h)
-    if (same === undefined) windows.set(h, [window])
-    else same.push(window)
-    filter[h & FilterMask] = 1
   }
   let left = byText.size
   for (const text of texts) {
@@ -258,17 +312,25 @@ const cutQuotes = (reason: string, texts: ReadonlyArray<string>): string => {
             left--
           }
       if (i + QuoteMin >= text.length || left === 0) break
-      h = (Math.imul((h - Math.imul(text.charCodeAt(i), BaseHigh)) >>> 0, Base) + text.charCodeAt(i + QuoteMin)) >>> 0
+      h = (Math.imul((h - Math.imul(text.charCodeAt(i), BaseHigh)) | 0, Base) + text.charCodeAt(i + QuoteMin)) | 0
     }
   }
   for (const h of windows.keys()) filter[h & FilterMask] = 0
-  if (left === byText.size) return reason
-  const quoted = new Uint8Array(reason.length)
-  for (const w of byText.values()) if (w.found) for (const p of w.at) quoted.fill(1, p, p + QuoteMin)
-  let out = ""
-  for (let i = 0; i < reason.length; i++) {
-    if (quoted[i] === 0) out += reason[i]
-    else if (i === 0 || quoted[i - 1] === 0) out += "[…]"
-  }
-  return out
+  if (left === byText.size) return [...reasons]
+  const quoted = reasons.map((reason) => new Uint8Array(reason.length))
+  for (const w of byText.values())
+    if (w.found)
+      for (let k = 0; k < w.at.length; k += 2) {
+        const p = w.at[k + 1] as number
+        quoted[w.at[k] as number]?.fill(1, p, p + QuoteMin)
+      }
+  return reasons.map((reason, r) => {
+    const marks = quoted[r] as Uint8Array
+    let out = ""
+    for (let i = 0; i < reason.length; i++) {
+      if (marks[i] === 0) out += reason[i]
+      else if (i === 0 || marks[i - 1] === 0) out += "[…]"
+    }
+    return out
+  })
 }

@@ -4,7 +4,7 @@ import { hash } from "node:crypto"
 import type { ContentDigest } from "./AuditContent.ts"
 import type { AuditExchange, AuditRecord } from "./AuditRecord.ts"
 import type { Exchange } from "./dispatch/Exchange.ts"
-import { type HomeTexts, homeTexts, unquoted } from "./TelemetryQuotes.ts"
+import { type HomeTexts, homeTexts, ScrubMax, unquoted } from "./TelemetryQuotes.ts"
 
 /**
  * What of a dispatch leaves the host as telemetry: the decision and who made it, never the content. No tool
@@ -56,11 +56,7 @@ export const reasonOf = (reply: unknown, texts: (() => HomeTexts) | null = null)
   return texts === null ? bounded(reply["reason"]) : leaving(reply["reason"], texts)
 }
 
-/**
- * The most of a reason compared with what stays home: enough that what is left after the cuts still fills
- * `ReasonMax`, and a reason of megabytes (16 MiB fits in a reply) costs no more than this.
- */
-export const ScrubMax = 4 * ReasonMax
+export { ScrubMax } from "./TelemetryQuotes.ts"
 
 /** A reason as it leaves: its first `ScrubMax` chars less what they quote of `texts`, bounded; `undefined`: none leaves. */
 export const leaving = (reason: string, texts: () => HomeTexts): string | undefined => {

@@ -162,6 +162,13 @@ describe("homeTexts", () => {
     expect(homeTexts(rec, "full")).toEqual(["sandbox-run rm -rf x", "a proposed rewrite"])
   })
 
+  it("the args as the record and its outcome both hold them count once against HomeTextMax", () => {
+    const command = "y".repeat(HomeTextMax * 0.75)
+    const texts = homeTexts(record({ args: { command }, outcome: { decision: "deny", args: { command } } }), "digest")
+    expect(texts).toEqual([command])
+    expect(unquoted(`blocked: ${command.slice(0, 40)}`, texts)).toBe("blocked: […]")
+  })
+
   it("past HomeTextMax there is nothing to compare with: undefined", () => {
     expect(homeTexts(record({ args: { big: "x".repeat(HomeTextMax + 1) } }), "digest")).toBeUndefined()
     expect(requestTexts({ content: "y".repeat(HomeTextMax + 1) }, {})).toBeUndefined()
