@@ -1,3 +1,4 @@
+import { isJsonObject } from "@abhed/protocol/Json"
 import type { Tracer } from "effect"
 import { OtlpResource } from "effect/observability"
 import type { AuditRecord } from "./AuditRecord.ts"
@@ -30,9 +31,15 @@ const timeOf = (pending: PendingLog): bigint =>
 const summaryOf = (pending: PendingLog): OutcomeSummary | undefined =>
   "record" in pending ? outcomeSummary(pending.record.outcome) : undefined
 
+/** An entry's body, with what it works out only now (`later`) when the body is an object. */
+const entryBody = (entry: LogEntry): unknown =>
+  entry.later !== undefined && isJsonObject(entry.body) ? { ...entry.body, ...entry.later() } : entry.body
+
 /** The body: the entry's, or the record without its content (`logBody`), written as JSON. */
 const bodyOf = (pending: PendingLog, args: "digest" | "full", summary: OutcomeSummary | undefined) =>
-  JSON.stringify("entry" in pending ? pending.entry.body : logBody(pending.record, args, summary)) as string | undefined
+  JSON.stringify("entry" in pending ? entryBody(pending.entry) : logBody(pending.record, args, summary)) as
+    | string
+    | undefined
 
 /** The attributes: an entry's `event.name` (unless its attributes name one) and attributes; a record's event, session, decision, args' digest, call id and tool. */
 const putAttributes = (pending: PendingLog, args: "digest" | "full", summary: OutcomeSummary | undefined, put: Put) => {
@@ -40,6 +47,10 @@ const putAttributes = (pending: PendingLog, args: "digest" | "full", summary: Ou
     const { entry } = pending
     if (!("event.name" in entry.attributes)) put("event.name", entry.eventName)
     for (const key in entry.attributes) put(key, entry.attributes[key])
+    if (entry.later !== undefined) {
+      const later = entry.later()
+      for (const key in later) put(key, later[key])
+    }
     return
   }
   const { record } = pending

@@ -4,7 +4,7 @@ import { hash } from "node:crypto"
 import type { ContentDigest } from "./AuditContent.ts"
 import type { AuditExchange, AuditRecord } from "./AuditRecord.ts"
 import type { Exchange } from "./dispatch/Exchange.ts"
-import { type HomeTexts, homeTexts, unquoted } from "./TelemetryQuotes.ts"
+import { type HomeTexts, homeTexts, ScrubMax, unquoted } from "./TelemetryQuotes.ts"
 
 /**
  * What of a dispatch leaves the host as telemetry: the decision and who made it, never the content. No tool
@@ -53,8 +53,17 @@ export const verdictOf = (reply: unknown): string => {
  */
 export const reasonOf = (reply: unknown, texts: (() => HomeTexts) | null = null): string | undefined => {
   if (!isJsonObject(reply) || typeof reply["reason"] !== "string") return undefined
-  const reason = texts === null ? reply["reason"] : unquoted(reply["reason"], texts())
-  return reason === undefined ? undefined : bounded(reason)
+  return texts === null ? bounded(reply["reason"]) : leaving(reply["reason"], texts)
+}
+
+export { ScrubMax } from "./TelemetryQuotes.ts"
+
+/** A reason as it leaves: its first `ScrubMax` chars less what they quote of `texts`, bounded; `undefined`: none leaves. */
+export const leaving = (reason: string, texts: () => HomeTexts): string | undefined => {
+  const long = reason.length > ScrubMax
+  const cut = unquoted(long ? reason.slice(0, ScrubMax) : reason, texts())
+  if (cut === undefined) return undefined
+  return bounded(long && cut.length < ReasonMax ? `${cut}…` : cut)
 }
 
 interface NamedReason {
@@ -65,7 +74,7 @@ const reasonsIn = (value: unknown): ReadonlyArray<NamedReason> =>
   Array.isArray(value)
     ? value.flatMap((r) =>
         isJsonObject(r) && typeof r["extension"] === "string" && typeof r["reason"] === "string"
-          ? [{ extension: r["extension"], reason: bounded(r["reason"]) }]
+          ? [{ extension: r["extension"], reason: r["reason"] }]
           : []
       )
     : []
@@ -211,7 +220,7 @@ export const logBody = (
   tool: boundedOrNot(record.tool),
   args: record.args === undefined ? undefined : args === "full" ? record.args : argsDigest(record.args),
   decision: summary.decision,
-  reasons: summary.reasons.map((r) => ({ extension: r.extension, reason: unquoted(r.reason, texts()) })),
+  reasons: summary.reasons.map((r) => ({ extension: r.extension, reason: leaving(r.reason, texts) })),
   rounds: summary.rounds,
   rewritten_by: summary.rewrittenBy.length > 0 ? summary.rewrittenBy : undefined,
   exchanges: record.rounds.map((round) => ({

@@ -30,6 +30,8 @@ export interface LogEntry {
   readonly attributes: Readonly<Record<string, unknown>>
   readonly body: unknown
   readonly span: Tracer.Span | undefined
+  /** Attributes worked out only when the batch is written (a hook's reason), added to an object body too. */
+  readonly later?: (() => Readonly<Record<string, unknown>>) | undefined
 }
 export const TelemetrySink = Context.Reference<TelemetrySinkShape | undefined>("@abhed/host/TelemetrySink", {
   defaultValue: () => undefined

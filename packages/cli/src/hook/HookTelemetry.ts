@@ -2,6 +2,7 @@ import type * as Telemetry from "@abhed/host/Telemetry"
 import * as TelemetryConfig from "@abhed/host/TelemetryConfig"
 import { requestTexts } from "@abhed/host/TelemetryQuotes"
 import { bounded, reasonOf, verdictOf } from "@abhed/host/TelemetryRecord"
+import { deferAttributes } from "@abhed/host/TelemetryTracer"
 import { Context, Duration, Effect, Exit, Layer, Metric, Option, Tracer } from "effect"
 import { basename } from "node:path"
 import type { HookFormat } from "./HookFormat.ts"
@@ -47,8 +48,23 @@ const statusOf = (run: HookRun): string => {
   }
 }
 
-/** The span's attributes (also the log record's): names, numbers and verdicts, never what the hook read or wrote. */
+/**
+ * The span's attributes (also the log record's): names, numbers and verdicts, never what the hook read or wrote.
+ * `home`: what else the hook read than the request (its working folder, its environment's values), cut from its
+ * reason like the request.
+ */
 export const runAttributes = (
+  run: ObservedRun,
+  command: string,
+  format: HookFormat,
+  home: ReadonlyArray<string> = []
+): Record<string, string | number | boolean> => ({
+  ...plainAttributes(run, command, format),
+  ...reasonAttribute(run, home)
+})
+
+/** Every attribute but the reason: what is recorded as the answer goes out. */
+const plainAttributes = (
   run: ObservedRun,
   command: string,
   format: HookFormat
@@ -75,11 +91,18 @@ export const runAttributes = (
   if (result._tag === "Signaled") out["abhed.hook.signal"] = result.signal
   if (result._tag === "Exited" && result.stdoutCut === true) out["abhed.hook.stdout_cut"] = true
   out["abhed.hook.decision"] = verdictOf(reply)
-  // Less what it quotes of what the hook read or proposed (TelemetryQuotes.ts): a reason may quote the args.
-  const reason = reasonOf(reply, () => requestTexts(request, reply))
-  if (reason !== undefined) out["abhed.hook.reason"] = reason
   out["abhed.hook.latency_ms"] = Math.round(Duration.toMillis(run.took))
   return out
+}
+
+/**
+ * The answer's reason, less what it quotes of what the hook read or proposed (TelemetryQuotes.ts): a reason may
+ * quote the args or the tool's output. Worked out when the batch is written, not as the answer goes out: it walks
+ * the request.
+ */
+const reasonAttribute = (run: ObservedRun, home: ReadonlyArray<string>): Record<string, string> => {
+  const reason = reasonOf(run.reply, () => requestTexts(run.request, run.reply, home))
+  return reason === undefined ? {} : { "abhed.hook.reason": reason }
 }
 
 /** Records runs into the exporters `layer` makes: a no-op until it is built, and when nothing is exported. */
@@ -98,6 +121,9 @@ export const fromEnv = (
   const { settings, warnings } = TelemetryConfig.fromEnv(env)
   // The command's name: its path may name a home folder, its arguments may hold anything.
   const name = basename(command)
+  // What the hook reads besides the request: the folder it runs in (its input's `cwd`) and the environment it runs
+  // with (the project variables, a token it uses: a failing curl's message may quote either).
+  const home = [process.cwd(), ...Object.values(env)].filter((x): x is string => x !== undefined)
   let tracer: Tracer.Tracer | undefined
   let sink: Telemetry.TelemetrySinkShape | undefined
   const capture = (exporters: typeof Telemetry) =>
@@ -109,7 +135,12 @@ export const fromEnv = (
       })
     )
   const record = (run: ObservedRun) => {
-    const attributes = runAttributes(run, name, format)
+    const attributes = plainAttributes(run, name, format)
+    let reason: Record<string, string> | undefined
+    const later = () => {
+      reason ??= reasonAttribute(run, home)
+      return reason
+    }
     const endMillis = Date.now()
     const tookNanos = BigInt(Math.round(Duration.toMillis(run.took) * 1_000_000))
     const endNanos = BigInt(endMillis) * BigInt(1_000_000)
@@ -132,9 +163,10 @@ export const fromEnv = (
     })
     if (span !== undefined) {
       for (const key in attributes) span.attribute(key, attributes[key])
+      deferAttributes(span, later)
       span.end(endNanos, Exit.void)
     }
-    sink?.log?.({ eventName: "abhed.hook", timeMillis: endMillis, attributes, body: attributes, span })
+    sink?.log?.({ eventName: "abhed.hook", timeMillis: endMillis, attributes, body: attributes, span, later })
   }
   const observe = (run: ObservedRun) => {
     if (settings === undefined) return
