@@ -8,8 +8,9 @@ import type { InputLine, InputRequest } from "../InputLine.ts"
  * - A `tool_call` without one gets `c-1`, `c-2`, …, skipping every id an input line gave: two calls never share one
  *   (the host's own numbering did not know the given ids, so `c-3` could be given and made).
  * - A `tool_result` without one is the result of the latest `tool_call` of the same tool that has had no result yet,
- *   as a recorded session writes them (call, then its result); an `invoke_tool` without one belongs to that call
- *   too (an extension's tool runs between its call and its result). With no such call, a new id.
+ *   as a recorded session writes them (call, then its result). With no such call, a new id.
+ * - An `invoke_tool` without one gets a new id: the call it is for is found by its args (JudgedCalls.ts), which the
+ *   session fills in first; the latest call awaiting a result may be another call of the tool, with other args.
  *
  * A `tool_result` without `args` takes them from the call it pairs with: the args the call ran with once `ran`
  * recorded them (an extension may have rewritten them), else the call's own. With no such call, it is an error.
@@ -59,7 +60,7 @@ export const make = (): CallIds => {
         return { ...request, call_id: id }
       }
       case "invoke_tool": {
-        const id = request.call_id ?? latestAwaiting(request.tool) ?? fresh()
+        const id = request.call_id ?? fresh()
         taken.add(id)
         return { ...request, call_id: id }
       }

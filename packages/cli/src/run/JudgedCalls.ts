@@ -1,4 +1,4 @@
-import { type JsonObject, jsonEquals } from "@abhed/protocol"
+import { isJsonObject, type JsonObject, jsonEquals, MaxJsonDepth, nestedDeeperThan } from "@abhed/protocol"
 
 /**
  * The `tool_call`s `abhed-ext run` decided in its session, so that an `invoke_tool` for one of them runs only as it
@@ -7,22 +7,26 @@ import { type JsonObject, jsonEquals } from "@abhed/protocol"
  * must not be lifted by the next line: an agent that sends the invoke without reading the decision (or with the args
  * it first proposed) would otherwise run what the guards vetoed.
  *
- * Which call an invoke is for: the one its `call_id` names, when the line gives one. When it leaves it out, the
- * latest call of the same tool whose args, as proposed or as settled, are the invoke's (whether or not a result was
- * sent for it since). An invoke no decided call holds runs as before (the agent judged it some other way: a tool of
- * the agent's own, a recording cut short). Pure state over one session: one entry per decided call.
+ * Which call an invoke is for: the one its `call_id` names, when the line gives one that a decided call holds. Else
+ * (no `call_id`, or one no call was decided under) the latest decision of the same tool whose args, as proposed or as
+ * settled, are the invoke's, whether or not a result was sent for it since: an id the agent makes up for the invoke
+ * does not lift a deny. A call decided again under its id keeps its earlier decision here too (for the args match):
+ * reusing a denied call's id for a harmless call must not free the denied args. An invoke no decided call holds
+ * runs as before (the agent judged it some other way: a tool of the agent's own, a recording cut short). Pure state
+ * over one session: one entry per decision.
  */
 export interface JudgedCalls {
   /** A `tool_call` decided: its id, tool, the args proposed and settled, the decision, and its line. */
-  readonly decided: (call: Decided & { readonly callId: string }) => void
+  readonly decided: (call: Decided) => void
   /**
-   * Why the `invoke_tool` of `tool` with `args` must not run, or `undefined` when it may. `named`: the `call_id` the
-   * line gave itself (undefined when it left it out).
+   * The decided call the `invoke_tool` of `tool` with `args` is for, and why it must not run (`refusal`, undefined
+   * when it may); undefined when no decided call holds it. `named`: the `call_id` the line gave (or undefined).
    */
-  readonly refusal: (named: string | undefined, tool: string, args: JsonObject) => string | undefined
+  readonly judge: (named: string | undefined, tool: string, args: JsonObject) => Judged | undefined
 }
 
 export interface Decided {
+  readonly callId: string
   readonly tool: string
   readonly proposed: JsonObject
   readonly settled: JsonObject
@@ -30,10 +34,38 @@ export interface Decided {
   readonly line: number
 }
 
+export interface Judged {
+  readonly callId: string
+  readonly refusal: string | undefined
+}
+
+/**
+ * The args as they go out on the wire, where a number JSON cannot hold (`1e400`, parsed as Infinity) is `null`: what the
+ * guards judged and the owner gets, and what the call's output printed. Compared so, a call denied for `{"n":1e400}`
+ * also holds the invoke that sends `{"n":null}`. Undefined for args nested deeper than a request may: the host sends
+ * those to no one (it refuses them itself), and comparing them would overflow the stack.
+ */
+const wire = (args: JsonObject): JsonObject | undefined => {
+  if (nestedDeeperThan(args, MaxJsonDepth)) return undefined
+  const parsed: unknown = JSON.parse(JSON.stringify(args))
+  return isJsonObject(parsed) ? parsed : undefined
+}
+
+/** A decision as kept: its args in their wire form. */
+interface Kept {
+  readonly callId: string
+  readonly tool: string
+  readonly proposed: JsonObject | undefined
+  readonly settled: JsonObject | undefined
+  readonly decision: string
+  readonly line: number
+}
+
 export const make = (): JudgedCalls => {
-  const byId = new Map<string, Decided & { readonly callId: string }>()
-  /** Per tool, its decided calls, latest last (a call decided again under its id moves to the end). */
-  const byTool = new Map<string, Array<Decided & { readonly callId: string }>>()
+  /** The latest decision under each id. */
+  const byId = new Map<string, Kept>()
+  /** Per tool, every decision, latest last (a call decided again under its id keeps the earlier one too). */
+  const byTool = new Map<string, Array<Kept>>()
   const latestWith = (tool: string, args: JsonObject) => {
     const calls = byTool.get(tool) ?? []
     for (let i = calls.length - 1; i >= 0; i--) {
@@ -42,33 +74,40 @@ export const make = (): JudgedCalls => {
     }
     return undefined
   }
+  const refusal = (call: Kept, named: string | undefined, tool: string, args: JsonObject) => {
+    const id = JSON.stringify(call.callId)
+    // An id the line made up, which the args led past: said, so the agent's author sees why its own id did not count.
+    const via =
+      named !== undefined && named !== call.callId
+        ? ` (call_id ${JSON.stringify(named)} names no decided call; its tool and args name this one)`
+        : ""
+    if (call.decision === "deny")
+      return `invoke_tool: the tool_call ${id} (line ${call.line}) was denied${via}: a denied call never runs`
+    if (call.tool !== tool)
+      return (
+        `invoke_tool: call_id ${id} is the tool_call of ${JSON.stringify(call.tool)} (line ${call.line}), ` +
+        `not of ${JSON.stringify(tool)}: nothing ran`
+      )
+    if (!jsonEquals(call.settled, args))
+      return (
+        `invoke_tool: the args are not those the tool_call ${id} (line ${call.line}) was decided to run with${via}: ` +
+        `send its output's "args" (an extension may have rewritten them); nothing ran`
+      )
+    return undefined
+  }
   return {
-    decided: (call) => {
-      const before = byId.get(call.callId)
-      if (before !== undefined) {
-        const calls = byTool.get(before.tool)
-        calls?.splice(calls.indexOf(before), 1)
-      }
+    decided: (given) => {
+      const call: Kept = { ...given, proposed: wire(given.proposed), settled: wire(given.settled) }
       byId.set(call.callId, call)
-      byTool.set(call.tool, [...(byTool.get(call.tool) ?? []), call])
+      const calls = byTool.get(call.tool)
+      if (calls === undefined) byTool.set(call.tool, [call])
+      else calls.push(call)
     },
-    refusal: (named, tool, args) => {
-      const call = named === undefined ? latestWith(tool, args) : byId.get(named)
-      if (call === undefined) return undefined
-      const id = JSON.stringify(call.callId)
-      if (call.decision === "deny")
-        return `invoke_tool: the tool_call ${id} (line ${call.line}) was denied: a denied call never runs`
-      if (call.tool !== tool)
-        return (
-          `invoke_tool: call_id ${id} is the tool_call of ${JSON.stringify(call.tool)} (line ${call.line}), ` +
-          `not of ${JSON.stringify(tool)}: nothing ran`
-        )
-      if (!jsonEquals(call.settled, args))
-        return (
-          `invoke_tool: the args are not those the tool_call ${id} (line ${call.line}) was decided to run with: ` +
-          `send its output's "args" (an extension may have rewritten them); nothing ran`
-        )
-      return undefined
+    judge: (named, tool, given) => {
+      const args = wire(given)
+      if (args === undefined) return undefined
+      const call = (named === undefined ? undefined : byId.get(named)) ?? latestWith(tool, args)
+      return call === undefined ? undefined : { callId: call.callId, refusal: refusal(call, named, tool, args) }
     }
   }
 }

@@ -68,22 +68,30 @@ export const runSession = <E, R, HE, HR>(options: SessionOptions<E, R, HE, HR>):
               "--session-id to decide every line in one session"
             return yield* options.onLine({ line, input: undefined, output: { error, line } })
           }
-          const completed = callIds.complete(decoded.success)
+          // An invoke_tool for a call this run decided is that call's, and runs only as it was decided
+          // (JudgedCalls.ts); one without call_id takes that call's id, never a call's it is not for.
+          const judgedInvoke =
+            decoded.success.event === "invoke_tool"
+              ? judged.judge(decoded.success.call_id, decoded.success.tool, decoded.success.args)
+              : undefined
+          const completed = callIds.complete(
+            decoded.success.event === "invoke_tool" && decoded.success.call_id === undefined && judgedInvoke
+              ? { ...decoded.success, call_id: judgedInvoke.callId }
+              : decoded.success
+          )
           if (Result.isFailure(completed)) {
             return yield* options.onLine({ line, input: undefined, output: { error: completed.failure, line } })
           }
           const request = completed.success
-          // An extension's tool runs only as its call was decided (JudgedCalls.ts): the invoke is not sent.
-          const refused =
-            request.event === "invoke_tool"
-              ? judged.refusal(
-                  "call_id" in decoded.success ? decoded.success.call_id : undefined,
-                  request.tool,
-                  request.args
-                )
-              : undefined
-          if (refused !== undefined)
+          const refused = judgedInvoke?.refusal
+          if (refused !== undefined && request.event === "invoke_tool") {
+            // Not sent to the owner, but recorded: the audit shows what the agent tried to run after the verdict.
+            const h = yield* hostFor(request, line)
+            yield* Effect.ignore(
+              h.invokeTool({ tool: request.tool, args: request.args, call_id: request.call_id, refused })
+            )
             return yield* options.onLine({ line, input: request, output: { error: refused, line } })
+          }
           const h = yield* hostFor(request, line)
           const output = yield* dispatch(h, request).pipe(
             Effect.catch((e): Effect.Effect<ErrorLine> => Effect.succeed({ error: e.message, line })),

@@ -58,8 +58,8 @@ describe("CallIds", () => {
     ])
   })
 
-  it("an extension tool's invoke_tool belongs to its call, and its result too", () => {
-    expect(idsOf([call("wc"), invoke("wc"), result("wc")])).toEqual(["c-1", "c-1", "c-1"])
+  it("an invoke_tool without call_id gets a new id here (the session finds its call by its args); the result pairs", () => {
+    expect(idsOf([call("wc"), invoke("wc"), result("wc")])).toEqual(["c-1", "c-2", "c-1"])
     expect(idsOf([invoke("wc")])).toEqual(["c-1"])
   })
 

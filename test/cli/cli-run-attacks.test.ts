@@ -1,0 +1,139 @@
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { describe, expect, it } from "vitest"
+import { jsonLines, runCli } from "../support/cli-helpers.ts"
+import { Patient } from "../support/extension-helpers.ts"
+
+/**
+ * `abhed-ext run` attacked by a hurried agent author and by an agent that wants a denied tool to run: call_id reuse,
+ * made-up ids, invokes without ids between several calls of one tool, JSON values the wire writes otherwise. One run
+ * holds the lines; what the tool's owner ran is read from the file it writes, not from the output alone.
+ */
+
+type Line = Record<string, unknown>
+
+const dir = () => mkdtempSync(join(tmpdir(), "abhed-run-attacks-"))
+
+/** The owner of `wipe` and `peek`: writes `{call_id, args}` of every invoke it gets to `ran`. */
+const owner = (ran: string) => `
+  const fs = require("node:fs")
+  const tool = (name) => ({ name, description: "", input_schema: { type: "object" } })
+  require("node:readline").createInterface({ input: process.stdin }).on("line", (line) => {
+    const req = JSON.parse(line)
+    if (req.event === "invoke_tool")
+      fs.appendFileSync(${JSON.stringify(ran)}, JSON.stringify({ call_id: req.call_id, args: req.args }) + "\\n")
+    const reply = req.event === "list_tools" ? { tools: [tool("wipe"), tool("peek")] }
+      : req.event === "invoke_tool" ? { result: "ran" } : {}
+    process.stdout.write(JSON.stringify({ id: req.id, ...reply }) + "\\n")
+  })`
+
+/** Denies wiping "/", asks for "/ask", moves /tmp/… to /sandbox/…. */
+const guard = `
+  require("node:readline").createInterface({ input: process.stdin }).on("line", (line) => {
+    const req = JSON.parse(line)
+    const path = req.args?.path ?? ""
+    const reply = path === "/" ? { block: true, reason: "no" }
+      : path === "/ask" ? { ask: true, reason: "sure?" }
+      : path.startsWith("/tmp/") ? { args: { ...req.args, path: "/sandbox/" + path.slice(5) } } : {}
+    process.stdout.write(JSON.stringify({ id: req.id, ...reply }) + "\\n")
+  })`
+
+const config = (ran: string) => ({
+  extensions: [
+    {
+      name: "owner",
+      command: process.execPath,
+      args: ["-e", owner(ran)],
+      events: ["list_tools", "invoke_tool"],
+      ...Patient
+    },
+    { name: "guard", command: process.execPath, args: ["-e", guard], events: ["tool_call"], ...Patient }
+  ]
+})
+
+const call = (args: unknown, call_id?: string, tool = "wipe") =>
+  JSON.stringify({ event: "tool_call", tool, args, call_id })
+const invoke = (args: unknown, call_id?: string, tool = "wipe") =>
+  JSON.stringify({ event: "invoke_tool", tool, args, call_id })
+
+describe("run: an invoke_tool cannot be made to run what was denied, nor be put on another call", () => {
+  it("call_id reuse, made-up ids, ids between calls, wire values; refused invokes are audited", async () => {
+    const d = dir()
+    const ran = join(d, "ran.jsonl")
+    const audit = join(d, "audit.jsonl")
+    const file = join(d, "abhed.json")
+    writeFileSync(file, JSON.stringify(config(ran)))
+    const input = [
+      call({ path: "/" }, "x"), // 1: denied
+      call({}, "x", "peek"), // 2: the denied call's id reused for a harmless call: allowed
+      invoke({ path: "/" }), // 3: no id, the denied args: still line 1's, refused
+      invoke({ path: "/" }, "made-up"), // 4: an id no call was decided under, the denied args: refused
+      call({ path: "/a" }), // 5: c-1
+      call({ path: "/b" }), // 6: c-2 (the latest awaiting a result)
+      invoke({ path: "/a" }), // 7: no id: c-1's, runs as c-1 (not as c-2)
+      invoke({ path: "/zzz" }), // 8: no id, no call holds it: runs under an id of its own, not as c-2
+      call({ path: "/ask" }), // 9: ask: the agent's to put to the user
+      invoke({ path: "/ask" }), // 10: runs (the user said yes)
+      `{"event":"tool_call","tool":"wipe","args":{"path":"/q","n":1e400}}`, // 11: Infinity: the host denies it
+      invoke({ path: "/q", n: null }), // 12: the same args as the wire writes them: refused
+      `{"event":"invoke_tool","tool":"wipe","args":{"path":"\\u002f","path":"/"}}`, // 13: "/" spelt otherwise: refused
+      invoke({}, "x", "peek"), // 14: the reused id's latest call: runs
+      `{"event":"invoke_tool","tool":"wipe","args":{"path":"/a"},"session_id":"other"}`, // 15: another session
+      JSON.stringify({ event: "tool_result", tool: "wipe", call_id: "c-1", content: "", is_error: false }), // 16
+      invoke({ path: "/a" }) // 17: after c-1's result: still c-1's
+    ]
+    const r = await runCli(["run", "--config", file, "--audit", audit, "--summary"], {
+      input: `${input.join("\n")}\n`
+    })
+    expect(r.code, r.stderr).toBe(0)
+    const out = jsonLines(r.stdout) as Array<Line>
+    expect(out).toHaveLength(input.length)
+    expect(out[0]).toMatchObject({ decision: "deny" })
+    expect(out[1]).toMatchObject({ decision: "allow" })
+    expect(out[2]).toEqual({
+      error: 'invoke_tool: the tool_call "x" (line 1) was denied: a denied call never runs',
+      line: 3
+    })
+    expect(out[3]).toEqual({
+      error:
+        'invoke_tool: the tool_call "x" (line 1) was denied (call_id "made-up" names no decided call; its tool and ' +
+        "args name this one): a denied call never runs",
+      line: 4
+    })
+    expect(out[6]).toEqual({ event: "invoke_tool", result: "ran", is_error: false })
+    expect(out[8]).toMatchObject({ decision: "ask" })
+    expect(out[10]).toMatchObject({ decision: "deny", reasons: [{ extension: "host" }] })
+    expect(out[11]).toMatchObject({
+      line: 12,
+      error: expect.stringContaining('the tool_call "c-5" (line 11) was denied')
+    })
+    expect(out[12]).toMatchObject({ line: 13, error: expect.stringContaining('"x" (line 1) was denied') })
+    expect(out[13]).toEqual({ event: "invoke_tool", result: "ran", is_error: false })
+    expect(out[14]).toMatchObject({ line: 15, error: expect.stringContaining('session_id "other"') })
+    expect(out[16]).toEqual({ event: "invoke_tool", result: "ran", is_error: false })
+    // What ran, and under which call: line 7 and 17 as c-1, line 8 under an id of its own.
+    expect(jsonLines(readFileSync(ran, "utf8"))).toEqual([
+      { call_id: "c-1", args: { path: "/a" } },
+      { call_id: "c-3", args: { path: "/zzz" } },
+      { call_id: "c-4", args: { path: "/ask" } },
+      { call_id: "x", args: {} },
+      { call_id: "c-1", args: { path: "/a" } }
+    ])
+    // Each refused invoke is in the audit: what was tried, under which call, and why nothing ran.
+    const refused = (jsonLines(readFileSync(audit, "utf8")) as Array<Line>).filter(
+      (rec) => rec["event"] === "invoke_tool" && (rec["rounds"] as Array<unknown>).length === 0
+    )
+    expect(refused.map((rec) => [rec["call_id"], rec["args"]])).toEqual([
+      ["x", { path: "/" }],
+      ["made-up", { path: "/" }],
+      ["c-5", { path: "/q", n: null }],
+      ["x", { path: "/" }]
+    ])
+    expect(refused[0]).toMatchObject({
+      tool: "wipe",
+      outcome: { is_error: true },
+      notes: [expect.stringContaining('not sent to any extension: invoke_tool: the tool_call "x" (line 1) was denied')]
+    })
+  })
+})
