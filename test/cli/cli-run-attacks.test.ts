@@ -87,6 +87,10 @@ describe("run: an invoke_tool cannot be made to run what was denied, nor be put 
       input: `${input.join("\n")}\n`
     })
     expect(r.code, r.stderr).toBe(0)
+    // A refused invoke is no bad line: the summary counts it apart (line 15, another session, is the bad one).
+    expect(r.stderr).toContain(
+      "6 tool call(s): 2 denied, 1 asked, 3 allowed; 6 other event(s); 1 bad line(s); 4 invoke(s) refused"
+    )
     const out = jsonLines(r.stdout) as Array<Line>
     expect(out).toHaveLength(input.length)
     expect(out[0]).toMatchObject({ decision: "deny" })

@@ -21,6 +21,8 @@ export interface LineResult {
   readonly line: number
   readonly input: InputRequest | undefined
   readonly output: OutputLine | ErrorLine
+  /** An `invoke_tool` refused because of how its call was decided (JudgedCalls.ts): not a bad line. */
+  readonly refused?: true
 }
 
 export interface SessionOptions<E, R, HE, HR> {
@@ -90,7 +92,7 @@ export const runSession = <E, R, HE, HR>(options: SessionOptions<E, R, HE, HR>):
             yield* Effect.ignore(
               h.invokeTool({ tool: request.tool, args: request.args, call_id: request.call_id, refused })
             )
-            return yield* options.onLine({ line, input: request, output: { error: refused, line } })
+            return yield* options.onLine({ line, input: request, output: { error: refused, line }, refused: true })
           }
           const h = yield* hostFor(request, line)
           const output = yield* dispatch(h, request).pipe(
