@@ -58,7 +58,7 @@ const invoke = (args: unknown, call_id?: string, tool = "wipe") =>
   JSON.stringify({ event: "invoke_tool", tool, args, call_id })
 
 describe("run: an invoke_tool cannot be made to run what was denied, nor be put on another call", () => {
-  it("call_id reuse, made-up ids, ids between calls, wire values; refused invokes are audited", async () => {
+  it("call_id reuse, made-up ids, ids between calls, wire values, a verdict run twice; refused invokes are audited", async () => {
     const d = dir()
     const ran = join(d, "ran.jsonl")
     const audit = join(d, "audit.jsonl")
@@ -81,7 +81,12 @@ describe("run: an invoke_tool cannot be made to run what was denied, nor be put 
       invoke({}, "x", "peek"), // 14: the reused id's latest call: runs
       `{"event":"invoke_tool","tool":"wipe","args":{"path":"/a"},"session_id":"other"}`, // 15: another session
       JSON.stringify({ event: "tool_result", tool: "wipe", call_id: "c-1", content: "", is_error: false }), // 16
-      invoke({ path: "/a" }) // 17: after c-1's result: still c-1's
+      invoke({ path: "/a" }), // 17: after c-1's result: still c-1's, which ran on line 7: refused
+      call({ path: "/d" }), // 18: c-6
+      call({ path: "/d" }), // 19: c-7, the same args
+      invoke({ path: "/d" }), // 20: runs as c-7
+      invoke({ path: "/d" }), // 21: runs as c-6: two calls, two runs
+      invoke({ path: "/d" }) // 22: a third run no verdict allowed: refused
     ]
     const r = await runCli(["run", "--config", file, "--audit", audit, "--summary"], {
       input: `${input.join("\n")}\n`
@@ -89,7 +94,7 @@ describe("run: an invoke_tool cannot be made to run what was denied, nor be put 
     expect(r.code, r.stderr).toBe(0)
     // A refused invoke is no bad line: the summary counts it apart (line 15, another session, is the bad one).
     expect(r.stderr).toContain(
-      "6 tool call(s): 2 denied, 1 asked, 3 allowed; 6 other event(s); 1 bad line(s); 4 invoke(s) refused"
+      "8 tool call(s): 2 denied, 1 asked, 5 allowed; 7 other event(s); 1 bad line(s); 6 invoke(s) refused"
     )
     const out = jsonLines(r.stdout) as Array<Line>
     expect(out).toHaveLength(input.length)
@@ -115,14 +120,21 @@ describe("run: an invoke_tool cannot be made to run what was denied, nor be put 
     expect(out[12]).toMatchObject({ line: 13, error: expect.stringContaining('"x" (line 1) was denied') })
     expect(out[13]).toEqual({ event: "invoke_tool", result: "ran", is_error: false })
     expect(out[14]).toMatchObject({ line: 15, error: expect.stringContaining('session_id "other"') })
-    expect(out[16]).toEqual({ event: "invoke_tool", result: "ran", is_error: false })
-    // What ran, and under which call: line 7 and 17 as c-1, line 8 under an id of its own.
+    expect(out[16]).toEqual({
+      error:
+        'invoke_tool: the tool_call "c-1" (line 5) ran already (line 7): a decided call runs once; send a new ' +
+        "tool_call to run it again; nothing ran",
+      line: 17
+    })
+    expect(out[21]).toMatchObject({ line: 22, error: expect.stringContaining('"c-7" (line 19) ran already (line 20)') })
+    // What ran, and under which call: line 7 as c-1, line 8 under an id of its own, lines 20 and 21 one call each.
     expect(jsonLines(readFileSync(ran, "utf8"))).toEqual([
       { call_id: "c-1", args: { path: "/a" } },
       { call_id: "c-3", args: { path: "/zzz" } },
       { call_id: "c-4", args: { path: "/ask" } },
       { call_id: "x", args: {} },
-      { call_id: "c-1", args: { path: "/a" } }
+      { call_id: "c-7", args: { path: "/d" } },
+      { call_id: "c-6", args: { path: "/d" } }
     ])
     // Each refused invoke is in the audit: what was tried, under which call, and why nothing ran.
     const refused = (jsonLines(readFileSync(audit, "utf8")) as Array<Line>).filter(
@@ -132,7 +144,9 @@ describe("run: an invoke_tool cannot be made to run what was denied, nor be put 
       ["x", { path: "/" }],
       ["made-up", { path: "/" }],
       ["c-5", { path: "/q", n: null }],
-      ["x", { path: "/" }]
+      ["x", { path: "/" }],
+      ["c-1", { path: "/a" }],
+      ["c-7", { path: "/d" }]
     ])
     expect(refused[0]).toMatchObject({
       tool: "wipe",

@@ -2,18 +2,20 @@ import { isJsonObject, type JsonObject, jsonEquals, MaxJsonDepth, nestedDeeperTh
 
 /**
  * The `tool_call`s `abhed-ext run` decided in its session, so that an `invoke_tool` for one of them runs only as it
- * was decided (docs/cli.md, input): never after a deny, and only with the settled args (an extension's rewrite
- * included) on the tool the call named. `run` is the one running an extension's tool, so a deny it has just printed
+ * was decided (docs/cli.md, input): never after a deny, only with the settled args (an extension's rewrite included)
+ * on the tool the call named, and once. `run` is the one running an extension's tool, so a deny it has just printed
  * must not be lifted by the next line: an agent that sends the invoke without reading the decision (or with the args
- * it first proposed) would otherwise run what the guards vetoed.
+ * it first proposed) would otherwise run what the guards vetoed; and one verdict must not license many runs (a guard
+ * that allows three deletions a session would allow any number).
  *
  * Which call an invoke is for: the one its `call_id` names, when the line gives one that a decided call holds. Else
- * (no `call_id`, or one no call was decided under) the latest decision of the same tool whose args, as proposed or as
- * settled, are the invoke's, whether or not a result was sent for it since: an id the agent makes up for the invoke
- * does not lift a deny. A call decided again under its id keeps its earlier decision here too (for the args match):
- * reusing a denied call's id for a harmless call must not free the denied args. An invoke no decided call holds
- * runs as before (the agent judged it some other way: a tool of the agent's own, a recording cut short). Pure state
- * over one session: one entry per decision.
+ * (no `call_id`, or one no call was decided under) a decision of the same tool whose args, as proposed or as settled,
+ * are the invoke's, whether or not a result was sent for it since: the latest, unless it is an allowed call that ran
+ * already, when an earlier one that has not run is taken (two calls with the same args, then their two invokes). An
+ * id the agent makes up for the invoke does not lift a deny. A call decided again under its id keeps its earlier
+ * decision here too (for the args match): reusing a denied call's id for a harmless call must not free the denied
+ * args. An invoke no decided call holds runs as before (the agent judged it some other way: a tool of the agent's
+ * own, a recording cut short). Pure state over one session: one entry per decision.
  */
 export interface JudgedCalls {
   /** A `tool_call` decided: its id, tool, the args proposed and settled, the decision, and its line. */
@@ -37,6 +39,8 @@ export interface Decided {
 export interface Judged {
   readonly callId: string
   readonly refusal: string | undefined
+  /** The invoke ran (its owner answered) on `line`: the call does not run again. */
+  readonly ran: (line: number) => void
 }
 
 /**
@@ -51,7 +55,7 @@ const wire = (args: JsonObject): JsonObject | undefined => {
   return isJsonObject(parsed) ? parsed : undefined
 }
 
-/** A decision as kept: its args in their wire form. */
+/** A decision as kept: its args in their wire form, and the line its invoke ran on. */
 interface Kept {
   readonly callId: string
   readonly tool: string
@@ -59,6 +63,7 @@ interface Kept {
   readonly settled: JsonObject | undefined
   readonly decision: string
   readonly line: number
+  ranOn: number | undefined
 }
 
 export const make = (): JudgedCalls => {
@@ -66,13 +71,17 @@ export const make = (): JudgedCalls => {
   const byId = new Map<string, Kept>()
   /** Per tool, every decision, latest last (a call decided again under its id keeps the earlier one too). */
   const byTool = new Map<string, Array<Kept>>()
-  const latestWith = (tool: string, args: JsonObject) => {
+  const matching = (call: Kept, args: JsonObject) => jsonEquals(args, call.settled) || jsonEquals(args, call.proposed)
+  const heldBy = (tool: string, args: JsonObject) => {
     const calls = byTool.get(tool) ?? []
+    let ran: Kept | undefined
     for (let i = calls.length - 1; i >= 0; i--) {
       const call = calls[i]
-      if (call !== undefined && (jsonEquals(args, call.settled) || jsonEquals(args, call.proposed))) return call
+      if (call === undefined || !matching(call, args)) continue
+      if (call.decision === "deny" || call.ranOn === undefined) return call
+      ran ??= call
     }
-    return undefined
+    return ran
   }
   const refusal = (call: Kept, named: string | undefined, tool: string, args: JsonObject) => {
     const id = JSON.stringify(call.callId)
@@ -93,11 +102,16 @@ export const make = (): JudgedCalls => {
         `invoke_tool: the args are not those the tool_call ${id} (line ${call.line}) was decided to run with${via}: ` +
         `send its output's "args" (an extension may have rewritten them); nothing ran`
       )
+    if (call.ranOn !== undefined)
+      return (
+        `invoke_tool: the tool_call ${id} (line ${call.line}) ran already (line ${call.ranOn})${via}: a decided ` +
+        "call runs once; send a new tool_call to run it again; nothing ran"
+      )
     return undefined
   }
   return {
     decided: (given) => {
-      const call: Kept = { ...given, proposed: wire(given.proposed), settled: wire(given.settled) }
+      const call: Kept = { ...given, proposed: wire(given.proposed), settled: wire(given.settled), ranOn: undefined }
       byId.set(call.callId, call)
       const calls = byTool.get(call.tool)
       if (calls === undefined) byTool.set(call.tool, [call])
@@ -106,8 +120,15 @@ export const make = (): JudgedCalls => {
     judge: (named, tool, given) => {
       const args = wire(given)
       if (args === undefined) return undefined
-      const call = (named === undefined ? undefined : byId.get(named)) ?? latestWith(tool, args)
-      return call === undefined ? undefined : { callId: call.callId, refusal: refusal(call, named, tool, args) }
+      const call = (named === undefined ? undefined : byId.get(named)) ?? heldBy(tool, args)
+      if (call === undefined) return undefined
+      return {
+        callId: call.callId,
+        refusal: refusal(call, named, tool, args),
+        ran: (line) => {
+          call.ranOn ??= line
+        }
+      }
     }
   }
 }

@@ -106,6 +106,8 @@ export const runSession = <E, R, HE, HR>(options: SessionOptions<E, R, HE, HR>):
               })
             )
           )
+          // The call's verdict is spent once its tool ran (its owner answered, even with is_error).
+          if (request.event === "invoke_tool" && !("error" in output)) judgedInvoke?.ran(line)
           // What a later tool_result without args gets: the args the call was decided to run with.
           if (request.event === "tool_call" && request.call_id !== undefined && "args" in output) {
             callIds.ran(request.call_id, output.args)
