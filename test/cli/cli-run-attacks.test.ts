@@ -86,7 +86,8 @@ describe("run: an invoke_tool cannot be made to run what was denied, nor be put 
       call({ path: "/d" }), // 19: c-7, the same args
       invoke({ path: "/d" }), // 20: runs as c-7
       invoke({ path: "/d" }), // 21: runs as c-6: two calls, two runs
-      invoke({ path: "/d" }) // 22: a third run no verdict allowed: refused
+      invoke({ path: "/d" }), // 22: a third run no verdict allowed: refused
+      invoke({}) // 23: line 11's output printed "args":{}, but no guard judged {}: not held, runs
     ]
     const r = await runCli(["run", "--config", file, "--audit", audit, "--summary"], {
       input: `${input.join("\n")}\n`
@@ -94,7 +95,7 @@ describe("run: an invoke_tool cannot be made to run what was denied, nor be put 
     expect(r.code, r.stderr).toBe(0)
     // A refused invoke is no bad line: the summary counts it apart (line 15, another session, is the bad one).
     expect(r.stderr).toContain(
-      "8 tool call(s): 2 denied, 1 asked, 5 allowed; 7 other event(s); 1 bad line(s); 6 invoke(s) refused"
+      "8 tool call(s): 2 denied, 1 asked, 5 allowed; 8 other event(s); 1 bad line(s); 6 invoke(s) refused"
     )
     const out = jsonLines(r.stdout) as Array<Line>
     expect(out).toHaveLength(input.length)
@@ -134,7 +135,8 @@ describe("run: an invoke_tool cannot be made to run what was denied, nor be put 
       { call_id: "c-4", args: { path: "/ask" } },
       { call_id: "x", args: {} },
       { call_id: "c-7", args: { path: "/d" } },
-      { call_id: "c-6", args: { path: "/d" } }
+      { call_id: "c-6", args: { path: "/d" } },
+      { call_id: "c-8", args: {} }
     ])
     // Each refused invoke is in the audit: what was tried, under which call, and why nothing ran.
     const refused = (jsonLines(readFileSync(audit, "utf8")) as Array<Line>).filter(

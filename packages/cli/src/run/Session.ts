@@ -115,7 +115,9 @@ export const runSession = <E, R, HE, HR>(options: SessionOptions<E, R, HE, HR>):
               callId: request.call_id,
               tool: request.tool,
               proposed: request.args,
-              settled: output.args,
+              // No round ran (the host refused args it cannot send, or the policy alone decided): nothing settled,
+              // and the `{}` such an output prints must not hold an invoke of the tool with `{}`.
+              settled: output.rounds === 0 ? request.args : output.args,
               decision: output.decision,
               line
             })
