@@ -28,10 +28,12 @@ const owner = (ran: string) => `
     process.stdout.write(JSON.stringify({ id: req.id, ...reply }) + "\\n")
   })`
 
-/** Denies wiping "/", asks for "/ask", moves /tmp/… to /sandbox/…. */
-const guard = `
+/** Denies wiping "/", asks for "/ask", moves /tmp/… to /sandbox/…; writes `{call_id, args}` of each result to `seen`. */
+const guard = (seen: string) => `
   require("node:readline").createInterface({ input: process.stdin }).on("line", (line) => {
     const req = JSON.parse(line)
+    if (req.event === "tool_result")
+      require("node:fs").appendFileSync(${JSON.stringify(seen)}, JSON.stringify({ call_id: req.call_id, args: req.args }) + "\\n")
     const path = req.args?.path ?? ""
     const reply = path === "/" ? { block: true, reason: "no" }
       : path === "/ask" ? { ask: true, reason: "sure?" }
@@ -39,7 +41,7 @@ const guard = `
     process.stdout.write(JSON.stringify({ id: req.id, ...reply }) + "\\n")
   })`
 
-const config = (ran: string) => ({
+const config = (ran: string, seen: string) => ({
   extensions: [
     {
       name: "owner",
@@ -48,7 +50,13 @@ const config = (ran: string) => ({
       events: ["list_tools", "invoke_tool"],
       ...Patient
     },
-    { name: "guard", command: process.execPath, args: ["-e", guard], events: ["tool_call"], ...Patient }
+    {
+      name: "guard",
+      command: process.execPath,
+      args: ["-e", guard(seen)],
+      events: ["tool_call", "tool_result"],
+      ...Patient
+    }
   ]
 })
 
@@ -57,13 +65,17 @@ const call = (args: unknown, call_id?: string, tool = "wipe") =>
 const invoke = (args: unknown, call_id?: string, tool = "wipe") =>
   JSON.stringify({ event: "invoke_tool", tool, args, call_id })
 
+const result = (args?: unknown) =>
+  JSON.stringify({ event: "tool_result", tool: "wipe", args, content: "done", is_error: false })
+
 describe("run: an invoke_tool cannot be made to run what was denied, nor be put on another call", () => {
   it("call_id reuse, made-up ids, ids between calls, wire values, a verdict run twice; refused invokes are audited", async () => {
     const d = dir()
     const ran = join(d, "ran.jsonl")
     const audit = join(d, "audit.jsonl")
     const file = join(d, "abhed.json")
-    writeFileSync(file, JSON.stringify(config(ran)))
+    const seen = join(d, "seen.jsonl")
+    writeFileSync(file, JSON.stringify(config(ran, seen)))
     const input = [
       call({ path: "/" }, "x"), // 1: denied
       call({}, "x", "peek"), // 2: the denied call's id reused for a harmless call: allowed
@@ -87,7 +99,11 @@ describe("run: an invoke_tool cannot be made to run what was denied, nor be put 
       invoke({ path: "/d" }), // 20: runs as c-7
       invoke({ path: "/d" }), // 21: runs as c-6: two calls, two runs
       invoke({ path: "/d" }), // 22: a third run no verdict allowed: refused
-      invoke({}) // 23: line 11's output printed "args":{}, but no guard judged {}: not held, runs
+      invoke({}), // 23: line 11's output printed "args":{}, but no guard judged {}: not held, runs
+      call({ path: "/e" }), // 24: c-9
+      call({ path: "/f" }), // 25: c-10
+      result({ path: "/e" }), // 26: no id, /e's args: c-9's result, not the latest call's
+      result() // 27: no id, no args: the call still awaiting, c-10, with its args
     ]
     const r = await runCli(["run", "--config", file, "--audit", audit, "--summary"], {
       input: `${input.join("\n")}\n`
@@ -95,7 +111,7 @@ describe("run: an invoke_tool cannot be made to run what was denied, nor be put 
     expect(r.code, r.stderr).toBe(0)
     // A refused invoke is no bad line: the summary counts it apart (line 15, another session, is the bad one).
     expect(r.stderr).toContain(
-      "8 tool call(s): 2 denied, 1 asked, 5 allowed; 8 other event(s); 1 bad line(s); 6 invoke(s) refused"
+      "10 tool call(s): 2 denied, 1 asked, 7 allowed; 10 other event(s); 1 bad line(s); 6 invoke(s) refused"
     )
     const out = jsonLines(r.stdout) as Array<Line>
     expect(out).toHaveLength(input.length)
@@ -137,6 +153,12 @@ describe("run: an invoke_tool cannot be made to run what was denied, nor be put 
       { call_id: "c-7", args: { path: "/d" } },
       { call_id: "c-6", args: { path: "/d" } },
       { call_id: "c-8", args: {} }
+    ])
+    // Each result went to its own call: the extensions pair them by call_id.
+    expect(jsonLines(readFileSync(seen, "utf8"))).toEqual([
+      { call_id: "c-1", args: { path: "/a" } },
+      { call_id: "c-9", args: { path: "/e" } },
+      { call_id: "c-10", args: { path: "/f" } }
     ])
     // Each refused invoke is in the audit: what was tried, under which call, and why nothing ran.
     const refused = (jsonLines(readFileSync(audit, "utf8")) as Array<Line>).filter(

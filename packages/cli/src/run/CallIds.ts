@@ -1,4 +1,4 @@
-import type { JsonObject } from "@abhed/protocol"
+import { type JsonObject, jsonEquals, MaxJsonDepth, nestedDeeperThan } from "@abhed/protocol"
 import { Result } from "effect"
 import type { InputLine, InputRequest } from "../InputLine.ts"
 
@@ -8,7 +8,9 @@ import type { InputLine, InputRequest } from "../InputLine.ts"
  * - A `tool_call` without one gets `c-1`, `c-2`, …, skipping every id an input line gave: two calls never share one
  *   (the host's own numbering did not know the given ids, so `c-3` could be given and made).
  * - A `tool_result` without one is the result of the latest `tool_call` of the same tool that has had no result yet,
- *   as a recorded session writes them (call, then its result). With no such call, a new id.
+ *   as a recorded session writes them (call, then its result), and among those, when it gives `args`, the latest
+ *   whose args (as proposed, or as decided) are its own: two calls of a tool, then their results in another order,
+ *   each pair up. With no such call, a new id.
  * - An `invoke_tool` without one gets a new id: the call it is for is found by its args (JudgedCalls.ts), which the
  *   session fills in first; the latest call awaiting a result may be another call of the tool, with other args.
  *
@@ -41,9 +43,25 @@ export const make = (): CallIds => {
   }
   /** Per call awaiting its result: the args it runs with (its own, until `ran` says otherwise). */
   const argsOf = new Map<string, JsonObject>()
+  /** Per call awaiting its result: the args it proposed. */
+  const proposedOf = new Map<string, JsonObject>()
   const latestAwaiting = (tool: string): string | undefined => awaiting.get(tool)?.at(-1)
+  /** The call a result with `args` is for; args nested deeper than a request may are not compared (the stack). */
+  const pairOf = (tool: string, args: JsonObject): string | undefined => {
+    const calls = awaiting.get(tool) ?? []
+    if (!nestedDeeperThan(args, MaxJsonDepth)) {
+      for (let i = calls.length - 1; i >= 0; i--) {
+        const id = calls[i]
+        if (id === undefined) continue
+        const own = [argsOf.get(id), proposedOf.get(id)]
+        if (own.some((a) => a !== undefined && !nestedDeeperThan(a, MaxJsonDepth) && jsonEquals(a, args))) return id
+      }
+    }
+    return calls.at(-1)
+  }
   const settle = (tool: string, id: string) => {
     argsOf.delete(id)
+    proposedOf.delete(id)
     const calls = awaiting.get(tool)
     const at = calls?.lastIndexOf(id) ?? -1
     if (calls === undefined || at < 0) return
@@ -55,8 +73,12 @@ export const make = (): CallIds => {
       case "tool_call": {
         const id = request.call_id ?? fresh()
         taken.add(id)
-        awaiting.set(request.tool, [...(awaiting.get(request.tool) ?? []), id])
+        // Pushed, not copied: a run fed calls alone (no results) keeps them all awaiting.
+        const calls = awaiting.get(request.tool)
+        if (calls === undefined) awaiting.set(request.tool, [id])
+        else calls.push(id)
         argsOf.set(id, request.args)
+        proposedOf.set(id, request.args)
         return { ...request, call_id: id }
       }
       case "invoke_tool": {
@@ -65,7 +87,7 @@ export const make = (): CallIds => {
         return { ...request, call_id: id }
       }
       case "tool_result": {
-        const id = request.call_id ?? latestAwaiting(request.tool) ?? fresh()
+        const id = request.call_id ?? pairOf(request.tool, request.args) ?? fresh()
         taken.add(id)
         settle(request.tool, id)
         return { ...request, call_id: id }

@@ -63,6 +63,34 @@ describe("CallIds", () => {
     expect(idsOf([invoke("wc")])).toEqual(["c-1"])
   })
 
+  it("a result with args, without an id, is the awaiting call's with those args, proposed or decided", () => {
+    const ids = CallIds.make()
+    const idOf = (r: InputRequest) => {
+      const assigned = ids.assign(r)
+      return "call_id" in assigned ? assigned.call_id : undefined
+    }
+    const with_ = (event: "tool_call" | "tool_result", path: string): InputRequest =>
+      event === "tool_call"
+        ? { event, tool: "rm", args: { path } }
+        : { event, tool: "rm", args: { path }, content: "", is_error: false }
+    expect([with_("tool_call", "/a"), with_("tool_call", "/b"), with_("tool_call", "/c")].map(idOf)).toEqual([
+      "c-1",
+      "c-2",
+      "c-3"
+    ])
+    ids.ran("c-2", { path: "/sandbox/b" }) // an extension rewrote c-2's args
+    expect(
+      [with_("tool_result", "/a"), with_("tool_result", "/sandbox/b"), with_("tool_result", "/z")].map(idOf)
+    ).toEqual(["c-1", "c-2", "c-3"])
+  })
+
+  it("a run fed calls alone (no results) keeps them awaiting in linear time", { timeout: 60_000 }, () => {
+    // Copying the awaiting list at each call made this quadratic: minutes of CPU for 50 000 calls, not milliseconds.
+    const ids = CallIds.make()
+    for (let i = 0; i < 50_000; i++) ids.assign(call("bash"))
+    expect(ids.assign(result("bash"))).toMatchObject({ call_id: "c-50000" })
+  })
+
   it("other events are left as they are", () => {
     const ids = CallIds.make()
     const context: InputRequest = { event: "context", messages: [] }
