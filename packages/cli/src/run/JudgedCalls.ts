@@ -32,7 +32,8 @@ export interface Decided {
   readonly tool: string
   readonly proposed: JsonObject
   readonly settled: JsonObject
-  readonly decision: string
+  /** The final decision, or `error`: the call got an internal error line, no decision (it never runs either). */
+  readonly decision: "allow" | "ask" | "deny" | "error"
   readonly line: number
 }
 
@@ -78,7 +79,7 @@ export const make = (): JudgedCalls => {
     for (let i = calls.length - 1; i >= 0; i--) {
       const call = calls[i]
       if (call === undefined || !matching(call, args)) continue
-      if (call.decision === "deny" || call.ranOn === undefined) return call
+      if (call.decision === "deny" || call.decision === "error" || call.ranOn === undefined) return call
       ran ??= call
     }
     return ran
@@ -90,6 +91,8 @@ export const make = (): JudgedCalls => {
       named !== undefined && named !== call.callId
         ? ` (call_id ${JSON.stringify(named)} names no decided call; its tool and args name this one)`
         : ""
+    if (call.decision === "error")
+      return `invoke_tool: the tool_call ${id} (line ${call.line}) was never decided (an internal error)${via}: it never runs`
     if (call.decision === "deny")
       return `invoke_tool: the tool_call ${id} (line ${call.line}) was denied${via}: a denied call never runs`
     if (call.tool !== tool)

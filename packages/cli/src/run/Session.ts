@@ -121,6 +121,17 @@ export const runSession = <E, R, HE, HR>(options: SessionOptions<E, R, HE, HR>):
               decision: output.decision,
               line
             })
+          } else if (request.event === "tool_call" && request.call_id !== undefined) {
+            // No decision (an internal error): its invoke must not run as if it had been allowed.
+            const args = request.args
+            judged.decided({
+              callId: request.call_id,
+              tool: request.tool,
+              proposed: args,
+              settled: args,
+              decision: "error",
+              line
+            })
           }
           yield* options.onLine({ line, input: request, output })
         })
