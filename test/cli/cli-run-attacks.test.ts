@@ -103,7 +103,8 @@ describe("run: an invoke_tool cannot be made to run what was denied, nor be put 
       call({ path: "/e" }), // 24: c-9
       call({ path: "/f" }), // 25: c-10
       result({ path: "/e" }), // 26: no id, /e's args: c-9's result, not the latest call's
-      result() // 27: no id, no args: the call still awaiting, c-10, with its args
+      result(), // 27: no id, no args: the call still awaiting, c-10, with its args
+      JSON.stringify({ event: "before_agent_start", system: "a\u2028b\u2029c\u0085d" }) // 28: line breaks to some
     ]
     const r = await runCli(["run", "--config", file, "--audit", audit, "--summary"], {
       input: `${input.join("\n")}\n`
@@ -111,8 +112,10 @@ describe("run: an invoke_tool cannot be made to run what was denied, nor be put 
     expect(r.code, r.stderr).toBe(0)
     // A refused invoke is no bad line: the summary counts it apart (line 15, another session, is the bad one).
     expect(r.stderr).toContain(
-      "10 tool call(s): 2 denied, 1 asked, 7 allowed; 10 other event(s); 1 bad line(s); 6 invoke(s) refused"
+      "10 tool call(s): 2 denied, 1 asked, 7 allowed; 11 other event(s); 1 bad line(s); 6 invoke(s) refused"
     )
+    // One line per decision for any reader: Python's splitlines() also breaks at U+2028, U+2029 and U+0085.
+    expect(r.stdout).not.toMatch(/[\u0085\u2028\u2029]/)
     const out = jsonLines(r.stdout) as Array<Line>
     expect(out).toHaveLength(input.length)
     expect(out[0]).toMatchObject({ decision: "deny" })
@@ -121,6 +124,7 @@ describe("run: an invoke_tool cannot be made to run what was denied, nor be put 
       error: 'invoke_tool: the tool_call "x" (line 1) was denied: a denied call never runs',
       line: 3
     })
+    expect(out[27]).toEqual({ event: "before_agent_start", system: "a\u2028b\u2029c\u0085d" })
     expect(out[3]).toEqual({
       error:
         'invoke_tool: the tool_call "x" (line 1) was denied (call_id "made-up" names no decided call; its tool and ' +
