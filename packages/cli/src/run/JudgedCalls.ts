@@ -45,9 +45,8 @@ export interface Judged {
 }
 
 /**
- * The args as they go out on the wire, where a number JSON cannot hold (`1e400`, parsed as Infinity) is `null`: what the
- * guards judged and the owner gets, and what the call's output printed. Compared so, a call denied for `{"n":1e400}`
- * also holds the invoke that sends `{"n":null}`. Undefined for args nested deeper than a request may: the host sends
+ * The args as JSON text carries them, where a number JSON cannot hold (`1e400`, parsed as Infinity) is the `null` an
+ * extension reads. Compared so, a call denied for `{"n":1e400}` also holds the invoke that sends `{"n":null}`. Undefined for args nested deeper than a request may: the host sends
  * those to no one (it refuses them itself), and comparing them would overflow the stack.
  */
 const wire = (args: JsonObject): JsonObject | undefined => {
