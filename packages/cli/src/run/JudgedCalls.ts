@@ -1,4 +1,4 @@
-import { isJsonObject, type JsonObject, jsonEquals, MaxJsonDepth, nestedDeeperThan } from "@abhed/protocol"
+import { canonicalJson, type JsonObject, MaxJsonDepth, nestedDeeperThan } from "@abhed/protocol"
 
 /**
  * The `tool_call`s `abhed-ext run` decided in its session, so that an `invoke_tool` for one of them runs only as it
@@ -45,22 +45,20 @@ export interface Judged {
 }
 
 /**
- * The args as JSON text carries them, where a number JSON cannot hold (`1e400`, parsed as Infinity) is the `null` an
- * extension reads. Compared so, a call denied for `{"n":1e400}` also holds the invoke that sends `{"n":null}`. Undefined for args nested deeper than a request may: the host sends
- * those to no one (it refuses them itself), and comparing them would overflow the stack.
+ * The args as a key: canonical JSON (keys sorted), so key order, `1e0` and `1`, `"\u002f"` and `"/"` make no
+ * difference, and a number JSON cannot hold (`1e400`, parsed as Infinity) is the `null` an extension reads: a call
+ * denied for `{"n":1e400}` also holds the invoke that sends `{"n":null}`. Undefined for args nested deeper than a
+ * request may: the host sends those to no one (it refuses them itself), and their text would overflow the stack.
  */
-const wire = (args: JsonObject): JsonObject | undefined => {
-  if (nestedDeeperThan(args, MaxJsonDepth)) return undefined
-  const parsed: unknown = JSON.parse(JSON.stringify(args))
-  return isJsonObject(parsed) ? parsed : undefined
-}
+const keyOf = (args: JsonObject): string | undefined =>
+  nestedDeeperThan(args, MaxJsonDepth) ? undefined : canonicalJson(args)
 
-/** A decision as kept: its args in their wire form, and the line its invoke ran on. */
+/** A decision as kept: its args as keys, and the line its invoke ran on. */
 interface Kept {
   readonly callId: string
   readonly tool: string
-  readonly proposed: JsonObject | undefined
-  readonly settled: JsonObject | undefined
+  readonly proposed: string | undefined
+  readonly settled: string | undefined
   readonly decision: string
   readonly line: number
   ranOn: number | undefined
@@ -69,21 +67,31 @@ interface Kept {
 export const make = (): JudgedCalls => {
   /** The latest decision under each id. */
   const byId = new Map<string, Kept>()
-  /** Per tool, every decision, latest last (a call decided again under its id keeps the earlier one too). */
-  const byTool = new Map<string, Array<Kept>>()
-  const matching = (call: Kept, args: JsonObject) => jsonEquals(args, call.settled) || jsonEquals(args, call.proposed)
-  const heldBy = (tool: string, args: JsonObject) => {
-    const calls = byTool.get(tool) ?? []
+  /**
+   * Per tool, per args key (proposed and settled): the decisions with those args, latest last. A call decided again
+   * under its id keeps the earlier one here too. Indexed, so an invoke no call holds costs no walk through them all.
+   */
+  const byArgs = new Map<string, Map<string, Array<Kept>>>()
+  const index = (call: Kept, key: string | undefined) => {
+    if (key === undefined) return
+    const keys = byArgs.get(call.tool) ?? new Map<string, Array<Kept>>()
+    byArgs.set(call.tool, keys)
+    const calls = keys.get(key)
+    if (calls === undefined) keys.set(key, [call])
+    else calls.push(call)
+  }
+  const heldBy = (tool: string, args: string) => {
+    const calls = byArgs.get(tool)?.get(args) ?? []
     let ran: Kept | undefined
     for (let i = calls.length - 1; i >= 0; i--) {
       const call = calls[i]
-      if (call === undefined || !matching(call, args)) continue
+      if (call === undefined) continue
       if (call.decision === "deny" || call.decision === "error" || call.ranOn === undefined) return call
       ran ??= call
     }
     return ran
   }
-  const refusal = (call: Kept, named: string | undefined, tool: string, args: JsonObject) => {
+  const refusal = (call: Kept, named: string | undefined, tool: string, args: string) => {
     const id = JSON.stringify(call.callId)
     // An id the line made up, which the args led past: said, so the agent's author sees why its own id did not count.
     const via =
@@ -99,7 +107,7 @@ export const make = (): JudgedCalls => {
         `invoke_tool: call_id ${id} is the tool_call of ${JSON.stringify(call.tool)} (line ${call.line}), ` +
         `not of ${JSON.stringify(tool)}: nothing ran`
       )
-    if (!jsonEquals(call.settled, args))
+    if (call.settled !== args)
       return (
         `invoke_tool: the args are not those the tool_call ${id} (line ${call.line}) was decided to run with${via}: ` +
         `send its output's "args" (an extension may have rewritten them); nothing ran`
@@ -113,14 +121,13 @@ export const make = (): JudgedCalls => {
   }
   return {
     decided: (given) => {
-      const call: Kept = { ...given, proposed: wire(given.proposed), settled: wire(given.settled), ranOn: undefined }
+      const call: Kept = { ...given, proposed: keyOf(given.proposed), settled: keyOf(given.settled), ranOn: undefined }
       byId.set(call.callId, call)
-      const calls = byTool.get(call.tool)
-      if (calls === undefined) byTool.set(call.tool, [call])
-      else calls.push(call)
+      index(call, call.settled)
+      if (call.proposed !== call.settled) index(call, call.proposed)
     },
     judge: (named, tool, given) => {
-      const args = wire(given)
+      const args = keyOf(given)
       if (args === undefined) return undefined
       const call = (named === undefined ? undefined : byId.get(named)) ?? heldBy(tool, args)
       if (call === undefined) return undefined
