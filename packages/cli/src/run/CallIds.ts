@@ -1,4 +1,4 @@
-import { type JsonObject, jsonEquals, MaxJsonDepth, nestedDeeperThan } from "@abhed/protocol"
+import { canonicalJson, type JsonObject, MaxJsonDepth, nestedDeeperThan } from "@abhed/protocol"
 import { Result } from "effect"
 import type { InputLine, InputRequest } from "../InputLine.ts"
 
@@ -43,25 +43,49 @@ export const make = (): CallIds => {
   }
   /** Per call awaiting its result: the args it runs with (its own, until `ran` says otherwise). */
   const argsOf = new Map<string, JsonObject>()
-  /** Per call awaiting its result: the args it proposed. */
-  const proposedOf = new Map<string, JsonObject>()
-  const latestAwaiting = (tool: string): string | undefined => awaiting.get(tool)?.at(-1)
-  /** The call a result with `args` is for; args nested deeper than a request may are not compared (the stack). */
-  const pairOf = (tool: string, args: JsonObject): string | undefined => {
-    const calls = awaiting.get(tool) ?? []
-    if (!nestedDeeperThan(args, MaxJsonDepth)) {
-      for (let i = calls.length - 1; i >= 0; i--) {
-        const id = calls[i]
-        if (id === undefined) continue
-        const own = [argsOf.get(id), proposedOf.get(id)]
-        if (own.some((a) => a !== undefined && !nestedDeeperThan(a, MaxJsonDepth) && jsonEquals(a, args))) return id
-      }
+  /**
+   * The awaiting calls by the canonical JSON of their args (proposed, and as decided), per tool, newest last: how a
+   * result with args finds its call without a walk through every call awaiting one. Per call, its keys.
+   */
+  const byArgs = new Map<string, Map<string, Array<string>>>()
+  const keysOf = new Map<string, { readonly tool: string; readonly keys: Set<string> }>()
+  /** Args nested deeper than a request may get no key: the host sends them to no one, and their text is too deep. */
+  const keyOf = (args: JsonObject): string | undefined =>
+    nestedDeeperThan(args, MaxJsonDepth) ? undefined : canonicalJson(args)
+  const index = (tool: string, id: string, args: JsonObject) => {
+    const key = keyOf(args)
+    const own = keysOf.get(id)
+    if (key === undefined || own === undefined || own.keys.has(key)) return
+    own.keys.add(key)
+    const keys = byArgs.get(tool) ?? new Map<string, Array<string>>()
+    byArgs.set(tool, keys)
+    const ids = keys.get(key)
+    if (ids === undefined) keys.set(key, [id])
+    else ids.push(id)
+  }
+  const unindex = (id: string) => {
+    const own = keysOf.get(id)
+    keysOf.delete(id)
+    if (own === undefined) return
+    const keys = byArgs.get(own.tool)
+    for (const key of own.keys) {
+      const ids = keys?.get(key)
+      const at = ids?.lastIndexOf(id) ?? -1
+      if (ids === undefined || at < 0) continue
+      ids.splice(at, 1)
+      if (ids.length === 0) keys?.delete(key)
     }
-    return calls.at(-1)
+    if (keys?.size === 0) byArgs.delete(own.tool)
+  }
+  const latestAwaiting = (tool: string): string | undefined => awaiting.get(tool)?.at(-1)
+  /** The call a result with `args` is for: the latest awaiting with those args, else the latest awaiting. */
+  const pairOf = (tool: string, args: JsonObject): string | undefined => {
+    const key = keyOf(args)
+    return (key === undefined ? undefined : byArgs.get(tool)?.get(key)?.at(-1)) ?? latestAwaiting(tool)
   }
   const settle = (tool: string, id: string) => {
     argsOf.delete(id)
-    proposedOf.delete(id)
+    unindex(id)
     const calls = awaiting.get(tool)
     const at = calls?.lastIndexOf(id) ?? -1
     if (calls === undefined || at < 0) return
@@ -78,7 +102,10 @@ export const make = (): CallIds => {
         if (calls === undefined) awaiting.set(request.tool, [id])
         else calls.push(id)
         argsOf.set(id, request.args)
-        proposedOf.set(id, request.args)
+        // A call reusing an awaiting call's id takes its place here.
+        unindex(id)
+        keysOf.set(id, { tool: request.tool, keys: new Set() })
+        index(request.tool, id, request.args)
         return { ...request, call_id: id }
       }
       case "invoke_tool": {
@@ -116,7 +143,10 @@ export const make = (): CallIds => {
       return Result.succeed(assign({ ...rest, call_id: id, args: paired }))
     },
     ran: (callId, args) => {
-      if (argsOf.has(callId)) argsOf.set(callId, args)
+      if (!argsOf.has(callId)) return
+      argsOf.set(callId, args)
+      const own = keysOf.get(callId)
+      if (own !== undefined) index(own.tool, callId, args)
     }
   }
 }
