@@ -106,7 +106,7 @@ describe("run: an invoke_tool cannot be made to run what was denied, nor be put 
       result(), // 27: no id, no args: the call still awaiting, c-10, with its args
       JSON.stringify({ event: "before_agent_start", system: "a\u2028b\u2029c\u0085d" }) // 28: line breaks to some
     ]
-    const r = await runCli(["run", "--config", file, "--audit", audit, "--summary"], {
+    const r = await runCli(["run", "--config", file, "--audit", audit, "--summary", "--strict"], {
       input: `${input.join("\n")}\n`
     })
     expect(r.code, r.stderr).toBe(0)
