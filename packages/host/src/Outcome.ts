@@ -44,5 +44,10 @@ export interface InvokeToolInput {
   readonly tool: string
   readonly args: JsonObject
   readonly call_id?: string | undefined
+  /**
+   * Why the caller refuses to run it (`abhed-ext run`: its call was denied): nothing goes to the owner, the dispatch
+   * is recorded all the same (tool, args, the reason as its note), and answered with an error result.
+   */
+  readonly refused?: string | undefined
 }
 export type InvokeToolOutcome = InvokeToolRule.Outcome

@@ -1,4 +1,4 @@
-import type { JsonObject } from "@abhed/protocol"
+import { canonicalJson, type JsonObject, MaxJsonDepth, nestedDeeperThan } from "@abhed/protocol"
 import { Result } from "effect"
 import type { InputLine, InputRequest } from "../InputLine.ts"
 
@@ -8,8 +8,11 @@ import type { InputLine, InputRequest } from "../InputLine.ts"
  * - A `tool_call` without one gets `c-1`, `c-2`, …, skipping every id an input line gave: two calls never share one
  *   (the host's own numbering did not know the given ids, so `c-3` could be given and made).
  * - A `tool_result` without one is the result of the latest `tool_call` of the same tool that has had no result yet,
- *   as a recorded session writes them (call, then its result); an `invoke_tool` without one belongs to that call
- *   too (an extension's tool runs between its call and its result). With no such call, a new id.
+ *   as a recorded session writes them (call, then its result), and among those, when it gives `args`, the latest
+ *   whose args (as proposed, or as decided) are its own: two calls of a tool, then their results in another order,
+ *   each pair up. With no such call, a new id.
+ * - An `invoke_tool` without one gets a new id: the call it is for is found by its args (JudgedCalls.ts), which the
+ *   session fills in first; the latest call awaiting a result may be another call of the tool, with other args.
  *
  * A `tool_result` without `args` takes them from the call it pairs with: the args the call ran with once `ran`
  * recorded them (an extension may have rewritten them), else the call's own. With no such call, it is an error.
@@ -40,9 +43,49 @@ export const make = (): CallIds => {
   }
   /** Per call awaiting its result: the args it runs with (its own, until `ran` says otherwise). */
   const argsOf = new Map<string, JsonObject>()
+  /**
+   * The awaiting calls by the canonical JSON of their args (proposed, and as decided), per tool, newest last: how a
+   * result with args finds its call without a walk through every call awaiting one. Per call, its keys.
+   */
+  const byArgs = new Map<string, Map<string, Array<string>>>()
+  const keysOf = new Map<string, { readonly tool: string; readonly keys: Set<string> }>()
+  /** Args nested deeper than a request may get no key: the host sends them to no one, and their text is too deep. */
+  const keyOf = (args: JsonObject): string | undefined =>
+    nestedDeeperThan(args, MaxJsonDepth) ? undefined : canonicalJson(args)
+  const index = (tool: string, id: string, args: JsonObject) => {
+    const key = keyOf(args)
+    const own = keysOf.get(id)
+    if (key === undefined || own === undefined || own.keys.has(key)) return
+    own.keys.add(key)
+    const keys = byArgs.get(tool) ?? new Map<string, Array<string>>()
+    byArgs.set(tool, keys)
+    const ids = keys.get(key)
+    if (ids === undefined) keys.set(key, [id])
+    else ids.push(id)
+  }
+  const unindex = (id: string) => {
+    const own = keysOf.get(id)
+    keysOf.delete(id)
+    if (own === undefined) return
+    const keys = byArgs.get(own.tool)
+    for (const key of own.keys) {
+      const ids = keys?.get(key)
+      const at = ids?.lastIndexOf(id) ?? -1
+      if (ids === undefined || at < 0) continue
+      ids.splice(at, 1)
+      if (ids.length === 0) keys?.delete(key)
+    }
+    if (keys?.size === 0) byArgs.delete(own.tool)
+  }
   const latestAwaiting = (tool: string): string | undefined => awaiting.get(tool)?.at(-1)
+  /** The call a result with `args` is for: the latest awaiting with those args, else the latest awaiting. */
+  const pairOf = (tool: string, args: JsonObject): string | undefined => {
+    const key = keyOf(args)
+    return (key === undefined ? undefined : byArgs.get(tool)?.get(key)?.at(-1)) ?? latestAwaiting(tool)
+  }
   const settle = (tool: string, id: string) => {
     argsOf.delete(id)
+    unindex(id)
     const calls = awaiting.get(tool)
     const at = calls?.lastIndexOf(id) ?? -1
     if (calls === undefined || at < 0) return
@@ -54,17 +97,24 @@ export const make = (): CallIds => {
       case "tool_call": {
         const id = request.call_id ?? fresh()
         taken.add(id)
-        awaiting.set(request.tool, [...(awaiting.get(request.tool) ?? []), id])
+        // Pushed, not copied: a run fed calls alone (no results) keeps them all awaiting.
+        const calls = awaiting.get(request.tool)
+        if (calls === undefined) awaiting.set(request.tool, [id])
+        else calls.push(id)
         argsOf.set(id, request.args)
+        // A call reusing an awaiting call's id takes its place here.
+        unindex(id)
+        keysOf.set(id, { tool: request.tool, keys: new Set() })
+        index(request.tool, id, request.args)
         return { ...request, call_id: id }
       }
       case "invoke_tool": {
-        const id = request.call_id ?? latestAwaiting(request.tool) ?? fresh()
+        const id = request.call_id ?? fresh()
         taken.add(id)
         return { ...request, call_id: id }
       }
       case "tool_result": {
-        const id = request.call_id ?? latestAwaiting(request.tool) ?? fresh()
+        const id = request.call_id ?? pairOf(request.tool, request.args) ?? fresh()
         taken.add(id)
         settle(request.tool, id)
         return { ...request, call_id: id }
@@ -93,7 +143,10 @@ export const make = (): CallIds => {
       return Result.succeed(assign({ ...rest, call_id: id, args: paired }))
     },
     ran: (callId, args) => {
-      if (argsOf.has(callId)) argsOf.set(callId, args)
+      if (!argsOf.has(callId)) return
+      argsOf.set(callId, args)
+      const own = keysOf.get(callId)
+      if (own !== undefined) index(own.tool, callId, args)
     }
   }
 }

@@ -1,74 +1,143 @@
-import { type JsonObject, jsonEquals } from "@abhed/protocol"
+import { canonicalJson, type JsonObject, MaxJsonDepth, nestedDeeperThan } from "@abhed/protocol"
 
 /**
  * The `tool_call`s `abhed-ext run` decided in its session, so that an `invoke_tool` for one of them runs only as it
- * was decided (docs/cli.md, input): never after a deny, and only with the settled args (an extension's rewrite
- * included) on the tool the call named. `run` is the one running an extension's tool, so a deny it has just printed
+ * was decided (docs/cli.md, input): never after a deny, only with the settled args (an extension's rewrite included)
+ * on the tool the call named, and once. `run` is the one running an extension's tool, so a deny it has just printed
  * must not be lifted by the next line: an agent that sends the invoke without reading the decision (or with the args
- * it first proposed) would otherwise run what the guards vetoed.
+ * it first proposed) would otherwise run what the guards vetoed; and one verdict must not license many runs (a guard
+ * that allows three deletions a session would allow any number).
  *
- * Which call an invoke is for: the one its `call_id` names, when the line gives one. When it leaves it out, the
- * latest call of the same tool whose args, as proposed or as settled, are the invoke's (whether or not a result was
- * sent for it since). An invoke no decided call holds runs as before (the agent judged it some other way: a tool of
- * the agent's own, a recording cut short). Pure state over one session: one entry per decided call.
+ * Which call an invoke is for: the one its `call_id` names, when the line gives one that a decided call holds. Else
+ * (no `call_id`, or one no call was decided under) a decision of the same tool whose args, as proposed or as settled,
+ * are the invoke's, whether or not a result was sent for it since: the latest, unless it is an allowed call that ran
+ * already, when an earlier one that has not run is taken (two calls with the same args, then their two invokes). An
+ * id the agent makes up for the invoke does not lift a deny. A call decided again under its id keeps its earlier
+ * decision here too (for the args match): reusing a denied call's id for a harmless call must not free the denied
+ * args. An invoke no decided call holds runs as before (the agent judged it some other way: a tool of the agent's
+ * own, a recording cut short). Pure state over one session: one entry per decision.
  */
 export interface JudgedCalls {
   /** A `tool_call` decided: its id, tool, the args proposed and settled, the decision, and its line. */
-  readonly decided: (call: Decided & { readonly callId: string }) => void
+  readonly decided: (call: Decided) => void
   /**
-   * Why the `invoke_tool` of `tool` with `args` must not run, or `undefined` when it may. `named`: the `call_id` the
-   * line gave itself (undefined when it left it out).
+   * The decided call the `invoke_tool` of `tool` with `args` is for, and why it must not run (`refusal`, undefined
+   * when it may); undefined when no decided call holds it. `named`: the `call_id` the line gave (or undefined).
    */
-  readonly refusal: (named: string | undefined, tool: string, args: JsonObject) => string | undefined
+  readonly judge: (named: string | undefined, tool: string, args: JsonObject) => Judged | undefined
 }
 
 export interface Decided {
+  readonly callId: string
   readonly tool: string
   readonly proposed: JsonObject
   readonly settled: JsonObject
-  readonly decision: string
+  /** The final decision, or `error`: the call got an internal error line, no decision (it never runs either). */
+  readonly decision: "allow" | "ask" | "deny" | "error"
   readonly line: number
 }
 
+export interface Judged {
+  readonly callId: string
+  readonly refusal: string | undefined
+  /** The invoke ran (its owner answered) on `line`: the call does not run again. */
+  readonly ran: (line: number) => void
+}
+
+/**
+ * The args as a key: canonical JSON (keys sorted), so key order, `1e0` and `1`, `"\u002f"` and `"/"` make no
+ * difference, and a number JSON cannot hold (`1e400`, parsed as Infinity) is the `null` an extension reads: a call
+ * denied for `{"n":1e400}` also holds the invoke that sends `{"n":null}`. Undefined for args nested deeper than a
+ * request may: the host sends those to no one (it refuses them itself), and their text would overflow the stack.
+ */
+const keyOf = (args: JsonObject): string | undefined =>
+  nestedDeeperThan(args, MaxJsonDepth) ? undefined : canonicalJson(args)
+
+/** A decision as kept: its args as keys, and the line its invoke ran on. */
+interface Kept {
+  readonly callId: string
+  readonly tool: string
+  readonly proposed: string | undefined
+  readonly settled: string | undefined
+  readonly decision: string
+  readonly line: number
+  ranOn: number | undefined
+}
+
 export const make = (): JudgedCalls => {
-  const byId = new Map<string, Decided & { readonly callId: string }>()
-  /** Per tool, its decided calls, latest last (a call decided again under its id moves to the end). */
-  const byTool = new Map<string, Array<Decided & { readonly callId: string }>>()
-  const latestWith = (tool: string, args: JsonObject) => {
-    const calls = byTool.get(tool) ?? []
+  /** The latest decision under each id. */
+  const byId = new Map<string, Kept>()
+  /**
+   * Per tool, per args key (proposed and settled): the decisions with those args, latest last. A call decided again
+   * under its id keeps the earlier one here too. Indexed, so an invoke no call holds costs no walk through them all.
+   */
+  const byArgs = new Map<string, Map<string, Array<Kept>>>()
+  const index = (call: Kept, key: string | undefined) => {
+    if (key === undefined) return
+    const keys = byArgs.get(call.tool) ?? new Map<string, Array<Kept>>()
+    byArgs.set(call.tool, keys)
+    const calls = keys.get(key)
+    if (calls === undefined) keys.set(key, [call])
+    else calls.push(call)
+  }
+  const heldBy = (tool: string, args: string) => {
+    const calls = byArgs.get(tool)?.get(args) ?? []
+    let ran: Kept | undefined
     for (let i = calls.length - 1; i >= 0; i--) {
       const call = calls[i]
-      if (call !== undefined && (jsonEquals(args, call.settled) || jsonEquals(args, call.proposed))) return call
+      if (call === undefined) continue
+      if (call.decision === "deny" || call.decision === "error" || call.ranOn === undefined) return call
+      ran ??= call
     }
+    return ran
+  }
+  const refusal = (call: Kept, named: string | undefined, tool: string, args: string) => {
+    const id = JSON.stringify(call.callId)
+    // An id the line made up, which the args led past: said, so the agent's author sees why its own id did not count.
+    const via =
+      named !== undefined && named !== call.callId
+        ? ` (call_id ${JSON.stringify(named)} names no decided call; its tool and args name this one)`
+        : ""
+    if (call.decision === "error")
+      return `invoke_tool: the tool_call ${id} (line ${call.line}) was never decided (an internal error)${via}: it never runs`
+    if (call.decision === "deny")
+      return `invoke_tool: the tool_call ${id} (line ${call.line}) was denied${via}: a denied call never runs`
+    if (call.tool !== tool)
+      return (
+        `invoke_tool: call_id ${id} is the tool_call of ${JSON.stringify(call.tool)} (line ${call.line}), ` +
+        `not of ${JSON.stringify(tool)}: nothing ran`
+      )
+    if (call.settled !== args)
+      return (
+        `invoke_tool: the args are not those the tool_call ${id} (line ${call.line}) was decided to run with${via}: ` +
+        `send its output's "args" (an extension may have rewritten them); nothing ran`
+      )
+    if (call.ranOn !== undefined)
+      return (
+        `invoke_tool: the tool_call ${id} (line ${call.line}) ran already (line ${call.ranOn})${via}: a decided ` +
+        "call runs once; send a new tool_call to run it again; nothing ran"
+      )
     return undefined
   }
   return {
-    decided: (call) => {
-      const before = byId.get(call.callId)
-      if (before !== undefined) {
-        const calls = byTool.get(before.tool)
-        calls?.splice(calls.indexOf(before), 1)
-      }
+    decided: (given) => {
+      const call: Kept = { ...given, proposed: keyOf(given.proposed), settled: keyOf(given.settled), ranOn: undefined }
       byId.set(call.callId, call)
-      byTool.set(call.tool, [...(byTool.get(call.tool) ?? []), call])
+      index(call, call.settled)
+      if (call.proposed !== call.settled) index(call, call.proposed)
     },
-    refusal: (named, tool, args) => {
-      const call = named === undefined ? latestWith(tool, args) : byId.get(named)
+    judge: (named, tool, given) => {
+      const args = keyOf(given)
+      if (args === undefined) return undefined
+      const call = (named === undefined ? undefined : byId.get(named)) ?? heldBy(tool, args)
       if (call === undefined) return undefined
-      const id = JSON.stringify(call.callId)
-      if (call.decision === "deny")
-        return `invoke_tool: the tool_call ${id} (line ${call.line}) was denied: a denied call never runs`
-      if (call.tool !== tool)
-        return (
-          `invoke_tool: call_id ${id} is the tool_call of ${JSON.stringify(call.tool)} (line ${call.line}), ` +
-          `not of ${JSON.stringify(tool)}: nothing ran`
-        )
-      if (!jsonEquals(call.settled, args))
-        return (
-          `invoke_tool: the args are not those the tool_call ${id} (line ${call.line}) was decided to run with: ` +
-          `send its output's "args" (an extension may have rewritten them); nothing ran`
-        )
-      return undefined
+      return {
+        callId: call.callId,
+        refusal: refusal(call, named, tool, args),
+        ran: (line) => {
+          call.ranOn ??= line
+        }
+      }
     }
   }
 }

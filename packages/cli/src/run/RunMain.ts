@@ -69,6 +69,14 @@ const startNotes = (file: string, config: Config, events: Option.Option<string>)
     }
   })
 
+/**
+ * The output line as printed: JSON whose only line break is the `\n` that ends it. U+2028, U+2029 and U+0085 can
+ * stand only inside its strings, where JSON allows them raw; written as escapes (the same value), a reader that also
+ * splits lines on them (Python's `str.splitlines`, an editor) still sees one line per decision, not a torn one.
+ */
+const printed = (output: Parameters<typeof render>[0]): string =>
+  render(output).replace(/[\u0085\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`)
+
 /** What `abhed-ext run` does once its flags are parsed (RunCommand.ts). */
 export const runMain = Effect.fn("run")(function* ({
   audit,
@@ -116,7 +124,7 @@ export const runMain = Effect.fn("run")(function* ({
       ),
     defaultSessionId: "abhed-ext",
     sessionId: Option.getOrUndefined(sessionId),
-    onLine: (r) => Effect.andThen(RunSummary.addLine(tally, r), Console.log(render(r.output)))
+    onLine: (r) => Effect.andThen(RunSummary.addLine(tally, r), Console.log(printed(r.output)))
   })
   // With --watch, the watcher lives as long as the session, and reloads the host once it has started.
   const reloaded = (source: RunSource) => {

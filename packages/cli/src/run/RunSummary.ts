@@ -38,6 +38,8 @@ export interface RunTally {
   readonly verdicts: { allow: number; ask: number; deny: number }
   otherEvents: number
   badLines: number
+  /** `invoke_tool`s refused for how their call was decided: what the agent tried to run after the verdict. */
+  refusedInvokes: number
   readonly per: Map<string, PerExtension>
 }
 
@@ -48,6 +50,7 @@ export const make = (config: Config): RunTally => {
     verdicts: { allow: 0, ask: 0, deny: 0 },
     otherEvents: 0,
     badLines: 0,
+    refusedInvokes: 0,
     per: new Map(names.map((name) => [name, fresh()]))
   }
 }
@@ -68,7 +71,8 @@ export const addLine = (tally: RunTally | undefined, result: LineResult): Effect
     ? Effect.void
     : Effect.sync(() => {
         const output = result.output
-        if ("error" in output) tally.badLines++
+        if (result.refused === true) tally.refusedInvokes++
+        else if ("error" in output) tally.badLines++
         else if (output.event === "tool_call") tally.verdicts[output.decision]++
         else tally.otherEvents++
       })
@@ -135,7 +139,10 @@ export const render = (tally: RunTally): string => {
   const calls = v.allow + v.ask + v.deny
   const lines = [
     `abhed-ext run: ${calls} tool call(s): ${v.deny} denied, ${v.ask} asked, ${v.allow} allowed; ` +
-      `${tally.otherEvents} other event(s); ${tally.badLines} bad line(s)`
+      `${tally.otherEvents} other event(s); ${tally.badLines} bad line(s)` +
+      (tally.refusedInvokes > 0
+        ? `; ${tally.refusedInvokes} invoke(s) refused (their call was denied, or decided with other args)`
+        : "")
   ]
   if (tally.extensions.length === 0) lines.push("  no extension configured: the policy alone decided")
   const width = Math.max(...tally.extensions.map((name) => name.length))

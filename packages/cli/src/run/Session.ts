@@ -21,6 +21,8 @@ export interface LineResult {
   readonly line: number
   readonly input: InputRequest | undefined
   readonly output: OutputLine | ErrorLine
+  /** An `invoke_tool` refused because of how its call was decided (JudgedCalls.ts): not a bad line. */
+  readonly refused?: true
 }
 
 export interface SessionOptions<E, R, HE, HR> {
@@ -68,22 +70,30 @@ export const runSession = <E, R, HE, HR>(options: SessionOptions<E, R, HE, HR>):
               "--session-id to decide every line in one session"
             return yield* options.onLine({ line, input: undefined, output: { error, line } })
           }
-          const completed = callIds.complete(decoded.success)
+          // An invoke_tool for a call this run decided is that call's, and runs only as it was decided
+          // (JudgedCalls.ts); one without call_id takes that call's id, never a call's it is not for.
+          const judgedInvoke =
+            decoded.success.event === "invoke_tool"
+              ? judged.judge(decoded.success.call_id, decoded.success.tool, decoded.success.args)
+              : undefined
+          const completed = callIds.complete(
+            decoded.success.event === "invoke_tool" && decoded.success.call_id === undefined && judgedInvoke
+              ? { ...decoded.success, call_id: judgedInvoke.callId }
+              : decoded.success
+          )
           if (Result.isFailure(completed)) {
             return yield* options.onLine({ line, input: undefined, output: { error: completed.failure, line } })
           }
           const request = completed.success
-          // An extension's tool runs only as its call was decided (JudgedCalls.ts): the invoke is not sent.
-          const refused =
-            request.event === "invoke_tool"
-              ? judged.refusal(
-                  "call_id" in decoded.success ? decoded.success.call_id : undefined,
-                  request.tool,
-                  request.args
-                )
-              : undefined
-          if (refused !== undefined)
-            return yield* options.onLine({ line, input: request, output: { error: refused, line } })
+          const refused = judgedInvoke?.refusal
+          if (refused !== undefined && request.event === "invoke_tool") {
+            // Not sent to the owner, but recorded: the audit shows what the agent tried to run after the verdict.
+            const h = yield* hostFor(request, line)
+            yield* Effect.ignore(
+              h.invokeTool({ tool: request.tool, args: request.args, call_id: request.call_id, refused })
+            )
+            return yield* options.onLine({ line, input: request, output: { error: refused, line }, refused: true })
+          }
           const h = yield* hostFor(request, line)
           const output = yield* dispatch(h, request).pipe(
             Effect.catch((e): Effect.Effect<ErrorLine> => Effect.succeed({ error: e.message, line })),
@@ -96,6 +106,8 @@ export const runSession = <E, R, HE, HR>(options: SessionOptions<E, R, HE, HR>):
               })
             )
           )
+          // The call's verdict is spent once its tool ran (its owner answered, even with is_error).
+          if (request.event === "invoke_tool" && !("error" in output)) judgedInvoke?.ran(line)
           // What a later tool_result without args gets: the args the call was decided to run with.
           if (request.event === "tool_call" && request.call_id !== undefined && "args" in output) {
             callIds.ran(request.call_id, output.args)
@@ -103,8 +115,21 @@ export const runSession = <E, R, HE, HR>(options: SessionOptions<E, R, HE, HR>):
               callId: request.call_id,
               tool: request.tool,
               proposed: request.args,
-              settled: output.args,
+              // No round ran (the host refused args it cannot send, or the policy alone decided): nothing settled,
+              // and the `{}` such an output prints must not hold an invoke of the tool with `{}`.
+              settled: output.rounds === 0 ? request.args : output.args,
               decision: output.decision,
+              line
+            })
+          } else if (request.event === "tool_call" && request.call_id !== undefined) {
+            // No decision (an internal error): its invoke must not run as if it had been allowed.
+            const args = request.args
+            judged.decided({
+              callId: request.call_id,
+              tool: request.tool,
+              proposed: args,
+              settled: args,
+              decision: "error",
               line
             })
           }

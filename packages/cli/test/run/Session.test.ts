@@ -65,6 +65,41 @@ describe("runSession", () => {
     })
   )
 
+  it.effect("a tool_call that got an internal error is no allow: an invoke_tool for it is refused, not run", () =>
+    Effect.gen(function* () {
+      const invoked: Array<unknown> = []
+      const broken = ExtensionHost.layerMock({
+        toolCall: (call) =>
+          call.args["boom"] === true
+            ? Effect.die(new Error("boom"))
+            : Effect.succeed({ decision: "allow", reasons: [], args: call.args, rounds: 1 }),
+        invokeTool: (call) =>
+          Effect.sync(() => {
+            if (call.refused === undefined) invoked.push(call.args)
+            return { result: "ran", is_error: false }
+          })
+      })
+      const results: Array<LineResult> = []
+      yield* runSession({
+        lines: Stream.fromIterable([
+          `{"event":"tool_call","tool":"wipe","args":{"boom":true}}`,
+          `{"event":"invoke_tool","tool":"wipe","args":{"boom":true}}`,
+          `{"event":"invoke_tool","tool":"wipe","call_id":"c-1","args":{"boom":true}}`
+        ]),
+        host: () => broken,
+        defaultSessionId: "default",
+        onLine: (r) => Effect.sync(() => void results.push(r))
+      })
+      assert.deepStrictEqual(results[0]?.output, { error: "internal error: boom", line: 1 })
+      assert.deepStrictEqual(results[1]?.output, {
+        error: 'invoke_tool: the tool_call "c-1" (line 1) was never decided (an internal error): it never runs',
+        line: 2
+      })
+      assert.isTrue(results[2] !== undefined && "error" in results[2].output)
+      assert.deepStrictEqual(invoked, [])
+    })
+  )
+
   it.effect("the host starts once, at the first valid request, with its session_id", () =>
     Effect.gen(function* () {
       const a = yield* collect([

@@ -22,6 +22,19 @@ export const invokeTool = (
 ) =>
   Effect.gen(function* () {
     const { callIdOf, recording, reported, sessionId } = ctx
+    if (call.refused !== undefined) {
+      // An attempt the audit keeps: which tool, with what args (unless they cannot be sent), and why not.
+      const refused = InvokeToolRule.refused(call.refused)
+      const args = unsendableField("args", call.args) === undefined ? { args: call.args } : {}
+      return yield* dispatch<InvokeToolOutcome>(
+        ctx,
+        "invoke_tool",
+        callIdOf(call.call_id),
+        (then) =>
+          Effect.sync(() => then({ outcome: refused.outcome, rounds: [], notes: recording ? refused.notes : [] })),
+        { tool: call.tool, ...args }
+      )
+    }
     const entry = tools.find((t) => t.tool.name === call.tool)
     if (entry === undefined) return yield* new UnknownTool({ tool: call.tool })
     const owner = extensions.find((x) => x.name === entry.extension)

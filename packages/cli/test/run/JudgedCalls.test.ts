@@ -1,0 +1,31 @@
+import { describe, expect, it } from "vitest"
+import * as JudgedCalls from "../../src/run/JudgedCalls.ts"
+
+/** `abhed-ext run`'s decided calls, which hold the invoke_tool lines for them (docs/cli.md, input). */
+
+const allowed = (i: number): JudgedCalls.Decided => ({
+  callId: `c-${i}`,
+  tool: "bash",
+  proposed: { command: `ls ${i}` },
+  settled: { command: `ls ${i}` },
+  decision: "allow",
+  line: i
+})
+
+describe("JudgedCalls", () => {
+  it("args compare as JSON values: key order, 1e0 and 1, -0 and 0 are the same args", () => {
+    const judged = JudgedCalls.make()
+    judged.decided({ ...allowed(1), proposed: { a: 1, b: 0 }, settled: { a: 1, b: 0 }, decision: "deny" })
+    expect(judged.judge(undefined, "bash", { b: -0, a: 1 })?.refusal).toContain("was denied")
+    expect(judged.judge(undefined, "bash", { a: 1, b: 1 })).toBeUndefined()
+  })
+
+  it("an invoke no call holds is found out in constant time, whatever the calls decided", { timeout: 30_000 }, () => {
+    // Walking every decision of the tool per invoke made 20 000 calls and 20 000 such invokes cost 65 s of CPU.
+    const judged = JudgedCalls.make()
+    for (let i = 0; i < 20_000; i++) judged.decided(allowed(i))
+    for (let i = 0; i < 20_000; i++)
+      expect(judged.judge(undefined, "bash", { command: `ls ${i}`, x: 1 })).toBeUndefined()
+    expect(judged.judge(undefined, "bash", { command: "ls 7" })).toMatchObject({ callId: "c-7", refusal: undefined })
+  })
+})
