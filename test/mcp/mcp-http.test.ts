@@ -114,4 +114,53 @@ describe("abhed-ext mcp --url", () => {
     },
     Slow
   )
+
+  it(
+    "a redirect is followed within the --url's origin only: the --header never reaches another origin",
+    async () => {
+      // `elsewhere` is another origin (another port): it must never see a request, nor the key.
+      const elsewhereSeen: Array<string> = []
+      const elsewhere = createServer((request, response) => {
+        elsewhereSeen.push(String(request.headers["x-api-key"]))
+        request.resume()
+        response.writeHead(401).end()
+      })
+      // `home` sends /away elsewhere and /mcp to /mcp/ (same origin), where it answers 401 with what it got.
+      const homeSeen: Array<string> = []
+      const home = createServer((request, response) => {
+        request.resume()
+        if (request.url === "/away") return response.writeHead(307, { location: `${elsewhereUrl}/mcp` }).end()
+        if (request.url === "/mcp") return response.writeHead(307, { location: "/mcp/" }).end()
+        homeSeen.push(`${request.url} ${String(request.headers["x-api-key"])}`)
+        response.writeHead(401).end()
+      })
+      const listen = (server: ReturnType<typeof createServer>) =>
+        new Promise<string>((resolve) =>
+          server.listen(0, "127.0.0.1", () => resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}`))
+        )
+      const elsewhereUrl = await listen(elsewhere)
+      const homeUrl = await listen(home)
+      try {
+        const extension = (name: string, path: string) => ({
+          ...adapter(`${homeUrl}${path}`, ["X-Api-Key: k-secret-7f3a"]),
+          name: `mcp-${name}`,
+          args: adapter(`${homeUrl}${path}`, ["X-Api-Key: k-secret-7f3a"]).args.map((a) => (a === "web" ? name : a))
+        })
+        const r = await runCli(
+          ["run", "--config", writeConfig({ extensions: [extension("away", "/away"), extension("home", "/mcp")] })],
+          { input: lines({ event: "list_tools" }) }
+        )
+        expect(r.code, r.stderr).toBe(0)
+        expect(jsonLines(r.stdout)).toEqual([{ event: "list_tools", tools: [] }])
+        expect(elsewhereSeen).toEqual([])
+        expect(r.stderr).not.toContain("k-secret-7f3a")
+        // Within the origin it is followed, with the header.
+        expect(homeSeen).toContain("/mcp/ k-secret-7f3a")
+      } finally {
+        home.close()
+        elsewhere.close()
+      }
+    },
+    Slow
+  )
 })

@@ -6,6 +6,7 @@ import * as FetchHttpClient from "effect/http/FetchHttpClient"
 import * as ChildProcess from "effect/process/ChildProcess"
 import { ChildProcessSpawner } from "effect/process/ChildProcessSpawner"
 import { lineAlignedSpawner } from "./McpLines.ts"
+import { sameOriginFetch } from "./McpRedirects.ts"
 import type { McpTarget } from "./McpTarget.ts"
 
 /**
@@ -40,7 +41,9 @@ const client = (target: McpTarget, identity: Identity) => {
   const transport =
     target._tag === "Http"
       ? McpClient.http({ ...options, url: target.url, headers: target.headers }).pipe(
-          Effect.provide(FetchHttpClient.layer)
+          Effect.provide(FetchHttpClient.layer),
+          // Redirects followed within the URL's origin only (McpRedirects.ts): the headers go to no one else.
+          Effect.provideService(FetchHttpClient.Fetch, sameOriginFetch())
         )
       : Effect.flatMap(lineAlignedSpawner(MaxMessageBytes), (spawner) =>
           McpClient.stdio({
