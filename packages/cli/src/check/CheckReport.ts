@@ -35,11 +35,15 @@ export const renderText = (
       ? s.green(`ok: ${passed}/${results.length} checks passed`)
       : s.red(`failed: ${failed.map((r) => r.id).join(", ")} (${passed}/${results.length} passed)`)
   )
-  if (failed.length > 0 && stderrTail.trim() !== "") {
+  // Shown when it passed too: what an extension warns of while it answers (an MCP adapter that cannot reach its
+  // server declares no tools, and says so only there) is what a passing check would otherwise hide.
+  if (stderrTail.trim() !== "") {
     // The line that says why, first: a stack trace's last lines hide it (Node prints the error above its stack).
-    const why = StderrTail.errorLine(stderrTail)
+    const why = failed.length > 0 ? StderrTail.errorLine(stderrTail) : undefined
     if (why !== undefined) lines.push(`extension error (its stderr): ${why}`)
-    lines.push(s.dim("extension stderr (last lines):"))
+    lines.push(
+      s.dim(failed.length > 0 ? "extension stderr (last lines):" : "extension stderr (last lines; it passed):")
+    )
     // Control characters escaped: the extension's escape sequences must not clear the screen over the FAIL lines,
     // retitle the terminal or write the clipboard; each line it wrote is one line here (a lone \r included).
     for (const l of printableLines(stderrTail.trimEnd()).slice(-10)) lines.push(s.dim(`  | ${l}`))
