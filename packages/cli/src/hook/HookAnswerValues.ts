@@ -13,9 +13,8 @@ const allowWords: ReadonlyArray<unknown> = ["allow", "approve", "defer"]
 
 /**
  * A `decision`-like field with a value the peer does not know (`"Deny"`, Claude's `decision: "deny"`, a number,
- * `continue: "false"`): the
- * peer rejects such an answer (a non-blocking error), and a hook that meant to deny would pass without a word. Here it
- * is a failed run: said in the reply's reason, and a block with --fail-closed. Absent or null is no answer, and an
+ * `continue: "false"`): the peer rejects such an answer (a non-blocking error), and a hook that meant to deny would
+ * pass without a word. Here it is a failed run: said in the reply's reason, and a block with --fail-closed. Absent or null is no answer, and an
  * allow word the peer would not take (Claude's `decision: "allow"`) is no opinion as any allow is.
  */
 export const tellUnknown = (

@@ -1,6 +1,7 @@
-import { canonicalJson, type JsonObject, MaxJsonDepth, nestedDeeperThan } from "@abhed/protocol"
+import type { JsonObject } from "@abhed/protocol"
 import { Result } from "effect"
 import type { InputLine, InputRequest } from "../InputLine.ts"
+import { argsKey } from "./ArgsKey.ts"
 
 /**
  * The `call_id`s of `abhed-ext run`'s input lines that leave it out (docs/cli.md). Pure state over one session.
@@ -49,11 +50,8 @@ export const make = (): CallIds => {
    */
   const byArgs = new Map<string, Map<string, Array<string>>>()
   const keysOf = new Map<string, { readonly tool: string; readonly keys: Set<string> }>()
-  /** Args nested deeper than a request may get no key: the host sends them to no one, and their text is too deep. */
-  const keyOf = (args: JsonObject): string | undefined =>
-    nestedDeeperThan(args, MaxJsonDepth) ? undefined : canonicalJson(args)
   const index = (tool: string, id: string, args: JsonObject) => {
-    const key = keyOf(args)
+    const key = argsKey(args)
     const own = keysOf.get(id)
     if (key === undefined || own === undefined || own.keys.has(key)) return
     own.keys.add(key)
@@ -80,7 +78,7 @@ export const make = (): CallIds => {
   const latestAwaiting = (tool: string): string | undefined => awaiting.get(tool)?.at(-1)
   /** The call a result with `args` is for: the latest awaiting with those args, else the latest awaiting. */
   const pairOf = (tool: string, args: JsonObject): string | undefined => {
-    const key = keyOf(args)
+    const key = argsKey(args)
     return (key === undefined ? undefined : byArgs.get(tool)?.get(key)?.at(-1)) ?? latestAwaiting(tool)
   }
   const settle = (tool: string, id: string) => {

@@ -1,4 +1,5 @@
-import { canonicalJson, type JsonObject, MaxJsonDepth, nestedDeeperThan } from "@abhed/protocol"
+import type { JsonObject } from "@abhed/protocol"
+import { argsKey } from "./ArgsKey.ts"
 
 /**
  * The `tool_call`s `abhed-ext run` decided in its session, so that an `invoke_tool` for one of them runs only as it
@@ -43,15 +44,6 @@ export interface Judged {
   /** The invoke ran (its owner answered) on `line`: the call does not run again. */
   readonly ran: (line: number) => void
 }
-
-/**
- * The args as a key: canonical JSON (keys sorted), so key order, `1e0` and `1`, `"\u002f"` and `"/"` make no
- * difference, and a number JSON cannot hold (`1e400`, parsed as Infinity) is the `null` an extension reads: a call
- * denied for `{"n":1e400}` also holds the invoke that sends `{"n":null}`. Undefined for args nested deeper than a
- * request may: the host sends those to no one (it refuses them itself), and their text would overflow the stack.
- */
-const keyOf = (args: JsonObject): string | undefined =>
-  nestedDeeperThan(args, MaxJsonDepth) ? undefined : canonicalJson(args)
 
 /** A decision as kept: its args as keys, and the line its invoke ran on. */
 interface Kept {
@@ -121,13 +113,18 @@ export const make = (): JudgedCalls => {
   }
   return {
     decided: (given) => {
-      const call: Kept = { ...given, proposed: keyOf(given.proposed), settled: keyOf(given.settled), ranOn: undefined }
+      const call: Kept = {
+        ...given,
+        proposed: argsKey(given.proposed),
+        settled: argsKey(given.settled),
+        ranOn: undefined
+      }
       byId.set(call.callId, call)
       index(call, call.settled)
       if (call.proposed !== call.settled) index(call, call.proposed)
     },
     judge: (named, tool, given) => {
-      const args = keyOf(given)
+      const args = argsKey(given)
       if (args === undefined) return undefined
       const call = (named === undefined ? undefined : byId.get(named)) ?? heldBy(tool, args)
       if (call === undefined) return undefined
