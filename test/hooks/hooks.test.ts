@@ -222,11 +222,12 @@ describe("Claude Code hooks through abhed-ext hook", () => {
           ["--format", "claude", "--timeout-ms", "120000"],
           ["bash", fixture("sleeper.sh"), marker],
           {
-            events: ["tool_call"],
-            // The first exchange is the call (no session_start subscription): long enough for the adapter to
-            // start and spawn the hook on a loaded machine, then the host gives up on it.
+            // `list_tools` is the first exchange (the adapter answers it without running the hook): the adapter's
+            // start is spent in startup_timeout_ms, and the call is under timeout_ms alone, long enough for the
+            // adapter to spawn the hook on a loaded machine, then the host gives up on it.
+            events: ["list_tools", "tool_call"],
             timeout_ms: 1500,
-            startup_timeout_ms: 8000
+            startup_timeout_ms: 40_000
           }
         )
       ]
@@ -235,6 +236,8 @@ describe("Claude Code hooks through abhed-ext hook", () => {
     expect(r.code, r.stderr).toBe(0)
     const out = jsonLines(r.stdout) as Array<Line>
     expect(out.map((o) => o["decision"])).toEqual(["allow", "allow"])
+    // Given up on at the call, by its timeout_ms, not at its start.
+    expect(r.stderr).toContain("extension slow-hook is dead: timed_out (1500 ms)")
     expect(processesWith(marker)).toEqual([])
   })
 
