@@ -1,6 +1,7 @@
 import type { JsonObject } from "@abhed/protocol"
 import { Result } from "effect"
 import type { InputLine, InputRequest } from "../InputLine.ts"
+import * as ArgsIndex from "./ArgsIndex.ts"
 import { argsKey } from "./ArgsKey.ts"
 
 /**
@@ -45,41 +46,28 @@ export const make = (): CallIds => {
   /** Per call awaiting its result: the args it runs with (its own, until `ran` says otherwise). */
   const argsOf = new Map<string, JsonObject>()
   /**
-   * The awaiting calls by the canonical JSON of their args (proposed, and as decided), per tool, newest last: how a
-   * result with args finds its call without a walk through every call awaiting one. Per call, its keys.
+   * The awaiting calls by the canonical JSON of their args (proposed, and as decided), per tool: how a result with
+   * args finds its call without a walk through every call awaiting one. Per call, its keys.
    */
-  const byArgs = new Map<string, Map<string, Array<string>>>()
+  const byArgs = ArgsIndex.make<string>()
   const keysOf = new Map<string, { readonly tool: string; readonly keys: Set<string> }>()
   const index = (tool: string, id: string, args: JsonObject) => {
     const key = argsKey(args)
     const own = keysOf.get(id)
     if (key === undefined || own === undefined || own.keys.has(key)) return
     own.keys.add(key)
-    const keys = byArgs.get(tool) ?? new Map<string, Array<string>>()
-    byArgs.set(tool, keys)
-    const ids = keys.get(key)
-    if (ids === undefined) keys.set(key, [id])
-    else ids.push(id)
+    byArgs.add(tool, key, id)
   }
   const unindex = (id: string) => {
     const own = keysOf.get(id)
     keysOf.delete(id)
-    if (own === undefined) return
-    const keys = byArgs.get(own.tool)
-    for (const key of own.keys) {
-      const ids = keys?.get(key)
-      const at = ids?.lastIndexOf(id) ?? -1
-      if (ids === undefined || at < 0) continue
-      ids.splice(at, 1)
-      if (ids.length === 0) keys?.delete(key)
-    }
-    if (keys?.size === 0) byArgs.delete(own.tool)
+    if (own !== undefined) for (const key of own.keys) byArgs.remove(own.tool, key, id)
   }
   const latestAwaiting = (tool: string): string | undefined => awaiting.get(tool)?.at(-1)
   /** The call a result with `args` is for: the latest awaiting with those args, else the latest awaiting. */
   const pairOf = (tool: string, args: JsonObject): string | undefined => {
     const key = argsKey(args)
-    return (key === undefined ? undefined : byArgs.get(tool)?.get(key)?.at(-1)) ?? latestAwaiting(tool)
+    return (key === undefined ? undefined : byArgs.get(tool, key).at(-1)) ?? latestAwaiting(tool)
   }
   const settle = (tool: string, id: string) => {
     argsOf.delete(id)

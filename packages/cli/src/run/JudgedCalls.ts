@@ -1,4 +1,5 @@
 import type { JsonObject } from "@abhed/protocol"
+import * as ArgsIndex from "./ArgsIndex.ts"
 import { argsKey } from "./ArgsKey.ts"
 
 /**
@@ -63,17 +64,12 @@ export const make = (): JudgedCalls => {
    * Per tool, per args key (proposed and settled): the decisions with those args, latest last. A call decided again
    * under its id keeps the earlier one here too. Indexed, so an invoke no call holds costs no walk through them all.
    */
-  const byArgs = new Map<string, Map<string, Array<Kept>>>()
+  const byArgs = ArgsIndex.make<Kept>()
   const index = (call: Kept, key: string | undefined) => {
-    if (key === undefined) return
-    const keys = byArgs.get(call.tool) ?? new Map<string, Array<Kept>>()
-    byArgs.set(call.tool, keys)
-    const calls = keys.get(key)
-    if (calls === undefined) keys.set(key, [call])
-    else calls.push(call)
+    if (key !== undefined) byArgs.add(call.tool, key, call)
   }
   const heldBy = (tool: string, args: string) => {
-    const calls = byArgs.get(tool)?.get(args) ?? []
+    const calls = byArgs.get(tool, args)
     let ran: Kept | undefined
     for (let i = calls.length - 1; i >= 0; i--) {
       const call = calls[i]
