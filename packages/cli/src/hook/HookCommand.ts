@@ -1,6 +1,6 @@
-import { Effect, Result } from "effect"
-import { CliError, CliOutput, Command } from "effect/cli"
+import { Command } from "effect/cli"
 import { flags, settle } from "./HookFlags.ts"
+import { argsProblem } from "../ArgsProblem.ts"
 import { lazyHandler } from "../LazyHandler.ts"
 
 /**
@@ -9,27 +9,7 @@ import { lazyHandler } from "../LazyHandler.ts"
  * it, since an adapter that exits at startup is a guard lost.
  */
 export const hookArgsProblem = (args: ReadonlyArray<string>) =>
-  Effect.gen(function* () {
-    let started = false
-    const problems: Array<string> = []
-    const probe = Command.make("hook", flags, ({ format, matcher, toolNames: namesSpec }) =>
-      Effect.sync(() => {
-        const settled = settle(format, matcher, namesSpec)
-        if (Result.isFailure(settled)) problems.push(settled.failure)
-        else started = true
-      })
-    )
-    const silent: CliOutput.Presenter = { present: () => Effect.void }
-    yield* Command.runWith(probe, { version: "", renderErrors: false })(args).pipe(
-      Effect.catchIf(CliError.isCliError, (error) =>
-        Effect.sync(() => {
-          problems.push(...(error._tag === "ShowHelp" ? error.errors.map((e) => e.message) : [error.message]))
-        })
-      ),
-      Effect.provideService(CliOutput.Presenter, silent)
-    )
-    return started ? undefined : problems.length > 0 ? problems.join("; ") : "it would print its help and exit"
-  })
+  argsProblem("hook", flags, ({ format, matcher, toolNames }) => settle(format, matcher, toolNames), args)
 
 /**
  * `abhed-ext hook --format claude|gemini [--matcher M] [--tool-names ours=peer,…] [--timeout-ms N] [--fail-closed]

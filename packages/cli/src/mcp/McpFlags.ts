@@ -1,5 +1,6 @@
-import { Effect, Option, Result } from "effect"
-import { Argument, CliError, CliOutput, Command, Flag } from "effect/cli"
+import { Option } from "effect"
+import { Argument, Flag } from "effect/cli"
+import { argsProblem } from "../ArgsProblem.ts"
 import { positive } from "../DurationFlags.ts"
 import { parseTarget } from "./McpTarget.ts"
 
@@ -89,24 +90,4 @@ const anyVariable: Readonly<Record<string, string>> = new Proxy(
  * what it generates with it, since an adapter that exits at startup is a server's tools lost.
  */
 export const mcpArgsProblem = (args: ReadonlyArray<string>) =>
-  Effect.gen(function* () {
-    let started = false
-    const problems: Array<string> = []
-    const probe = Command.make("mcp", flags, (parsed) =>
-      Effect.sync(() => {
-        const target = targetOf(parsed, anyVariable)
-        if (Result.isFailure(target)) problems.push(target.failure)
-        else started = true
-      })
-    )
-    const silent: CliOutput.Presenter = { present: () => Effect.void }
-    yield* Command.runWith(probe, { version: "", renderErrors: false })(args).pipe(
-      Effect.catchIf(CliError.isCliError, (error) =>
-        Effect.sync(() => {
-          problems.push(...(error._tag === "ShowHelp" ? error.errors.map((e) => e.message) : [error.message]))
-        })
-      ),
-      Effect.provideService(CliOutput.Presenter, silent)
-    )
-    return started ? undefined : problems.length > 0 ? problems.join("; ") : "it would print its help and exit"
-  })
+  argsProblem("mcp", flags, (parsed) => targetOf(parsed, anyVariable), args)
