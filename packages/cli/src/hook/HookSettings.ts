@@ -1,10 +1,10 @@
 import { type EventName, isJsonObject } from "@abhed/protocol"
-import { readConfigText } from "@abhed/protocol/ConfigText"
 import { Result } from "effect"
 import { type HookFormat, ourEvent, peerEvents } from "./HookFormat.ts"
 import { parseMatcher } from "./HookMatcher.ts"
 import { matcherWarning } from "./HookMatcherCheck.ts"
 import { timeoutOf } from "./HookTimeout.ts"
+import { parsePeerFile } from "../PeerFileText.ts"
 
 /**
  * `import-hooks`: a Claude Code or Gemini CLI `settings.json` read as a list of command hooks, and every entry that
@@ -74,41 +74,12 @@ export const detectFormat = (settings: unknown): HookFormat => {
   return "claude"
 }
 
-/**
- * The text of a settings file. Claude Code reads its settings.json as JSON; Gemini CLI strips `//` and `/* *\/`
- * comments first (strip-json-comments, then JSON.parse: a trailing comma is still an error), so a Gemini file may
- * have comments. The JSONC reader of abhed.json reads them, with the line and column of each problem. The format is
- * `format`, or told by the event names.
- */
+/** The text of a settings file, read as its CLI reads it (PeerFileText.ts); the format is `format`, or told. */
 export const parseSettings = (
   text: string,
   format: HookFormat | undefined
-): Result.Result<{ readonly format: HookFormat; readonly settings: unknown }, string> => {
-  let strictError: string
-  try {
-    const settings: unknown = JSON.parse(text)
-    return Result.succeed({ format: format ?? detectFormat(settings), settings })
-  } catch (e) {
-    strictError = `not JSON: ${e instanceof Error ? e.message : String(e)}`
-  }
-  const read = readConfigText(text)
-  const chosen = format ?? (read.value === undefined ? undefined : detectFormat(read.value))
-  if (chosen !== "gemini") {
-    return Result.fail(
-      read.value === undefined
-        ? strictError
-        : `${strictError} (Claude Code reads settings.json as plain JSON: no comments)`
-    )
-  }
-  const [problem] = read.problems
-  if (problem === undefined) return Result.succeed({ format: chosen, settings: read.value })
-  const { column, line } = read.where(problem.offset)
-  // The reader words a trailing comma for abhed.json; here it is Gemini CLI that refuses it.
-  const message = problem.message.startsWith("trailing comma")
-    ? "trailing comma (Gemini CLI reads comments, not trailing commas): remove it"
-    : problem.message
-  return Result.fail(`not JSON with comments: line ${line}, column ${column}: ${message}`)
-}
+): Result.Result<{ readonly format: HookFormat; readonly settings: unknown }, string> =>
+  parsePeerFile(text, format, detectFormat, "Claude Code reads settings.json as plain JSON: no comments")
 
 /** The events a matcher filters by tool (on the others it filters a source or trigger we do not have). */
 export const isToolEvent = (event: EventName): boolean => event === "tool_call" || event === "tool_result"

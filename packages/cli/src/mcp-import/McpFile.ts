@@ -1,8 +1,8 @@
 import { posix } from "node:path"
 import { isJsonObject } from "@abhed/protocol"
-import { readConfigText } from "@abhed/protocol/ConfigText"
 import { Result } from "effect"
 import type { HookFormat } from "../hook/HookFormat.ts"
+import { parsePeerFile } from "../PeerFileText.ts"
 
 /**
  * `import-mcp`'s input: a peer's file, whose it is, and its values as the peer reads them.
@@ -40,40 +40,18 @@ export const detectFormat = (file: string | undefined, settings: unknown): HookF
   return servers.some((s) => isJsonObject(s) && geminiOnlyKeys.some((k) => s[k] !== undefined)) ? "gemini" : "claude"
 }
 
-/**
- * The file's text: Claude Code reads JSON; Gemini CLI strips comments first (a trailing comma is still an error), so
- * a Gemini file may have them, read with the line and column of each problem. The format is `format`, or told.
- */
+/** The file's text, read as its CLI reads it (PeerFileText.ts); the format is `format`, or told. */
 export const parseMcpFile = (
   file: string | undefined,
   text: string,
   format: HookFormat | undefined
-): Result.Result<{ readonly format: HookFormat; readonly settings: unknown }, string> => {
-  let strictError: string
-  try {
-    const settings: unknown = JSON.parse(text)
-    return Result.succeed({ format: format ?? detectFormat(file, settings), settings })
-  } catch (e) {
-    strictError = `not JSON: ${e instanceof Error ? e.message : String(e)}`
-  }
-  const read = readConfigText(text)
-  const chosen = format ?? (read.value === undefined ? undefined : detectFormat(file, read.value))
-  if (chosen !== "gemini") {
-    const hint = format === undefined ? "; for a Gemini CLI file, give --format gemini" : ""
-    return Result.fail(
-      read.value === undefined
-        ? strictError
-        : `${strictError} (Claude Code reads its MCP files as plain JSON: no comments${hint})`
-    )
-  }
-  const [problem] = read.problems
-  if (problem === undefined) return Result.succeed({ format: chosen, settings: read.value })
-  const { column, line } = read.where(problem.offset)
-  const message = problem.message.startsWith("trailing comma")
-    ? "trailing comma (Gemini CLI reads comments, not trailing commas): remove it"
-    : problem.message
-  return Result.fail(`not JSON with comments: line ${line}, column ${column}: ${message}`)
-}
+): Result.Result<{ readonly format: HookFormat; readonly settings: unknown }, string> =>
+  parsePeerFile(
+    text,
+    format,
+    (settings) => detectFormat(file, settings),
+    `Claude Code reads its MCP files as plain JSON: no comments${format === undefined ? "; for a Gemini CLI file, give --format gemini" : ""}`
+  )
 
 /** An array of strings, or undefined when it is anything else. */
 export const strings = (value: unknown): ReadonlyArray<string> | undefined =>
