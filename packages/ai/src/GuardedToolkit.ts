@@ -144,7 +144,7 @@ const make = <Tools extends Record<string, Tool.Any>>(
   // Made as the host makes its ids (IdCounter: not through V8's number-to-string cache).
   const nextLocalId = IdCounter.make("ai-")
 
-  /** The ids of the calls that ran, newest MaxPending kept (one conversation's worth): see `handle`. */
+  /** The ids of the calls handled (judged, and run or refused), newest MaxPending kept: see `handle`. */
   const ran = new Set<string>()
   const remember = (id: string) => {
     ran.add(id)
@@ -200,10 +200,12 @@ const make = <Tools extends Record<string, Tool.Any>>(
       if (normal._tag === "unencodable")
         return yield* refuse(unencodableReason(tool.name, normal.message), "parameters")
       // A call runs once: a second handle of the same id (effect/ai taking an approval for pending again, after a
-      // context filter dropped the result `resolveApprovals` had run) would run it again, unasked.
+      // context filter dropped the result `resolveApprovals` had run) would run it again, unasked. Claimed before
+      // anything is awaited: calls handled at once (an embedder's own loop over a response) all ran, each judged.
       if (toolCallId !== undefined && ran.has(toolCallId)) {
-        return yield* refuse(`${tool.name}: call ${toolCallId} has run already; a call runs once`, "handler")
+        return yield* refuse(`${tool.name}: call ${toolCallId} was handled already; a call runs once`, "handler")
       }
+      if (toolCallId !== undefined) remember(toolCallId)
       const entry = take(tool.name, normal.args, toolCallId)
       if (entry === "other")
         return yield* refuse(
@@ -234,7 +236,6 @@ const make = <Tools extends Record<string, Tool.Any>>(
         const reasons = outcome.reasons.length > 0 ? `: ${formatReasons(outcome.reasons)}` : ""
         return single(denied(`needs approval, which the Approver did not give${reasons}`, "handler"))
       }
-      if (toolCallId !== undefined) remember(toolCallId)
       // `settled` decoded above: these are the parameters, encoded, as the handler takes them. The handler is told
       // what was judged (`JudgedCall`): an extension tool's refuses any other params.
       const results = yield* inner
