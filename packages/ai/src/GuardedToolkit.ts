@@ -9,6 +9,7 @@ import * as ExtensionToolkit from "./ExtensionToolkit.ts"
 import { type Guarded, registerApprover } from "./GuardedApproval.ts"
 import { afterResult, denied, narrow, serviceFree } from "./GuardedResult.ts"
 import { JudgedCall } from "./JudgedCall.ts"
+import { ProviderExecutedTool, providerExecuted } from "./ProviderExecutedTool.ts"
 import { box, unbox } from "./ToolArgs.ts"
 
 export { type Guarded, resolveApprovals } from "./GuardedApproval.ts"
@@ -271,9 +272,11 @@ const make = <Tools extends Record<string, Tool.Any>>(
  */
 export const guard = <Tools extends Record<string, Tool.Any>, E = never, R = never>(
   toolkit: Toolkit.WithHandler<Tools> | Effect.Effect<Toolkit.WithHandler<Tools>, E, R>
-): Effect.Effect<Guarded<Tools>, E, R | ExtensionHost> =>
+): Effect.Effect<Guarded<Tools>, E | ProviderExecutedTool, R | ExtensionHost> =>
   Effect.gen(function* () {
     const inner = Effect.isEffect(toolkit) ? yield* toolkit : toolkit
+    const unjudgeable = providerExecuted(inner.tools)
+    if (unjudgeable.length > 0) return yield* new ProviderExecutedTool({ tools: unjudgeable })
     const host = yield* ExtensionHost
     return make(host, inner)
   })
@@ -284,7 +287,7 @@ export const guard = <Tools extends Record<string, Tool.Any>, E = never, R = nev
  */
 export const withExtensionTools = <Tools extends Record<string, Tool.Any>, E = never, R = never>(
   toolkit: Toolkit.WithHandler<Tools> | Effect.Effect<Toolkit.WithHandler<Tools>, E, R>
-): Effect.Effect<Guarded<ExtensionToolkit.WithExtensions<Tools>>, E, R | ExtensionHost> =>
+): Effect.Effect<Guarded<ExtensionToolkit.WithExtensions<Tools>>, E | ProviderExecutedTool, R | ExtensionHost> =>
   Effect.gen(function* () {
     const own = Effect.isEffect(toolkit) ? yield* toolkit : toolkit
     return yield* guard(ExtensionToolkit.merge(own, yield* ExtensionToolkit.make))
