@@ -5,6 +5,7 @@ import type { ContextWithheld } from "./ContextWithheld.ts"
 import * as ExtensionToolkit from "./ExtensionToolkit.ts"
 import * as GuardedToolkit from "./GuardedToolkit.ts"
 import * as PromptHooks from "./PromptHooks.ts"
+import type { ProviderExecutedTool } from "./ProviderExecutedTool.ts"
 
 /**
  * The agent loop, guarded, in one call: the agent's tools plus the extensions' (`GuardedToolkit.withExtensionTools`),
@@ -42,7 +43,8 @@ type AgentTool<Tools extends Record<string, Tool.Any>> = ExtensionToolkit.WithEx
  * handlers provided as a layer, or a handled toolkit) and the extensions' tools, and returns when the model is
  * done. Needs the `LanguageModel`, the `ExtensionHost`, an `Approval.Approver` (`Approver.layerDeny` when nobody is
  * there to ask) and what the tools' handlers need; fails with `ContextWithheld` when a failing filter withheld the
- * context, and with `TurnLimitReached` after `maxTurns` model calls.
+ * context, with `ProviderExecutedTool` when `toolkit` has a tool the provider runs itself, and with
+ * `TurnLimitReached` after `maxTurns` model calls.
  */
 export const run = <Tools extends Record<string, Tool.Any>, E = never, R = never>(options: {
   readonly toolkit: Toolkit.WithHandler<Tools> | Effect.Effect<Toolkit.WithHandler<Tools>, E, R>
@@ -50,7 +52,7 @@ export const run = <Tools extends Record<string, Tool.Any>, E = never, R = never
   readonly maxTurns?: number | undefined
 }): Effect.Effect<
   Done,
-  E | AiError.AiError | ContextWithheld | TurnLimitReached | Tool.HandlerError<AgentTool<Tools>>,
+  E | AiError.AiError | ContextWithheld | ProviderExecutedTool | TurnLimitReached | Tool.HandlerError<AgentTool<Tools>>,
   R | LanguageModel.LanguageModel | ExtensionHost | Approval.Approver | Tool.HandlerServices<AgentTool<Tools>>
 > =>
   Effect.gen(function* () {

@@ -9,6 +9,7 @@ import * as ExtensionToolkit from "./ExtensionToolkit.ts"
 import { type Guarded, registerApprover } from "./GuardedApproval.ts"
 import { afterResult, denied, narrow, serviceFree } from "./GuardedResult.ts"
 import { JudgedCall } from "./JudgedCall.ts"
+import { ProviderExecutedTool, providerExecuted } from "./ProviderExecutedTool.ts"
 import { box, unbox } from "./ToolArgs.ts"
 
 export { type Guarded, resolveApprovals } from "./GuardedApproval.ts"
@@ -144,7 +145,7 @@ const make = <Tools extends Record<string, Tool.Any>>(
   // Made as the host makes its ids (IdCounter: not through V8's number-to-string cache).
   const nextLocalId = IdCounter.make("ai-")
 
-  /** The ids of the calls that ran, newest MaxPending kept (one conversation's worth): see `handle`. */
+  /** The ids of the calls handled (judged, and run or refused), newest MaxPending kept: see `handle`. */
   const ran = new Set<string>()
   const remember = (id: string) => {
     ran.add(id)
@@ -200,10 +201,12 @@ const make = <Tools extends Record<string, Tool.Any>>(
       if (normal._tag === "unencodable")
         return yield* refuse(unencodableReason(tool.name, normal.message), "parameters")
       // A call runs once: a second handle of the same id (effect/ai taking an approval for pending again, after a
-      // context filter dropped the result `resolveApprovals` had run) would run it again, unasked.
+      // context filter dropped the result `resolveApprovals` had run) would run it again, unasked. Claimed before
+      // anything is awaited: calls handled at once (an embedder's own loop over a response) all ran, each judged.
       if (toolCallId !== undefined && ran.has(toolCallId)) {
-        return yield* refuse(`${tool.name}: call ${toolCallId} has run already; a call runs once`, "handler")
+        return yield* refuse(`${tool.name}: call ${toolCallId} was handled already; a call runs once`, "handler")
       }
+      if (toolCallId !== undefined) remember(toolCallId)
       const entry = take(tool.name, normal.args, toolCallId)
       if (entry === "other")
         return yield* refuse(
@@ -234,7 +237,6 @@ const make = <Tools extends Record<string, Tool.Any>>(
         const reasons = outcome.reasons.length > 0 ? `: ${formatReasons(outcome.reasons)}` : ""
         return single(denied(`needs approval, which the Approver did not give${reasons}`, "handler"))
       }
-      if (toolCallId !== undefined) remember(toolCallId)
       // `settled` decoded above: these are the parameters, encoded, as the handler takes them. The handler is told
       // what was judged (`JudgedCall`): an extension tool's refuses any other params.
       const results = yield* inner
@@ -270,9 +272,11 @@ const make = <Tools extends Record<string, Tool.Any>>(
  */
 export const guard = <Tools extends Record<string, Tool.Any>, E = never, R = never>(
   toolkit: Toolkit.WithHandler<Tools> | Effect.Effect<Toolkit.WithHandler<Tools>, E, R>
-): Effect.Effect<Guarded<Tools>, E, R | ExtensionHost> =>
+): Effect.Effect<Guarded<Tools>, E | ProviderExecutedTool, R | ExtensionHost> =>
   Effect.gen(function* () {
     const inner = Effect.isEffect(toolkit) ? yield* toolkit : toolkit
+    const unjudgeable = providerExecuted(inner.tools)
+    if (unjudgeable.length > 0) return yield* new ProviderExecutedTool({ tools: unjudgeable })
     const host = yield* ExtensionHost
     return make(host, inner)
   })
@@ -283,7 +287,7 @@ export const guard = <Tools extends Record<string, Tool.Any>, E = never, R = nev
  */
 export const withExtensionTools = <Tools extends Record<string, Tool.Any>, E = never, R = never>(
   toolkit: Toolkit.WithHandler<Tools> | Effect.Effect<Toolkit.WithHandler<Tools>, E, R>
-): Effect.Effect<Guarded<ExtensionToolkit.WithExtensions<Tools>>, E, R | ExtensionHost> =>
+): Effect.Effect<Guarded<ExtensionToolkit.WithExtensions<Tools>>, E | ProviderExecutedTool, R | ExtensionHost> =>
   Effect.gen(function* () {
     const own = Effect.isEffect(toolkit) ? yield* toolkit : toolkit
     return yield* guard(ExtensionToolkit.merge(own, yield* ExtensionToolkit.make))

@@ -507,7 +507,7 @@ describe("GuardedToolkit: approvals through effect/ai's flow", () => {
       const second = yield* toolkit.handle("read", { path: "a" }, "twice").pipe(Effect.flatMap(Stream.runCollect))
       assert.deepStrictEqual(ran, ["read a"])
       assert.isFalse(first[0]?.isFailure)
-      assert.include(JSON.stringify(second[0]?.encodedResult), "call twice has run already")
+      assert.include(JSON.stringify(second[0]?.encodedResult), "call twice was handled already")
     }).pipe(Effect.provide(handlers), Effect.provide(host([])))
   )
 
@@ -688,6 +688,28 @@ describe("GuardedToolkit: call ids", () => {
         "tool_result ai-2"
       ])
     }).pipe(Effect.provide(handlers), Effect.provide(host([redactor])))
+  )
+
+  it.live(
+    "two calls alike sharing an id, handled at once (an embedder's own loop), run once: the other is refused",
+    () =>
+      Effect.gen(function* () {
+        ran.length = 0
+        const toolkit = yield* GuardedToolkit.guard(Tools)
+        // Handled directly, as an embedder does that resolves the calls itself (`disableToolCallResolution`): no
+        // outcome was kept for them, so each is judged by a tool_call, and both were being judged at once.
+        const results = yield* Effect.all(
+          [1, 2, 3].map(() => toolkit.handle("read", { path: "a" }, "dup").pipe(Effect.flatMap(Stream.runCollect))),
+          { concurrency: "unbounded" }
+        )
+        assert.deepStrictEqual(ran, ["read a"])
+        const refused = results.filter((r) => JSON.stringify(r).includes("call dup was handled already"))
+        assert.strictEqual(refused.length, 2)
+      }).pipe(
+        Effect.provide(handlers),
+        // An extension that answers later, as a process does.
+        Effect.provide(host([FakeExtension.make("slow", () => Effect.as(Effect.sleep("10 millis"), {}))]))
+      )
   )
 })
 

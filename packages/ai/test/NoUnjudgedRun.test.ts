@@ -400,3 +400,44 @@ describe("no tool runs unjudged: property", () => {
     )
   }, 120_000)
 })
+
+describe("no tool runs unjudged: a tool the provider runs itself", () => {
+  // Run by the provider (web search): its calls never reach a handler, and its results reach the model directly.
+  const WebSearch = Tool.providerDefined({
+    id: "test.web_search",
+    customName: "web_search",
+    providerName: "web_search",
+    parameters: Schema.Struct({ query: Schema.String }),
+    success: Schema.String
+  })()
+  // Defined by the provider but run here, by a handler: judged like any other.
+  const Terminal = Tool.providerDefined({
+    id: "test.terminal",
+    customName: "terminal",
+    providerName: "terminal",
+    parameters: Schema.Struct({ command: Schema.String }),
+    success: Schema.String,
+    requiresHandler: true
+  })({})
+
+  it.effect(
+    "is refused when the toolkit is guarded (ProviderExecutedTool, naming it); one run by a handler is not",
+    () =>
+      Effect.gen(function* () {
+        const withSearch = Toolkit.make(Bash, WebSearch)
+        const refused = yield* Effect.flip(
+          GuardedToolkit.guard(
+            withSearch.pipe(Effect.provide(withSearch.toLayer({ bash: () => Effect.succeed("ran") })))
+          )
+        )
+        assert.strictEqual(refused._tag, "ProviderExecutedTool")
+        assert.deepStrictEqual(refused._tag === "ProviderExecutedTool" ? refused.tools : [], ["web_search"])
+        assert.include(refused.message, "web_search: run by the model's provider itself")
+        const withTerminal = Toolkit.make(Terminal)
+        const toolkit = yield* GuardedToolkit.guard(
+          withTerminal.pipe(Effect.provide(withTerminal.toLayer({ terminal: () => Effect.succeed("ran") })))
+        )
+        assert.deepStrictEqual(Object.keys(toolkit.tools), ["terminal"])
+      }).pipe(Effect.provide(host([denyAll])))
+  )
+})

@@ -1,4 +1,14 @@
-import { sortByName, type AcceptedTool, type LayerPolicy, type PolicyHook } from "@abhed/core"
+import {
+  BeforeCompactRule,
+  ContextRule,
+  InvokeToolRule,
+  sortByName,
+  ToolCallRule,
+  ToolResultRule,
+  type AcceptedTool,
+  type LayerPolicy,
+  type PolicyHook
+} from "@abhed/core"
 import { Defaults, type Config, type ExtensionConfig } from "@abhed/protocol"
 import { Context, Effect, type FileSystem, Layer, type Path, type Scope } from "effect"
 import { AuditLog } from "./AuditLog.ts"
@@ -23,6 +33,9 @@ import { type ExtensionHostShape, type HostOptions, optionsFromConfig } from "./
 import type { Reloading } from "./Reload.ts"
 
 export { type ExtensionHostShape, type HostOptions, optionsFromConfig }
+
+/** Why a call once the host is closing or closed is refused. */
+export const HostClosed = "the host is closed (its scope has ended): no extension can judge this"
 
 /**
  * The host over a set of extensions (process-backed or fakes). Runs the startup handshake (session_start, then
@@ -101,16 +114,48 @@ export const make = (
       )
     )
 
-    // Each call runs over the set current when it begins (Reload.ts).
+    // Each call runs over the set current when it begins (Reload.ts). A call once the host is closing or closed (a
+    // toolkit or fiber that outlived the host's scope) reaches no extension: they are gone (a request to one hung),
+    // and one counted dead under `on_failure: ignore` would pass it. It gets its event's fail-closed outcome at once,
+    // recorded nowhere (the audit log closed with the scope).
+    const open = <A, E>(closed: () => A, f: (s: Reload.ExtensionSet) => Effect.Effect<A, E>): Effect.Effect<A, E> =>
+      Effect.suspend(() => (sets.closed ? Effect.succeed(closed()) : Reload.using(sets, f)))
     return {
-      toolCall: (call) => Reload.using(sets, (s) => ToolCall.toolCall(s.ctx, call)),
-      toolResult: (result) => Reload.using(sets, (s) => ToolResult.toolResult(s.ctx, result)),
-      context: (messages) => Reload.using(sets, (s) => ContextEvent.context(s.ctx, messages)),
-      beforeAgentStart: (system) => Reload.using(sets, (s) => BeforeAgentStart.beforeAgentStart(s.ctx, system)),
-      beforeCompact: (messages) => Reload.using(sets, (s) => BeforeCompact.beforeCompact(s.ctx, messages)),
-      listTools: Reload.using(sets, (s) => ListTools.listTools(s.ctx)),
+      toolCall: (call) =>
+        open(
+          () => ToolCallRule.refused(HostClosed).outcome,
+          (s) => ToolCall.toolCall(s.ctx, call)
+        ),
+      toolResult: (result) =>
+        open(
+          () => ToolResultRule.refused(HostClosed).outcome,
+          (s) => ToolResult.toolResult(s.ctx, result)
+        ),
+      context: (messages) =>
+        open(
+          () => ContextRule.refused(HostClosed).outcome,
+          (s) => ContextEvent.context(s.ctx, messages)
+        ),
+      beforeAgentStart: (system) =>
+        open(
+          () => ({ system }),
+          (s) => BeforeAgentStart.beforeAgentStart(s.ctx, system)
+        ),
+      beforeCompact: (messages) =>
+        open(
+          () => BeforeCompactRule.refused(HostClosed).outcome,
+          (s) => BeforeCompact.beforeCompact(s.ctx, messages)
+        ),
+      listTools: open(
+        () => ({ accepted: [], rejected: [] }),
+        (s) => ListTools.listTools(s.ctx)
+      ),
       tools: Effect.sync((): ReadonlyArray<AcceptedTool> => sets.current.tools),
-      invokeTool: (call) => Reload.using(sets, (s) => InvokeTool.invokeTool(s.ctx, s.tools, s.extensions, call)),
+      invokeTool: (call) =>
+        open(
+          () => InvokeToolRule.refused(HostClosed).outcome,
+          (s) => InvokeTool.invokeTool(s.ctx, s.tools, s.extensions, call)
+        ),
       status: Effect.suspend(() => Effect.forEach(sets.current.extensions, (x) => x.status)),
       reload: (next) => Reload.reload(sets, next)
     } satisfies ExtensionHostShape
