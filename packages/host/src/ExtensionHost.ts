@@ -119,7 +119,7 @@ export const make = (
     // and one counted dead under `on_failure: ignore` would pass it. It gets its event's fail-closed outcome at once,
     // recorded nowhere (the audit log closed with the scope).
     const open = <A, E>(closed: () => A, f: (s: Reload.ExtensionSet) => Effect.Effect<A, E>): Effect.Effect<A, E> =>
-      Effect.suspend(() => (sets.closed ? Effect.succeed(closed()) : Reload.using(sets, f)))
+      Reload.using(sets, f, closed)
     return {
       toolCall: (call) =>
         open(

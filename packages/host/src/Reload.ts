@@ -159,8 +159,14 @@ export const makeSets = (
   })
 
 /** Run `f` over the current set, counted in it until it ends: a reload ends nothing it uses before then. */
-export const using = <A, E>(sets: Sets, f: (set: ExtensionSet) => Effect.Effect<A, E>): Effect.Effect<A, E> =>
+export const using = <A, E>(
+  sets: Sets,
+  f: (set: ExtensionSet) => Effect.Effect<A, E>,
+  closed: () => A
+): Effect.Effect<A, E> =>
   Effect.suspend(() => {
+    // Once the host is closing or closed, no set is current: `closed` answers at once (ExtensionHost.ts).
+    if (sets.closed) return Effect.succeed(closed())
     const set = sets.current
     set.running++
     // The release is synchronous: no finalizer effect (`undefined`: nothing to run after it, so no flatMap per
