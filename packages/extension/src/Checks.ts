@@ -46,22 +46,23 @@ export const encodeReply = (event: EventName, reply: unknown): Checked<string> =
     const checked = checkReply(event, reply)
     if (checked._tag === "Failure") {
       return fail(
-        `${event}: handler returned a malformed reply (sent {} instead): ${replyProblemText(checked.problem)}`
+        `${event}: handler returned a malformed reply (sent "failed" instead): ${replyProblemText(checked.problem)}`
       )
     }
-    const text = JSON.stringify(checked.reply)
+    // A handler may say itself that it could not answer (`{ failed: why }`): sent as that alone.
+    const text = JSON.stringify(checked.failed === undefined ? checked.reply : { failed: checked.failed })
     // JSON.stringify returns undefined for functions and symbols, despite its declared type.
     if (typeof text !== "string")
-      return fail(`${event}: reply cannot be encoded as JSON: got ${typeof reply} (sent {} instead)`)
+      return fail(`${event}: reply cannot be encoded as JSON: got ${typeof reply} (sent "failed" instead)`)
     // The text is checked too, as the host will read it: a nested `toJSON` or getter runs again when encoding and
     // can turn a checked value into one the host rejects (`args` as a string), which would mark the extension dead.
     const sent = checkReply(event, JSON.parse(text))
     return sent._tag === "Failure"
       ? fail(
-          `${event}: handler's reply encodes as a malformed reply (a toJSON or getter changed it; sent {} instead): ${replyProblemText(sent.problem)}`
+          `${event}: handler's reply encodes as a malformed reply (a toJSON or getter changed it; sent "failed" instead): ${replyProblemText(sent.problem)}`
         )
       : succeed(text)
   } catch (error) {
-    return fail(`${event}: handler returned a reply that cannot be checked (sent {} instead): ${describe(error)}`)
+    return fail(`${event}: handler returned a reply that cannot be checked (sent "failed" instead): ${describe(error)}`)
   }
 }

@@ -10,8 +10,8 @@ import type { Reply } from "./Serve.ts"
  * Effect `run` share. It loads nothing from `effect` by itself: the protocol checks (Checks.ts) are imported the first
  * time a request reaches a handler, and an Effect a handler returns is run by the caller (`runEffect`), so an extension
  * of plain handlers or none pays for no more than it uses. Whatever goes wrong with one request it can read (an
- * unknown event, a failing handler, a reply of the wrong shape), the reply is `{}`, no opinion, and the cause goes to
- * `log`: the host never marks the extension dead for it. A request it cannot read (not JSON, not an object, or a
+ * unknown event: `{}`, no opinion; a failing handler, a reply of the wrong shape: `failed`, which the host counts
+ * under the extension's `on_failure`), the cause goes to `log`: the host never marks the extension dead for it. A request it cannot read (not JSON, not an object, or a
  * handled event's fields not matching the protocol) gets no reply but a `Stop` (docs/design.md#unreadable-requests).
  */
 
@@ -35,6 +35,14 @@ export interface ResponderOptions<R> {
 export type ReplyLine = Reply | Promise<Reply>
 
 const NoOpinion = "{}"
+
+/**
+ * The reply when this extension's own code failed on a request it could read (docs/extensions.md): `failed`, so the
+ * host applies the extension's `on_failure` to this request alone. Fixed words: an error's message can quote what the
+ * handler read (`JSON.parse`'s does), and the reply leaves the process; the error itself goes to stderr.
+ */
+const couldNotAnswer = (event: string, what: string): string =>
+  JSON.stringify({ failed: `the ${event} handler ${what} (its error is on the extension's stderr)` })
 
 /**
  * Effect values carry this key (effect's `Effect.TypeId`, "~effect/Effect"): checked by name so that telling an
@@ -80,21 +88,21 @@ export const responder = <R>(handlers: Handlers<R>, options: ResponderOptions<R>
       if (isEffect<R>(result)) {
         const outcome = await options.runEffect(result)
         if (outcome._tag === "Failure") {
-          log("Error", `${event}: handler failed (sent {}): ${outcome.cause}`)
-          return line(NoOpinion, id)
+          log("Error", `${event}: handler failed (sent "failed"): ${outcome.cause}`)
+          return line(couldNotAnswer(event, "failed"), id)
         }
         value = outcome.value
       } else {
         value = isPromiseLike(result) ? await result : result
       }
     } catch (error) {
-      log("Error", `${event}: handler failed (sent {}): ${describe(error)}`)
-      return line(NoOpinion, id)
+      log("Error", `${event}: handler failed (sent "failed"): ${describe(error)}`)
+      return line(couldNotAnswer(event, "failed"), id)
     }
     const encoded = encodeReply(event, value)
     if (encoded._tag === "Failure") {
       log("Error", encoded.failure)
-      return line(NoOpinion, id)
+      return line(couldNotAnswer(event, "returned what is not a reply"), id)
     }
     return line(encoded.success, id)
   }
@@ -112,14 +120,14 @@ export const responder = <R>(handlers: Handlers<R>, options: ResponderOptions<R>
   }
 
   // The last guard: whatever escaped the checks in `serve` (a `log` that throws, handlers that are a hostile
-  // Proxy) still gets `{}` rather than ending the extension, and the guard with it.
+  // Proxy) still gets an answer, `failed`, rather than ending the extension, and the guard with it.
   const lastResort = (error: unknown, id: unknown): string => {
     try {
-      log("Error", `request failed (sent {}): ${describe(error)}`)
+      log("Error", `request failed (sent "failed"): ${describe(error)}`)
     } catch {
       // Nowhere left to report it; the reply still goes out.
     }
-    return line(NoOpinion, id)
+    return line(JSON.stringify({ failed: "the request failed in the extension (its error is on its stderr)" }), id)
   }
 
   return (text) => {

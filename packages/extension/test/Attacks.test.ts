@@ -60,11 +60,13 @@ describe("Extension.main under attack (real child process)", () => {
       { block: true, reason: "keys=__proto__ command=none length=0", id: 3 },
       // JSON.parse's rule, as the host's: the last of duplicate keys wins.
       { block: true, reason: "keys=command command=rm -rf / length=8", id: 4 },
+      // Events it has no handler for, or does not know: no opinion.
       { id: 5 },
       { id: 6 },
       { id: 7 },
-      { id: 8 },
-      { id: 9 },
+      // Its own code failed: it says it could not answer, and the host applies its on_failure.
+      { failed: "the tool_call handler failed (its error is on the extension's stderr)", id: 8 },
+      { failed: "the tool_call handler failed (its error is on the extension's stderr)", id: 9 },
       { block: true, reason: "keys=command command=last length=4", id: 10 }
     ])
   })

@@ -48,7 +48,7 @@ describe("encodeReply checks the text it sends", () => {
         expect(decodeReply(event, JSON.parse(encoded.success))._tag).toBe("Success")
       }
       expect(encoded._tag).toBe("Failure")
-      if (encoded._tag === "Failure") expect(encoded.failure).toContain("sent {} instead")
+      if (encoded._tag === "Failure") expect(encoded.failure).toContain(`sent "failed" instead`)
     })
   }
 

@@ -32,6 +32,14 @@ const runInProcess = (handlers: EffectExtension.Handlers, chunks: ReadonlyArray<
   )
 }
 
+/** The SDK's reply when a handler's code failed on a request (docs/extensions.md), and when it returned no reply. */
+const handlerFailed = (event: string) =>
+  JSON.stringify({ failed: `the ${event} handler failed (its error is on the extension's stderr)` })
+const notAReply = (event: string) =>
+  JSON.stringify({
+    failed: `the ${event} handler returned what is not a reply (its error is on the extension's stderr)`
+  })
+
 describe("EffectExtension.respond (in-process)", () => {
   const respond = EffectExtension.respond({
     tool_call: (req) => Effect.succeed(req.tool === "rm" ? { block: true, reason: "no" } : {}),
@@ -84,7 +92,7 @@ describe("EffectExtension.respond (in-process)", () => {
     expect((await unreadable('{"tool":"rm"}')).reason).toContain('request has no "event" string')
   })
 
-  it("drops fields that do not belong to the event and answers {} for a malformed reply", async () => {
+  it("drops fields that do not belong to the event and answers failed for a malformed reply", async () => {
     const odd = EffectExtension.respond({
       // Deliberately wrong at runtime (the types forbid it): the SDK must not forward it.
       tool_call: (req) =>
@@ -99,9 +107,9 @@ describe("EffectExtension.respond (in-process)", () => {
     })
     const r = (line: unknown) => Effect.runPromise(quiet(odd(JSON.stringify(line))))
     expect(await r(toolCall("ok", {}))).toBe('{"ask":true}\n')
-    expect(await r(toolCall("bad", {}))).toBe("{}\n")
+    expect(await r(toolCall("bad", {}))).toBe(`${notAReply("tool_call")}\n`)
     expect(await r(request("list_tools"))).toBe('{"tools":[{"name":"t","description":"d","input_schema":{}}]}\n')
-    expect(await r(request("invoke_tool", { call_id: "c", tool: "t", args: {} }))).toBe("{}\n")
+    expect(await r(request("invoke_tool", { call_id: "c", tool: "t", args: {} }))).toBe(`${notAReply("invoke_tool")}\n`)
   })
 
   it("passes round and call_id through to the handler", async () => {
@@ -145,17 +153,19 @@ describe("Extension.respond (in-process, handlers with or without Effect)", () =
     expect(await call("effect")).toBe('{"reason":"effect"}\n')
   })
 
-  it("answers {} for a throw, a rejection, a failing Effect and a malformed plain reply", async () => {
+  it("answers failed for a throw, a rejection, a failing Effect and a malformed plain reply", async () => {
     logged.length = 0
-    expect(await call("throw")).toBe("{}\n")
-    expect(await call("reject")).toBe("{}\n")
-    expect(await call("fail")).toBe("{}\n")
-    expect(await respond(JSON.stringify(toolResult("t", "a")))).toBe("{}\n")
+    expect(await call("throw")).toBe(`${handlerFailed("tool_call")}\n`)
+    expect(await call("reject")).toBe(`${handlerFailed("tool_call")}\n`)
+    expect(await call("fail")).toBe(`${handlerFailed("tool_call")}\n`)
+    expect(await respond(JSON.stringify(toolResult("t", "a")))).toBe(`${notAReply("tool_result")}\n`)
     expect(logged).toEqual([
-      expect.stringMatching(/^Error: tool_call: handler failed \(sent \{\}\): Error: thrown on purpose/),
-      expect.stringMatching(/^Error: tool_call: handler failed \(sent \{\}\): Error: rejected on purpose/),
-      expect.stringMatching(/^Error: tool_call: handler failed \(sent \{\}\): Error: failed on purpose/),
-      expect.stringMatching(/^Error: tool_result: handler returned a malformed reply \(sent \{\} instead\): is_error/)
+      expect.stringMatching(/^Error: tool_call: handler failed \(sent "failed"\): Error: thrown on purpose/),
+      expect.stringMatching(/^Error: tool_call: handler failed \(sent "failed"\): Error: rejected on purpose/),
+      expect.stringMatching(/^Error: tool_call: handler failed \(sent "failed"\): Error: failed on purpose/),
+      expect.stringMatching(
+        /^Error: tool_result: handler returned a malformed reply \(sent "failed" instead\): is_error/
+      )
     ])
   })
 
@@ -255,14 +265,14 @@ describe("Extension.main (real child process)", () => {
     expect(done.stdout).toBe('{"block":true,"reason":"no"}\n{"args":{"path":".","seen":"c-2"}}\n{}\n')
   })
 
-  it("answers {} for unknown events, missing handlers and failing handlers; failures go to stderr", async () => {
+  it("answers {} for unknown events and missing handlers, failed for failing handlers; failures go to stderr", async () => {
     const ext = start("node", [sdkExtension])
     expect(await ext.send(request("no_such_event", { tool: "rm" }))).toEqual({})
     expect(await ext.send(request("before_compact", { messages: [] }))).toEqual({}) // no handler
-    expect(await ext.send(toolCall("fail", {}))).toEqual({})
-    expect(await ext.send(toolCall("die", {}))).toEqual({})
-    expect(await ext.send(toolCall("throw", {}))).toEqual({})
-    expect(await ext.send(toolCall("malformed", {}))).toEqual({})
+    expect(await ext.send(toolCall("fail", {}))).toEqual(JSON.parse(handlerFailed("tool_call")))
+    expect(await ext.send(toolCall("die", {}))).toEqual(JSON.parse(handlerFailed("tool_call")))
+    expect(await ext.send(toolCall("throw", {}))).toEqual(JSON.parse(handlerFailed("tool_call")))
+    expect(await ext.send(toolCall("malformed", {}))).toEqual(JSON.parse(notAReply("tool_call")))
     expect(await ext.send(toolCall("console", {}))).toEqual({})
     expect(await ext.send(toolCall("log", {}))).toEqual({})
     expect(await ext.send(toolCall("rm", {}))).toEqual({ block: true, reason: "no" }) // still alive and in step
@@ -274,7 +284,9 @@ describe("Extension.main (real child process)", () => {
     expect(done.stderr).toContain("console text must go to stderr")
     expect(done.stderr).toContain("logged text must go to stderr")
     // Nothing but the nine replies on stdout.
-    expect(done.stdout).toBe(`${"{}\n".repeat(8)}{"block":true,"reason":"no"}\n`)
+    expect(done.stdout).toBe(
+      `{}\n{}\n${handlerFailed("tool_call")}\n${handlerFailed("tool_call")}\n${handlerFailed("tool_call")}\n${notAReply("tool_call")}\n{}\n{}\n{"block":true,"reason":"no"}\n`
+    )
   })
 
   for (const [what, bad] of [
@@ -295,19 +307,19 @@ describe("Extension.main (real child process)", () => {
     })
   }
 
-  it("takes plain and Promise handlers; throws and rejections are answered {} and logged; prints go to stderr", async () => {
+  it("takes plain and Promise handlers; throws and rejections are answered failed and logged; prints go to stderr", async () => {
     const ext = start("node", [plainExtension])
     expect(await ext.send(toolCall("rm", {}, "c-1"))).toEqual({ block: true, reason: "no" })
     expect(await ext.send(toolCall("ls", { path: "." }, "c-2"))).toEqual({ args: { path: ".", later: true } })
     expect(await ext.send(toolResult("t", "abc"))).toEqual({ content: "ABC" })
-    expect(await ext.send(toolCall("throw", {}))).toEqual({})
-    expect(await ext.send(toolCall("reject", {}))).toEqual({})
+    expect(await ext.send(toolCall("throw", {}))).toEqual(JSON.parse(handlerFailed("tool_call")))
+    expect(await ext.send(toolCall("reject", {}))).toEqual(JSON.parse(handlerFailed("tool_call")))
     expect(await ext.send(toolCall("print", {}))).toEqual({})
     expect(await ext.send({ ...toolCall("rm", {}), id: { n: 1 } })).toEqual({ block: true, reason: "no", id: { n: 1 } })
     const done = await ext.close()
     expect(done.code).toBe(0)
     expect(done.stdout).toBe(
-      '{"block":true,"reason":"no"}\n{"args":{"path":".","later":true}}\n{"content":"ABC"}\n{}\n{}\n{}\n' +
+      `{"block":true,"reason":"no"}\n{"args":{"path":".","later":true}}\n{"content":"ABC"}\n${handlerFailed("tool_call")}\n${handlerFailed("tool_call")}\n{}\n` +
         '{"block":true,"reason":"no","id":{"n":1}}\n'
     )
     expect(done.stderr).toContain("plain handler threw: tool throw")
@@ -356,15 +368,15 @@ describe("Extension.main (real child process)", () => {
     expect(done.stderr).toContain('tool_call: request does not match the protocol: Expected an integer; at ["round"]')
   })
 
-  it("logs a reply JSON cannot hold (a BigInt field) to stderr and answers {}", async () => {
+  it("logs a reply JSON cannot hold (a BigInt field) to stderr and answers failed", async () => {
     const ext = start("node", [sdkExtension])
-    expect(await ext.send(toolCall("bigint", {}))).toEqual({})
+    expect(await ext.send(toolCall("bigint", {}))).toEqual(JSON.parse(notAReply("tool_call")))
     expect(await ext.send(toolCall("rm", {}))).toEqual({ block: true, reason: "no" })
     const done = await ext.close()
     expect(done.code).toBe(0)
-    expect(done.stdout).toBe('{}\n{"block":true,"reason":"no"}\n')
+    expect(done.stdout).toBe(`${notAReply("tool_call")}\n{"block":true,"reason":"no"}\n`)
     expect(done.stderr).toContain(
-      "tool_call: handler returned a malformed reply (sent {} instead): reason: expected JSON (a BigInt is not), got a BigInt"
+      `tool_call: handler returned a malformed reply (sent "failed" instead): reason: expected JSON (a BigInt is not), got a BigInt`
     )
   })
 

@@ -18,9 +18,15 @@ const hostileExtension = `${fixtures}hostile-extension.ts`
 const failures = ["throw", "reject", "fail", "die"] as const
 const returns = ["return", "resolve", "succeed"] as const
 
-describe("SDK extensions answer {} for hostile thrown and returned values (real child processes)", () => {
+/** What the SDK answers when the handler's code failed (threw, rejected, failed) or returned what is not a reply. */
+const handlerFailed = { failed: "the tool_call handler failed (its error is on the extension's stderr)" }
+const notAReply = {
+  failed: "the tool_call handler returned what is not a reply (its error is on the extension's stderr)"
+}
+
+describe("SDK extensions answer failed for hostile thrown and returned values (real child processes)", () => {
   for (const entry of ["plain", "effect"] as const) {
-    it(`${entry === "plain" ? "Extension.main" : "EffectExtension.run"}: every hostile value gets {}, the extension lives on and still blocks`, async () => {
+    it(`${entry === "plain" ? "Extension.main" : "EffectExtension.run"}: every hostile value gets failed, the extension lives on and still blocks`, async () => {
       const cases = [...failures, ...returns].flatMap((how) => hostileNames.map((name) => `${how}:${name}`))
       const requests = [
         ...cases.map((tool, i) => ({ ...toolCall(tool, {}, `c-${i}`), id: i })),
@@ -28,7 +34,17 @@ describe("SDK extensions answer {} for hostile thrown and returned values (real 
       ]
       const done = await exchange("node", [hostileExtension, entry], requests)
       expect(done.code).toBe(0)
-      expect(done.replies).toEqual([...cases.map((_, i) => ({ id: i })), { block: true, reason: "no", id: "last" }])
+      expect(done.replies).toHaveLength(cases.length + 1)
+      cases.forEach((tool, i) => {
+        const reply = done.replies[i]
+        // A handler that failed: `failed`. A hostile value returned: `failed` (a value that is no reply, or one whose
+        // traps throw when the SDK asks whether it is a promise), unless it reads as an empty reply (an object whose
+        // odd keys are none of the event's fields): no opinion, as any empty reply.
+        if ((failures as ReadonlyArray<string>).includes(tool.split(":")[0] ?? ""))
+          expect(reply, tool).toEqual({ ...handlerFailed, id: i })
+        else expect([{ id: i }, { ...notAReply, id: i }, { ...handlerFailed, id: i }], tool).toContainEqual(reply)
+      })
+      expect(done.replies.at(-1)).toEqual({ block: true, reason: "no", id: "last" })
       // The causes that can be shown are, the others are named as such: nothing crashed while describing them.
       expect(done.stderr).toContain("cannot be shown")
       expect(done.stderr).toContain("hostile: conversion threw")
@@ -145,7 +161,7 @@ describe("the SDK's answer to any hostile value (property, in-process)", () => {
   const effect = EffectExtension.respond(handlers)
   const quiet = <A, E>(e: Effect.Effect<A, E>) => Effect.provideService(e, References.MinimumLogLevel, "None")
 
-  it("is one JSON object line, exactly {} (with the id) for a throw, rejection or failure; the log gets text", async () => {
+  it("is one JSON object line, exactly failed (with the id) for a throw, rejection or failure; the log gets text", async () => {
     await fc.assert(
       fc.asyncProperty(fc.constantFrom<How>(...failures, ...returns), recipe, async (how, make) => {
         current = { how, make }
@@ -156,7 +172,7 @@ describe("the SDK's answer to any hostile value (property, in-process)", () => {
           expect(reply.indexOf("\n")).toBe(reply.length - 1)
           const parsed: unknown = JSON.parse(reply)
           expect(parsed).toEqual(expect.objectContaining({ id: 1 }))
-          if ((failures as ReadonlyArray<How>).includes(how)) expect(parsed).toEqual({ id: 1 })
+          if ((failures as ReadonlyArray<How>).includes(how)) expect(parsed).toEqual({ ...handlerFailed, id: 1 })
         }
         for (const message of logged) expect(typeof message).toBe("string")
       }),

@@ -4,6 +4,7 @@
  */
 export type ExchangeStatus =
   | "replied"
+  | "failed"
   | "timed_out"
   | "exited"
   | "malformed"

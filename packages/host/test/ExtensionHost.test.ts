@@ -385,6 +385,65 @@ describe("ExtensionHost over fakes", () => {
     })
   })
 
+  it.effect(
+    "a reply that says failed is that request's failure under on_failure; the extension lives and answers the next",
+    () => {
+      // Fails on the calls of `cat` (its code could not judge them), blocks `rm`, and says it failed alongside a block
+      // once (the failure stands: its other fields are ignored, and listed).
+      const guard = (on_failure: "ignore" | "ask" | "deny") =>
+        FakeExtension.fromReplies(
+          "guard",
+          {
+            tool_call: (req) =>
+              req.tool === "cat"
+                ? { failed: "could not parse the args\u001b[2J" }
+                : req.tool === "rm"
+                  ? { block: true, reason: "no rm" }
+                  : req.tool === "both"
+                    ? { failed: "", block: true }
+                    : {},
+            tool_result: () => ({ failed: "redactor threw" })
+          },
+          { on_failure, events: ["tool_call", "tool_result"] }
+        )
+      return Effect.gen(function* () {
+        for (const mode of ["ignore", "ask", "deny"] as const) {
+          yield* withHost([guard(mode)], (h) =>
+            Effect.gen(function* () {
+              const failed = yield* h.toolCall({ tool: "cat", args: { path: "a" } })
+              assert.strictEqual(failed.decision, mode === "ignore" ? "allow" : mode)
+              if (mode !== "ignore")
+                assert.deepStrictEqual(failed.reasons, [
+                  { extension: "guard", reason: "extension guard could not answer: could not parse the args\\x1b[2J" }
+                ])
+              const both = yield* h.toolCall({ tool: "both", args: {} })
+              assert.strictEqual(both.decision, mode === "ignore" ? "allow" : mode)
+              // Alive: its next answer counts.
+              assert.strictEqual((yield* h.toolCall({ tool: "rm", args: {} })).decision, "deny")
+              assert.strictEqual((yield* h.status)[0]?.state._tag, "live")
+              const result = yield* h.toolResult({ tool: "cat", args: {}, content: "secret output", is_error: false })
+              if (mode === "ignore") assert.strictEqual(result.content, "secret output")
+              else {
+                assert.isTrue(result.is_error)
+                assert.notInclude(result.content, "secret output")
+              }
+              const entries = yield* AuditLog.use((a) => a.entries)
+              const exchanges = entries.flatMap((e) => e.rounds.flatMap((r) => r.exchanges))
+              assert.deepStrictEqual(
+                exchanges.filter((x) => x.status === "failed").map((x) => [x.error, x.ignored]),
+                [
+                  ["failed (the extension could not answer)", undefined],
+                  ["failed (the extension could not answer)", ["block"]],
+                  ["failed (the extension could not answer)", undefined]
+                ]
+              )
+            })
+          )
+        }
+      })
+    }
+  )
+
   it.effect("context: a non-integer keep index is ignored and noted; the filter lives and its drop stands", () => {
     const filter = FakeExtension.fromReplies("filter", { context: () => ({ keep: [0, 2.5] }) })
     return withHost([filter], (h) =>

@@ -7,7 +7,7 @@ import { isJsonObject } from "./Json.ts"
 import { checkReply, type Field, ReplyFieldChecks, replyProblemText } from "./ReplyCheck.ts"
 import { ToolDeclaration } from "./Tool.ts"
 
-export { KnownReplyFields, shapeOf } from "./ReplyCheck.ts"
+export { FailedField, KnownReplyFields, shapeOf } from "./ReplyCheck.ts"
 
 /**
  * Replies, one Schema per event (docs/design.md#wire-protocol), the one statement of each shape: the types below are
@@ -96,6 +96,11 @@ export const replyIdOf = (json: unknown): unknown =>
 export interface DecodedReply<E extends EventName> {
   readonly reply: ReplyOf<E>
   readonly ignored: ReadonlyArray<string>
+  /**
+   * The reply's `failed` (any event): the extension could not answer, and says why; `reply` is then `{}` and counts
+   * for nothing: the host applies the extension's `on_failure` to this request alone.
+   */
+  readonly failed?: string | undefined
 }
 
 /**
@@ -118,5 +123,9 @@ export const decodeReply = <E extends EventName>(
   return checked._tag === "Failure"
     ? Result.fail(new MalformedReply({ event, ...checked.problem }))
     : // The checks establish exactly the shape ReplyOf<E> describes.
-      Result.succeed({ reply: checked.reply as ReplyOf<E>, ignored: checked.ignored })
+      Result.succeed(
+        checked.failed === undefined
+          ? { reply: checked.reply as ReplyOf<E>, ignored: checked.ignored }
+          : { reply: checked.reply as ReplyOf<E>, ignored: checked.ignored, failed: checked.failed }
+      )
 }

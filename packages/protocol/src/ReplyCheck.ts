@@ -62,7 +62,17 @@ export const ReplyFieldChecks = {
   session_end: {}
 } as const satisfies { readonly [E in EventName]: { readonly [key: string]: Field } }
 
-/** Every field that counts for some event. A known field in the wrong event's reply is ignored and noted. */
+/**
+ * The field any event's reply may carry instead of an answer: the extension could not answer this request (its own
+ * code failed on it), and says why. The host applies the extension's `on_failure` to this request alone, and the
+ * extension stays alive (docs/protocol.md, "When you cannot answer").
+ */
+export const FailedField = "failed"
+
+/**
+ * Every field that counts for some event (`failed`, which counts for every event, apart). A known field in the wrong
+ * event's reply is ignored and noted.
+ */
 export const KnownReplyFields: ReadonlySet<string> = new Set(
   Object.values(ReplyFieldChecks).flatMap((fields) => Object.keys(fields))
 )
@@ -137,6 +147,8 @@ export type CheckedReply =
       readonly _tag: "Success"
       readonly reply: { readonly [key: string]: unknown }
       readonly ignored: ReadonlyArray<string>
+      /** The reply's `failed`: why the extension could not answer (its other fields are then ignored). */
+      readonly failed?: string
     }
   | { readonly _tag: "Failure"; readonly problem: ReplyProblem }
 
@@ -175,6 +187,8 @@ export const checkReply = (event: EventName, input: unknown): CheckedReply => {
         : failed(path, "numbers JSON can carry (1e999 reads as Infinity)", "a number out of range")
   }
   if (!isJsonObject(input)) return failed("", "a JSON object", shapeOf(input))
+  const failure = Object.hasOwn(input, FailedField) ? input[FailedField] : null
+  if (failure !== null) return failedReply(input, failure)
   const fields: { readonly [key: string]: Field } = ReplyFieldChecks[event]
   const reply: Record<string, unknown> = {}
   const ignored: Array<string> = []
@@ -193,4 +207,14 @@ export const checkReply = (event: EventName, input: unknown): CheckedReply => {
   }
   ignored.sort()
   return { _tag: "Success", reply, ignored }
+}
+
+/** A reply that says the extension could not answer: its text, and every other known field it gives, ignored. */
+const failedReply = (input: { readonly [key: string]: unknown }, failure: unknown): CheckedReply => {
+  if (typeof failure !== "string")
+    return failed(FailedField, "a string (why the extension could not answer)", shapeOf(failure))
+  const ignored = Object.keys(input).filter(
+    (key) => key !== FailedField && KnownReplyFields.has(key) && input[key] !== null
+  )
+  return { _tag: "Success", reply: {}, ignored: ignored.sort(), failed: failure }
 }

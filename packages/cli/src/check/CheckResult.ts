@@ -99,6 +99,9 @@ export const replyProblem = (planned: PlannedRequest, text: string): string | un
   }
   const decoded = decodeReply(planned.event, json)
   if (Result.isFailure(decoded)) return `${decoded.failure.message} (reply ${preview(text)})`
+  // A valid request it could not answer: the host would apply its on_failure (docs/failures.md).
+  if (decoded.success.failed !== undefined)
+    return `could not answer (its reply says "failed": ${preview(decoded.success.failed)}): the host applies its on_failure`
   // A tool name the host would reject (docs/design.md#combination): the reply is valid, but that tool would never be
   // offered.
   const tools =

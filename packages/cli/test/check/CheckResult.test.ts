@@ -26,6 +26,21 @@ describe("replyProblem: list_tools names", () => {
   })
 })
 
+describe("replyProblem: a reply that says failed", () => {
+  const toolCall = {
+    label: "tool_call bash",
+    event: "tool_call" as const,
+    request: { event: "tool_call", session_id: "s", call_id: "c", tool: "bash", args: {} }
+  }
+  it("is a problem: the extension could not answer a valid request, and the host would apply its on_failure", () => {
+    expect(replyProblem(toolCall, '{"failed":"parser threw"}')).toBe(
+      'could not answer (its reply says "failed": "parser threw"): the host applies its on_failure'
+    )
+    expect(replyProblem(toolCall, '{"failed":3}')).toMatch(/^failed: expected a string/)
+    expect(replyProblem(toolCall, '{"failed":null}')).toBeUndefined()
+  })
+})
+
 describe("evaluate: echoes_ids", () => {
   const sessionStart = {
     label: "session_start",

@@ -9,6 +9,7 @@ import {
   type ExtensionError
 } from "../ExtensionError.ts"
 import { HostMetrics } from "../HostMetrics.ts"
+import { printable } from "../Printable.ts"
 import { underDispatchSpan } from "../TelemetryParent.ts"
 
 /**
@@ -35,7 +36,16 @@ export const auditOf = (x: Exchange<EventName>): AuditExchange =>
   x.error !== undefined
     ? x.stderr !== undefined
       ? { extension: x.extension.name, status: x.status, latency_ms: x.latency_ms, error: x.error, stderr: x.stderr }
-      : { extension: x.extension.name, status: x.status, latency_ms: x.latency_ms, error: x.error }
+      : x.ignored.length > 0
+        ? // A `failed` reply's other fields: ignored, and said.
+          {
+            extension: x.extension.name,
+            status: x.status,
+            latency_ms: x.latency_ms,
+            error: x.error,
+            ignored: x.ignored
+          }
+        : { extension: x.extension.name, status: x.status, latency_ms: x.latency_ms, error: x.error }
     : x.ignored.length > 0
       ? { extension: x.extension.name, status: x.status, latency_ms: x.latency_ms, reply: x.reply, ignored: x.ignored }
       : { extension: x.extension.name, status: x.status, latency_ms: x.latency_ms, reply: x.reply }
@@ -87,9 +97,64 @@ export const reportDeath = (reported: Set<string>, extension: Extension, error: 
 
 export const replied = <E extends EventName>(
   extension: Extension,
-  { ignored, reply }: DecodedReply<E>,
+  { failed, ignored, reply }: DecodedReply<E>,
   latency_ms: number
-): Exchange<E> => ({ extension, status: "replied", reply, ignored, latency_ms, error: undefined, failure: undefined })
+): Exchange<E> =>
+  failed === undefined
+    ? { extension, status: "replied", reply, ignored, latency_ms, error: undefined, failure: undefined }
+    : couldNotAnswer(extension, failed, ignored, latency_ms)
+
+/**
+ * `replied`, and a reply that says it failed said where a death is (the operator's log), each time: a guard that
+ * cannot answer is one to look at.
+ */
+export const repliedSaid = <E extends EventName>(
+  extension: Extension,
+  event: EventName,
+  decoded: DecodedReply<E>,
+  latency_ms: number
+): Effect.Effect<Exchange<E>> => {
+  const x = replied(extension, decoded, latency_ms)
+  return decoded.failed === undefined
+    ? Effect.succeed(x)
+    : Effect.as(
+        underDispatchSpan(
+          Effect.logWarning(
+            `extension ${extension.name} could not answer a ${event} request: ${failedText(decoded.failed)}`
+          )
+        ),
+        x
+      )
+}
+
+/** The most of a `failed` reply's text the host repeats (in the on_failure reason and its log). */
+export const FailedTextMax = 200
+
+/** A `failed` reply's text as the host repeats it: one printable line, bounded. */
+export const failedText = (text: string): string => {
+  const line = printable(text.trim())
+  return line === "" ? "no reason given" : line.length > FailedTextMax ? `${line.slice(0, FailedTextMax)}…` : line
+}
+
+/**
+ * A reply that says the extension could not answer this request (its `failed`): a failure of this request alone,
+ * under the extension's `on_failure` (docs/failures.md), with no death: the extension answers the next one. Its text
+ * is the extension's word, shown as a reason is (never the host's own `error`, which says the failure by its shape).
+ */
+const couldNotAnswer = <E extends EventName>(
+  extension: Extension,
+  text: string,
+  ignored: ReadonlyArray<string>,
+  latency_ms: number
+): Exchange<E> => ({
+  extension,
+  status: "failed",
+  reply: undefined,
+  ignored,
+  latency_ms,
+  error: "failed (the extension could not answer)",
+  failure: `extension ${extension.name} could not answer: ${failedText(text)}`
+})
 
 export const failed = <E extends EventName>(
   extension: Extension,
@@ -120,7 +185,7 @@ export const exchange = <E extends EventName>(
     const start = clock.currentTimeMillisUnsafe()
     return Effect.matchEffect(extension.send(request), {
       onSuccess: (decoded): Effect.Effect<Exchange<E>> =>
-        Effect.succeed(replied(extension, decoded, clock.currentTimeMillisUnsafe() - start)),
+        repliedSaid(extension, request.event, decoded, clock.currentTimeMillisUnsafe() - start),
       onFailure: (error): Effect.Effect<Exchange<E>> =>
         failed(extension, error, clock.currentTimeMillisUnsafe() - start, reported)
     })

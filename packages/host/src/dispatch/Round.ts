@@ -16,7 +16,7 @@ import { recordExtensionLatency } from "../HostMetrics.ts"
 import * as IdCounter from "../IdCounter.ts"
 import { underDispatchSpan } from "../TelemetryParent.ts"
 import { roundObserver } from "../TelemetrySpans.ts"
-import { auditOf, exchange, failed, replied, type Exchange } from "./Exchange.ts"
+import { auditOf, exchange, failed, replied, repliedSaid, type Exchange } from "./Exchange.ts"
 
 /**
  * What every round of one host shares, made once at startup and passed to each round (no closure per dispatch):
@@ -79,7 +79,7 @@ export const exchanges = <E extends EventName>(
       const done = (exit: Exit.Exit<DecodedReply<E>, ExtensionError>) => {
         exits[i] = exit
         latencies[i] = clock.currentTimeMillisUnsafe() - start
-        if (--left === 0) resume(records(subscribers, exits, latencies, reported))
+        if (--left === 0) resume(records(subscribers, request.event, exits, latencies, reported))
       }
       if (x === undefined) done(Exit.die(new Error(`extension ${subscribers[i]?.name} could not begin an exchange`)))
       else x.onDone(done)
@@ -104,6 +104,7 @@ const oneByOne = <E extends EventName>(
 /** The records of a round begun at once, from how each exchange ended. */
 const records = <E extends EventName>(
   subscribers: ReadonlyArray<Extension>,
+  event: E,
   exits: ReadonlyArray<Exit.Exit<DecodedReply<E>, ExtensionError> | undefined>,
   latencies: ReadonlyArray<number>,
   reported: Set<string>
@@ -113,14 +114,14 @@ const records = <E extends EventName>(
   for (let i = 0; i < exits.length; i++) {
     const exit = exits[i]
     const extension = subscribers[i]
-    if (exit === undefined || extension === undefined || Exit.isFailure(exit)) break
+    if (exit === undefined || extension === undefined || Exit.isFailure(exit) || exit.value.failed !== undefined) break
     out.push(replied(extension, exit.value, latencies[i] ?? 0))
   }
   if (out.length === exits.length) return Effect.succeed(out)
   return Effect.forEach(exits, (exit, i): Effect.Effect<Exchange<E>> => {
     const extension = subscribers[i]
     if (exit === undefined || extension === undefined) return Effect.die(new Error("fan-out: an exchange did not end"))
-    if (Exit.isSuccess(exit)) return Effect.succeed(replied(extension, exit.value, latencies[i] ?? 0))
+    if (Exit.isSuccess(exit)) return repliedSaid(extension, event, exit.value, latencies[i] ?? 0)
     const error = Cause.findError(exit.cause)
     // A defect is not an extension's failure: it goes on, as from `exchange`.
     return Result.isSuccess(error)
