@@ -1,6 +1,6 @@
 import type { AuditRecord, ToolCallOutcome, ToolResultOutcome } from "@abhed/host"
 import { canonicalJson, jsonEquals } from "@abhed/protocol"
-import { isWithheld, resultActors } from "../replay/Actors.ts"
+import { failedStatus, isWithheld, resultActors } from "../replay/Actors.ts"
 import type { CallCase, ResultCase } from "./TestCase.ts"
 
 /**
@@ -93,4 +93,20 @@ export const checkResult = (
       (actors.length > 0 ? `, by ${names(actors)}` : ""),
     problems
   }
+}
+
+/**
+ * A case is a test of the extensions' answers: one that failed (timed out, exited, dead, spoke garbage) answered
+ * with its `on_failure` instead, which can match what the case expects (a dead guard under `on_failure: deny`
+ * denies everything). Each such failure fails the case, whatever came of it.
+ */
+export const withFailures = (verdict: CaseVerdict, record: AuditRecord | undefined): CaseVerdict => {
+  const failed = (record?.rounds ?? []).flatMap((round) =>
+    round.exchanges.filter(failedStatus).map((x) => {
+      const why = x.error === undefined ? x.status : x.error.startsWith(x.status) ? x.error : `${x.status}: ${x.error}`
+      return `${x.extension} did not answer (${short(why)}): its on_failure decided for it`
+    })
+  )
+  const problems = [...new Set(failed)]
+  return problems.length === 0 ? verdict : { ...verdict, passed: false, problems: [...verdict.problems, ...problems] }
 }

@@ -8,7 +8,7 @@ import { inputLines } from "../Input.ts"
 import { type RecordingHost, startHost } from "../replay/ReplayHost.ts"
 import { styleFor } from "../Style.ts"
 import { failUsage } from "../Usage.ts"
-import { type CaseVerdict, checkCall, checkResult } from "./CaseCheck.ts"
+import { type CaseVerdict, checkCall, checkResult, withFailures } from "./CaseCheck.ts"
 import { type JUnitCase, renderJUnit } from "./JUnit.ts"
 import { decodeCase, type TestCase } from "./TestCase.ts"
 import type { flags } from "./TestCommand.ts"
@@ -91,16 +91,22 @@ export const testMain = Effect.fn("test")(function* ({
           const t0 = yield* Clock.currentTimeMillis
           const verdict =
             c.kind === "call"
-              ? checkCall(c, yield* host.toolCall({ tool: c.tool, args: c.args, call_id: c.callId }))
-              : checkResult(
-                  c,
-                  yield* host.toolResult({
-                    tool: c.tool,
-                    args: c.args,
-                    content: c.content,
-                    is_error: c.isError,
-                    call_id: c.callId
-                  }),
+              ? withFailures(
+                  checkCall(c, yield* host.toolCall({ tool: c.tool, args: c.args, call_id: c.callId })),
+                  yield* last
+                )
+              : withFailures(
+                  checkResult(
+                    c,
+                    yield* host.toolResult({
+                      tool: c.tool,
+                      args: c.args,
+                      content: c.content,
+                      is_error: c.isError,
+                      call_id: c.callId
+                    }),
+                    yield* last
+                  ),
                   yield* last
                 )
           report = { where, name: caseName(c), verdict, seconds: ((yield* Clock.currentTimeMillis) - t0) / 1000 }

@@ -1,0 +1,187 @@
+import { withFailures } from "@abhed/cli/casetest/CaseCheck"
+import type { ReadRecord } from "@abhed/cli/replay/AuditInput"
+import { compareCall, compareContext, compareResult } from "@abhed/cli/replay/ReplayCompare"
+import type { AuditRecord, AuditRound } from "@abhed/host"
+import { writeFileSync } from "node:fs"
+import { join } from "node:path"
+import { describe, expect, it } from "vitest"
+import { runCli } from "../support/cli-helpers.ts"
+import { fixture, fixtureCommand, Patient } from "../support/extension-helpers.ts"
+import { configFile, guard, tempDir } from "../support/replay-extensions.ts"
+
+/**
+ * Attacks on what shows a user what their guards decide: `abhed-ext test` must never report a pass that is not one
+ * (a guard that failed answered with its on_failure, not its judgement), and `replay` must never call a decision
+ * unchanged when who made it changed.
+ */
+
+/** Each real-process test starts node or python processes: a generous bound, never reached unless something hangs. */
+const Slow = 240_000
+
+const replied = (extension: string, reply: unknown) => ({ extension, status: "replied" as const, latency_ms: 1, reply })
+
+const record = (event: string, rounds: ReadonlyArray<AuditRound>): AuditRecord => ({
+  seq: 0,
+  session_id: "s",
+  time: "",
+  event,
+  call_id: "c",
+  rounds,
+  outcome: {},
+  notes: [],
+  duration_ms: 0
+})
+
+const read = (over: Partial<ReadRecord> & Pick<ReadRecord, "event" | "outcome">): ReadRecord => ({
+  where: "a.jsonl:1",
+  seq: 0,
+  session_id: "s",
+  call_id: "c",
+  tool: "bash",
+  args: { command: "cat .env" },
+  rounds: [],
+  notes: [],
+  ...over
+})
+
+describe("abhed-ext test: a guard that did not answer never passes a case", () => {
+  const passed = { passed: true, expected: "deny by guard", came: "deny (guard: …)", problems: [] }
+
+  it("a timed-out, exited or dead exchange fails the case, naming the extension and why; replies pass", () => {
+    const timedOut = record("tool_call", [
+      {
+        round: 1,
+        exchanges: [
+          { extension: "guard", status: "timed_out", latency_ms: 10, error: "timed_out (500 ms)" },
+          { extension: "other", status: "not_subscribed", latency_ms: 0 }
+        ]
+      }
+    ])
+    expect(withFailures(passed, timedOut)).toMatchObject({
+      passed: false,
+      problems: ["guard did not answer (timed_out (500 ms)): its on_failure decided for it"]
+    })
+    const dead = record("tool_call", [
+      { round: 1, exchanges: [{ extension: "guard", status: "dead", latency_ms: 0, error: "exited (code 7)" }] }
+    ])
+    expect(withFailures(passed, dead).problems).toEqual([
+      "guard did not answer (dead: exited (code 7)): its on_failure decided for it"
+    ])
+    expect(withFailures(passed, record("tool_call", [{ round: 1, exchanges: [replied("guard", {})] }]))).toBe(passed)
+  })
+
+  it(
+    "a guard that crashed under on_failure deny: the deny it expects still comes, and each case FAILs; exit 1",
+    async () => {
+      const dir = tempDir()
+      const cases = join(dir, "cases.jsonl")
+      writeFileSync(
+        cases,
+        [
+          '{"name":"rm is denied","call":{"tool":"bash","args":{"command":"rm -rf /"}},"expect":"deny","by":"guard"}',
+          '{"name":"ls is denied too","call":{"tool":"bash","args":{"command":"ls"}},"expect":"deny"}',
+          ""
+        ].join("\n")
+      )
+      const crash = {
+        name: "guard",
+        ...fixtureCommand("ext-crash.py"),
+        args: [...fixtureCommand("ext-crash.py").args, fixture("ext-crash.py")],
+        events: ["tool_call"],
+        on_failure: "deny",
+        ...Patient
+      }
+      const r = await runCli(["test", "-c", configFile([crash]), cases])
+      expect(r.stdout).toContain(`FAIL ${cases}:1 rm is denied`)
+      expect(r.stdout).toContain("- guard did not answer (exited (code 7)): its on_failure decided for it")
+      expect(r.stdout).toContain(`FAIL ${cases}:2 ls is denied too`)
+      expect(r.stdout).toContain("- guard did not answer (dead: exited (code 7)): its on_failure decided for it")
+      expect(r.stdout).toContain("2 cases: 0 passed, 2 failed")
+      expect(r.code).toBe(1)
+    },
+    Slow
+  )
+
+  it(
+    "a guard that answers passes as before (the check reads only failed exchanges)",
+    async () => {
+      const cases = join(tempDir(), "cases.jsonl")
+      writeFileSync(cases, '{"call":{"tool":"bash","args":{"command":"rm -rf /"}},"expect":"deny","by":"guard"}\n')
+      const r = await runCli(["test", "-c", configFile([guard]), cases])
+      expect(r.stdout).toContain("1 case: 1 passed, 0 failed")
+      expect(r.code).toBe(0)
+    },
+    Slow
+  )
+})
+
+describe("replay: who decided is part of the decision", () => {
+  it("a call: the same args rewritten by another extension is changed, not unchanged", () => {
+    const rewritten = { decision: "allow", reasons: [], args: { command: "cat .env.example" }, rounds: 2 }
+    const before = read({ event: "tool_call", outcome: { ...rewritten, rewrittenBy: ["redactor"] } })
+    expect(compareCall(before, { ...rewritten, decision: "allow", rewrittenBy: ["impostor"] })).toMatchObject({
+      kind: "changed",
+      by: ["impostor", "redactor"]
+    })
+    expect(compareCall(before, { ...rewritten, decision: "allow", rewrittenBy: ["redactor"] })).toMatchObject({
+      kind: "unchanged"
+    })
+  })
+
+  it("a result: the same content and is_error from another extension is changed", () => {
+    const input = { content: "KEY=AKIA", isError: false }
+    const before = read({
+      event: "tool_result",
+      outcome: { content: "KEY=AKIA", is_error: true, rounds: 1 },
+      input: { content: "KEY=AKIA", is_error: false },
+      rounds: [{ round: 1, exchanges: [replied("guard", { is_error: true })] }]
+    })
+    const outcome = { content: "KEY=AKIA", is_error: true, rounds: 1 }
+    expect(
+      compareResult(
+        before,
+        input,
+        outcome,
+        record("tool_result", [{ round: 1, exchanges: [replied("other", { is_error: true })] }])
+      )
+    ).toMatchObject({ kind: "changed", by: ["guard", "other"] })
+    expect(
+      compareResult(
+        before,
+        input,
+        outcome,
+        record("tool_result", [{ round: 1, exchanges: [replied("guard", { is_error: true })] }])
+      )
+    ).toMatchObject({ kind: "unchanged" })
+  })
+
+  it("a context: the same keep from another filter, or withheld by another, is changed (never stricter)", () => {
+    const before = read({
+      event: "context",
+      outcome: { keep: [0], messages: ["a"], withheld: [] },
+      input: { messages: ["a", "b"] },
+      rounds: [{ round: 1, exchanges: [replied("filter", { keep: [0] })] }]
+    })
+    const kept = { keep: [0], messages: ["a"], withheld: [] }
+    expect(
+      compareContext(before, 2, kept, record("context", [{ round: 1, exchanges: [replied("other", { keep: [0] })] }]))
+    ).toMatchObject({ kind: "changed", by: ["filter", "other"] })
+    const withheld = read({
+      event: "context",
+      outcome: {
+        keep: [],
+        messages: [],
+        withheld: [{ extension: "gate", reason: "extension gate unavailable: exited" }]
+      },
+      rounds: [{ round: 1, exchanges: [{ extension: "gate", status: "exited", latency_ms: 1 }] }]
+    })
+    expect(
+      compareContext(
+        withheld,
+        2,
+        { keep: [], messages: [], withheld: [{ extension: "sentry", reason: "extension sentry unavailable: exited" }] },
+        record("context", [{ round: 1, exchanges: [{ extension: "sentry", status: "exited", latency_ms: 1 }] }])
+      )
+    ).toMatchObject({ kind: "changed", by: ["gate", "sentry"] })
+  })
+})
