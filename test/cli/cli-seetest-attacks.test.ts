@@ -1,6 +1,8 @@
-import { withFailures } from "@abhed/cli/casetest/CaseCheck"
+import { checkCall, checkResult, withFailures } from "@abhed/cli/casetest/CaseCheck"
 import type { ReadRecord } from "@abhed/cli/replay/AuditInput"
 import { compareCall, compareContext, compareResult } from "@abhed/cli/replay/ReplayCompare"
+import { renderText } from "@abhed/cli/replay/ReplayReport"
+import { plain } from "@abhed/cli/Style"
 import type { AuditRecord, AuditRound } from "@abhed/host"
 import { writeFileSync } from "node:fs"
 import { join } from "node:path"
@@ -183,5 +185,78 @@ describe("replay: who decided is part of the decision", () => {
         record("context", [{ round: 1, exchanges: [{ extension: "sentry", status: "exited", latency_ms: 1 }] }])
       )
     ).toMatchObject({ kind: "changed", by: ["gate", "sentry"] })
+  })
+})
+
+describe("replay's text and test's problems: a difference is never cut away, nor a report flooded", () => {
+  const head = "x".repeat(100_000)
+
+  it("replay: long args that differ past the cut are cut around the difference on both sides", () => {
+    const before = read({
+      event: "tool_call",
+      outcome: { decision: "allow", reasons: [], args: { command: `${head} safe` }, rounds: 2, rewrittenBy: ["r"] }
+    })
+    const comparison = compareCall(before, {
+      decision: "allow",
+      reasons: [],
+      args: { command: `${head} rm -rf /` },
+      rounds: 2,
+      rewrittenBy: ["r"]
+    })
+    expect(comparison?.kind).toBe("changed")
+    if (comparison === undefined) return
+    const text = renderText(
+      {
+        config: "new.json",
+        replayed: [
+          { where: "a.jsonl:1", session_id: "s", seq: 0, event: "tool_call", call_id: "c", tool: "bash", comparison }
+        ],
+        notReplayable: [],
+        malformed: []
+      },
+      plain
+    )
+    const [, shownBefore = "", shownAfter = ""] = text.split("\n")
+    expect(shownBefore).toMatch(/^ {2}before: …x{39} safe"\}, rewritten by r \(\d+ chars, from char \d+\)$/)
+    expect(shownAfter).toMatch(/^ {2}after: {2}…x{39} rm -rf \/"\}, rewritten by r \(\d+ chars, from char \d+\)$/)
+  })
+
+  it("test: settled args or content that differ past the cut are cut around the difference", () => {
+    const call = checkCall(
+      {
+        kind: "call",
+        name: undefined,
+        tool: "bash",
+        args: { command: "a" },
+        callId: undefined,
+        expect: "allow",
+        by: [],
+        settled: { command: `${head} safe` }
+      },
+      { decision: "allow", reasons: [], args: { command: `${head} rm -rf /` }, rounds: 1, rewrittenBy: [] }
+    )
+    expect(call.problems).toHaveLength(1)
+    expect(call.problems[0]).toMatch(
+      /^expected args …x{39} safe"\} \(\d+ chars, from char \d+\), got …x{39} rm -rf \/"\} \(\d+ chars, from char \d+\)$/
+    )
+    const result = checkResult(
+      {
+        kind: "tool_result",
+        name: undefined,
+        tool: "bash",
+        args: {},
+        content: "in",
+        isError: false,
+        callId: undefined,
+        expectContent: `${head} [redacted]`,
+        expectIsError: undefined,
+        by: []
+      },
+      { content: `${head} AKIA`, is_error: false, rounds: 1 },
+      undefined
+    )
+    expect(result.problems[0]).toMatch(
+      /^expected content "…x{39} \[redacted\] \(\d+ chars, from char \d+\)", got "…x{39} AKIA \(\d+ chars, from char \d+\)"$/
+    )
   })
 })

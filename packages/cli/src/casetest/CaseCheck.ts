@@ -1,5 +1,6 @@
 import type { AuditRecord, ToolCallOutcome, ToolResultOutcome } from "@abhed/host"
 import { canonicalJson, jsonEquals } from "@abhed/protocol"
+import { excerpts } from "../Excerpts.ts"
 import { failedStatus, isWithheld, resultActors } from "../replay/Actors.ts"
 import type { CallCase, ResultCase } from "./TestCase.ts"
 
@@ -41,7 +42,8 @@ export const checkCall = (c: CallCase, outcome: ToolCallOutcome): CaseVerdict =>
     )
   }
   if (c.settled !== undefined && !jsonEquals(c.settled, outcome.args)) {
-    problems.push(`expected args ${short(canonicalJson(c.settled))}, got ${short(canonicalJson(outcome.args))}`)
+    const [want, got] = excerpts(canonicalJson(c.settled), canonicalJson(outcome.args), 200)
+    problems.push(`expected args ${want}, got ${got}`)
   }
   const expectedArgs = c.settled === undefined ? "" : ` with args ${short(canonicalJson(c.settled))}`
   const reasons = outcome.reasons.map((r) => `${r.extension}: ${short(r.reason)}`).join("; ")
@@ -65,9 +67,8 @@ export const checkResult = (
   const problems: Array<string> = []
   const actors = record === undefined ? [] : resultActors(record, c.content, isWithheld(outcome))
   if (c.expectContent !== undefined && c.expectContent !== outcome.content) {
-    problems.push(
-      `expected content ${JSON.stringify(short(c.expectContent))}, got ${JSON.stringify(short(outcome.content))}`
-    )
+    const [want, got] = excerpts(c.expectContent, outcome.content, 200)
+    problems.push(`expected content ${JSON.stringify(want)}, got ${JSON.stringify(got)}`)
   }
   if (c.expectIsError !== undefined && c.expectIsError !== outcome.is_error) {
     problems.push(`expected is_error ${c.expectIsError}, got ${outcome.is_error}`)

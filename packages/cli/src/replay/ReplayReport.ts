@@ -1,5 +1,6 @@
 import { printable } from "@abhed/host/Printable"
 import { canonicalJson, isJsonObject } from "@abhed/protocol"
+import { excerpts } from "../Excerpts.ts"
 import type { Style } from "../Style.ts"
 import type { Malformed } from "./AuditInput.ts"
 import type { ChangeKind, Comparison } from "./ReplayCompare.ts"
@@ -94,12 +95,11 @@ export const renderJson = (r: ReplayResult): string =>
     malformed: r.malformed
   })
 
-const short = (text: string, max = 300): string =>
-  text.length <= max ? text : `${text.slice(0, max)}… (${text.length} chars)`
-const json = (value: unknown): string => short(canonicalJson(value))
-
 /** One side of a change, on one line: the decision and its reasons, then the args (or content, or keep). */
-const side = (event: string, s: { readonly [key: string]: unknown }): string => {
+const side = (event: string, s: { readonly [key: string]: unknown }, whole = false): string => {
+  const short = (text: string, max = 300): string =>
+    whole || text.length <= max ? text : `${text.slice(0, max)}… (${text.length} chars)`
+  const json = (value: unknown): string => short(canonicalJson(value))
   const by = Array.isArray(s["by"]) && s["by"].length > 0 ? ` by ${s["by"].join(", ")}` : ""
   switch (event) {
     case "tool_call": {
@@ -134,10 +134,18 @@ export const renderText = (r: ReplayResult, style: Style): string => {
     const c = x.comparison
     if (c.kind === "unchanged") continue
     const what = [x.event, x.call_id, x.tool].filter((s) => s !== undefined).join(" ")
+    // Each value cut short, two sides that differ past the cut would read the same but for their lengths: then
+    // both are cut around where they first differ.
+    const uncounted = (text: string) => text.replaceAll(/… \(\d+ chars\)/g, "…")
+    const cut = [side(x.event, c.before), side(x.event, c.after)] as const
+    const [before, after] =
+      uncounted(cut[0]) === uncounted(cut[1])
+        ? excerpts(side(x.event, c.before, true), side(x.event, c.after, true), 600)
+        : cut
     lines.push(
       `${paint[c.kind](c.kind)} ${printable(`${x.where} ${what} (session ${x.session_id})${c.by.length > 0 ? ` by ${c.by.join(", ")}` : ""}`)}`,
-      `  before: ${printable(side(x.event, c.before))}`,
-      `  after:  ${printable(side(x.event, c.after))}`
+      `  before: ${printable(before)}`,
+      `  after:  ${printable(after)}`
     )
   }
   const list = (title: string, items: ReadonlyArray<string>) => {
