@@ -1,4 +1,5 @@
 import { checkCall, checkResult, withFailures } from "@abhed/cli/casetest/CaseCheck"
+import { escapeXml, renderJUnit } from "@abhed/cli/casetest/JUnit"
 import type { ReadRecord } from "@abhed/cli/replay/AuditInput"
 import { compareCall, compareContext, compareResult } from "@abhed/cli/replay/ReplayCompare"
 import { renderText } from "@abhed/cli/replay/ReplayReport"
@@ -258,5 +259,30 @@ describe("replay's text and test's problems: a difference is never cut away, nor
     expect(result.problems[0]).toMatch(
       /^expected content "…x{39} \[redacted\] \(\d+ chars, from char \d+\)", got "…x{39} AKIA \(\d+ chars, from char \d+\)"$/
     )
+  })
+})
+
+describe("JUnit: whitespace a conforming parser would change is kept as references", () => {
+  it("a tab in an attribute (normalized to a space) and a carriage return anywhere (read as a line feed)", () => {
+    expect(escapeXml("a\tb")).toBe("a&#9;b")
+    expect(escapeXml("a\r\nb")).toBe("a&#13;&#10;b")
+    expect(escapeXml("a\tb\r\nc", false)).toBe("a\tb&#13;\nc")
+    const xml = renderJUnit([
+      {
+        name: "cases.jsonl",
+        timestamp: "t",
+        seconds: 0,
+        cases: [
+          {
+            name: "cases.jsonl:1 tab\there",
+            classname: "cases.jsonl",
+            seconds: 0,
+            failure: { message: "m", type: "mismatch", detail: "came: deny (guard: line one\r\nline two)" }
+          }
+        ]
+      }
+    ])
+    expect(xml).toContain('name="cases.jsonl:1 tab&#9;here"')
+    expect(xml).toContain("(guard: line one&#13;\nline two)</failure>")
   })
 })
