@@ -286,3 +286,52 @@ describe("JUnit: whitespace a conforming parser would change is kept as referenc
     expect(xml).toContain("(guard: line one&#13;\nline two)</failure>")
   })
 })
+
+describe("replay: an extension that does not answer in the replay is said, changed or not", () => {
+  it(
+    "a guard that crashes under on_failure ignore: the deny it recorded reads looser, with why; the allow it recorded is listed",
+    async () => {
+      const dir = tempDir()
+      const events = join(dir, "events.jsonl")
+      writeFileSync(
+        events,
+        [
+          '{"event":"tool_call","call_id":"c-1","tool":"bash","args":{"command":"rm -rf /"}}',
+          '{"event":"tool_call","call_id":"c-2","tool":"bash","args":{"command":"ls"}}',
+          ""
+        ].join("\n")
+      )
+      const audit = join(dir, "audit.jsonl")
+      const recorded = await runCli(["run", "-c", configFile([guard]), "--audit", audit, events])
+      expect(recorded.code).toBe(0)
+      const crash = {
+        name: "guard",
+        ...fixtureCommand("ext-crash.py"),
+        args: [...fixtureCommand("ext-crash.py").args, fixture("ext-crash.py")],
+        events: ["tool_call"],
+        on_failure: "ignore",
+        ...Patient
+      }
+      const config = configFile([crash])
+      const r = await runCli(["replay", "-c", config, audit])
+      const lines = r.stdout.trimEnd().split("\n")
+      expect(lines).toEqual([
+        `looser ${audit}:3 tool_call c-1 bash (session abhed-ext) by guard`,
+        '  before: deny (guard: rm -rf is not permitted here), args {"command":"rm -rf /"}',
+        '  after:  allow, args {"command":"rm -rf /"}',
+        "  guard did not answer (exited (code 7)): its on_failure decided for it",
+        "decided in part by on_failure (an extension did not answer):",
+        `  ${audit}:3 tool_call c-1 (looser): guard did not answer (exited (code 7))`,
+        `  ${audit}:4 tool_call c-2 (unchanged): guard did not answer (dead: exited (code 7))`,
+        `replayed 2 events under ${config}: 0 stricter, 1 looser (guard: 1), 0 changed, 1 unchanged; 0 not replayable; 2 decided in part by on_failure`
+      ])
+      expect(r.code).toBe(1)
+      const json = await runCli(["replay", "-c", config, "--json", audit])
+      const report = JSON.parse(json.stdout)
+      expect(report.summary.unanswered).toBe(2)
+      expect(report.changes[0].failed).toEqual(["guard did not answer (exited (code 7))"])
+      expect(report.unanswered.map((u: { change: string }) => u.change)).toEqual(["looser", "unchanged"])
+    },
+    Slow
+  )
+})

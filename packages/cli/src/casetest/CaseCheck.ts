@@ -1,7 +1,7 @@
 import type { AuditRecord, ToolCallOutcome, ToolResultOutcome } from "@abhed/host"
 import { canonicalJson, jsonEquals } from "@abhed/protocol"
 import { excerpts } from "../Excerpts.ts"
-import { failedStatus, isWithheld, resultActors } from "../replay/Actors.ts"
+import { failuresOf, isWithheld, resultActors } from "../replay/Actors.ts"
 import type { CallCase, ResultCase } from "./TestCase.ts"
 
 /**
@@ -102,12 +102,6 @@ export const checkResult = (
  * denies everything). Each such failure fails the case, whatever came of it.
  */
 export const withFailures = (verdict: CaseVerdict, record: AuditRecord | undefined): CaseVerdict => {
-  const failed = (record?.rounds ?? []).flatMap((round) =>
-    round.exchanges.filter(failedStatus).map((x) => {
-      const why = x.error === undefined ? x.status : x.error.startsWith(x.status) ? x.error : `${x.status}: ${x.error}`
-      return `${x.extension} did not answer (${short(why)}): its on_failure decided for it`
-    })
-  )
-  const problems = [...new Set(failed)]
+  const problems = failuresOf(record).map((f) => `${f}: its on_failure decided for it`)
   return problems.length === 0 ? verdict : { ...verdict, passed: false, problems: [...verdict.problems, ...problems] }
 }

@@ -5,6 +5,7 @@ import { loadConfig, StdinConfig } from "../ConfigFile.ts"
 import { inputLines } from "../Input.ts"
 import { styleFor } from "../Style.ts"
 import { failUsage } from "../Usage.ts"
+import { failuresOf } from "./Actors.ts"
 import { type Malformed, type ReadRecord, readRecord, sessionsOf } from "./AuditInput.ts"
 import { compareCall, compareContext, compareResult } from "./ReplayCompare.ts"
 import { startHost } from "./ReplayHost.ts"
@@ -63,15 +64,19 @@ export const replayMain = Effect.fn("replay")(function* ({
         for (const { plan, record } of planned) {
           const skip = (reason: string) =>
             notReplayable.push({ where: record.where, event: record.event, call_id: record.call_id, reason })
+          // An extension that failed now answered with its on_failure: said with the outcome, changed or not.
           const done = (comparison: Replayed["comparison"]) =>
-            replayed.push({
-              where: record.where,
-              session_id: session.sessionId,
-              seq: record.seq,
-              event: record.event,
-              call_id: record.call_id,
-              tool: record.tool,
-              comparison
+            Effect.map(last, (after) => {
+              replayed.push({
+                where: record.where,
+                session_id: session.sessionId,
+                seq: record.seq,
+                event: record.event,
+                call_id: record.call_id,
+                tool: record.tool,
+                comparison,
+                failed: failuresOf(after)
+              })
             })
           switch (plan._tag) {
             case "HostOwn":
@@ -83,7 +88,7 @@ export const replayMain = Effect.fn("replay")(function* ({
               const outcome = yield* host.toolCall({ tool: plan.tool, args: plan.args, call_id: plan.callId })
               const comparison = compareCall(record, outcome)
               if (comparison === undefined) skip("the recorded outcome is not a tool_call outcome")
-              else done(comparison)
+              else yield* done(comparison)
               break
             }
             case "ToolResult": {
@@ -94,12 +99,12 @@ export const replayMain = Effect.fn("replay")(function* ({
                 is_error: plan.isError,
                 call_id: plan.callId
               })
-              done(compareResult(record, { content: plan.content, isError: plan.isError }, outcome, yield* last))
+              yield* done(compareResult(record, { content: plan.content, isError: plan.isError }, outcome, yield* last))
               break
             }
             case "Context": {
               const outcome = yield* host.context(plan.messages)
-              done(compareContext(record, plan.messages.length, outcome, yield* last))
+              yield* done(compareContext(record, plan.messages.length, outcome, yield* last))
               break
             }
           }

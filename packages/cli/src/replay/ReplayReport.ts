@@ -20,6 +20,8 @@ export interface Replayed {
   readonly call_id: string | undefined
   readonly tool: string | undefined
   readonly comparison: Comparison
+  /** The extensions that did not answer in the replay (their on_failure answered for them), each with why. */
+  readonly failed?: ReadonlyArray<string> | undefined
 }
 
 export interface Skipped {
@@ -44,9 +46,13 @@ export interface Summary {
   readonly unchanged: number
   readonly not_replayable: number
   readonly malformed: number
+  /** Replayed events in which an extension did not answer: their outcome is partly its on_failure's. */
+  readonly unanswered: number
   /** Per extension, the changes it is named in. */
   readonly by: { readonly [extension: string]: { stricter: number; looser: number; changed: number } }
 }
+
+const unanswered = (r: ReplayResult): ReadonlyArray<Replayed> => r.replayed.filter((x) => (x.failed ?? []).length > 0)
 
 export const summarize = (r: ReplayResult): Summary => {
   const count = (kind: ChangeKind) => r.replayed.filter((x) => x.comparison.kind === kind).length
@@ -64,6 +70,7 @@ export const summarize = (r: ReplayResult): Summary => {
     unchanged: count("unchanged"),
     not_replayable: r.notReplayable.length,
     malformed: r.malformed.length,
+    unanswered: unanswered(r).length,
     by: Object.fromEntries(Object.entries(by).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
   }
 }
@@ -84,8 +91,16 @@ export const renderJson = (r: ReplayResult): string =>
         change: x.comparison.kind,
         by: x.comparison.by,
         before: x.comparison.before,
-        after: x.comparison.after
+        after: x.comparison.after,
+        ...((x.failed ?? []).length === 0 ? {} : { failed: x.failed })
       })),
+    unanswered: unanswered(r).map((x) => ({
+      where: x.where,
+      event: x.event,
+      ...(x.call_id === undefined ? {} : { call_id: x.call_id }),
+      change: x.comparison.kind,
+      failed: x.failed
+    })),
     not_replayable: r.notReplayable.map((s) => ({
       where: s.where,
       event: s.event,
@@ -145,7 +160,8 @@ export const renderText = (r: ReplayResult, style: Style): string => {
     lines.push(
       `${paint[c.kind](c.kind)} ${printable(`${x.where} ${what} (session ${x.session_id})${c.by.length > 0 ? ` by ${c.by.join(", ")}` : ""}`)}`,
       `  before: ${printable(before)}`,
-      `  after:  ${printable(after)}`
+      `  after:  ${printable(after)}`,
+      ...(x.failed ?? []).map((f) => `  ${printable(`${f}: its on_failure decided for it`)}`)
     )
   }
   const list = (title: string, items: ReadonlyArray<string>) => {
@@ -157,6 +173,13 @@ export const renderText = (r: ReplayResult, style: Style): string => {
     "not replayable",
     r.notReplayable.map(
       (s) => `${s.where} ${[s.event, s.call_id].filter((p) => p !== undefined).join(" ")}: ${s.reason}`
+    )
+  )
+  list(
+    "decided in part by on_failure (an extension did not answer)",
+    unanswered(r).map(
+      (x) =>
+        `${x.where} ${[x.event, x.call_id].filter((p) => p !== undefined).join(" ")} (${x.comparison.kind}): ${(x.failed ?? []).join("; ")}`
     )
   )
   list(
@@ -175,7 +198,8 @@ export const renderText = (r: ReplayResult, style: Style): string => {
       `replayed ${s.replayed} event${s.replayed === 1 ? "" : "s"} under ${r.config}: ` +
         `${s.stricter} stricter${byText("stricter")}, ${s.looser} looser${byText("looser")}, ` +
         `${s.changed} changed${byText("changed")}, ${s.unchanged} unchanged; ${s.not_replayable} not replayable` +
-        (s.malformed > 0 ? `; ${s.malformed} malformed` : "")
+        (s.malformed > 0 ? `; ${s.malformed} malformed` : "") +
+        (s.unanswered > 0 ? `; ${s.unanswered} decided in part by on_failure` : "")
     )
   )
   return lines.join("\n")
