@@ -5,7 +5,7 @@ import { compareCall, compareContext, compareResult } from "@abhed/cli/replay/Re
 import { renderText } from "@abhed/cli/replay/ReplayReport"
 import { plain } from "@abhed/cli/Style"
 import type { AuditRecord, AuditRound } from "@abhed/host"
-import { writeFileSync } from "node:fs"
+import { readFileSync, symlinkSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
 import { runCli } from "../support/cli-helpers.ts"
@@ -331,6 +331,31 @@ describe("replay: an extension that does not answer in the replay is said, chang
       expect(report.summary.unanswered).toBe(2)
       expect(report.changes[0].failed).toEqual(["guard did not answer (exited (code 7))"])
       expect(report.unanswered.map((u: { change: string }) => u.change)).toEqual(["looser", "unchanged"])
+    },
+    Slow
+  )
+})
+
+describe("abhed-ext test --junit: never over what the run reads", () => {
+  it(
+    "the cases file or the config (by another name too) as --junit: exit 64, the file as it was",
+    async () => {
+      const dir = tempDir()
+      const cases = join(dir, "cases.jsonl")
+      const text = '{"call":{"tool":"bash","args":{"command":"ls"}},"expect":"allow"}\n'
+      writeFileSync(cases, text)
+      const config = configFile([guard])
+      const configText = readFileSync(config, "utf8")
+      const link = join(dir, "link.json")
+      symlinkSync(config, link)
+      const overCases = await runCli(["test", "-c", config, cases, "--junit", cases])
+      expect(overCases.code).toBe(64)
+      expect(overCases.stderr).toContain(`--junit ${cases} is the cases file: the report would overwrite the cases`)
+      const overConfig = await runCli(["test", "-c", config, cases, "--junit", link])
+      expect(overConfig.code).toBe(64)
+      expect(overConfig.stderr).toContain(`--junit ${link} is the config file`)
+      expect(readFileSync(cases, "utf8")).toBe(text)
+      expect(readFileSync(config, "utf8")).toBe(configText)
     },
     Slow
   )

@@ -10,6 +10,7 @@ import { styleFor } from "../Style.ts"
 import { failUsage } from "../Usage.ts"
 import { type CaseVerdict, checkCall, checkResult, withFailures } from "./CaseCheck.ts"
 import { type JUnitCase, renderJUnit } from "./JUnit.ts"
+import { junitClash } from "./JUnitClash.ts"
 import { decodeCase, type TestCase } from "./TestCase.ts"
 import type { flags } from "./TestCommand.ts"
 
@@ -65,6 +66,8 @@ export const testMain = Effect.fn("test")(function* ({
       "--config - reads the config from stdin, so the cases must come from a file"
     )
   }
+  const clash = Option.isSome(junit) ? yield* junitClash(junit.value, cases, config) : undefined
+  if (clash !== undefined) return yield* failUsage(["abhed-ext", "test"], clash)
   const loaded = yield* loadConfig(config)
   if (loaded.config.extensions.length === 0) {
     yield* Console.error(`abhed-ext test: warning: ${config} configures no extensions: the policy alone decides`)
