@@ -350,12 +350,47 @@ describe("abhed-ext test --junit: never over what the run reads", () => {
       symlinkSync(config, link)
       const overCases = await runCli(["test", "-c", config, cases, "--junit", cases])
       expect(overCases.code).toBe(64)
-      expect(overCases.stderr).toContain(`--junit ${cases} is the cases file: the report would overwrite the cases`)
+      expect(overCases.stderr).toContain(`--junit ${cases} is the cases file: the report would overwrite it`)
       const overConfig = await runCli(["test", "-c", config, cases, "--junit", link])
       expect(overConfig.code).toBe(64)
       expect(overConfig.stderr).toContain(`--junit ${link} is the config file`)
       expect(readFileSync(cases, "utf8")).toBe(text)
       expect(readFileSync(config, "utf8")).toBe(configText)
+    },
+    Slow
+  )
+})
+
+describe("abhed-ext audit --html: never over an audit it reports on", () => {
+  it(
+    "an audit file (by another name too) as --html: exit 64, the audit as it was",
+    async () => {
+      const dir = tempDir()
+      const audit = join(dir, "audit.jsonl")
+      const line = JSON.stringify({
+        seq: 0,
+        session_id: "s",
+        time: "2026-12-01T10:00:00.000Z",
+        event: "tool_call",
+        call_id: "c-1",
+        tool: "bash",
+        args: { command: "ls" },
+        rounds: [],
+        outcome: { decision: "allow", reasons: [], args: { command: "ls" }, rounds: 1 },
+        notes: [],
+        duration_ms: 1
+      })
+      writeFileSync(audit, `${line}\n`)
+      const link = join(dir, "report.html")
+      symlinkSync(audit, link)
+      const other = join(dir, "other.jsonl")
+      writeFileSync(other, `${line}\n`)
+      const r = await runCli(["audit", other, audit, "--html", link])
+      expect(r.code).toBe(64)
+      expect(r.stderr).toContain(`--html ${link} is an audit file it reports on: the report would overwrite it`)
+      expect(readFileSync(audit, "utf8")).toBe(`${line}\n`)
+      const fine = await runCli(["audit", audit, "--html", join(dir, "out.html")])
+      expect(fine.code).toBe(0)
     },
     Slow
   )

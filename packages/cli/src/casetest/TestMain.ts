@@ -5,12 +5,12 @@ import { Command } from "effect/cli"
 import { CasesFailed, OutputUnwritable } from "../CliError.ts"
 import { loadConfig, StdinConfig } from "../ConfigFile.ts"
 import { inputLines } from "../Input.ts"
+import { outputClash } from "../OutputClash.ts"
 import { type RecordingHost, startHost } from "../replay/ReplayHost.ts"
 import { styleFor } from "../Style.ts"
 import { failUsage } from "../Usage.ts"
 import { type CaseVerdict, checkCall, checkResult, withFailures } from "./CaseCheck.ts"
 import { type JUnitCase, renderJUnit } from "./JUnit.ts"
-import { junitClash } from "./JUnitClash.ts"
 import { decodeCase, type TestCase } from "./TestCase.ts"
 import type { flags } from "./TestCommand.ts"
 
@@ -66,7 +66,12 @@ export const testMain = Effect.fn("test")(function* ({
       "--config - reads the config from stdin, so the cases must come from a file"
     )
   }
-  const clash = Option.isSome(junit) ? yield* junitClash(junit.value, cases, config) : undefined
+  const clash = Option.isSome(junit)
+    ? yield* outputClash("--junit", junit.value, [
+        { file: cases, role: "the cases file" },
+        ...(config === StdinConfig ? [] : [{ file: config, role: "the config file" }])
+      ])
+    : undefined
   if (clash !== undefined) return yield* failUsage(["abhed-ext", "test"], clash)
   const loaded = yield* loadConfig(config)
   if (loaded.config.extensions.length === 0) {
