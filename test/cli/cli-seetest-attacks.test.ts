@@ -1,10 +1,12 @@
 import { checkCall, checkResult, withFailures } from "@abhed/cli/casetest/CaseCheck"
 import { escapeXml, renderJUnit } from "@abhed/cli/casetest/JUnit"
+import { decodeCase } from "@abhed/cli/casetest/TestCase"
 import type { ReadRecord } from "@abhed/cli/replay/AuditInput"
 import { compareCall, compareContext, compareResult } from "@abhed/cli/replay/ReplayCompare"
 import { renderText } from "@abhed/cli/replay/ReplayReport"
 import { plain } from "@abhed/cli/Style"
 import type { AuditRecord, AuditRound } from "@abhed/host"
+import { Result } from "effect"
 import { readFileSync, symlinkSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
@@ -394,4 +396,24 @@ describe("abhed-ext audit --html: never over an audit it reports on", () => {
     },
     Slow
   )
+})
+
+describe("abhed-ext test: a case whose field is given twice is malformed", () => {
+  it("at the top, nested, or spelt with an escape; not a repeated value or a key inside a string", () => {
+    const problem = (text: string) => {
+      const decoded = decodeCase(text)
+      return Result.isFailure(decoded) ? decoded.failure : undefined
+    }
+    const call = '"call":{"tool":"bash","args":{"command":"rm -rf /"}}'
+    expect(problem(`{${call},"expect":"deny","by":"guard","expect":"allow"}`)).toBe(
+      'field "expect" given twice: JSON would keep only the last; give each field once'
+    )
+    expect(problem('{"call":{"tool":"bash","args":{"command":"ls","command":"rm -rf /"}},"expect":"allow"}')).toContain(
+      'field "command" given twice'
+    )
+    expect(problem(`{${call},"expect":"deny","\\u0065xpect":"allow"}`)).toContain('field "expect" given twice')
+    expect(
+      problem('{"call":{"tool":"bash","args":{"list":[{"a":1},{"a":1}],"s":"\\"a\\":1,\\"a\\":2"}},"expect":"allow"}')
+    ).toBeUndefined()
+  })
 })

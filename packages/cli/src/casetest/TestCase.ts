@@ -82,12 +82,49 @@ const strict = { errors: "all", onExcessProperty: "error" } as const
 const decodeCallCase = Schema.decodeUnknownResult(CallCaseSchema, strict)
 const decodeResultCase = Schema.decodeUnknownResult(ResultCaseSchema, strict)
 
+/**
+ * The first key given twice in one object of a valid JSON text, at any depth. JSON.parse keeps the last silently,
+ * so `{"expect":"deny", …, "expect":"allow"}` would check what the reader of the first one does not expect.
+ */
+const duplicateKey = (text: string): string | undefined => {
+  // One set of keys per open object (undefined for an array); a string right after `{` or `,` in an object is a key.
+  const open: Array<Set<string> | undefined> = []
+  let atKey = false
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i]
+    if (ch === '"') {
+      let end = i + 1
+      while (end < text.length && text[end] !== '"') end += text[end] === "\\" ? 2 : 1
+      const keys = open[open.length - 1]
+      if (atKey && keys !== undefined) {
+        const key = String(JSON.parse(text.slice(i, end + 1)))
+        if (keys.has(key)) return key
+        keys.add(key)
+      }
+      atKey = false
+      i = end
+    } else if (ch === "{") {
+      open.push(new Set())
+      atKey = true
+    } else if (ch === "[") open.push(undefined)
+    else if (ch === "}" || ch === "]") open.pop()
+    else if (ch === ",") atKey = open[open.length - 1] !== undefined
+  }
+  return undefined
+}
+
 export const decodeCase = (text: string): Result.Result<TestCase, string> => {
   let json: unknown
   try {
     json = JSON.parse(text)
   } catch (cause) {
     return Result.fail(`invalid JSON: ${cause instanceof Error ? cause.message : String(cause)}`)
+  }
+  const twice = duplicateKey(text)
+  if (twice !== undefined) {
+    return Result.fail(
+      `field ${JSON.stringify(twice)} given twice: JSON would keep only the last; give each field once`
+    )
   }
   if (!isJsonObject(json)) return Result.fail('expected a JSON object with "call" or "tool_result"')
   const hasCall = json["call"] !== undefined
