@@ -291,7 +291,7 @@ describe("JUnit: whitespace a conforming parser would change is kept as referenc
 
 describe("replay: an extension that does not answer in the replay is said, changed or not", () => {
   it(
-    "a guard that crashes under on_failure ignore: the deny it recorded reads looser, with why; the allow it recorded is listed",
+    "a guard that crashes under on_failure ignore: the deny it recorded reads looser, with why; the allow it recorded is listed; exit 1 even when nothing changed",
     async () => {
       const dir = tempDir()
       const events = join(dir, "events.jsonl")
@@ -333,6 +333,15 @@ describe("replay: an extension that does not answer in the replay is said, chang
       expect(report.summary.unanswered).toBe(2)
       expect(report.changes[0].failed).toEqual(["guard did not answer (exited (code 7))"])
       expect(report.unanswered.map((u: { change: string }) => u.change)).toEqual(["looser", "unchanged"])
+      // Nothing changed, but the guard never judged: a gate cannot vouch for that.
+      const lsOnly = join(dir, "ls.jsonl")
+      writeFileSync(lsOnly, '{"event":"tool_call","call_id":"c-2","tool":"bash","args":{"command":"ls"}}\n')
+      const lsAudit = join(dir, "ls-audit.jsonl")
+      expect((await runCli(["run", "-c", configFile([guard]), "--audit", lsAudit, lsOnly])).code).toBe(0)
+      const unchanged = await runCli(["replay", "-c", config, "--fail-on", "looser", lsAudit])
+      expect(unchanged.stdout).toContain("0 changed, 1 unchanged; 0 not replayable; 1 decided in part by on_failure")
+      expect(unchanged.stderr).toContain("1 event was decided in part by on_failure (an extension did not answer)")
+      expect(unchanged.code).toBe(1)
     },
     Slow
   )

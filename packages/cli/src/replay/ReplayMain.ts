@@ -118,6 +118,10 @@ export const replayMain = Effect.fn("replay")(function* ({
   if (s.replayed === 0 && s.malformed === 0) yield* Console.error("abhed-ext replay: warning: no event to replay")
   const problems = [
     s.malformed > 0 ? `${s.malformed} audit line${s.malformed === 1 ? "" : "s"} could not be read` : undefined,
+    // A gate cannot vouch for decisions an extension did not make: its on_failure made them.
+    s.unanswered > 0
+      ? `${s.unanswered} event${s.unanswered === 1 ? " was" : "s were"} decided in part by on_failure (an extension did not answer)`
+      : undefined,
     failOn === "looser"
       ? s.looser > 0
         ? `${s.looser} decision${s.looser === 1 ? "" : "s"} became looser`
