@@ -426,3 +426,40 @@ describe("abhed-ext test: a case whose field is given twice is malformed", () =>
     ).toBeUndefined()
   })
 })
+
+describe("a file name is shown escaped: a glob over a shared folder cannot drive the terminal", () => {
+  const hostile = "x\u001b]0;pwned\u0007\u202e.jsonl"
+  const shown = "x\\x1b]0;pwned\\x07\\u202e.jsonl"
+
+  it(
+    "audit, replay and test of a file that cannot be read; test of one without a case; a --junit that cannot be written",
+    async () => {
+      const dir = tempDir()
+      const missing = join(dir, hostile)
+      const config = configFile([guard])
+      for (const args of [
+        ["audit", missing],
+        ["replay", "-c", config, missing],
+        ["test", "-c", config, missing]
+      ]) {
+        const r = await runCli(args)
+        expect(r.code).toBe(1)
+        expect(r.stderr).toContain(`cannot read ${join(dir, shown)}: no such file`)
+        expect(r.stderr).not.toMatch(/[\u001b\u0007\u202e]/u)
+      }
+      const empty = join(dir, `empty${hostile}`)
+      writeFileSync(empty, "\n")
+      const none = await runCli(["test", "-c", config, empty])
+      expect(none.code).toBe(1)
+      expect(none.stderr).toContain(`${join(dir, `empty${shown}`)} holds no case`)
+      expect(none.stderr).not.toMatch(/[\u001b\u0007\u202e]/u)
+      const cases = join(dir, "cases.jsonl")
+      writeFileSync(cases, '{"call":{"tool":"bash","args":{"command":"ls"}},"expect":"allow"}\n')
+      const unwritable = await runCli(["test", "-c", config, cases, "--junit", join(dir, hostile, "junit.xml")])
+      expect(unwritable.code).toBe(1)
+      expect(unwritable.stderr).toContain(`cannot write ${join(dir, shown, "junit.xml")}`)
+      expect(unwritable.stderr).not.toMatch(/[\u001b\u0007\u202e]/u)
+    },
+    Slow
+  )
+})
