@@ -463,3 +463,28 @@ describe("a file name is shown escaped: a glob over a shared folder cannot drive
     Slow
   )
 })
+
+describe("abhed-ext test: a case no extension saw says so", () => {
+  it(
+    "a guard subscribed to tool_result only: the call case passes on the policy alone, and reads as such",
+    async () => {
+      const cases = join(tempDir(), "cases.jsonl")
+      writeFileSync(
+        cases,
+        [
+          '{"name":"ls","call":{"tool":"bash","args":{"command":"ls"}},"expect":"allow"}',
+          '{"tool_result":{"tool":"bash","args":{},"content":"FATAL"},"is_error":true}',
+          ""
+        ].join("\n")
+      )
+      const resultsOnly = { ...guard, events: ["tool_result"] }
+      const r = await runCli(["test", "-c", configFile([resultsOnly]), cases])
+      expect(r.stdout.split("\n").slice(0, 2)).toEqual([
+        `PASS ${cases}:1 ls: allow (seen by no extension)`,
+        `PASS ${cases}:2 tool_result of bash {}: content "FATAL", is_error true, by guard`
+      ])
+      expect(r.code).toBe(0)
+    },
+    Slow
+  )
+})

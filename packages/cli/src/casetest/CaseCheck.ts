@@ -105,3 +105,14 @@ export const withFailures = (verdict: CaseVerdict, record: AuditRecord | undefin
   const problems = failuresOf(record).map((f) => `${f}: its on_failure decided for it`)
   return problems.length === 0 ? verdict : { ...verdict, passed: false, problems: [...verdict.problems, ...problems] }
 }
+
+/**
+ * A case no extension saw (none subscribed to its event, or every matcher left it out) was decided by the policy
+ * alone: said with what came, so a pass that no guard took part in reads as one.
+ */
+export const withSeen = (verdict: CaseVerdict, record: AuditRecord | undefined): CaseVerdict => {
+  const seen = (record?.rounds ?? []).some((round) =>
+    round.exchanges.some((x) => x.status !== "not_subscribed" && x.status !== "not_matched")
+  )
+  return seen || record === undefined ? verdict : { ...verdict, came: `${verdict.came} (seen by no extension)` }
+}

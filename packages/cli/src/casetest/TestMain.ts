@@ -9,7 +9,7 @@ import { outputClash } from "../OutputClash.ts"
 import { type RecordingHost, startHost } from "../replay/ReplayHost.ts"
 import { styleFor } from "../Style.ts"
 import { failUsage } from "../Usage.ts"
-import { type CaseVerdict, checkCall, checkResult, withFailures } from "./CaseCheck.ts"
+import { type CaseVerdict, checkCall, checkResult, withFailures, withSeen } from "./CaseCheck.ts"
 import { type JUnitCase, renderJUnit } from "./JUnit.ts"
 import { decodeCase, type TestCase } from "./TestCase.ts"
 import type { flags } from "./TestCommand.ts"
@@ -117,7 +117,12 @@ export const testMain = Effect.fn("test")(function* ({
                   ),
                   yield* last
                 )
-          report = { where, name: caseName(c), verdict, seconds: ((yield* Clock.currentTimeMillis) - t0) / 1000 }
+          report = {
+            where,
+            name: caseName(c),
+            verdict: withSeen(verdict, yield* last),
+            seconds: ((yield* Clock.currentTimeMillis) - t0) / 1000
+          }
         }
         reports.push(report)
         yield* printReport(report)
