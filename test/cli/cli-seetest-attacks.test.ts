@@ -72,7 +72,7 @@ describe("abhed-ext test: a guard that did not answer never passes a case", () =
     expect(withFailures(passed, dead).problems).toEqual([
       "guard did not answer (dead: exited (code 7)): its on_failure decided for it"
     ])
-    expect(withFailures(passed, record("tool_call", [{ round: 1, exchanges: [replied("guard", {})] }]))).toBe(passed)
+    expect(withFailures(passed, record("tool_call", [{ round: 1, exchanges: [replied("guard", {})] }]))).toEqual(passed)
   })
 
   it(
@@ -234,7 +234,8 @@ describe("replay's text and test's problems: a difference is never cut away, nor
         callId: undefined,
         expect: "allow",
         by: [],
-        settled: { command: `${head} safe` }
+        settled: { command: `${head} safe` },
+        failing: []
       },
       { decision: "allow", reasons: [], args: { command: `${head} rm -rf /` }, rounds: 1, rewrittenBy: [] }
     )
@@ -253,7 +254,8 @@ describe("replay's text and test's problems: a difference is never cut away, nor
         callId: undefined,
         expectContent: `${head} [redacted]`,
         expectIsError: undefined,
-        by: []
+        by: [],
+        failing: []
       },
       { content: `${head} AKIA`, is_error: false, rounds: 1 },
       undefined
@@ -484,6 +486,41 @@ describe("abhed-ext test: a case no extension saw says so", () => {
         `PASS ${cases}:2 tool_result of bash {}: content "FATAL", is_error true, by guard`
       ])
       expect(r.code).toBe(0)
+    },
+    Slow
+  )
+})
+
+describe("abhed-ext test: failing names the extensions a case tests the on_failure of", () => {
+  it(
+    "a crashed guard named in failing: its on_failure's deny passes; an answering guard named in failing fails",
+    async () => {
+      const dir = tempDir()
+      const cases = join(dir, "cases.jsonl")
+      writeFileSync(
+        cases,
+        '{"name":"a dead guard denies","call":{"tool":"bash","args":{"command":"ls"}},"expect":"deny","by":"guard","failing":"guard"}\n'
+      )
+      const crash = {
+        name: "guard",
+        ...fixtureCommand("ext-crash.py"),
+        args: [...fixtureCommand("ext-crash.py").args, fixture("ext-crash.py")],
+        events: ["tool_call"],
+        on_failure: "deny",
+        ...Patient
+      }
+      const dead = await runCli(["test", "-c", configFile([crash]), cases])
+      expect(dead.stdout).toContain(`PASS ${cases}:1 a dead guard denies: deny (guard: extension guard unavailable:`)
+      expect(dead.code).toBe(0)
+      const alive = await runCli(["test", "-c", configFile([guard]), cases])
+      expect(alive.stdout.split("\n").slice(0, 5)).toEqual([
+        `FAIL ${cases}:1 a dead guard denies`,
+        "     expected: deny by guard, guard failing",
+        "     came:     allow",
+        "     - expected deny, got allow",
+        "     - expected guard to fail; it did not"
+      ])
+      expect(alive.code).toBe(1)
     },
     Slow
   )

@@ -1,7 +1,7 @@
 import type { AuditRecord, ToolCallOutcome, ToolResultOutcome } from "@abhed/host"
 import { canonicalJson, jsonEquals } from "@abhed/protocol"
 import { excerpts } from "../Excerpts.ts"
-import { failuresOf, isWithheld, resultActors } from "../replay/Actors.ts"
+import { failedExtensions, failuresOf, isWithheld, resultActors } from "../replay/Actors.ts"
 import type { CallCase, ResultCase } from "./TestCase.ts"
 
 /**
@@ -99,11 +99,26 @@ export const checkResult = (
 /**
  * A case is a test of the extensions' answers: one that failed (timed out, exited, dead, spoke garbage) answered
  * with its `on_failure` instead, which can match what the case expects (a dead guard under `on_failure: deny`
- * denies everything). Each such failure fails the case, whatever came of it.
+ * denies everything). Each such failure fails the case, whatever came of it, unless the case names the extension
+ * in `failing` (a test of the on_failure itself); then it must have failed.
  */
-export const withFailures = (verdict: CaseVerdict, record: AuditRecord | undefined): CaseVerdict => {
-  const problems = failuresOf(record).map((f) => `${f}: its on_failure decided for it`)
-  return problems.length === 0 ? verdict : { ...verdict, passed: false, problems: [...verdict.problems, ...problems] }
+export const withFailures = (
+  verdict: CaseVerdict,
+  record: AuditRecord | undefined,
+  failing: ReadonlyArray<string> = []
+): CaseVerdict => {
+  const failed = failedExtensions(record)
+  const problems = [
+    ...failuresOf(record, failing).map((f) => `${f}: its on_failure decided for it`),
+    ...missingFrom(failing, failed).map((name) => `expected ${name} to fail; it did not`)
+  ]
+  const expected =
+    failing.length === 0
+      ? verdict.expected
+      : `${verdict.expected}${verdict.expected === "" ? "" : ", "}${names(failing)} failing`
+  return problems.length === 0
+    ? { ...verdict, expected }
+    : { ...verdict, expected, passed: false, problems: [...verdict.problems, ...problems] }
 }
 
 /**

@@ -17,7 +17,8 @@ const CallCaseSchema = Schema.Struct({
   call: Schema.Struct({ tool: Schema.String, args: Args, call_id: Schema.optionalKey(Schema.String) }),
   expect: Schema.Literals(["allow", "ask", "deny"]),
   by: Schema.optionalKey(By),
-  args: Schema.optionalKey(Args)
+  args: Schema.optionalKey(Args),
+  failing: Schema.optionalKey(By)
 })
 
 const ResultCaseSchema = Schema.Struct({
@@ -31,7 +32,8 @@ const ResultCaseSchema = Schema.Struct({
   }),
   content: Schema.optionalKey(Schema.String),
   is_error: Schema.optionalKey(Schema.Boolean),
-  by: Schema.optionalKey(By)
+  by: Schema.optionalKey(By),
+  failing: Schema.optionalKey(By)
 })
 
 const CallCaseFields: ReadonlyArray<string> = Object.keys(CallCaseSchema.fields)
@@ -48,6 +50,8 @@ export interface CallCase {
   readonly by: ReadonlyArray<string>
   /** The settled args that must come out, when given. */
   readonly settled: JsonObject | undefined
+  /** The extensions that must fail on the case (a test of their on_failure); any other failure fails it. */
+  readonly failing: ReadonlyArray<string>
 }
 
 export interface ResultCase {
@@ -62,6 +66,8 @@ export interface ResultCase {
   readonly expectIsError: boolean | undefined
   /** Each must have rewritten the content, raised is_error or withheld the result. */
   readonly by: ReadonlyArray<string>
+  /** As a call case's. */
+  readonly failing: ReadonlyArray<string>
 }
 
 export type TestCase = CallCase | ResultCase
@@ -164,13 +170,14 @@ export const decodeCase = (text: string): Result.Result<TestCase, string> => {
       callId: c.call.call_id,
       expect: c.expect,
       by: byList(c.by),
-      settled: c.args
+      settled: c.args,
+      failing: byList(c.failing)
     })
   }
   const decoded = decodeResultCase(json)
   if (Result.isFailure(decoded)) return Result.fail(oneLine(decoded.failure.message))
   const c = decoded.success
-  if (c.content === undefined && c.is_error === undefined && c.by === undefined) {
+  if (c.content === undefined && c.is_error === undefined && c.by === undefined && c.failing === undefined) {
     return Result.fail(
       'a tool_result case expects nothing: give the "content", "is_error" or "by" that must come of it'
     )
@@ -185,6 +192,7 @@ export const decodeCase = (text: string): Result.Result<TestCase, string> => {
     callId: c.tool_result.call_id,
     expectContent: c.content,
     expectIsError: c.is_error,
-    by: byList(c.by)
+    by: byList(c.by),
+    failing: byList(c.failing)
   })
 }

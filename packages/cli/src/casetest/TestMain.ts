@@ -101,7 +101,8 @@ export const testMain = Effect.fn("test")(function* ({
             c.kind === "call"
               ? withFailures(
                   checkCall(c, yield* host.toolCall({ tool: c.tool, args: c.args, call_id: c.callId })),
-                  yield* last
+                  yield* last,
+                  c.failing
                 )
               : withFailures(
                   checkResult(
@@ -115,7 +116,8 @@ export const testMain = Effect.fn("test")(function* ({
                     }),
                     yield* last
                   ),
-                  yield* last
+                  yield* last,
+                  c.failing
                 )
           report = {
             where,
