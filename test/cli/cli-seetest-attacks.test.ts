@@ -525,3 +525,28 @@ describe("abhed-ext test: failing names the extensions a case tests the on_failu
     Slow
   )
 })
+
+describe("replay: a record whose outcome cannot be read is malformed, not skipped", () => {
+  it(
+    "a tool_call record whose decision was edited: named with its file and line, exit 1 (--fail-on looser too)",
+    async () => {
+      const dir = tempDir()
+      const events = join(dir, "events.jsonl")
+      writeFileSync(events, '{"event":"tool_call","call_id":"c-1","tool":"bash","args":{"command":"rm -rf /"}}\n')
+      const audit = join(dir, "audit.jsonl")
+      const config = configFile([guard])
+      expect((await runCli(["run", "-c", config, "--audit", audit, events])).code).toBe(0)
+      const lines = readFileSync(audit, "utf8").trimEnd().split("\n")
+      const at = lines.findIndex((l) => l.includes('"event":"tool_call"'))
+      lines[at] = (lines[at] ?? "").replace('"decision":"deny"', '"decision":"dney"')
+      writeFileSync(audit, `${lines.join("\n")}\n`)
+      const r = await runCli(["replay", "-c", config, "--fail-on", "looser", audit])
+      expect(r.stdout).toContain(
+        `malformed:\n  ${audit}:${at + 1}: the recorded outcome is not a tool_call outcome (a decision allow, ask or deny, reasons, args)`
+      )
+      expect(r.stderr).toContain("1 audit line could not be read")
+      expect(r.code).toBe(1)
+    },
+    Slow
+  )
+})

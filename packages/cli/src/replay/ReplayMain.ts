@@ -87,7 +87,13 @@ export const replayMain = Effect.fn("replay")(function* ({
             case "ToolCall": {
               const outcome = yield* host.toolCall({ tool: plan.tool, args: plan.args, call_id: plan.callId })
               const comparison = compareCall(record, outcome)
-              if (comparison === undefined) skip("the recorded outcome is not a tool_call outcome")
+              // A damaged record (an edit, a flipped byte): what it decided cannot be read, so a gate cannot vouch.
+              if (comparison === undefined)
+                malformed.push({
+                  where: record.where,
+                  problem:
+                    "the recorded outcome is not a tool_call outcome (a decision allow, ask or deny, reasons, args)"
+                })
               else yield* done(comparison)
               break
             }
