@@ -213,6 +213,38 @@ describe("abhed-ext audit --html", () => {
     await page.close()
   })
 
+  it("writes out bidirectional overrides and invisible characters: a record cannot reorder what the page shows", async () => {
+    context() // fails at once without the browser
+    // Read left to right, the command shows as harmless: the override reverses what follows it.
+    const command = "echo ok #\u202e\u2066 fr- mr\u2069\u200b"
+    const record = {
+      seq: 0,
+      session_id: "s",
+      time: "2026-12-01T10:00:00.000Z",
+      event: "tool_call",
+      call_id: "c-1",
+      tool: "bash",
+      args: { command },
+      rounds: [{ round: 1, exchanges: [{ extension: "guard", status: "replied", latency_ms: 1, reply: {} }] }],
+      outcome: { decision: "allow", reasons: [], args: { command }, rounds: 1, rewrittenBy: [] },
+      notes: [`note\u202e${command}`],
+      duration_ms: 1
+    }
+    const audit = join(mkdtempSync(join(tmpdir(), "abhed-bidi-")), "a.jsonl")
+    writeFileSync(audit, `${JSON.stringify(record)}\n`)
+    const { errors, page } = await open(await report(audit))
+    const row = page.locator("#calls tbody tr").first()
+    const listed = (await row.textContent()) ?? ""
+    const drilled = await drillInto(page, row)
+    for (const text of [listed, drilled]) {
+      expect(text).toContain("echo ok #\\u202e\\u2066 fr- mr\\u2069\\u200b")
+      expect(text).not.toMatch(/[\u202a-\u202e\u2066-\u2069\u200b]/u)
+    }
+    expect(drilled).toContain("note\\u202eecho ok")
+    expect(errors).toEqual([])
+    await page.close()
+  })
+
   it("renders a 100k-record audit within seconds, pages its list, and drills into a record", async () => {
     context() // fails at once without the browser
     // 100k records cloned from the recorded tool calls, one second apart.

@@ -138,7 +138,7 @@ describe("replay: comparing outcomes", () => {
         withheld,
         input,
         { content: "[withheld: extension gate unavailable: exited]", is_error: true, rounds: 1 },
-        after([])
+        after([{ round: 1, exchanges: [{ extension: "gate", status: "exited", latency_ms: 1 }] }])
       )
     ).toMatchObject({ kind: "unchanged" })
     // A tool that returns `[withheld: …]` itself withheld nothing.

@@ -126,6 +126,7 @@ describe.concurrent("abhed-ext replay", () => {
         unchanged: 4,
         not_replayable: 0,
         malformed: 0,
+        unanswered: 0,
         by: { guard: { stricter: 4, looser: 0, changed: 0 } }
       })
       expect(stderr).toContain("abhed-ext replay: 4 decisions changed")

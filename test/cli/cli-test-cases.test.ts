@@ -101,7 +101,7 @@ describe.concurrent("abhed-ext test", () => {
         `     - expected args {"command":"cat .env"}, got {"command":"cat .env.example"}`,
         `PASS ${failing}:4 passes between failures: allow`,
         `FAIL ${failing}:5: malformed case: invalid JSON: Unexpected token 'o', "not json" is not valid JSON`,
-        `FAIL ${failing}:6: malformed case: unknown field "expected"; a call case has name, call, expect, by, args`,
+        `FAIL ${failing}:6: malformed case: unknown field "expected"; a call case has name, call, expect, by, args, failing`,
         `FAIL ${failing}:7 <&"'> ]]> \\x01 end`,
         "     expected: is_error false",
         `     came:     content "FATAL: no rule", is_error true, by guard`,

@@ -1,3 +1,4 @@
+import { printable, printableLines } from "@abhed/host/Printable"
 import { Runtime, Schema } from "effect"
 
 /**
@@ -68,8 +69,8 @@ export class CasesFailed extends Schema.TaggedError<CasesFailed>()("CasesFailed"
   }
   override get message(): string {
     return this.total === 0
-      ? `${this.file} holds no case`
-      : `${this.failed} of ${this.total} cases in ${this.file} failed`
+      ? `${printable(this.file)} holds no case`
+      : `${this.failed} of ${this.total} cases in ${printable(this.file)} failed`
   }
 }
 
@@ -98,7 +99,8 @@ export class InputUnreadable extends Schema.TaggedError<InputUnreadable>()("Inpu
     return false
   }
   override get message(): string {
-    return `cannot read ${this.file}: ${this.detail}`
+    // A file name is anyone's (a glob over a shared folder): shown escaped, it cannot drive the terminal.
+    return `cannot read ${printable(this.file)}: ${printableLines(this.detail).join("\n")}`
   }
 }
 
@@ -126,6 +128,6 @@ export class OutputUnwritable extends Schema.TaggedError<OutputUnwritable>()("Ou
     return false
   }
   override get message(): string {
-    return `cannot write ${this.file}: ${this.detail}`
+    return `cannot write ${printable(this.file)}: ${printableLines(this.detail).join("\n")}`
   }
 }

@@ -4,6 +4,7 @@ import { Command } from "effect/cli"
 import * as NodeFs from "node:fs"
 import { InputUnreadable, OutputUnwritable } from "../CliError.ts"
 import { inputLines } from "../Input.ts"
+import { outputClash } from "../OutputClash.ts"
 import { styleFor } from "../Style.ts"
 import { failUsage } from "../Usage.ts"
 import { type AuditEntry, type BadLine, isBadLine, readLine } from "./AuditEntry.ts"
@@ -115,5 +116,10 @@ export const auditMain = Effect.fn("audit")(function* ({
     : json
       ? { _tag: "json" }
       : { _tag: "text" }
+  if (mode._tag === "html") {
+    const reads = files.map((file) => ({ file, role: "an audit file it reports on" }))
+    const clash = yield* outputClash("--html", mode.out, reads)
+    if (clash !== undefined) return yield* failUsage(["abhed-ext", "audit"], clash)
+  }
   yield* runAudit(files, { calls: call, extensions: extension, decisions: decision }, mode)
 })

@@ -55,17 +55,27 @@ function render(data) {
   function clip(t, max) { return max !== undefined && t.length > max ? t.slice(0, max - 1) + "\u2026" : t; }
   function same(a, b) { return json(a) === json(b); }
   function ms(x) { return (x < 10 ? Math.round(x * 10) / 10 : Math.round(x)) + " ms"; }
+  /**
+   * Text as shown: controls, bidirectional overrides and invisible characters written out (\u202e), so a record
+   * cannot reorder or hide what the page shows (an args that reads as harmless right to left).
+   */
+  function shown(t) {
+    return String(t).replace(/[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u00ad\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb\u{e0000}-\u{e007f}]/gu, function (c) {
+      var code = c.codePointAt(0);
+      return code < 0x80 ? "\\x" + ("0" + code.toString(16)).slice(-2) : code > 0xffff ? "\\u{" + code.toString(16) + "}" : "\\u" + ("000" + code.toString(16)).slice(-4);
+    });
+  }
   function el(tag, className, text) {
     var e = document.createElement(tag);
     if (className) e.className = className;
-    if (text !== undefined && text !== null) e.textContent = String(text);
+    if (text !== undefined && text !== null) e.textContent = shown(text);
     return e;
   }
   function add(parent) {
     for (var i = 1; i < arguments.length; i++) {
       var c = arguments[i];
       if (c === null || c === undefined) continue;
-      parent.appendChild(typeof c === "string" ? document.createTextNode(c) : c);
+      parent.appendChild(typeof c === "string" ? document.createTextNode(shown(c)) : c);
     }
     return parent;
   }
@@ -74,7 +84,7 @@ function render(data) {
     for (var i = 0; i < cells.length; i++) {
       var c = cells[i];
       var td = el("td", classes && classes[i] ? classes[i] : "");
-      if (c instanceof Node) td.appendChild(c); else td.textContent = c === undefined || c === null ? "" : String(c);
+      if (c instanceof Node) td.appendChild(c); else td.textContent = c === undefined || c === null ? "" : shown(c);
       tr.appendChild(td);
     }
     return tr;

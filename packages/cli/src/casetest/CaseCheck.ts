@@ -1,6 +1,7 @@
 import type { AuditRecord, ToolCallOutcome, ToolResultOutcome } from "@abhed/host"
 import { canonicalJson, jsonEquals } from "@abhed/protocol"
-import { isWithheld, resultActors } from "../replay/Actors.ts"
+import { excerpts } from "../Excerpts.ts"
+import { failedExtensions, failuresOf, isWithheld, resultActors } from "../replay/Actors.ts"
 import type { CallCase, ResultCase } from "./TestCase.ts"
 
 /**
@@ -41,7 +42,8 @@ export const checkCall = (c: CallCase, outcome: ToolCallOutcome): CaseVerdict =>
     )
   }
   if (c.settled !== undefined && !jsonEquals(c.settled, outcome.args)) {
-    problems.push(`expected args ${short(canonicalJson(c.settled))}, got ${short(canonicalJson(outcome.args))}`)
+    const [want, got] = excerpts(canonicalJson(c.settled), canonicalJson(outcome.args), 200)
+    problems.push(`expected args ${want}, got ${got}`)
   }
   const expectedArgs = c.settled === undefined ? "" : ` with args ${short(canonicalJson(c.settled))}`
   const reasons = outcome.reasons.map((r) => `${r.extension}: ${short(r.reason)}`).join("; ")
@@ -65,9 +67,8 @@ export const checkResult = (
   const problems: Array<string> = []
   const actors = record === undefined ? [] : resultActors(record, c.content, isWithheld(outcome))
   if (c.expectContent !== undefined && c.expectContent !== outcome.content) {
-    problems.push(
-      `expected content ${JSON.stringify(short(c.expectContent))}, got ${JSON.stringify(short(outcome.content))}`
-    )
+    const [want, got] = excerpts(c.expectContent, outcome.content, 200)
+    problems.push(`expected content ${JSON.stringify(want)}, got ${JSON.stringify(got)}`)
   }
   if (c.expectIsError !== undefined && c.expectIsError !== outcome.is_error) {
     problems.push(`expected is_error ${c.expectIsError}, got ${outcome.is_error}`)
@@ -93,4 +94,40 @@ export const checkResult = (
       (actors.length > 0 ? `, by ${names(actors)}` : ""),
     problems
   }
+}
+
+/**
+ * A case is a test of the extensions' answers: one that failed (timed out, exited, dead, spoke garbage) answered
+ * with its `on_failure` instead, which can match what the case expects (a dead guard under `on_failure: deny`
+ * denies everything). Each such failure fails the case, whatever came of it, unless the case names the extension
+ * in `failing` (a test of the on_failure itself); then it must have failed.
+ */
+export const withFailures = (
+  verdict: CaseVerdict,
+  record: AuditRecord | undefined,
+  failing: ReadonlyArray<string> = []
+): CaseVerdict => {
+  const failed = failedExtensions(record)
+  const problems = [
+    ...failuresOf(record, failing).map((f) => `${f}: its on_failure decided for it`),
+    ...missingFrom(failing, failed).map((name) => `expected ${name} to fail; it did not`)
+  ]
+  const expected =
+    failing.length === 0
+      ? verdict.expected
+      : `${verdict.expected}${verdict.expected === "" ? "" : ", "}${names(failing)} failing`
+  return problems.length === 0
+    ? { ...verdict, expected }
+    : { ...verdict, expected, passed: false, problems: [...verdict.problems, ...problems] }
+}
+
+/**
+ * A case no extension saw (none subscribed to its event, or every matcher left it out) was decided by the policy
+ * alone: said with what came, so a pass that no guard took part in reads as one.
+ */
+export const withSeen = (verdict: CaseVerdict, record: AuditRecord | undefined): CaseVerdict => {
+  const seen = (record?.rounds ?? []).some((round) =>
+    round.exchanges.some((x) => x.status !== "not_subscribed" && x.status !== "not_matched")
+  )
+  return seen || record === undefined ? verdict : { ...verdict, came: `${verdict.came} (seen by no extension)` }
 }

@@ -22,7 +22,8 @@ export interface JUnitSuite {
 /**
  * XML 1.0 cannot hold some characters at all, escaped or not (most C0 controls, lone surrogates, U+FFFE/U+FFFF):
  * they are written as `\u{…}` so that a case named with one still gives a document every parser reads. The
- * five markup characters are escaped everywhere (attribute values and text alike), line breaks in attributes.
+ * five markup characters are escaped everywhere (attribute values and text alike), and so is whitespace a parser
+ * would change (line breaks and tabs in attributes, carriage returns anywhere).
  */
 export const escapeXml = (text: string, inAttribute = true): string => {
   let out = ""
@@ -41,9 +42,11 @@ export const escapeXml = (text: string, inAttribute = true): string => {
     else if (ch === ">") out += "&gt;"
     else if (ch === '"') out += "&quot;"
     else if (ch === "'") out += "&apos;"
-    // A line break in an attribute value would be read back as a space: kept as a reference. In text it stays.
+    // A line break or a tab in an attribute value would be read back as a space (attribute normalization), a
+    // carriage return in text as a line feed (line-end handling): kept as references. A line feed in text stays.
     else if (inAttribute && ch === "\n") out += "&#10;"
-    else if (inAttribute && ch === "\r") out += "&#13;"
+    else if (inAttribute && ch === "\t") out += "&#9;"
+    else if (ch === "\r") out += "&#13;"
     else out += ch
   }
   return out

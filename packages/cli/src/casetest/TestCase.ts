@@ -17,7 +17,8 @@ const CallCaseSchema = Schema.Struct({
   call: Schema.Struct({ tool: Schema.String, args: Args, call_id: Schema.optionalKey(Schema.String) }),
   expect: Schema.Literals(["allow", "ask", "deny"]),
   by: Schema.optionalKey(By),
-  args: Schema.optionalKey(Args)
+  args: Schema.optionalKey(Args),
+  failing: Schema.optionalKey(By)
 })
 
 const ResultCaseSchema = Schema.Struct({
@@ -31,7 +32,8 @@ const ResultCaseSchema = Schema.Struct({
   }),
   content: Schema.optionalKey(Schema.String),
   is_error: Schema.optionalKey(Schema.Boolean),
-  by: Schema.optionalKey(By)
+  by: Schema.optionalKey(By),
+  failing: Schema.optionalKey(By)
 })
 
 const CallCaseFields: ReadonlyArray<string> = Object.keys(CallCaseSchema.fields)
@@ -48,6 +50,8 @@ export interface CallCase {
   readonly by: ReadonlyArray<string>
   /** The settled args that must come out, when given. */
   readonly settled: JsonObject | undefined
+  /** The extensions that must fail on the case (a test of their on_failure); any other failure fails it. */
+  readonly failing: ReadonlyArray<string>
 }
 
 export interface ResultCase {
@@ -62,6 +66,8 @@ export interface ResultCase {
   readonly expectIsError: boolean | undefined
   /** Each must have rewritten the content, raised is_error or withheld the result. */
   readonly by: ReadonlyArray<string>
+  /** As a call case's. */
+  readonly failing: ReadonlyArray<string>
 }
 
 export type TestCase = CallCase | ResultCase
@@ -82,12 +88,49 @@ const strict = { errors: "all", onExcessProperty: "error" } as const
 const decodeCallCase = Schema.decodeUnknownResult(CallCaseSchema, strict)
 const decodeResultCase = Schema.decodeUnknownResult(ResultCaseSchema, strict)
 
+/**
+ * The first key given twice in one object of a valid JSON text, at any depth. JSON.parse keeps the last silently,
+ * so `{"expect":"deny", …, "expect":"allow"}` would check what the reader of the first one does not expect.
+ */
+const duplicateKey = (text: string): string | undefined => {
+  // One set of keys per open object (undefined for an array); a string right after `{` or `,` in an object is a key.
+  const open: Array<Set<string> | undefined> = []
+  let atKey = false
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i]
+    if (ch === '"') {
+      let end = i + 1
+      while (end < text.length && text[end] !== '"') end += text[end] === "\\" ? 2 : 1
+      const keys = open[open.length - 1]
+      if (atKey && keys !== undefined) {
+        const key = String(JSON.parse(text.slice(i, end + 1)))
+        if (keys.has(key)) return key
+        keys.add(key)
+      }
+      atKey = false
+      i = end
+    } else if (ch === "{") {
+      open.push(new Set())
+      atKey = true
+    } else if (ch === "[") open.push(undefined)
+    else if (ch === "}" || ch === "]") open.pop()
+    else if (ch === ",") atKey = open[open.length - 1] !== undefined
+  }
+  return undefined
+}
+
 export const decodeCase = (text: string): Result.Result<TestCase, string> => {
   let json: unknown
   try {
     json = JSON.parse(text)
   } catch (cause) {
     return Result.fail(`invalid JSON: ${cause instanceof Error ? cause.message : String(cause)}`)
+  }
+  const twice = duplicateKey(text)
+  if (twice !== undefined) {
+    return Result.fail(
+      `field ${JSON.stringify(twice)} given twice: JSON would keep only the last; give each field once`
+    )
   }
   if (!isJsonObject(json)) return Result.fail('expected a JSON object with "call" or "tool_result"')
   const hasCall = json["call"] !== undefined
@@ -127,13 +170,14 @@ export const decodeCase = (text: string): Result.Result<TestCase, string> => {
       callId: c.call.call_id,
       expect: c.expect,
       by: byList(c.by),
-      settled: c.args
+      settled: c.args,
+      failing: byList(c.failing)
     })
   }
   const decoded = decodeResultCase(json)
   if (Result.isFailure(decoded)) return Result.fail(oneLine(decoded.failure.message))
   const c = decoded.success
-  if (c.content === undefined && c.is_error === undefined && c.by === undefined) {
+  if (c.content === undefined && c.is_error === undefined && c.by === undefined && c.failing === undefined) {
     return Result.fail(
       'a tool_result case expects nothing: give the "content", "is_error" or "by" that must come of it'
     )
@@ -148,6 +192,7 @@ export const decodeCase = (text: string): Result.Result<TestCase, string> => {
     callId: c.tool_result.call_id,
     expectContent: c.content,
     expectIsError: c.is_error,
-    by: byList(c.by)
+    by: byList(c.by),
+    failing: byList(c.failing)
   })
 }

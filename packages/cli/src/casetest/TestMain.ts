@@ -5,10 +5,11 @@ import { Command } from "effect/cli"
 import { CasesFailed, OutputUnwritable } from "../CliError.ts"
 import { loadConfig, StdinConfig } from "../ConfigFile.ts"
 import { inputLines } from "../Input.ts"
+import { outputClash } from "../OutputClash.ts"
 import { type RecordingHost, startHost } from "../replay/ReplayHost.ts"
 import { styleFor } from "../Style.ts"
 import { failUsage } from "../Usage.ts"
-import { type CaseVerdict, checkCall, checkResult } from "./CaseCheck.ts"
+import { type CaseVerdict, checkCall, checkResult, withFailures, withSeen } from "./CaseCheck.ts"
 import { type JUnitCase, renderJUnit } from "./JUnit.ts"
 import { decodeCase, type TestCase } from "./TestCase.ts"
 import type { flags } from "./TestCommand.ts"
@@ -65,6 +66,13 @@ export const testMain = Effect.fn("test")(function* ({
       "--config - reads the config from stdin, so the cases must come from a file"
     )
   }
+  const clash = Option.isSome(junit)
+    ? yield* outputClash("--junit", junit.value, [
+        { file: cases, role: "the cases file" },
+        ...(config === StdinConfig ? [] : [{ file: config, role: "the config file" }])
+      ])
+    : undefined
+  if (clash !== undefined) return yield* failUsage(["abhed-ext", "test"], clash)
   const loaded = yield* loadConfig(config)
   if (loaded.config.extensions.length === 0) {
     yield* Console.error(`abhed-ext test: warning: ${config} configures no extensions: the policy alone decides`)
@@ -91,19 +99,32 @@ export const testMain = Effect.fn("test")(function* ({
           const t0 = yield* Clock.currentTimeMillis
           const verdict =
             c.kind === "call"
-              ? checkCall(c, yield* host.toolCall({ tool: c.tool, args: c.args, call_id: c.callId }))
-              : checkResult(
-                  c,
-                  yield* host.toolResult({
-                    tool: c.tool,
-                    args: c.args,
-                    content: c.content,
-                    is_error: c.isError,
-                    call_id: c.callId
-                  }),
-                  yield* last
+              ? withFailures(
+                  checkCall(c, yield* host.toolCall({ tool: c.tool, args: c.args, call_id: c.callId })),
+                  yield* last,
+                  c.failing
                 )
-          report = { where, name: caseName(c), verdict, seconds: ((yield* Clock.currentTimeMillis) - t0) / 1000 }
+              : withFailures(
+                  checkResult(
+                    c,
+                    yield* host.toolResult({
+                      tool: c.tool,
+                      args: c.args,
+                      content: c.content,
+                      is_error: c.isError,
+                      call_id: c.callId
+                    }),
+                    yield* last
+                  ),
+                  yield* last,
+                  c.failing
+                )
+          report = {
+            where,
+            name: caseName(c),
+            verdict: withSeen(verdict, yield* last),
+            seconds: ((yield* Clock.currentTimeMillis) - t0) / 1000
+          }
         }
         reports.push(report)
         yield* printReport(report)

@@ -18,6 +18,40 @@ export const isWithheld = (outcome: { readonly content: unknown; readonly is_err
 export const failedStatus = (x: RoundExchange): boolean =>
   x.status !== "replied" && x.status !== "not_subscribed" && x.status !== "not_matched"
 
+type FailedIn = {
+  readonly rounds: ReadonlyArray<{
+    readonly exchanges: ReadonlyArray<RoundExchange & { readonly error?: string | undefined }>
+  }>
+}
+
+/** The failed exchanges of a dispatch, in round and name order. */
+const failedOnes = (record: FailedIn | undefined) =>
+  (record?.rounds ?? []).flatMap((round) => round.exchanges.filter(failedStatus))
+
+/** The names of the extensions that failed in a dispatch. Unique. */
+export const failedExtensions = (record: FailedIn | undefined): ReadonlyArray<string> => [
+  ...new Set(failedOnes(record).map((x) => x.extension))
+]
+
+/**
+ * The extensions that failed in a dispatch, each as `name did not answer (why)`: their `on_failure` answered for them,
+ * so what came of it is not their judgement. Unique, in round and name order.
+ */
+export const failuresOf = (
+  record: FailedIn | undefined,
+  // A failure the reader expected (`test`'s `failing`) is left out.
+  except: ReadonlyArray<string> = []
+): ReadonlyArray<string> => {
+  const cut = (text: string) => (text.length <= 200 ? text : `${text.slice(0, 200)}… (${text.length} chars)`)
+  const failed = failedOnes(record)
+    .filter((x) => !except.includes(x.extension))
+    .map((x) => {
+      const why = x.error === undefined ? x.status : x.error.startsWith(x.status) ? x.error : `${x.status}: ${x.error}`
+      return `${x.extension} did not answer (${cut(why)})`
+    })
+  return [...new Set(failed)]
+}
+
 const replyField = (x: RoundExchange, field: string): unknown => (isJsonObject(x.reply) ? x.reply[field] : undefined)
 
 /**

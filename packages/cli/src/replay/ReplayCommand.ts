@@ -36,7 +36,7 @@ export const replay = Command.make(
       "content the audit holds (--audit-content full), under a config's real extensions and policy. Extensions " +
       "receive the recorded events; no tool ever runs. Prints each changed decision (before, after, by which " +
       "extension), the events that cannot be replayed and why, and a summary. Exit codes: 0 nothing changed (with " +
-      "--fail-on looser: nothing became looser), 1 a decision changed or an audit line is not a record, 2 invalid " +
+      "--fail-on looser: nothing became looser), 1 a decision changed, an audit line is not a record or an extension did not answer, 2 invalid " +
       "config, 64 bad usage."
   ),
   Command.withExamples([

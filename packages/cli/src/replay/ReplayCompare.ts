@@ -63,7 +63,11 @@ export const compareCall = (record: ReadRecord, after: ToolCallOutcome): Compari
   const rewritersAfter = after.rewrittenBy ?? []
   const rank = (decision: string, rewriters: ReadonlyArray<string>) =>
     (DecisionRank[decision] ?? 0) * 2 + (rewriters.length > 0 ? 1 : 0)
-  const same = jsonEquals(before.reasons, after.reasons) && jsonEquals(before.args, after.args)
+  // Who rewrote is part of the decision: the same args from another extension is a change, never "unchanged".
+  const same =
+    jsonEquals(before.reasons, after.reasons) &&
+    jsonEquals(before.args, after.args) &&
+    jsonEquals(before.rewriters, rewritersAfter)
   const { by, kind } = classify(
     rank(before.decision, before.rewriters),
     rank(after.decision, rewritersAfter),
@@ -106,7 +110,7 @@ export const compareResult = (
   const { by, kind } = classify(
     rank(before, withheldBefore),
     rank(after, withheldAfter),
-    before.content === after.content && before.is_error === after.is_error,
+    before.content === after.content && before.is_error === after.is_error && jsonEquals(actorsBefore, actorsAfter),
     actorsBefore,
     actorsAfter
   )
@@ -142,12 +146,15 @@ export const compareContext = (
   const actorsBefore = contextActors(record, withheldBefore)
   const actorsAfter = afterRecord === undefined ? [] : contextActors(afterRecord, withheldAfter)
   const subset = (a: ReadonlyArray<number>, b: ReadonlyArray<number>) => a.every((i) => b.includes(i))
-  const same = jsonEquals(keptBefore, keptAfter) && withheldBefore === withheldAfter
+  const same =
+    jsonEquals(keptBefore, keptAfter) &&
+    jsonEquals(recordedWithheld, after.withheld) &&
+    jsonEquals(actorsBefore, actorsAfter)
   // Withheld is above any keep; otherwise keeping a subset of what was kept is stricter, a superset looser.
   const [rankBefore, rankAfter] =
     withheldBefore !== withheldAfter
       ? [withheldBefore ? 1 : 0, withheldAfter ? 1 : 0]
-      : same || withheldBefore
+      : withheldBefore || jsonEquals(keptBefore, keptAfter)
         ? [0, 0]
         : subset(keptAfter, keptBefore)
           ? [0, 1]

@@ -5,6 +5,7 @@ import { loadConfig, StdinConfig } from "../ConfigFile.ts"
 import { inputLines } from "../Input.ts"
 import { styleFor } from "../Style.ts"
 import { failUsage } from "../Usage.ts"
+import { failuresOf } from "./Actors.ts"
 import { type Malformed, type ReadRecord, readRecord, sessionsOf } from "./AuditInput.ts"
 import { compareCall, compareContext, compareResult } from "./ReplayCompare.ts"
 import { startHost } from "./ReplayHost.ts"
@@ -63,15 +64,19 @@ export const replayMain = Effect.fn("replay")(function* ({
         for (const { plan, record } of planned) {
           const skip = (reason: string) =>
             notReplayable.push({ where: record.where, event: record.event, call_id: record.call_id, reason })
+          // An extension that failed now answered with its on_failure: said with the outcome, changed or not.
           const done = (comparison: Replayed["comparison"]) =>
-            replayed.push({
-              where: record.where,
-              session_id: session.sessionId,
-              seq: record.seq,
-              event: record.event,
-              call_id: record.call_id,
-              tool: record.tool,
-              comparison
+            Effect.map(last, (after) => {
+              replayed.push({
+                where: record.where,
+                session_id: session.sessionId,
+                seq: record.seq,
+                event: record.event,
+                call_id: record.call_id,
+                tool: record.tool,
+                comparison,
+                failed: failuresOf(after)
+              })
             })
           switch (plan._tag) {
             case "HostOwn":
@@ -82,8 +87,14 @@ export const replayMain = Effect.fn("replay")(function* ({
             case "ToolCall": {
               const outcome = yield* host.toolCall({ tool: plan.tool, args: plan.args, call_id: plan.callId })
               const comparison = compareCall(record, outcome)
-              if (comparison === undefined) skip("the recorded outcome is not a tool_call outcome")
-              else done(comparison)
+              // A damaged record (an edit, a flipped byte): what it decided cannot be read, so a gate cannot vouch.
+              if (comparison === undefined)
+                malformed.push({
+                  where: record.where,
+                  problem:
+                    "the recorded outcome is not a tool_call outcome (a decision allow, ask or deny, reasons, args)"
+                })
+              else yield* done(comparison)
               break
             }
             case "ToolResult": {
@@ -94,12 +105,12 @@ export const replayMain = Effect.fn("replay")(function* ({
                 is_error: plan.isError,
                 call_id: plan.callId
               })
-              done(compareResult(record, { content: plan.content, isError: plan.isError }, outcome, yield* last))
+              yield* done(compareResult(record, { content: plan.content, isError: plan.isError }, outcome, yield* last))
               break
             }
             case "Context": {
               const outcome = yield* host.context(plan.messages)
-              done(compareContext(record, plan.messages.length, outcome, yield* last))
+              yield* done(compareContext(record, plan.messages.length, outcome, yield* last))
               break
             }
           }
@@ -113,6 +124,10 @@ export const replayMain = Effect.fn("replay")(function* ({
   if (s.replayed === 0 && s.malformed === 0) yield* Console.error("abhed-ext replay: warning: no event to replay")
   const problems = [
     s.malformed > 0 ? `${s.malformed} audit line${s.malformed === 1 ? "" : "s"} could not be read` : undefined,
+    // A gate cannot vouch for decisions an extension did not make: its on_failure made them.
+    s.unanswered > 0
+      ? `${s.unanswered} event${s.unanswered === 1 ? " was" : "s were"} decided in part by on_failure (an extension did not answer)`
+      : undefined,
     failOn === "looser"
       ? s.looser > 0
         ? `${s.looser} decision${s.looser === 1 ? "" : "s"} became looser`

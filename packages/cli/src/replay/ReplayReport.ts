@@ -1,5 +1,6 @@
 import { printable } from "@abhed/host/Printable"
 import { canonicalJson, isJsonObject } from "@abhed/protocol"
+import { excerpts } from "../Excerpts.ts"
 import type { Style } from "../Style.ts"
 import type { Malformed } from "./AuditInput.ts"
 import type { ChangeKind, Comparison } from "./ReplayCompare.ts"
@@ -19,6 +20,8 @@ export interface Replayed {
   readonly call_id: string | undefined
   readonly tool: string | undefined
   readonly comparison: Comparison
+  /** The extensions that did not answer in the replay (their on_failure answered for them), each with why. */
+  readonly failed?: ReadonlyArray<string> | undefined
 }
 
 export interface Skipped {
@@ -43,9 +46,13 @@ export interface Summary {
   readonly unchanged: number
   readonly not_replayable: number
   readonly malformed: number
+  /** Replayed events in which an extension did not answer: their outcome is partly its on_failure's. */
+  readonly unanswered: number
   /** Per extension, the changes it is named in. */
   readonly by: { readonly [extension: string]: { stricter: number; looser: number; changed: number } }
 }
+
+const unanswered = (r: ReplayResult): ReadonlyArray<Replayed> => r.replayed.filter((x) => (x.failed ?? []).length > 0)
 
 export const summarize = (r: ReplayResult): Summary => {
   const count = (kind: ChangeKind) => r.replayed.filter((x) => x.comparison.kind === kind).length
@@ -63,6 +70,7 @@ export const summarize = (r: ReplayResult): Summary => {
     unchanged: count("unchanged"),
     not_replayable: r.notReplayable.length,
     malformed: r.malformed.length,
+    unanswered: unanswered(r).length,
     by: Object.fromEntries(Object.entries(by).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
   }
 }
@@ -83,8 +91,16 @@ export const renderJson = (r: ReplayResult): string =>
         change: x.comparison.kind,
         by: x.comparison.by,
         before: x.comparison.before,
-        after: x.comparison.after
+        after: x.comparison.after,
+        ...((x.failed ?? []).length === 0 ? {} : { failed: x.failed })
       })),
+    unanswered: unanswered(r).map((x) => ({
+      where: x.where,
+      event: x.event,
+      ...(x.call_id === undefined ? {} : { call_id: x.call_id }),
+      change: x.comparison.kind,
+      failed: x.failed
+    })),
     not_replayable: r.notReplayable.map((s) => ({
       where: s.where,
       event: s.event,
@@ -94,12 +110,11 @@ export const renderJson = (r: ReplayResult): string =>
     malformed: r.malformed
   })
 
-const short = (text: string, max = 300): string =>
-  text.length <= max ? text : `${text.slice(0, max)}… (${text.length} chars)`
-const json = (value: unknown): string => short(canonicalJson(value))
-
 /** One side of a change, on one line: the decision and its reasons, then the args (or content, or keep). */
-const side = (event: string, s: { readonly [key: string]: unknown }): string => {
+const side = (event: string, s: { readonly [key: string]: unknown }, whole = false): string => {
+  const short = (text: string, max = 300): string =>
+    whole || text.length <= max ? text : `${text.slice(0, max)}… (${text.length} chars)`
+  const json = (value: unknown): string => short(canonicalJson(value))
   const by = Array.isArray(s["by"]) && s["by"].length > 0 ? ` by ${s["by"].join(", ")}` : ""
   switch (event) {
     case "tool_call": {
@@ -134,10 +149,19 @@ export const renderText = (r: ReplayResult, style: Style): string => {
     const c = x.comparison
     if (c.kind === "unchanged") continue
     const what = [x.event, x.call_id, x.tool].filter((s) => s !== undefined).join(" ")
+    // Each value cut short, two sides that differ past the cut would read the same but for their lengths: then
+    // both are cut around where they first differ.
+    const uncounted = (text: string) => text.replaceAll(/… \(\d+ chars\)/g, "…")
+    const cut = [side(x.event, c.before), side(x.event, c.after)] as const
+    const [before, after] =
+      uncounted(cut[0]) === uncounted(cut[1])
+        ? excerpts(side(x.event, c.before, true), side(x.event, c.after, true), 600)
+        : cut
     lines.push(
       `${paint[c.kind](c.kind)} ${printable(`${x.where} ${what} (session ${x.session_id})${c.by.length > 0 ? ` by ${c.by.join(", ")}` : ""}`)}`,
-      `  before: ${printable(side(x.event, c.before))}`,
-      `  after:  ${printable(side(x.event, c.after))}`
+      `  before: ${printable(before)}`,
+      `  after:  ${printable(after)}`,
+      ...(x.failed ?? []).map((f) => `  ${printable(`${f}: its on_failure decided for it`)}`)
     )
   }
   const list = (title: string, items: ReadonlyArray<string>) => {
@@ -149,6 +173,13 @@ export const renderText = (r: ReplayResult, style: Style): string => {
     "not replayable",
     r.notReplayable.map(
       (s) => `${s.where} ${[s.event, s.call_id].filter((p) => p !== undefined).join(" ")}: ${s.reason}`
+    )
+  )
+  list(
+    "decided in part by on_failure (an extension did not answer)",
+    unanswered(r).map(
+      (x) =>
+        `${x.where} ${[x.event, x.call_id].filter((p) => p !== undefined).join(" ")} (${x.comparison.kind}): ${(x.failed ?? []).join("; ")}`
     )
   )
   list(
@@ -167,7 +198,8 @@ export const renderText = (r: ReplayResult, style: Style): string => {
       `replayed ${s.replayed} event${s.replayed === 1 ? "" : "s"} under ${r.config}: ` +
         `${s.stricter} stricter${byText("stricter")}, ${s.looser} looser${byText("looser")}, ` +
         `${s.changed} changed${byText("changed")}, ${s.unchanged} unchanged; ${s.not_replayable} not replayable` +
-        (s.malformed > 0 ? `; ${s.malformed} malformed` : "")
+        (s.malformed > 0 ? `; ${s.malformed} malformed` : "") +
+        (s.unanswered > 0 ? `; ${s.unanswered} decided in part by on_failure` : "")
     )
   )
   return lines.join("\n")
