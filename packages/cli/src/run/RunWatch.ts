@@ -3,7 +3,19 @@ import { findProjectLayer, layerPlaces, layerRoots } from "@abhed/host/ConfigLay
 import { scriptsOf } from "@abhed/host/Fingerprint"
 import { printable } from "@abhed/host/Printable"
 import type { Config } from "@abhed/protocol"
-import { Console, Duration, Effect, Exit, type FileSystem, Option, type Path, Queue, Scope, type Stdio } from "effect"
+import {
+  Console,
+  Deferred,
+  Duration,
+  Effect,
+  Exit,
+  type FileSystem,
+  Option,
+  type Path,
+  Queue,
+  Scope,
+  type Stdio
+} from "effect"
 import * as NodeFs from "node:fs"
 import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
@@ -108,16 +120,31 @@ export const describeReload = (report: ReloadReport): string => {
 }
 
 /**
- * Calls `onChange` once per burst of changes to `files` (debounced: an editor's save is several events). Each
- * file is watched through its folder, so a file replaced by a rename (how editors save) or created later is seen.
+ * Where to watch for `file`: its folder and name, or, while the folder is missing (no `~/.config/abhed` yet), the
+ * nearest folder that exists and the name of the first one missing below it. Its creation wakes a reload, which
+ * watches again from there, so a layer created with its folders mid-session is seen.
+ */
+const watchPoint = (file: string): { readonly dir: string; readonly name: string } => {
+  let name = NodePath.basename(file)
+  let dir = NodePath.dirname(file)
+  while (!NodeFs.existsSync(dir) && NodePath.dirname(dir) !== dir) {
+    name = NodePath.basename(dir)
+    dir = NodePath.dirname(dir)
+  }
+  return { dir, name }
+}
+
+/**
+ * Wakes `wake` on each change to `files` (the loop debounces: an editor's save is several events). Each file is
+ * watched through its folder, so a file replaced by a rename (how editors save) or created later is seen.
  */
 const changes = (files: ReadonlyArray<string>, wake: Queue.Queue<void>): Effect.Effect<void, never, Scope.Scope> =>
   Effect.gen(function* () {
     const byDir = new Map<string, Set<string>>()
     for (const file of files) {
-      const dir = NodePath.dirname(NodePath.resolve(file))
+      const { dir, name } = watchPoint(NodePath.resolve(file))
       const names = byDir.get(dir) ?? new Set<string>()
-      names.add(NodePath.basename(file))
+      names.add(name)
       byDir.set(dir, names)
     }
     for (const [dir, names] of byDir) {
@@ -139,8 +166,13 @@ const changes = (files: ReadonlyArray<string>, wake: Queue.Queue<void>): Effect.
 export interface WatchOptions {
   readonly config: Option.Option<string>
   readonly first: Watchable
-  /** The host once the session has started. */
-  readonly host: () => ExtensionHostShape | undefined
+  /**
+   * Takes `source` as what the session starts with, when it has not begun starting its host: true then; false once
+   * it has (its host is built from the source as it was: this one must be reloaded into it).
+   */
+  readonly adopt: (source: RunSource) => boolean
+  /** The host, once started. */
+  readonly host: Deferred.Deferred<ExtensionHostShape>
   /** The input has ended: the session is closing, nothing more is reloaded. */
   readonly ended: () => boolean
   /** Each source loaded and in use (for a host not started yet, `--summary` and `--strict`). */
@@ -181,13 +213,17 @@ export const watchRun = (
         )
       }
       yield* rewatch(next.value.files)
-      const host = options.host()
-      if (host === undefined || options.ended()) {
-        options.loaded(next.value.source)
+      if (options.adopt(next.value.source)) {
         return yield* say(
           `abhed-ext run: reloaded ${next.value.source.label} (the session has not started: it starts with it)`
         )
       }
+      // A host starting is built from the config as it was before this edit: reloaded once it has started.
+      if (!Deferred.isDoneUnsafe(options.host)) {
+        yield* say(`abhed-ext run: read ${next.value.source.label} again: reloading once the extensions have started`)
+      }
+      const host = yield* Deferred.await(options.host)
+      if (options.ended()) return
       yield* next.value.reload(host).pipe(
         Effect.matchEffect({
           onSuccess: (report) =>

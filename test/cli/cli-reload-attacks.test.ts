@@ -1,0 +1,100 @@
+import * as NodeFs from "node:fs"
+import { join } from "node:path"
+import { describe, expect, it } from "vitest"
+import { jsonLines, startCli } from "../support/cli-helpers.ts"
+import { call, markerExtensions, markerScript, pidsOf, type World, world } from "../support/config-world.ts"
+import { exists } from "../support/extension-helpers.ts"
+
+/**
+ * `abhed-ext run --watch` attacked: edits a hurried user (or an editor) makes at awkward moments. Each is driven by
+ * what the CLI prints and by files the test creates, never by sleeping: a guard the user added must run, or the
+ * user must be told it does not.
+ */
+
+/** Written aside and renamed over, as editors save. */
+const save = (file: string, text: string) => {
+  NodeFs.mkdirSync(join(file, ".."), { recursive: true })
+  NodeFs.writeFileSync(`${file}.tmp`, text)
+  NodeFs.renameSync(`${file}.tmp`, file)
+}
+
+const layer = (w: World, file: string, names: ReadonlyArray<string>, extra: object = {}) => {
+  for (const name of names) {
+    if (!NodeFs.existsSync(join(file, "..", `${name}.sh`))) save(join(file, "..", `${name}.sh`), markerScript(name))
+  }
+  save(file, JSON.stringify({ extensions: markerExtensions(w, names, { grace_ms: 300, ...extra }) }))
+}
+
+const lineCount = (n: number) => (stdout: string) => jsonLines(stdout).length >= n
+const reasonsOf = (stdout: string, n: number): ReadonlyArray<string> =>
+  ((jsonLines(stdout)[n] as { reasons?: ReadonlyArray<{ reason: string }> }).reasons ?? []).map((r) => r.reason)
+
+/** The marker extension, but it answers nothing (not even session_start) until the file $GATE exists. */
+const gatedScript = (name: string) =>
+  `#!/usr/bin/env bash
+echo "$$" >> "$MARKER"
+while [ ! -e "$GATE" ]; do sleep 0.05; done
+while IFS= read -r line; do
+  if [[ $line == *'"event":"tool_call"'* ]]; then echo '{"block":true,"reason":"${name} says no"}'; else echo '{}'; fi
+done
+`
+
+/** Resolves once `test` holds, checking as often as a file may appear (a file the CLI's extension writes). */
+const until = async (test: () => boolean): Promise<void> => {
+  while (!test()) await new Promise((resolve) => setTimeout(resolve, 20))
+}
+
+describe("abhed-ext run --watch, attacked", () => {
+  it("a guard added while the session's extensions are starting runs once they have started", async () => {
+    const w = world("abhed-reload-attack-")
+    const file = join(w.root, "abhed.json")
+    const gate = join(w.root, "gate")
+    save(join(w.root, "slow.sh"), gatedScript("slow"))
+    layer(w, file, ["slow"], { env: { MARKER: w.marker("slow"), GATE: gate } })
+    const cli = startCli(["run", "--watch", "--config", file], { env: w.env, cwd: w.root })
+    await cli.stderr((e) => e.includes("for changes"))
+    cli.write(call)
+    // The first request is starting the host from the config as it was: slow has started and awaits the gate.
+    await until(() => pidsOf(w, "slow").length > 0)
+    save(join(w.root, "added.sh"), markerScript("added"))
+    save(
+      file,
+      JSON.stringify({
+        extensions: [
+          ...markerExtensions(w, ["slow"], { grace_ms: 300, env: { MARKER: w.marker("slow"), GATE: gate } }),
+          ...markerExtensions(w, ["added"], { grace_ms: 300 })
+        ]
+      })
+    )
+    // Told, and not told it is in use while it cannot be yet.
+    const told = await cli.stderr((e) => e.includes("reloaded") || e.includes("once the extensions have started"))
+    expect(told).not.toContain("has not started")
+    NodeFs.writeFileSync(gate, "")
+    await cli.stdout(lineCount(1))
+    // Once the host has started, the edit made meanwhile is reloaded into it (not claimed and dropped).
+    const stderr = await cli.stderr((e) => e.includes("started added") || e.includes("has not started"))
+    expect(stderr).not.toContain("has not started")
+    cli.write(call)
+    const out = await cli.stdout(lineCount(2))
+    expect(reasonsOf(out, 1), `${out}\n${stderr}`).toEqual(["added says no", "slow says no"])
+    cli.end()
+    const result = await cli.done
+    expect(result.code, result.stderr).toBe(0)
+    for (const pid of [...pidsOf(w, "slow"), ...pidsOf(w, "added")]) expect(exists(pid)).toBe(false)
+  }, 120_000)
+
+  it("a layer whose folder does not exist yet is watched: creating it mid-session starts its guard", async () => {
+    const w = world("abhed-reload-attack-")
+    // No user config folder at all: the user creates ~/.config/abhed/abhed.json while the run watches.
+    const cli = startCli(["run", "--watch"], { env: w.env, cwd: join(w.repo, "src") })
+    await cli.stderr((e) => e.includes("for changes"))
+    layer(w, w.user, ["late"])
+    await cli.stderr((e) => e.includes("reloaded"))
+    cli.write(call)
+    expect(reasonsOf(await cli.stdout(lineCount(1)), 0)).toEqual(["late says no"])
+    cli.end()
+    const result = await cli.done
+    expect(result.code, result.stderr).toBe(0)
+    for (const pid of pidsOf(w, "late")) expect(exists(pid)).toBe(false)
+  }, 120_000)
+})
