@@ -97,4 +97,45 @@ describe("abhed-ext run --watch, attacked", () => {
     expect(result.code, result.stderr).toBe(0)
     for (const pid of pidsOf(w, "late")) expect(exists(pid)).toBe(false)
   }, 120_000)
+
+  it("an invoke_tool after a reload handed its tool to another extension is refused, not run by the new one", async () => {
+    const w = world("abhed-reload-attack-")
+    const file = join(w.root, "abhed.json")
+    const ran = join(w.root, "ran")
+    // Provides the tool "build"; writes who ran it to `ran`.
+    const provider = (name: string) => ({
+      name,
+      command: process.execPath,
+      args: [
+        "-e",
+        `require("node:readline").createInterface({ input: process.stdin }).on("line", (line) => {
+          const req = JSON.parse(line)
+          if (req.event === "invoke_tool") require("node:fs").appendFileSync(${JSON.stringify(ran)}, "${name}\\n")
+          const tools = [{ name: "build", description: "", input_schema: { type: "object" } }]
+          const reply = req.event === "list_tools" ? { tools } : req.event === "invoke_tool" ? { result: "${name}" } : {}
+          process.stdout.write(JSON.stringify({ id: req.id, ...reply }) + "\\n")
+        })`
+      ],
+      events: ["list_tools", "invoke_tool"],
+      startup_timeout_ms: 30_000,
+      timeout_ms: 15_000
+    })
+    save(file, JSON.stringify({ extensions: [provider("maker")] }))
+    const cli = startCli(["run", "--watch", "--config", file], { env: w.env, cwd: w.root })
+    cli.write(`${JSON.stringify({ event: "tool_call", tool: "build", args: {}, call_id: "b" })}\n`)
+    expect(jsonLines(await cli.stdout(lineCount(1)))[0]).toMatchObject({ decision: "allow" })
+    save(file, JSON.stringify({ extensions: [provider("usurper")] }))
+    await cli.stderr((e) => e.includes("started usurper"))
+    cli.write(`${JSON.stringify({ event: "invoke_tool", tool: "build", args: {}, call_id: "b" })}\n`)
+    expect(jsonLines(await cli.stdout(lineCount(2)))[1]).toEqual({
+      error:
+        'invoke_tool: "build" is no longer the tool the tool_call "b" (line 1) was decided on (a reload changed ' +
+        "which extension provides it, or its input_schema): send a new tool_call; nothing ran",
+      line: 2
+    })
+    cli.end()
+    const result = await cli.done
+    expect(result.code, result.stderr).toBe(0)
+    expect(NodeFs.existsSync(ran)).toBe(false)
+  }, 120_000)
 })
