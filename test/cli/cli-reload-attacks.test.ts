@@ -1,9 +1,9 @@
 import * as NodeFs from "node:fs"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
-import { jsonLines, startCli } from "../support/cli-helpers.ts"
+import { jsonLines, runCli, startCli } from "../support/cli-helpers.ts"
 import { call, markerExtensions, markerScript, pidsOf, type World, world } from "../support/config-world.ts"
-import { exists } from "../support/extension-helpers.ts"
+import { exists, fixture } from "../support/extension-helpers.ts"
 
 /**
  * `abhed-ext run --watch` attacked: edits a hurried user (or an editor) makes at awkward moments. Each is driven by
@@ -138,4 +138,23 @@ describe("abhed-ext run --watch, attacked", () => {
     expect(result.code, result.stderr).toBe(0)
     expect(NodeFs.existsSync(ran)).toBe(false)
   }, 120_000)
+
+  it("a folder the system will not watch (its limit of watches reached) is named on stderr, not claimed watched", async () => {
+    const w = world("abhed-reload-attack-")
+    const file = join(w.root, "unwatchable", "abhed.json")
+    layer(w, file, ["first"])
+    const r = await runCli(["run", "--watch", "--config", file], {
+      env: { ...w.env, NODE_OPTIONS: `--import ${fixture("no-watch.mjs")}`, ABHED_TEST_NO_WATCH: "unwatchable" },
+      cwd: w.root,
+      input: ""
+    })
+    expect(r.code, r.stderr).toBe(0)
+    expect(r.stderr).toContain(
+      `abhed-ext run: warning: cannot watch ${join(w.root, "unwatchable")} (ENOSPC: System limit for number of file ` +
+        "watchers reached"
+    )
+    expect(r.stderr).toContain("a change there is not seen")
+    // Not claimed watched in the next line either.
+    expect(r.stderr).not.toContain(file)
+  })
 })

@@ -138,7 +138,10 @@ const watchPoint = (file: string): { readonly dir: string; readonly name: string
  * Wakes `wake` on each change to `files` (the loop debounces: an editor's save is several events). Each file is
  * watched through its folder, so a file replaced by a rename (how editors save) or created later is seen.
  */
-const changes = (files: ReadonlyArray<string>, wake: Queue.Queue<void>): Effect.Effect<void, never, Scope.Scope> =>
+const changes = (
+  files: ReadonlyArray<string>,
+  wake: Queue.Queue<void>
+): Effect.Effect<ReadonlySet<string>, never, Scope.Scope> =>
   Effect.gen(function* () {
     const byDir = new Map<string, Set<string>>()
     for (const file of files) {
@@ -147,6 +150,7 @@ const changes = (files: ReadonlyArray<string>, wake: Queue.Queue<void>): Effect.
       names.add(name)
       byDir.set(dir, names)
     }
+    const unwatched = new Map<string, string>()
     for (const [dir, names] of byDir) {
       yield* Effect.acquireRelease(
         Effect.sync(() => {
@@ -154,14 +158,24 @@ const changes = (files: ReadonlyArray<string>, wake: Queue.Queue<void>): Effect.
             return NodeFs.watch(dir, { persistent: false }, (_event, name) => {
               if (name === null || names.has(name.toString())) Queue.offerUnsafe(wake, undefined)
             }).on("error", () => Queue.offerUnsafe(wake, undefined))
-          } catch {
-            return undefined // no such folder (yet): nothing to watch there
+          } catch (e) {
+            // Gone since it was found: a reload watches again from where it is now. Else (a limit of watches
+            // reached, no permission) the user is told: "watching" must not stand for a watch that is not there.
+            if (codeOf(e) === "ENOENT") Queue.offerUnsafe(wake, undefined)
+            else unwatched.set(dir, e instanceof Error ? e.message : String(e))
+            return undefined
           }
         }),
         (watcher) => Effect.sync(() => watcher?.close())
       )
     }
+    for (const [dir, why] of unwatched) {
+      yield* say(`abhed-ext run: warning: cannot watch ${dir} (${why}): a change there is not seen, nothing reloads`)
+    }
+    return new Set(unwatched.keys())
   })
+
+const codeOf = (e: unknown): unknown => (typeof e === "object" && e !== null && "code" in e ? e.code : undefined)
 
 export interface WatchOptions {
   readonly config: Option.Option<string>
@@ -190,9 +204,15 @@ export const watchRun = (
     const wake = yield* Queue.sliding<void>(1)
     let watching = yield* Scope.make()
     yield* Effect.addFinalizer(() => Scope.close(watching, Exit.void))
-    yield* changes(options.first.files, wake).pipe(Scope.provide(watching))
+    const unwatched = yield* changes(options.first.files, wake).pipe(Scope.provide(watching))
     // Said once the watch is set: a change from here on reloads (and what is watched is no guess).
-    const present = [...new Set(options.first.files.filter((file) => NodeFs.existsSync(file)))]
+    const present = [
+      ...new Set(
+        options.first.files.filter(
+          (file) => NodeFs.existsSync(file) && !unwatched.has(NodePath.dirname(NodePath.resolve(file)))
+        )
+      )
+    ]
     yield* say(`abhed-ext run: watching ${present.length > 0 ? present.join(", ") : "the config's places"} for changes`)
     const rewatch = (files: ReadonlyArray<string>) =>
       Effect.gen(function* () {
