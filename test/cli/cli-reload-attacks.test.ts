@@ -157,4 +157,20 @@ describe("abhed-ext run --watch, attacked", () => {
     // Not claimed watched in the next line either.
     expect(r.stderr).not.toContain(file)
   })
+
+  it("a layer warning (allow_managed_only) names a project folder's terminal controls escaped", async () => {
+    const w = world("abhed-reload-attack-")
+    // A cloned repository's folder named to set the terminal's title, then hide what follows.
+    const repo = join(w.root, "repo\u001b]0;owned\u0007\u202e")
+    NodeFs.mkdirSync(join(repo, ".git"), { recursive: true })
+    layer(w, join(repo, ".abhed", "abhed.json"), ["proj"])
+    save(join(w.managed, "..", "corp.sh"), markerScript("corp"))
+    save(w.managed, JSON.stringify({ extensions: markerExtensions(w, ["corp"]), allow_managed_only: true }))
+    expect((await runCli(["trust", "--yes"], { cwd: repo, env: w.env })).code).toBe(0)
+    const r = await runCli(["run", "--watch"], { env: w.env, cwd: repo, input: "" })
+    expect(r.code, r.stderr).toBe(0)
+    expect(r.stderr).toContain("allow_managed_only")
+    expect(r.stderr).toContain("repo\\x1b]0;owned\\x07\\u202e")
+    expect(r.stderr).not.toMatch(/[\u001b\u0007\u202e]/)
+  }, 120_000)
 })
