@@ -173,4 +173,25 @@ describe("abhed-ext run --watch, attacked", () => {
     expect(r.stderr).toContain("repo\\x1b]0;owned\\x07\\u202e")
     expect(r.stderr).not.toMatch(/[\u001b\u0007\u202e]/)
   }, 120_000)
+
+  it("a script that is a symbolic link is watched where it leads: an edit of its target restarts the extension", async () => {
+    const w = world("abhed-reload-attack-")
+    const file = join(w.root, "conf", "abhed.json")
+    // The script kept elsewhere (a dotfiles folder) and linked beside the config.
+    const target = join(w.root, "dotfiles", "first.sh")
+    save(target, markerScript("first"))
+    NodeFs.mkdirSync(join(file, ".."), { recursive: true })
+    NodeFs.symlinkSync(target, join(file, "..", "first.sh"))
+    layer(w, file, ["first"])
+    const cli = startCli(["run", "--watch", "--config", file], { env: w.env, cwd: w.root })
+    cli.write(call)
+    expect(reasonsOf(await cli.stdout(lineCount(1)), 0)).toEqual(["first says no"])
+    save(target, markerScript("first", 2))
+    expect(await cli.stderr((e) => e.includes("reloaded"))).toContain("restarted first")
+    cli.end()
+    const result = await cli.done
+    expect(result.code, result.stderr).toBe(0)
+    expect(pidsOf(w, "first")).toHaveLength(2)
+    for (const pid of pidsOf(w, "first")) expect(exists(pid)).toBe(false)
+  }, 120_000)
 })

@@ -39,6 +39,16 @@ export interface Watchable {
   readonly reload: (host: ExtensionHostShape) => Effect.Effect<ReloadReport, { readonly message: string }>
 }
 
+/** `file`, and where it leads when it is a symbolic link (a script kept in a dotfiles folder): an edit there counts. */
+const withTarget = (file: string): ReadonlyArray<string> => {
+  try {
+    const real = NodeFs.realpathSync(file)
+    return real === file ? [file] : [file, real]
+  } catch {
+    return [file]
+  }
+}
+
 /** The files under `roots` that the config's extensions name (their scripts), as absolute paths. */
 const scriptFiles = (
   config: Config,
@@ -49,7 +59,7 @@ const scriptFiles = (
     Effect.forEach(config.extensions, (x) =>
       Effect.forEach(roots, (root) =>
         Effect.map(scriptsOf(root, NodePath.resolve(baseDir, x.cwd ?? "."), x), (scripts) =>
-          scripts.map((s) => NodePath.join(root, s.path))
+          scripts.flatMap((s) => withTarget(NodePath.join(root, s.path)))
         )
       )
     ),
@@ -82,7 +92,7 @@ export const loadWatchable = (
           untrusted === undefined
             ? []
             : untrusted.print.extensions.flatMap((x) =>
-                x.scripts.map((s) => NodePath.join(untrusted.print.root, s.path))
+                x.scripts.flatMap((s) => withTarget(NodePath.join(untrusted.print.root, s.path)))
               )
         return {
           source: { label: layersLabel(layers), config: layers.config, host: layersHost(layers), untrusted },
