@@ -194,4 +194,22 @@ describe("abhed-ext run --watch, attacked", () => {
     expect(pidsOf(w, "first")).toHaveLength(2)
     for (const pid of pidsOf(w, "first")) expect(exists(pid)).toBe(false)
   }, 120_000)
+
+  it("a layer file that is a symbolic link is watched where it leads: an edit of its target reloads", async () => {
+    const w = world("abhed-reload-attack-")
+    // ~/.config/abhed/abhed.json linked to a dotfiles folder, edited there.
+    const target = join(w.root, "dotfiles", "abhed.json")
+    layer(w, target, ["first"])
+    NodeFs.mkdirSync(join(w.user, ".."), { recursive: true })
+    NodeFs.symlinkSync(target, w.user)
+    const cli = startCli(["run", "--watch"], { env: w.env, cwd: join(w.repo, "src") })
+    cli.write(call)
+    expect(reasonsOf(await cli.stdout(lineCount(1)), 0)).toEqual(["first says no"])
+    layer(w, target, ["first", "second"])
+    expect(await cli.stderr((e) => e.includes("reloaded"))).toContain("kept first; started second")
+    cli.end()
+    const result = await cli.done
+    expect(result.code, result.stderr).toBe(0)
+    for (const pid of [...pidsOf(w, "first"), ...pidsOf(w, "second")]) expect(exists(pid)).toBe(false)
+  }, 120_000)
 })

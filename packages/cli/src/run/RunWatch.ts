@@ -97,9 +97,9 @@ export const loadWatchable = (
         return {
           source: { label: layersLabel(layers), config: layers.config, host: layersHost(layers), untrusted },
           files: [
-            places.managed,
-            places.user,
-            project?.file ?? NodePath.join(cwd, ".abhed", "abhed.json"),
+            ...withTarget(places.managed),
+            ...withTarget(places.user),
+            ...withTarget(project?.file ?? NodePath.join(cwd, ".abhed", "abhed.json")),
             trustStoreFile(),
             ...scripts,
             ...untrustedScripts
