@@ -212,4 +212,29 @@ describe("abhed-ext run --watch, attacked", () => {
     expect(result.code, result.stderr).toBe(0)
     for (const pid of [...pidsOf(w, "first"), ...pidsOf(w, "second")]) expect(exists(pid)).toBe(false)
   }, 120_000)
+
+  it("a trusted project's .abhed removed and put back (a branch switch) from a subfolder starts its guard again", async () => {
+    const w = world("abhed-reload-attack-")
+    layer(w, w.project, ["proj"])
+    expect((await runCli(["trust", "--yes"], { cwd: w.repo, env: w.env })).code).toBe(0)
+    const saved = {
+      config: NodeFs.readFileSync(w.project, "utf8"),
+      script: NodeFs.readFileSync(join(w.repo, ".abhed", "proj.sh"), "utf8")
+    }
+    const cli = startCli(["run", "--watch"], { env: w.env, cwd: join(w.repo, "src") })
+    cli.write(call)
+    expect(reasonsOf(await cli.stdout(lineCount(1)), 0)).toEqual(["proj says no"])
+    NodeFs.rmSync(join(w.repo, ".abhed"), { recursive: true })
+    await cli.stderr((e) => e.includes("stopped proj"))
+    // Back with the same content: still trusted, and nothing else changes (not the trust store).
+    save(join(w.repo, ".abhed", "proj.sh"), saved.script)
+    save(w.project, saved.config)
+    await cli.stderr((e) => e.includes("started proj"))
+    cli.write(call)
+    expect(reasonsOf(await cli.stdout(lineCount(2)), 1)).toEqual(["proj says no"])
+    cli.end()
+    const result = await cli.done
+    expect(result.code, result.stderr).toBe(0)
+    for (const pid of pidsOf(w, "proj")) expect(exists(pid)).toBe(false)
+  }, 120_000)
 })

@@ -23,6 +23,7 @@ import type { ConfigRejected } from "../CliError.ts"
 import { loadConfig } from "../ConfigFile.ts"
 import { layersHost, layersLabel, loadCliLayers, type RunSource, trustStoreFile } from "../Layers.ts"
 import { processHost } from "../HostLayer.ts"
+import { changes, projectPlaces, withTarget } from "./WatchedFiles.ts"
 
 /**
  * `abhed-ext run --watch`: the config read again whenever one of its files changes (a layer file, or where a
@@ -37,16 +38,6 @@ export interface Watchable {
   readonly source: RunSource
   readonly files: ReadonlyArray<string>
   readonly reload: (host: ExtensionHostShape) => Effect.Effect<ReloadReport, { readonly message: string }>
-}
-
-/** `file`, and where it leads when it is a symbolic link (a script kept in a dotfiles folder): an edit there counts. */
-const withTarget = (file: string): ReadonlyArray<string> => {
-  try {
-    const real = NodeFs.realpathSync(file)
-    return real === file ? [file] : [file, real]
-  } catch {
-    return [file]
-  }
 }
 
 /** The files under `roots` that the config's extensions name (their scripts), as absolute paths. */
@@ -99,7 +90,7 @@ export const loadWatchable = (
           files: [
             ...withTarget(places.managed),
             ...withTarget(places.user),
-            ...withTarget(project?.file ?? NodePath.join(cwd, ".abhed", "abhed.json")),
+            ...projectPlaces(cwd, project?.root).flatMap(withTarget),
             trustStoreFile(),
             ...scripts,
             ...untrustedScripts
@@ -128,64 +119,6 @@ export const describeReload = (report: ReloadReport): string => {
     .map(([what, names]) => `${what} ${names.join(", ")}`)
   return parts.length > 0 ? parts.join("; ") : "no extensions"
 }
-
-/**
- * Where to watch for `file`: its folder and name, or, while the folder is missing (no `~/.config/abhed` yet), the
- * nearest folder that exists and the name of the first one missing below it. Its creation wakes a reload, which
- * watches again from there, so a layer created with its folders mid-session is seen.
- */
-const watchPoint = (file: string): { readonly dir: string; readonly name: string } => {
-  let name = NodePath.basename(file)
-  let dir = NodePath.dirname(file)
-  while (!NodeFs.existsSync(dir) && NodePath.dirname(dir) !== dir) {
-    name = NodePath.basename(dir)
-    dir = NodePath.dirname(dir)
-  }
-  return { dir, name }
-}
-
-/**
- * Wakes `wake` on each change to `files` (the loop debounces: an editor's save is several events). Each file is
- * watched through its folder, so a file replaced by a rename (how editors save) or created later is seen.
- */
-const changes = (
-  files: ReadonlyArray<string>,
-  wake: Queue.Queue<void>
-): Effect.Effect<ReadonlySet<string>, never, Scope.Scope> =>
-  Effect.gen(function* () {
-    const byDir = new Map<string, Set<string>>()
-    for (const file of files) {
-      const { dir, name } = watchPoint(NodePath.resolve(file))
-      const names = byDir.get(dir) ?? new Set<string>()
-      names.add(name)
-      byDir.set(dir, names)
-    }
-    const unwatched = new Map<string, string>()
-    for (const [dir, names] of byDir) {
-      yield* Effect.acquireRelease(
-        Effect.sync(() => {
-          try {
-            return NodeFs.watch(dir, { persistent: false }, (_event, name) => {
-              if (name === null || names.has(name.toString())) Queue.offerUnsafe(wake, undefined)
-            }).on("error", () => Queue.offerUnsafe(wake, undefined))
-          } catch (e) {
-            // Gone since it was found: a reload watches again from where it is now. Else (a limit of watches
-            // reached, no permission) the user is told: "watching" must not stand for a watch that is not there.
-            if (codeOf(e) === "ENOENT") Queue.offerUnsafe(wake, undefined)
-            else unwatched.set(dir, e instanceof Error ? e.message : String(e))
-            return undefined
-          }
-        }),
-        (watcher) => Effect.sync(() => watcher?.close())
-      )
-    }
-    for (const [dir, why] of unwatched) {
-      yield* say(`abhed-ext run: warning: cannot watch ${dir} (${why}): a change there is not seen, nothing reloads`)
-    }
-    return new Set(unwatched.keys())
-  })
-
-const codeOf = (e: unknown): unknown => (typeof e === "object" && e !== null && "code" in e ? e.code : undefined)
 
 export interface WatchOptions {
   readonly config: Option.Option<string>
