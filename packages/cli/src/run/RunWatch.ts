@@ -117,7 +117,14 @@ export const describeReload = (report: ReloadReport): string => {
   )
     .filter(([, names]) => names.length > 0)
     .map(([what, names]) => `${what} ${names.join(", ")}`)
-  return parts.length > 0 ? parts.join("; ") : "no extensions"
+  // The set's fingerprint covers the settings too: changed with no extension changed, a setting did (a policy's
+  // default flipped to allow is worth a word).
+  const settings =
+    report.before !== report.after && report.restarted.length + report.removed.length + report.added.length === 0
+      ? ["the policy, builtin_tools or max_rewrite_rounds changed"]
+      : []
+  const said = [...parts, ...settings]
+  return said.length > 0 ? said.join("; ") : "no extensions"
 }
 
 export interface WatchOptions {
