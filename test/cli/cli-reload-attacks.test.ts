@@ -257,4 +257,14 @@ describe("abhed-ext run --watch, attacked", () => {
     expect(result.stderr).toMatch(/extension second is dead/)
     expect(pidsOf(w, "first")).toHaveLength(1)
   }, 120_000)
+
+  it("--watch with the config on stdin (-c -) is bad usage: there is no file to watch", async () => {
+    const w = world("abhed-reload-attack-")
+    const events = join(w.root, "events.jsonl")
+    NodeFs.writeFileSync(events, call)
+    const r = await runCli(["run", "--watch", "-c", "-", events], { env: w.env, cwd: w.root, input: "{}" })
+    expect(r.code).toBe(64)
+    expect(r.stderr).toContain("--watch watches the config's file: --config - (stdin) has none")
+    expect(r.stdout).toBe("")
+  })
 })
