@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { type Config, Defaults, type ExtensionConfig, type Request } from "@abhed/protocol"
-import { Deferred, Effect, Exit, Fiber, Scope } from "effect"
+import { Deferred, Effect, Exit, Fiber, Logger, Scope } from "effect"
 import {
   AuditLog,
   type Extension,
@@ -102,6 +102,32 @@ const events = (world: World, who: string) =>
   world.log.filter((line) => line.startsWith(`${who} `)).map((line) => line.split(" ")[1])
 
 describe("ExtensionHost.reload", () => {
+  it.effect(
+    "an extension started again that dies is said dead again, and once: its predecessor's word is not its",
+    () => {
+      const world = makeWorld()
+      world.toolCall.set("flaky", () => Effect.fail(FakeExtension.FakeExit.code(3)))
+      const warnings: Array<string> = []
+      const capture = Logger.make((options) => {
+        if (options.logLevel === "Warn") warnings.push(String(options.message))
+      })
+      return withReloadable(world, configOf([ext("flaky")]), (h) =>
+        Effect.gen(function* () {
+          const call = h.toolCall({ tool: "bash", args: { command: "ls" } })
+          yield* call
+          yield* call
+          assert.strictEqual(warnings.filter((w) => w.includes("extension flaky is dead")).length, 1)
+          // Dead, so started again; the new process dies too: that death is said, and only once.
+          assert.deepStrictEqual((yield* h.reload({ config: configOf([ext("flaky")]) })).restarted, ["flaky"])
+          yield* call
+          yield* call
+          assert.strictEqual(world.starts.get("flaky"), 2)
+          assert.strictEqual(warnings.filter((w) => w.includes("extension flaky is dead")).length, 2)
+        })
+      ).pipe(Effect.provide(Logger.layer([capture])))
+    }
+  )
+
   it.effect("keeps the unchanged, restarts the changed, ends the removed, starts the added", () => {
     const world = makeWorld()
     world.toolCall.set("added", () => Effect.succeed({ block: true, reason: "added says no" }))
