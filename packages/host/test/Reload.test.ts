@@ -22,9 +22,11 @@ interface World {
   readonly starts: Map<string, number>
   /** Per extension name: how it answers a tool_call. */
   readonly toolCall: Map<string, (request: Request) => Effect.Effect<unknown, FakeExtension.FakeExit>>
+  /** Instances (`name#instance`) that die on their first request. */
+  readonly dying: Set<string>
 }
 
-const makeWorld = (): World => ({ log: [], starts: new Map(), toolCall: new Map() })
+const makeWorld = (): World => ({ log: [], starts: new Map(), toolCall: new Map(), dying: new Set() })
 
 const starter =
   (world: World) =>
@@ -38,6 +40,7 @@ const starter =
         (request) =>
           Effect.suspend(() => {
             world.log.push(`${me} ${request.event}`)
+            if (world.dying.has(me)) return Effect.fail(FakeExtension.FakeExit.code(4))
             if (request.event === "list_tools" && x.name.startsWith("tools")) {
               return Effect.succeed({
                 tools: [{ name: "lookup", description: "look up", input_schema: { type: "object" } }]
@@ -123,6 +126,11 @@ describe("ExtensionHost.reload", () => {
           yield* call
           assert.strictEqual(world.starts.get("flaky"), 2)
           assert.strictEqual(warnings.filter((w) => w.includes("extension flaky is dead")).length, 2)
+          // One added that dies at its session_start: said there, not again at the next call.
+          world.dying.add("early#1")
+          yield* h.reload({ config: configOf([ext("flaky"), ext("early")]) })
+          yield* call
+          assert.strictEqual(warnings.filter((w) => w.includes("extension early is dead")).length, 1)
         })
       ).pipe(Effect.provide(Logger.layer([capture])))
     }
