@@ -46,7 +46,8 @@ export const loadCliLayers = (command: string): Effect.Effect<Layers, ConfigReje
     Effect.tapError((e) => Console.error(printableLines(e.message).join("\n"))),
     Effect.tap((layers) =>
       Effect.gen(function* () {
-        for (const w of layers.warnings) yield* Console.error(`${command}: warning: ${w}`)
+        // A warning names a trusted project's file, in a folder a cloned repository named: escaped too.
+        for (const w of layers.warnings) yield* Console.error(printable(`${command}: warning: ${w}`))
         if (layers.untrusted !== undefined) yield* Console.error(untrustedMessage(command, layers.untrusted))
       })
     )

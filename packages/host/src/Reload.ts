@@ -232,13 +232,22 @@ export const reload = (sets: Sets, next: ReloadInput): Effect.Effect<ReloadRepor
           : yield* startExtensions(plan.fresh, reloading.start).pipe(Scope.provide(staging))
       const set = yield* Effect.gen(function* () {
         const extensions = sortByName([...kept, ...started])
-        const ctx = deriveContext(sets.root, extensions, settings, old.ctx.reported)
+        // Deaths said already are the kept processes' alone: one started again under the same name is another
+        // process, and its death is said too (once: at session_start or at a later call).
+        const keptNames = new Set(kept.map((x) => x.name))
+        const ctx = deriveContext(
+          sets.root,
+          extensions,
+          settings,
+          new Set([...old.ctx.reported].filter((n) => keptNames.has(n)))
+        )
         if (started.length > 0) {
           const startCtx = deriveContext(sets.root, sortByName(started), settings, new Set())
           yield* single(startCtx, "session_start", { event: "session_start", session_id: ctx.sessionId }, () => ({
             outcome: {},
             notes: []
           }))
+          for (const name of startCtx.reported) ctx.reported.add(name)
         }
         const tools = yield* ListTools.listTools(ctx)
         yield* Effect.forEach(tools.rejected, (r) => Effect.logWarning(ListTools.rejectedNote(r)), { discard: true })

@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { type Config, Defaults, type ExtensionConfig, type Request } from "@abhed/protocol"
-import { Deferred, Effect, Exit, Fiber, Scope } from "effect"
+import { Deferred, Effect, Exit, Fiber, Logger, Scope } from "effect"
 import {
   AuditLog,
   type Extension,
@@ -22,9 +22,11 @@ interface World {
   readonly starts: Map<string, number>
   /** Per extension name: how it answers a tool_call. */
   readonly toolCall: Map<string, (request: Request) => Effect.Effect<unknown, FakeExtension.FakeExit>>
+  /** Instances (`name#instance`) that die on their first request. */
+  readonly dying: Set<string>
 }
 
-const makeWorld = (): World => ({ log: [], starts: new Map(), toolCall: new Map() })
+const makeWorld = (): World => ({ log: [], starts: new Map(), toolCall: new Map(), dying: new Set() })
 
 const starter =
   (world: World) =>
@@ -38,6 +40,7 @@ const starter =
         (request) =>
           Effect.suspend(() => {
             world.log.push(`${me} ${request.event}`)
+            if (world.dying.has(me)) return Effect.fail(FakeExtension.FakeExit.code(4))
             if (request.event === "list_tools" && x.name.startsWith("tools")) {
               return Effect.succeed({
                 tools: [{ name: "lookup", description: "look up", input_schema: { type: "object" } }]
@@ -102,6 +105,37 @@ const events = (world: World, who: string) =>
   world.log.filter((line) => line.startsWith(`${who} `)).map((line) => line.split(" ")[1])
 
 describe("ExtensionHost.reload", () => {
+  it.effect(
+    "an extension started again that dies is said dead again, and once: its predecessor's word is not its",
+    () => {
+      const world = makeWorld()
+      world.toolCall.set("flaky", () => Effect.fail(FakeExtension.FakeExit.code(3)))
+      const warnings: Array<string> = []
+      const capture = Logger.make((options) => {
+        if (options.logLevel === "Warn") warnings.push(String(options.message))
+      })
+      return withReloadable(world, configOf([ext("flaky")]), (h) =>
+        Effect.gen(function* () {
+          const call = h.toolCall({ tool: "bash", args: { command: "ls" } })
+          yield* call
+          yield* call
+          assert.strictEqual(warnings.filter((w) => w.includes("extension flaky is dead")).length, 1)
+          // Dead, so started again; the new process dies too: that death is said, and only once.
+          assert.deepStrictEqual((yield* h.reload({ config: configOf([ext("flaky")]) })).restarted, ["flaky"])
+          yield* call
+          yield* call
+          assert.strictEqual(world.starts.get("flaky"), 2)
+          assert.strictEqual(warnings.filter((w) => w.includes("extension flaky is dead")).length, 2)
+          // One added that dies at its session_start: said there, not again at the next call.
+          world.dying.add("early#1")
+          yield* h.reload({ config: configOf([ext("flaky"), ext("early")]) })
+          yield* call
+          assert.strictEqual(warnings.filter((w) => w.includes("extension early is dead")).length, 1)
+        })
+      ).pipe(Effect.provide(Logger.layer([capture])))
+    }
+  )
+
   it.effect("keeps the unchanged, restarts the changed, ends the removed, starts the added", () => {
     const world = makeWorld()
     world.toolCall.set("added", () => Effect.succeed({ block: true, reason: "added says no" }))

@@ -1,4 +1,5 @@
-import type { JsonObject } from "@abhed/protocol"
+import type { AcceptedTool } from "@abhed/core"
+import { canonicalJson, type JsonObject } from "@abhed/protocol"
 import * as ArgsIndex from "./ArgsIndex.ts"
 import { argsKey } from "./ArgsKey.ts"
 
@@ -26,7 +27,12 @@ export interface JudgedCalls {
    * The decided call the `invoke_tool` of `tool` with `args` is for, and why it must not run (`refusal`, undefined
    * when it may); undefined when no decided call holds it. `named`: the `call_id` the line gave (or undefined).
    */
-  readonly judge: (named: string | undefined, tool: string, args: JsonObject) => Judged | undefined
+  readonly judge: (
+    named: string | undefined,
+    tool: string,
+    args: JsonObject,
+    provider?: string | undefined
+  ) => Judged | undefined
 }
 
 export interface Decided {
@@ -37,6 +43,8 @@ export interface Decided {
   /** The final decision, or `error`: the call got an internal error line, no decision (it never runs either). */
   readonly decision: "allow" | "ask" | "deny" | "error"
   readonly line: number
+  /** Who provided the tool, and with what input_schema, when the call was decided (`providerOf`). */
+  readonly provider?: string | undefined
 }
 
 export interface Judged {
@@ -54,7 +62,18 @@ interface Kept {
   readonly settled: string | undefined
   readonly decision: string
   readonly line: number
+  readonly provider: string | undefined
   ranOn: number | undefined
+}
+
+/**
+ * Which extension provides `tool` among the host's `tools`, and with what input_schema (undefined: none, the agent's
+ * own tool). A reload may hand the name to another extension, or change its args, between a call's decision and
+ * its invoke: the verdict was given on the tool as it was, and must not run whatever holds the name now.
+ */
+export const providerOf = (tools: ReadonlyArray<AcceptedTool> | undefined, tool: string): string | undefined => {
+  const entry = tools?.find((t) => t.tool.name === tool)
+  return entry === undefined ? undefined : canonicalJson([entry.extension, entry.tool.input_schema])
 }
 
 export const make = (): JudgedCalls => {
@@ -79,7 +98,7 @@ export const make = (): JudgedCalls => {
     }
     return ran
   }
-  const refusal = (call: Kept, named: string | undefined, tool: string, args: string) => {
+  const refusal = (call: Kept, named: string | undefined, tool: string, args: string, provider: string | undefined) => {
     const id = JSON.stringify(call.callId)
     // An id the line made up, which the args led past: said, so the agent's author sees why its own id did not count.
     const via =
@@ -105,6 +124,12 @@ export const make = (): JudgedCalls => {
         `invoke_tool: the tool_call ${id} (line ${call.line}) ran already (line ${call.ranOn})${via}: a decided ` +
         "call runs once; send a new tool_call to run it again; nothing ran"
       )
+    if (call.provider !== provider)
+      return (
+        `invoke_tool: ${JSON.stringify(tool)} is no longer the tool the tool_call ${id} (line ${call.line}) was ` +
+        `decided on${via} (a reload changed which extension provides it, or its input_schema): send a new ` +
+        "tool_call; nothing ran"
+      )
     return undefined
   }
   return {
@@ -113,20 +138,21 @@ export const make = (): JudgedCalls => {
         ...given,
         proposed: argsKey(given.proposed),
         settled: argsKey(given.settled),
+        provider: given.provider,
         ranOn: undefined
       }
       byId.set(call.callId, call)
       index(call, call.settled)
       if (call.proposed !== call.settled) index(call, call.proposed)
     },
-    judge: (named, tool, given) => {
+    judge: (named, tool, given, provider) => {
       const args = argsKey(given)
       if (args === undefined) return undefined
       const call = (named === undefined ? undefined : byId.get(named)) ?? heldBy(tool, args)
       if (call === undefined) return undefined
       return {
         callId: call.callId,
-        refusal: refusal(call, named, tool, args),
+        refusal: refusal(call, named, tool, args, provider),
         ran: (line) => {
           call.ranOn ??= line
         }

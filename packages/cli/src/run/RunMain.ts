@@ -3,7 +3,7 @@ import { AuditLog } from "@abhed/host/AuditLog"
 import { ExtensionHost, type ExtensionHostShape } from "@abhed/host/ExtensionHost"
 import * as TelemetryConfig from "@abhed/host/TelemetryConfig"
 import type { Config } from "@abhed/protocol"
-import { Console, Context, Effect, Layer, Option, Stream } from "effect"
+import { Console, Context, Deferred, Effect, Layer, Option, Stream } from "effect"
 import { Command } from "effect/cli"
 import { OutputUnwritable, StrictRunFailed } from "../CliError.ts"
 import { StdinConfig } from "../ConfigFile.ts"
@@ -114,14 +114,18 @@ export const runMain = Effect.fn("run")(function* ({
   const tally = summary || strict ? RunSummary.make(loaded.config) : undefined
   const telemetry = yield* telemetryLayer
   for (const w of telemetry.warnings) yield* Console.error(`abhed-ext run: warning: ${w}`)
-  let live: ExtensionHostShape | undefined
+  // Whether the session has begun starting its host, and the host once it has started.
+  let begun = false
+  const live = Deferred.makeUnsafe<ExtensionHostShape>()
   const session = runSession({
     lines,
     // The source as last loaded: with --watch, a change before the first request is what the session starts with.
-    host: (id) =>
-      Layer.provide(loaded.host(id), RunSummary.tee(tally)).pipe(
-        Layer.tap((context) => Effect.sync(() => (live = Context.get(context, ExtensionHost))))
-      ),
+    host: (id) => {
+      begun = true
+      return Layer.provide(loaded.host(id), RunSummary.tee(tally)).pipe(
+        Layer.tap((context) => Deferred.succeed(live, Context.get(context, ExtensionHost)))
+      )
+    },
     defaultSessionId: "abhed-ext",
     sessionId: Option.getOrUndefined(sessionId),
     onLine: (r) => Effect.andThen(RunSummary.addLine(tally, r), Console.log(printed(r.output)))
@@ -135,7 +139,21 @@ export const runMain = Effect.fn("run")(function* ({
     first === undefined
       ? session
       : Effect.scoped(
-          Effect.andThen(watchRun({ config, first, host: () => live, ended: () => ended, loaded: reloaded }), session)
+          Effect.andThen(
+            watchRun({
+              config,
+              first,
+              adopt: (source) => {
+                if (begun) return false
+                reloaded(source)
+                return true
+              },
+              host: live,
+              ended: () => ended,
+              loaded: reloaded
+            }),
+            session
+          )
         )
   // Records the audit could not write (a full disk): every line was still decided; the exit code says so at the end.
   const unwritten = yield* Effect.andThen(watching, unwrittenRecords).pipe(

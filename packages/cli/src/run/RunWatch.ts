@@ -3,7 +3,19 @@ import { findProjectLayer, layerPlaces, layerRoots } from "@abhed/host/ConfigLay
 import { scriptsOf } from "@abhed/host/Fingerprint"
 import { printable } from "@abhed/host/Printable"
 import type { Config } from "@abhed/protocol"
-import { Console, Duration, Effect, Exit, type FileSystem, Option, type Path, Queue, Scope, type Stdio } from "effect"
+import {
+  Console,
+  Deferred,
+  Duration,
+  Effect,
+  Exit,
+  type FileSystem,
+  Option,
+  type Path,
+  Queue,
+  Scope,
+  type Stdio
+} from "effect"
 import * as NodeFs from "node:fs"
 import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
@@ -11,6 +23,7 @@ import type { ConfigRejected } from "../CliError.ts"
 import { loadConfig } from "../ConfigFile.ts"
 import { layersHost, layersLabel, loadCliLayers, type RunSource, trustStoreFile } from "../Layers.ts"
 import { processHost } from "../HostLayer.ts"
+import { changes, projectPlaces, withTarget } from "./WatchedFiles.ts"
 
 /**
  * `abhed-ext run --watch`: the config read again whenever one of its files changes (a layer file, or where a
@@ -37,7 +50,7 @@ const scriptFiles = (
     Effect.forEach(config.extensions, (x) =>
       Effect.forEach(roots, (root) =>
         Effect.map(scriptsOf(root, NodePath.resolve(baseDir, x.cwd ?? "."), x), (scripts) =>
-          scripts.map((s) => NodePath.join(root, s.path))
+          scripts.flatMap((s) => withTarget(NodePath.join(root, s.path)))
         )
       )
     ),
@@ -70,14 +83,14 @@ export const loadWatchable = (
           untrusted === undefined
             ? []
             : untrusted.print.extensions.flatMap((x) =>
-                x.scripts.map((s) => NodePath.join(untrusted.print.root, s.path))
+                x.scripts.flatMap((s) => withTarget(NodePath.join(untrusted.print.root, s.path)))
               )
         return {
           source: { label: layersLabel(layers), config: layers.config, host: layersHost(layers), untrusted },
           files: [
-            places.managed,
-            places.user,
-            project?.file ?? NodePath.join(cwd, ".abhed", "abhed.json"),
+            ...withTarget(places.managed),
+            ...withTarget(places.user),
+            ...projectPlaces(cwd, project?.root).flatMap(withTarget),
             trustStoreFile(),
             ...scripts,
             ...untrustedScripts
@@ -104,43 +117,26 @@ export const describeReload = (report: ReloadReport): string => {
   )
     .filter(([, names]) => names.length > 0)
     .map(([what, names]) => `${what} ${names.join(", ")}`)
-  return parts.length > 0 ? parts.join("; ") : "no extensions"
+  // The set's fingerprint covers the settings too: changed with no extension changed, a setting did (a policy's
+  // default flipped to allow is worth a word).
+  const settings =
+    report.before !== report.after && report.restarted.length + report.removed.length + report.added.length === 0
+      ? ["the policy, builtin_tools or max_rewrite_rounds changed"]
+      : []
+  const said = [...parts, ...settings]
+  return said.length > 0 ? said.join("; ") : "no extensions"
 }
-
-/**
- * Calls `onChange` once per burst of changes to `files` (debounced: an editor's save is several events). Each
- * file is watched through its folder, so a file replaced by a rename (how editors save) or created later is seen.
- */
-const changes = (files: ReadonlyArray<string>, wake: Queue.Queue<void>): Effect.Effect<void, never, Scope.Scope> =>
-  Effect.gen(function* () {
-    const byDir = new Map<string, Set<string>>()
-    for (const file of files) {
-      const dir = NodePath.dirname(NodePath.resolve(file))
-      const names = byDir.get(dir) ?? new Set<string>()
-      names.add(NodePath.basename(file))
-      byDir.set(dir, names)
-    }
-    for (const [dir, names] of byDir) {
-      yield* Effect.acquireRelease(
-        Effect.sync(() => {
-          try {
-            return NodeFs.watch(dir, { persistent: false }, (_event, name) => {
-              if (name === null || names.has(name.toString())) Queue.offerUnsafe(wake, undefined)
-            }).on("error", () => Queue.offerUnsafe(wake, undefined))
-          } catch {
-            return undefined // no such folder (yet): nothing to watch there
-          }
-        }),
-        (watcher) => Effect.sync(() => watcher?.close())
-      )
-    }
-  })
 
 export interface WatchOptions {
   readonly config: Option.Option<string>
   readonly first: Watchable
-  /** The host once the session has started. */
-  readonly host: () => ExtensionHostShape | undefined
+  /**
+   * Takes `source` as what the session starts with, when it has not begun starting its host: true then; false once
+   * it has (its host is built from the source as it was: this one must be reloaded into it).
+   */
+  readonly adopt: (source: RunSource) => boolean
+  /** The host, once started. */
+  readonly host: Deferred.Deferred<ExtensionHostShape>
   /** The input has ended: the session is closing, nothing more is reloaded. */
   readonly ended: () => boolean
   /** Each source loaded and in use (for a host not started yet, `--summary` and `--strict`). */
@@ -158,9 +154,15 @@ export const watchRun = (
     const wake = yield* Queue.sliding<void>(1)
     let watching = yield* Scope.make()
     yield* Effect.addFinalizer(() => Scope.close(watching, Exit.void))
-    yield* changes(options.first.files, wake).pipe(Scope.provide(watching))
+    const unwatched = yield* changes(options.first.files, wake).pipe(Scope.provide(watching))
     // Said once the watch is set: a change from here on reloads (and what is watched is no guess).
-    const present = [...new Set(options.first.files.filter((file) => NodeFs.existsSync(file)))]
+    const present = [
+      ...new Set(
+        options.first.files.filter(
+          (file) => NodeFs.existsSync(file) && !unwatched.has(NodePath.dirname(NodePath.resolve(file)))
+        )
+      )
+    ]
     yield* say(`abhed-ext run: watching ${present.length > 0 ? present.join(", ") : "the config's places"} for changes`)
     const rewatch = (files: ReadonlyArray<string>) =>
       Effect.gen(function* () {
@@ -181,13 +183,17 @@ export const watchRun = (
         )
       }
       yield* rewatch(next.value.files)
-      const host = options.host()
-      if (host === undefined || options.ended()) {
-        options.loaded(next.value.source)
+      if (options.adopt(next.value.source)) {
         return yield* say(
           `abhed-ext run: reloaded ${next.value.source.label} (the session has not started: it starts with it)`
         )
       }
+      // A host starting is built from the config as it was before this edit: reloaded once it has started.
+      if (!Deferred.isDoneUnsafe(options.host)) {
+        yield* say(`abhed-ext run: read ${next.value.source.label} again: reloading once the extensions have started`)
+      }
+      const host = yield* Deferred.await(options.host)
+      if (options.ended()) return
       yield* next.value.reload(host).pipe(
         Effect.matchEffect({
           onSuccess: (report) =>

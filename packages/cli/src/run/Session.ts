@@ -74,7 +74,12 @@ export const runSession = <E, R, HE, HR>(options: SessionOptions<E, R, HE, HR>):
           // (JudgedCalls.ts); one without call_id takes that call's id, never a call's it is not for.
           const judgedInvoke =
             decoded.success.event === "invoke_tool"
-              ? judged.judge(decoded.success.call_id, decoded.success.tool, decoded.success.args)
+              ? judged.judge(
+                  decoded.success.call_id,
+                  decoded.success.tool,
+                  decoded.success.args,
+                  JudgedCalls.providerOf(host === undefined ? undefined : yield* host.tools, decoded.success.tool)
+                )
               : undefined
           const completed = callIds.complete(
             decoded.success.event === "invoke_tool" && decoded.success.call_id === undefined && judgedInvoke
@@ -95,6 +100,9 @@ export const runSession = <E, R, HE, HR>(options: SessionOptions<E, R, HE, HR>):
             return yield* options.onLine({ line, input: request, output: { error: refused, line }, refused: true })
           }
           const h = yield* hostFor(request, line)
+          // Who provides the tool as the call is decided (the set a reload may replace before its invoke).
+          const provider =
+            request.event === "tool_call" ? JudgedCalls.providerOf(yield* h.tools, request.tool) : undefined
           const output = yield* dispatch(h, request).pipe(
             Effect.catch((e): Effect.Effect<ErrorLine> => Effect.succeed({ error: e.message, line })),
             // A bug must not end the session with the rest of the input undecided: this line gets an error (the
@@ -119,7 +127,8 @@ export const runSession = <E, R, HE, HR>(options: SessionOptions<E, R, HE, HR>):
               // and the `{}` such an output prints must not hold an invoke of the tool with `{}`.
               settled: output.rounds === 0 ? request.args : output.args,
               decision: output.decision,
-              line
+              line,
+              provider
             })
           } else if (request.event === "tool_call" && request.call_id !== undefined) {
             // No decision (an internal error): its invoke must not run as if it had been allowed.
@@ -130,7 +139,8 @@ export const runSession = <E, R, HE, HR>(options: SessionOptions<E, R, HE, HR>):
               proposed: args,
               settled: args,
               decision: "error",
-              line
+              line,
+              provider
             })
           }
           yield* options.onLine({ line, input: request, output })

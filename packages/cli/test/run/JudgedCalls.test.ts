@@ -28,4 +28,17 @@ describe("JudgedCalls", () => {
       expect(judged.judge(undefined, "bash", { command: `ls ${i}`, x: 1 })).toBeUndefined()
     expect(judged.judge(undefined, "bash", { command: "ls 7" })).toMatchObject({ callId: "c-7", refusal: undefined })
   })
+
+  it("an invoke of a tool another extension provides now (or with another input_schema) is refused", () => {
+    const judged = JudgedCalls.make()
+    const tool = (extension: string, type: string) =>
+      JudgedCalls.providerOf([{ extension, tool: { name: "bash", description: "", input_schema: { type } } }], "bash")
+    judged.decided({ ...allowed(1), provider: tool("maker", "object") })
+    expect(judged.judge(undefined, "bash", { command: "ls 1" }, tool("maker", "object"))?.refusal).toBeUndefined()
+    for (const now of [tool("other", "object"), tool("maker", "string"), undefined]) {
+      expect(judged.judge("c-1", "bash", { command: "ls 1" }, now)?.refusal).toContain(
+        'is no longer the tool the tool_call "c-1" (line 1) was decided on'
+      )
+    }
+  })
 })

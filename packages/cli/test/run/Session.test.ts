@@ -4,6 +4,7 @@ import { Cause, Deferred, Effect, Fiber, Queue, Stream } from "effect"
 import { type LineResult, runSession } from "../../src/run/Session.ts"
 
 const mockHost = ExtensionHost.layerMock({
+  tools: Effect.succeed([]),
   toolCall: (call) => Effect.succeed({ decision: "allow", reasons: [], args: call.args, rounds: 1 }),
   invokeTool: (call) => new UnknownTool({ tool: call.tool }),
   beforeAgentStart: (system) => Effect.succeed({ system: `${system}!` })
@@ -69,6 +70,7 @@ describe("runSession", () => {
     Effect.gen(function* () {
       const invoked: Array<unknown> = []
       const broken = ExtensionHost.layerMock({
+        tools: Effect.succeed([]),
         toolCall: (call) =>
           call.args["boom"] === true
             ? Effect.die(new Error("boom"))
@@ -149,6 +151,7 @@ describe("runSession", () => {
       Effect.gen(function* () {
         const seen: Array<unknown> = []
         const rewriting = ExtensionHost.layerMock({
+          tools: Effect.succeed([]),
           toolCall: (call) =>
             Effect.succeed({ decision: "allow", reasons: [], args: { ...call.args, sandboxed: true }, rounds: 2 }),
           toolResult: (result) =>

@@ -10,6 +10,7 @@ import { type LineResult, runSession } from "../../src/run/Session.ts"
  */
 
 const host = ExtensionHost.layerMock({
+  tools: Effect.succeed([]),
   toolCall: (call) => Effect.succeed({ decision: "allow", reasons: [], args: call.args, rounds: 1 })
 })
 
