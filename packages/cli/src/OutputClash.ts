@@ -1,5 +1,6 @@
 import { Effect } from "effect"
 import * as NodeFs from "node:fs"
+import { identity, sameFile } from "./FileIdentity.ts"
 
 /**
  * A report a command writes (`test --junit FILE`, `audit --html FILE`) onto a file the same command reads: its
@@ -7,18 +8,6 @@ import * as NodeFs from "node:fs"
  * replace them, and the cases, the policy or the audit trail would be lost to a slip of tab completion. Files are
  * compared by device and inode, so a second name or a link is caught too.
  */
-
-type Identity = { readonly dev: number; readonly ino: number }
-
-const identity = (stat: () => NodeFs.Stats): Identity | undefined => {
-  try {
-    const { dev, ino } = stat()
-    return { dev, ino }
-  } catch {
-    // Missing or unreadable: no clash (reading or writing it says what is wrong with it).
-    return undefined
-  }
-}
 
 /** A file the command reads (`-`: stdin), and what it is to the user: "the cases file". */
 export interface ReadFile {
@@ -35,10 +24,12 @@ export const outputClash = (
   Effect.sync(() => {
     const target = identity(() => NodeFs.statSync(out))
     if (target === undefined) return undefined
-    const hit = reads.find(({ file }) => {
-      const read = identity(() => (file === "-" ? NodeFs.fstatSync(0) : NodeFs.statSync(file)))
-      return read !== undefined && read.dev === target.dev && read.ino === target.ino
-    })
+    const hit = reads.find(({ file }) =>
+      sameFile(
+        target,
+        identity(() => (file === "-" ? NodeFs.fstatSync(0) : NodeFs.statSync(file)))
+      )
+    )
     return hit === undefined
       ? undefined
       : `${flag} ${out} is ${hit.role}${hit.file === "-" ? " (stdin)" : ""}: the report would overwrite it`

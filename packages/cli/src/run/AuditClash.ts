@@ -1,5 +1,6 @@
 import { Effect } from "effect"
 import * as NodeFs from "node:fs"
+import { identity, sameFile } from "../FileIdentity.ts"
 
 /**
  * `run --audit FILE` where FILE is also what the run reads: its events (a file, or stdin redirected from it) or its
@@ -7,21 +8,6 @@ import * as NodeFs from "node:fs"
  * record them again, without end, until the disk is full; appending to its config corrupts it (and under `--watch`
  * reloads it at every record). Files are compared by device and inode, so a second name or a link is caught too.
  */
-
-type Identity = { readonly dev: number; readonly ino: number }
-
-const identity = (stat: () => NodeFs.Stats): Identity | undefined => {
-  try {
-    const { dev, ino } = stat()
-    return { dev, ino }
-  } catch {
-    // Missing or unreadable: no clash (the file's own open says what is wrong with it).
-    return undefined
-  }
-}
-
-const same = (a: Identity | undefined, b: Identity | undefined) =>
-  a !== undefined && b !== undefined && a.dev === b.dev && a.ino === b.ino
 
 /** The role `audit` clashes with (a phrase for the usage error), or undefined. */
 export const auditClash = (
@@ -34,11 +20,11 @@ export const auditClash = (
     if (file === undefined) return undefined
     if (
       events === "-"
-        ? same(
+        ? sameFile(
             file,
             identity(() => NodeFs.fstatSync(0))
           )
-        : same(
+        : sameFile(
             file,
             identity(() => NodeFs.statSync(events))
           )
@@ -48,7 +34,7 @@ export const auditClash = (
     if (
       config !== undefined &&
       config !== "-" &&
-      same(
+      sameFile(
         file,
         identity(() => NodeFs.statSync(config))
       )
