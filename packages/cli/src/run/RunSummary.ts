@@ -21,6 +21,8 @@ interface PerExtension {
   readonly latencies: Array<number>
   /** The first failure: why it died. */
   death: string | undefined
+  /** The requests it answered `failed` (it could not answer them, and lived on): its on_failure answered each. */
+  couldNotAnswer: number
   /** tool_call replies that gave a reason but no block or ask: an allow, which an extension cannot give. */
   readonly ignoredAllows: Array<string>
   /** The notes of `abhed-ext hook` on a hook run that failed (no opinion): not an allow, a guard that did not run. */
@@ -30,7 +32,13 @@ interface PerExtension {
 /** How `abhed-ext hook` begins the reason of a failed run it answers as no opinion (hook/HookOutcome.ts). */
 const HookFailed = "hook failed: "
 
-const fresh = (): PerExtension => ({ latencies: [], death: undefined, ignoredAllows: [], hookFailures: [] })
+const fresh = (): PerExtension => ({
+  latencies: [],
+  death: undefined,
+  couldNotAnswer: 0,
+  ignoredAllows: [],
+  hookFailures: []
+})
 
 export interface RunTally {
   /** Every extension configured during the run (with `--watch`, those a reload added too). */
@@ -84,6 +92,11 @@ export const addRecord = (tally: RunTally, record: AuditRecord): void => {
     for (const x of round.exchanges) {
       const per = tally.per.get(x.extension)
       if (per === undefined) continue
+      // A reply that says it could not answer: no death (the extension lives on), but no answer either.
+      if (x.status === "failed") {
+        per.couldNotAnswer++
+        continue
+      }
       if (!NotFailed.has(x.status)) {
         // With the line of its stderr that says why, as the host's warning has it (the operator's, never the model's).
         per.death ??= `${x.error ?? x.status}${typeof x.stderr === "string" ? `: ${x.stderr}` : ""}`
@@ -154,7 +167,11 @@ export const render = (tally: RunTally): string => {
       sorted.length === 0
         ? "no replies"
         : `${sorted.length} repl${sorted.length === 1 ? "y" : "ies"}, p50 ${ms(quantile(sorted, 0.5))}, p99 ${ms(quantile(sorted, 0.99))}`
-    lines.push(`  ${name.padEnd(width)}  ${per.death === undefined ? "live" : `DEAD: ${per.death}`}; ${latency}`)
+    const unanswered =
+      per.couldNotAnswer === 0 ? "" : `; could not answer ${per.couldNotAnswer} request(s) (its on_failure answered)`
+    lines.push(
+      `  ${name.padEnd(width)}  ${per.death === undefined ? "live" : `DEAD: ${per.death}`}; ${latency}${unanswered}`
+    )
     if (per.ignoredAllows.length > 0) {
       lines.push(
         `  ${" ".repeat(width)}  ${per.ignoredAllows.length} allow(s) ignored (an extension may veto, never permit), ` +
@@ -175,9 +192,14 @@ export const render = (tally: RunTally): string => {
 /** Why `--strict` fails the run, or undefined. */
 export const strictProblem = (tally: RunTally): string | undefined => {
   if (tally.extensions.length === 0) return "no extension is configured"
+  // A guard that could not answer is no guard for those requests: as much a broken setup as a death.
   const dead = tally.extensions.flatMap((name) => {
-    const death = tally.per.get(name)?.death
-    return death === undefined ? [] : [`${name} died (${death})`]
+    const per = tally.per.get(name)
+    if (per === undefined) return []
+    return [
+      ...(per.death === undefined ? [] : [`${name} died (${per.death})`]),
+      ...(per.couldNotAnswer === 0 ? [] : [`${name} could not answer ${per.couldNotAnswer} request(s)`])
+    ]
   })
   return dead.length === 0 ? undefined : dead.join("; ")
 }
