@@ -130,10 +130,17 @@ export const repliedSaid = <E extends EventName>(
 /** The most of a `failed` reply's text the host repeats (in the on_failure reason and its log). */
 export const FailedTextMax = 200
 
-/** A `failed` reply's text as the host repeats it: one printable line, bounded. */
+/**
+ * A `failed` reply's text as the host repeats it: one printable line, bounded. Only its head is made printable (one
+ * char more than is shown, to know it is longer): escaping all of a reply of megabytes of bidirectional overrides
+ * took seconds of CPU, twice a failure. The cut never splits a surrogate pair (a lone half is no text).
+ */
 export const failedText = (text: string): string => {
-  const line = printable(text.trim())
-  return line === "" ? "no reason given" : line.length > FailedTextMax ? `${line.slice(0, FailedTextMax)}…` : line
+  const line = printable(text.trim().slice(0, FailedTextMax + 1))
+  if (line === "") return "no reason given"
+  if (line.length <= FailedTextMax) return line
+  const cut = line.slice(0, FailedTextMax)
+  return `${/[\ud800-\udbff]$/.test(cut) ? cut.slice(0, -1) : cut}…`
 }
 
 /**
