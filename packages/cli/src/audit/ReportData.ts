@@ -141,6 +141,9 @@ export const reportBuilder = (files: ReadonlyArray<string>) => {
             e.allows++
         } else if (!Healthy.has(status)) {
           e.failures++
+          // A reply that says it could not answer is a failure, not a death (the extension lived on): listed as
+          // its death, it would also hide the death that may come after it.
+          if (status === "failed") continue
           const key = `${file}\u0000${r.session_id}\u0000${x.extension}`
           if (!deathSeen.has(key)) {
             deathSeen.add(key)
