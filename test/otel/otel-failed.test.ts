@@ -1,0 +1,46 @@
+import { AuditLog, ExtensionHost, FakeExtension } from "@abhed/host"
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, Tracer } from "effect"
+
+/**
+ * A reply that says `failed` (docs/protocol.md), on a span: its status, the host's fixed error and the on_failure
+ * that decided; the extension's own words (which may quote what it read) on no span.
+ */
+describe("telemetry spans of a failed reply", () => {
+  it.effect("status failed, the fixed error, the on_failure; its words on no span", () =>
+    Effect.gen(function* () {
+      const spans: Array<Tracer.Span> = []
+      const tracer = Tracer.make({
+        span(options) {
+          const span = Tracer.nativeTracer.span(options)
+          spans.push(span)
+          return span
+        }
+      })
+      const guard = FakeExtension.fromReplies(
+        "guard",
+        { tool_call: () => ({ failed: "could not parse AKIA-SECRET-KEY" }) },
+        { on_failure: "deny" }
+      )
+      const decision = yield* Effect.gen(function* () {
+        const h = yield* ExtensionHost
+        return (yield* h.toolCall({ tool: "bash", args: {}, call_id: "c-1" })).decision
+      }).pipe(
+        Effect.provide(ExtensionHost.layerFake([guard], { sessionId: "s" })),
+        Effect.provide(AuditLog.layerNone),
+        Effect.withTracer(tracer)
+      )
+      assert.strictEqual(decision, "deny")
+      const call = spans.find((s) => s.name === "abhed.tool_call")
+      const child = spans.find(
+        (s) => s.name === "abhed.extension" && s.parent._tag === "Some" && s.parent.value === call
+      )
+      assert.ok(child)
+      assert.strictEqual(child.attributes.get("abhed.extension.status"), "failed")
+      assert.strictEqual(child.attributes.get("abhed.extension.error"), "failed (the extension could not answer)")
+      assert.strictEqual(child.attributes.get("abhed.extension.on_failure"), "deny")
+      for (const span of spans)
+        for (const value of span.attributes.values()) assert.notInclude(String(value), "AKIA-SECRET-KEY")
+    })
+  )
+})
