@@ -50,7 +50,10 @@ const exchangeRow = (event: string, x: AuditEntryExchange, s: Style, width: numb
   if (x.status === "not_matched") {
     return `    ${name} ${s.dim(`${"—".padStart(8)}  not matched: skipped by its match rules, not written`)}`
   }
-  return `    ${name} ${s.dim(time)}  ${s.red(`${p(x.status.toUpperCase())}: ${p(x.error ?? "no reply")}${stderrOf(x)}`)}`
+  // A `failed` reply's other fields: ignored, and said (a block beside it is no block).
+  const ignored =
+    x.ignored !== undefined && x.ignored.length > 0 ? s.dim(` (ignored: ${x.ignored.map(p).join(", ")})`) : ""
+  return `    ${name} ${s.dim(time)}  ${s.red(`${p(x.status.toUpperCase())}: ${p(x.error ?? "no reply")}${stderrOf(x)}`)}${ignored}`
 }
 
 /** The first line: which call, the request, and where the record is. */
