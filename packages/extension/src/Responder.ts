@@ -99,6 +99,8 @@ export const responder = <R>(handlers: Handlers<R>, options: ResponderOptions<R>
       log("Error", `${event}: handler failed (sent "failed"): ${describe(error)}`)
       return line(couldNotAnswer(event, "failed"), id)
     }
+    // Nothing (a plain JavaScript handler's bare `return` on the calls it lets through): no opinion, as `{}` is.
+    if (value === undefined || value === null) return line(NoOpinion, id)
     const encoded = encodeReply(event, value)
     if (encoded._tag === "Failure") {
       log("Error", encoded.failure)

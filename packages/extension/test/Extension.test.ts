@@ -122,6 +122,29 @@ describe("EffectExtension.respond (in-process)", () => {
   })
 })
 
+describe("a handler that returns nothing (in-process)", () => {
+  it("is no opinion, {}: a plain JavaScript handler's bare return, a Promise or an Effect of nothing, null", async () => {
+    const logged: Array<string> = []
+    // What a plain JavaScript author writes (the types ask for a reply; JavaScript does not check them).
+    const nothing = (tool: string): never =>
+      (tool === "promise"
+        ? Promise.resolve(undefined)
+        : tool === "effect"
+          ? Effect.succeed(undefined)
+          : tool === "null"
+            ? null
+            : undefined) as never
+    const respond = Extension.respond(
+      { tool_call: (req) => (req.tool === "rm" ? { block: true, reason: "no" } : nothing(req.tool)) },
+      (_, message) => void logged.push(message)
+    )
+    for (const tool of ["bare", "promise", "effect", "null"])
+      expect(await respond(JSON.stringify({ ...toolCall(tool, {}), id: 1 })), tool).toBe('{"id":1}\n')
+    expect(await respond(JSON.stringify(toolCall("rm", {})))).toBe('{"block":true,"reason":"no"}\n')
+    expect(logged).toEqual([])
+  })
+})
+
 describe("Extension.respond (in-process, handlers with or without Effect)", () => {
   const logged: Array<string> = []
   const respond = Extension.respond(
