@@ -87,8 +87,8 @@ describe.concurrent("run --summary, run --strict", () => {
 })
 
 describe("run --summary and a hook adapter whose hook fails", () => {
-  it("counts the failed runs as such, not as allows", async () => {
-    // A hook that cannot run (exit 126: not executable, in the field) is no opinion with a note in the reason.
+  it("counts the failed runs as requests it could not answer, not as allows nor a death (--strict passes)", async () => {
+    // A hook that cannot run (exit 126: not executable, in the field) is answered failed: on_failure decides.
     const file = configFile([
       {
         name: "hooked",
@@ -98,12 +98,15 @@ describe("run --summary and a hook adapter whose hook fails", () => {
         ...Patient
       }
     ])
-    const r = await runCli(["run", "-c", file, "--summary"], { input: calls })
+    const r = await runCli(["run", "-c", file, "--summary", "--strict"], { input: calls })
     const summary = r.stderr.trimEnd().split("\n")
     expect(summary.at(-1)).toMatch(
-      /^ +2 hook run\(s\) failed, each no opinion \(--fail-closed blocks instead\), e\.g\. "hook failed: exit 126/
+      /^ +2 request\(s\) it could not answer \(it replied failed; its on_failure applied to each, and the log says why\)$/
     )
+    expect(summary.at(-2)).toMatch(/^ {2}hooked {2}live; /)
+    expect(r.stderr).toContain("extension hooked could not answer a tool_call request: hook failed: exit 126")
     expect(r.stderr).not.toContain("allow(s) ignored")
+    expect(r.code, r.stderr).toBe(0)
   })
 })
 

@@ -23,14 +23,25 @@ interface PerExtension {
   death: string | undefined
   /** tool_call replies that gave a reason but no block or ask: an allow, which an extension cannot give. */
   readonly ignoredAllows: Array<string>
-  /** The notes of `abhed-ext hook` on a hook run that failed (no opinion): not an allow, a guard that did not run. */
+  /**
+   * The notes of `abhed-ext hook` on a hook run that failed in part (a value the peer does not know beside a rewrite,
+   * which stands): not an allow, a guard that did not answer whole. A run that failed whole is answered `failed`.
+   */
   readonly hookFailures: Array<string>
+  /** Requests it answered `failed` (it could not answer them): no death, its on_failure applied to each. */
+  unanswered: number
 }
 
-/** How `abhed-ext hook` begins the reason of a failed run it answers as no opinion (hook/HookOutcome.ts). */
+/** How `abhed-ext hook` begins the note of a run that failed in part (hook/HookOutcome.ts). */
 const HookFailed = "hook failed: "
 
-const fresh = (): PerExtension => ({ latencies: [], death: undefined, ignoredAllows: [], hookFailures: [] })
+const fresh = (): PerExtension => ({
+  latencies: [],
+  death: undefined,
+  ignoredAllows: [],
+  hookFailures: [],
+  unanswered: 0
+})
 
 export interface RunTally {
   /** Every extension configured during the run (with `--watch`, those a reload added too). */
@@ -84,6 +95,10 @@ export const addRecord = (tally: RunTally, record: AuditRecord): void => {
     for (const x of round.exchanges) {
       const per = tally.per.get(x.extension)
       if (per === undefined) continue
+      if (x.status === "failed") {
+        per.unanswered++
+        continue
+      }
       if (!NotFailed.has(x.status)) {
         // With the line of its stderr that says why, as the host's warning has it (the operator's, never the model's).
         per.death ??= `${x.error ?? x.status}${typeof x.stderr === "string" ? `: ${x.stderr}` : ""}`
@@ -162,10 +177,16 @@ export const render = (tally: RunTally): string => {
           `e.g. ${printable(JSON.stringify(per.ignoredAllows[0]))}`
       )
     }
+    if (per.unanswered > 0) {
+      lines.push(
+        `  ${" ".repeat(width)}  ${per.unanswered} request(s) it could not answer (it replied failed; its on_failure ` +
+          "applied to each, and the log says why)"
+      )
+    }
     if (per.hookFailures.length > 0) {
       lines.push(
-        `  ${" ".repeat(width)}  ${per.hookFailures.length} hook run(s) failed, each no opinion (--fail-closed ` +
-          `blocks instead), e.g. ${JSON.stringify(per.hookFailures[0])}`
+        `  ${" ".repeat(width)}  ${per.hookFailures.length} hook run(s) failed in part, the rest of the answer standing ` +
+          `(--fail-closed blocks instead), e.g. ${JSON.stringify(per.hookFailures[0])}`
       )
     }
   }
