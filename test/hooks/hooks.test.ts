@@ -759,6 +759,9 @@ describe("abhed-ext import-hooks", () => {
     )
     expect(imported.stderr).toContain("environment: hooks run with the extension's environment, not your shell's")
     expect(imported.stderr).toContain("failures: without --fail-closed")
+    expect(imported.stderr).toContain(
+      'is left to the extension\'s on_failure: no opinion by default, as in the peers; set its on_failure to "deny"'
+    )
   })
 
   it("a matcher that starts with '-' is passed as --matcher=…: the adapter starts and the hook blocks", async () => {
