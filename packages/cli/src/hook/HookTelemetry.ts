@@ -104,7 +104,7 @@ const reasonAttribute = (run: ObservedRun, home: ReadonlyArray<string>): Record<
   // A failed run's reply says why in `failed`: the reason of the run, as a note was before.
   const failed = run.reply["failed"]
   const said = typeof failed === "string" ? { reason: failed } : run.reply
-  const reason = reasonOf(said, () => requestTexts(run.request, run.reply, home))
+  const reason = reasonOf(said, () => requestTexts(run.request, said, home))
   return reason === undefined ? {} : { "abhed.hook.reason": reason }
 }
 
