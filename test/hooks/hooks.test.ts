@@ -368,6 +368,25 @@ describe("a hook that fails or overflows", () => {
     }
   })
 
+  it("abhed-ext check fails an adapter whose hook fails: its requests are answered failed", async () => {
+    const r = await runCli([
+      "check",
+      "--",
+      process.execPath,
+      bin,
+      "hook",
+      "--format=claude",
+      "--",
+      "bash",
+      fixture("broken.sh")
+    ])
+    expect(r.code, r.stdout).toBe(1)
+    expect(r.stdout).toMatch(/FAIL +valid_replies/)
+    expect(r.stdout).toContain(
+      'tool_call: could not answer (its reply says "failed": "hook failed: exit 1: broken hook: cannot reach the policy server")'
+    )
+  })
+
   it("a request it cannot read stops the adapter without a reply or a run (a guard must not pass it), exit 1", async () => {
     const valid = call("ls", { id: "r1", session_id: "s", call_id: "c-1" })
     const unreadable = call("rm -rf /", { id: "r2" }) // no session_id, no call_id: not a request the host writes
