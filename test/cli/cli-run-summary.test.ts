@@ -110,6 +110,30 @@ describe("run --summary and a hook adapter whose hook fails", () => {
   })
 })
 
+describe("run --summary and a hook whose answer fails in part", () => {
+  it("counts the runs whose rewrite stood beside a value the peer does not know, with the note", async () => {
+    // Claude knows no decision "deny": the run failed, but its updatedInput is a rewrite, which stands.
+    const answer = JSON.stringify({
+      decision: "deny",
+      hookSpecificOutput: { hookEventName: "PreToolUse", updatedInput: { command: "ls" } }
+    })
+    const file = configFile([
+      {
+        name: "hooked",
+        command: process.execPath,
+        args: [bin, "hook", "--format=claude", "--", "bash", "-c", `cat >/dev/null; printf '%s' '${answer}'`],
+        events: ["tool_call"],
+        ...Patient
+      }
+    ])
+    const r = await runCli(["run", "-c", file, "--summary"], { input: calls })
+    // Three replies: both calls', and the rewritten call's second round (the hook's own rewrite, answered again).
+    expect(r.stderr.trimEnd().split("\n").at(-1)).toMatch(
+      /^ +3 hook run\(s\) failed in part, the rest of the answer standing \(--fail-closed blocks instead\), e\.g\. "hook failed: it answered decision \\"deny\\"/
+    )
+  })
+})
+
 describe.concurrent("run's warnings", () => {
   it("a config without extensions is a warning on stderr", async () => {
     const file = configFile([])
