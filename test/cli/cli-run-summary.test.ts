@@ -87,8 +87,8 @@ describe.concurrent("run --summary, run --strict", () => {
 })
 
 describe("run --summary and a hook adapter whose hook fails", () => {
-  it("counts the failed runs as such, not as allows", async () => {
-    // A hook that cannot run (exit 126: not executable, in the field) is no opinion with a note in the reason.
+  it("counts the failed runs as requests it could not answer, not as allows nor a death; --strict fails on them", async () => {
+    // A hook that cannot run (exit 126: not executable, in the field) is answered failed: on_failure decides.
     const file = configFile([
       {
         name: "hooked",
@@ -98,12 +98,40 @@ describe("run --summary and a hook adapter whose hook fails", () => {
         ...Patient
       }
     ])
-    const r = await runCli(["run", "-c", file, "--summary"], { input: calls })
+    const r = await runCli(["run", "-c", file, "--summary", "--strict"], { input: calls })
     const summary = r.stderr.trimEnd().split("\n")
-    expect(summary.at(-1)).toMatch(
-      /^ +2 hook run\(s\) failed, each no opinion \(--fail-closed blocks instead\), e\.g\. "hook failed: exit 126/
-    )
+    // Live, and the requests it could not answer counted beside its latency.
+    expect(r.stderr).toMatch(/\n {2}hooked {2}live; .*; could not answer 2 request\(s\) \(its on_failure answered\)\n/)
+    expect(r.stderr).toContain("extension hooked could not answer a tool_call request: hook failed: exit 126")
     expect(r.stderr).not.toContain("allow(s) ignored")
+    expect(r.stderr).not.toContain("DEAD")
+    // A guard that could not answer is no guard for those calls: --strict says so.
+    expect(summary.at(-1)).toBe("abhed-ext run --strict: hooked could not answer 2 request(s)")
+    expect(r.code, r.stderr).toBe(1)
+  })
+})
+
+describe("run --summary and a hook whose answer fails in part", () => {
+  it("counts the runs whose rewrite stood beside a value the peer does not know, with the note", async () => {
+    // Claude knows no decision "deny": the run failed, but its updatedInput is a rewrite, which stands.
+    const answer = JSON.stringify({
+      decision: "deny",
+      hookSpecificOutput: { hookEventName: "PreToolUse", updatedInput: { command: "ls" } }
+    })
+    const file = configFile([
+      {
+        name: "hooked",
+        command: process.execPath,
+        args: [bin, "hook", "--format=claude", "--", "bash", "-c", `cat >/dev/null; printf '%s' '${answer}'`],
+        events: ["tool_call"],
+        ...Patient
+      }
+    ])
+    const r = await runCli(["run", "-c", file, "--summary"], { input: calls })
+    // Three replies: both calls', and the rewritten call's second round (the hook's own rewrite, answered again).
+    expect(r.stderr.trimEnd().split("\n").at(-1)).toMatch(
+      /^ +3 hook run\(s\) failed in part, the rest of the answer standing \(--fail-closed blocks instead\), e\.g\. "hook failed: it answered decision \\"deny\\"/
+    )
   })
 })
 

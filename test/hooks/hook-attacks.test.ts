@@ -61,10 +61,10 @@ describe("a Gemini answer encoded twice (a JSON string holding the JSON)", () =>
 
 describe("an answer that starts with { but is not JSON (a second line after it, a cut)", () => {
   const answer = `${JSON.stringify({ decision: "block", reason: "no" })}\ndone`
-  it("is a failed run: said in the reply's reason, a block with --fail-closed", () => {
+  it("is a failed run: answered failed (the extension's on_failure decides), a block with --fail-closed", () => {
     for (const format of ["claude", "gemini"] as const) {
       expect(map(call("rm -rf /"), exited(0, answer), format).reply).toEqual({
-        reason: "hook failed: its stdout starts with { but is not JSON; no opinion (use --fail-closed to block)"
+        failed: "hook failed: its stdout starts with { but is not JSON"
       })
       expect(map(call("rm -rf /"), exited(0, answer), format, true).reply).toEqual({
         block: true,
@@ -90,9 +90,8 @@ describe("a decision value the peer does not know", () => {
     ]
     for (const [format, answer, said] of cases) {
       const open = map(call("rm -rf /"), exited(0, JSON.stringify(answer)), format).reply
-      expect(open["block"], JSON.stringify(answer)).toBeUndefined()
-      expect(String(open["reason"])).toContain(`hook failed: it answered ${said}, which is not one of`)
-      expect(String(open["reason"])).toContain("no opinion (use --fail-closed to block)")
+      expect(Object.keys(open), JSON.stringify(answer)).toEqual(["failed"])
+      expect(String(open["failed"])).toContain(`hook failed: it answered ${said}, which is not one of`)
       const closed = map(call("rm -rf /"), exited(0, JSON.stringify(answer)), format, true).reply
       expect(closed["block"], JSON.stringify(answer)).toBe(true)
     }
@@ -105,11 +104,10 @@ describe("a decision value the peer does not know", () => {
 })
 
 describe("Claude's permissionDecision written beside hookSpecificOutput, not in it", () => {
-  it("is no answer in Claude Code: a failed run, said in the reason, a block with --fail-closed", () => {
+  it("is no answer in Claude Code: a failed run, answered failed, a block with --fail-closed", () => {
     const answer = exited(0, JSON.stringify({ permissionDecision: "deny", permissionDecisionReason: "no" }))
     expect(map(call("rm -rf /"), answer, "claude").reply).toEqual({
-      reason:
-        'hook failed: it answered permissionDecision "deny" outside hookSpecificOutput, where it is not read; no opinion (use --fail-closed to block)'
+      failed: 'hook failed: it answered permissionDecision "deny" outside hookSpecificOutput, where it is not read'
     })
     expect(map(call("rm -rf /"), answer, "claude", true).reply["block"]).toBe(true)
     // An allow there lifts nothing either way: no failure.
@@ -125,9 +123,9 @@ describe("a rewrite in the wrong shape (updatedInput as a string, tool_output as
       0,
       JSON.stringify({ hookSpecificOutput: { permissionDecision: "allow", updatedInput: "git status" } })
     )
-    expect(map(call("git push --force"), claudeRewrite, "claude").reply["reason"]).toContain(
-      "hook failed: its updatedInput is not an object: the rewrite was not read; no opinion"
-    )
+    expect(map(call("git push --force"), claudeRewrite, "claude").reply).toEqual({
+      failed: "hook failed: its updatedInput is not an object: the rewrite was not read"
+    })
     expect(map(call("git push --force"), claudeRewrite, "claude", true).reply["block"]).toBe(true)
     const geminiInput = exited(0, JSON.stringify({ hookSpecificOutput: { tool_input: ["ls"] } }))
     expect(map(call("rm -rf /"), geminiInput, "gemini", true).reply).toEqual({

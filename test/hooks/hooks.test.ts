@@ -309,18 +309,82 @@ describe("what a hook run says on stderr (the host shows it at --log-level debug
 })
 
 describe("a hook that fails or overflows", () => {
-  it("a failed run is no opinion, and the reply's reason says why (exit code, first line of stderr)", async () => {
-    const r = await runCli(["hook", "--format", "claude", "--", "bash", fixture("broken.sh")], {
-      input: lines(call("ls", { id: "r1", session_id: "s", call_id: "c-1" }))
-    })
-    expect(r.code, r.stderr).toBe(0)
-    expect(jsonLines(r.stdout)).toEqual([
+  it("a failed run is answered failed, saying why (exit code, first line of stderr); --fail-closed blocks", async () => {
+    const request = call("ls", { id: "r1", session_id: "s", call_id: "c-1" })
+    const [open, closed] = await Promise.all(
+      [[], ["--fail-closed"]].map((flags) =>
+        runCli(["hook", "--format", "claude", ...flags, "--", "bash", fixture("broken.sh")], { input: lines(request) })
+      )
+    )
+    expect(open?.code, open?.stderr).toBe(0)
+    expect(jsonLines(open?.stdout ?? "")).toEqual([
+      { id: "r1", failed: "hook failed: exit 1: broken hook: cannot reach the policy server" }
+    ])
+    expect(open?.stderr).toMatch(/tool_call Bash: ran: exit 1 in \d+ ms; failed/)
+    expect(jsonLines(closed?.stdout ?? "")).toEqual([
       {
         id: "r1",
-        reason:
-          "hook failed: exit 1: broken hook: cannot reach the policy server; no opinion (use --fail-closed to block)"
+        block: true,
+        reason: "hook failed: exit 1: broken hook: cannot reach the policy server (--fail-closed)"
       }
     ])
+  })
+
+  it("through run: the extension's on_failure decides a failed run (deny blocks the call and withholds the result; the default passes them), audited as failed, with a warning", async () => {
+    const result = JSON.stringify({ event: "tool_result", tool: "bash", content: "out", is_error: false })
+    const session = async (onFailure: Line) => {
+      const cfg = writeConfig({
+        extensions: [adapter("broken", ["--format", "claude"], ["bash", fixture("broken.sh")], onFailure)]
+      })
+      const audit = join(dirname(cfg), "audit.jsonl")
+      const r = await runCli(["run", "--config", cfg, "--audit", audit], { input: lines(call("ls"), result) })
+      expect(r.code, r.stderr).toBe(0)
+      const records = readFileSync(audit, "utf8")
+        .trim()
+        .split("\n")
+        .map((l) => JSON.parse(l) as { event: string; rounds: Array<{ exchanges: Array<Line> }> })
+        .filter((x) => x.event === "tool_call" || x.event === "tool_result")
+      return { r, out: jsonLines(r.stdout) as Array<Line>, records }
+    }
+    const [denied, passed] = await Promise.all([session({ on_failure: "deny" }), session({})])
+    const why = "extension broken could not answer: hook failed: exit 1: broken hook: cannot reach the policy server"
+    expect(denied.out[0]).toMatchObject({
+      event: "tool_call",
+      decision: "deny",
+      reasons: [{ extension: "broken", reason: why }]
+    })
+    expect(denied.out[1]).toMatchObject({ event: "tool_result", is_error: true })
+    expect(denied.out[1]?.["content"]).not.toBe("out")
+    expect(passed.out[0]).toMatchObject({ event: "tool_call", decision: "allow" })
+    expect(passed.out[1]).toMatchObject({ event: "tool_result", content: "out", is_error: false })
+    for (const { r, records } of [denied, passed]) {
+      expect(records.map((x) => x.rounds[0]?.exchanges[0]?.["status"])).toEqual(["failed", "failed"])
+      // The extension lives on (each request is answered by the same adapter), and the host warns each time.
+      expect(r.stderr).toContain(
+        "extension broken could not answer a tool_call request: hook failed: exit 1: broken hook: cannot reach the policy server"
+      )
+      expect(r.stderr).toContain("extension broken could not answer a tool_result request")
+      expect(r.stderr).not.toContain("is dead")
+    }
+  })
+
+  it("abhed-ext check fails an adapter whose hook fails: its requests are answered failed", async () => {
+    const r = await runCli([
+      "check",
+      "--",
+      process.execPath,
+      bin,
+      "hook",
+      "--format=claude",
+      "--",
+      "bash",
+      fixture("broken.sh")
+    ])
+    expect(r.code, r.stdout).toBe(1)
+    expect(r.stdout).toMatch(/FAIL +valid_replies/)
+    expect(r.stdout).toContain(
+      'tool_call: could not answer (its reply says "failed": "hook failed: exit 1: broken hook: cannot reach the policy server")'
+    )
   })
 
   it("a request it cannot read stops the adapter without a reply or a run (a guard must not pass it), exit 1", async () => {
@@ -330,7 +394,7 @@ describe("a hook that fails or overflows", () => {
       input: lines(valid, unreadable, valid)
     })
     expect(r.code, r.stderr).toBe(1)
-    expect(jsonLines(r.stdout)).toEqual([{ id: "r1", reason: expect.stringContaining("hook failed: exit 1") }])
+    expect(jsonLines(r.stdout)).toEqual([{ id: "r1", failed: expect.stringContaining("hook failed: exit 1") }])
     expect(r.stderr.match(/: ran: /g)).toHaveLength(1)
     // The host shows the last stderr line as the cause of the adapter's death, then applies its on_failure.
     expect(r.stderr.trimEnd().split("\n").at(-1)).toMatch(
@@ -714,6 +778,9 @@ describe("abhed-ext import-hooks", () => {
     )
     expect(imported.stderr).toContain("environment: hooks run with the extension's environment, not your shell's")
     expect(imported.stderr).toContain("failures: without --fail-closed")
+    expect(imported.stderr).toContain(
+      'is left to the extension\'s on_failure: no opinion by default, as in the peers; set its on_failure to "deny"'
+    )
   })
 
   it("a matcher that starts with '-' is passed as --matcher=…: the adapter starts and the hook blocks", async () => {

@@ -203,6 +203,23 @@ describe("abhed-ext hook with OTEL_EXPORTER_OTLP_ENDPOINT", () => {
     )
   })
 
+  it("a failed run is recorded as decision failed, its reason the reply's failed (not a rewrite without one)", () => {
+    const attributes = HookTelemetry.runAttributes(
+      {
+        request: { event: "tool_call", session_id: "s", args: { command: `ls ${ArgMarker}` } },
+        event: "tool_call",
+        tool: undefined,
+        result: { _tag: "Exited", code: 1, stdout: "", stderr: "boom" },
+        reply: { failed: "hook failed: exit 1: boom" },
+        took: Duration.millis(3)
+      },
+      "bash",
+      "claude"
+    )
+    assert.strictEqual(attributes["abhed.hook.decision"], "failed")
+    assert.strictEqual(attributes["abhed.hook.reason"], "hook failed: exit 1: boom")
+  })
+
   it("a run telemetry cannot record is lost to it alone: the answer never waits on it or fails with it", () => {
     const telemetry = HookTelemetry.fromEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: "http://127.0.0.1:9" }, "bash", "claude")
     // A latency no span can hold (its end time would be no number): nothing thrown into the adapter's answer.

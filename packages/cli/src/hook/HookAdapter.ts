@@ -65,6 +65,7 @@ const endOf = (run: HookRun): string => {
 
 /** What a reply became, for the per-run log line: never the args or content themselves (they may hold secrets). */
 const becameOf = (reply: Record<string, unknown>): string => {
+  if (reply["failed"] !== undefined) return "failed"
   const parts: Array<string> = []
   if (reply["block"] === true) parts.push("block")
   if (reply["ask"] === true) parts.push("ask")

@@ -110,8 +110,9 @@ export const importNotes = (imported: SettingsHooks, defaultTimeoutMs: number): 
     "environment: hooks run with the extension's environment, not your shell's: a baseline (PATH, HOME, USER, " +
       `LANG, TMPDIR, …) and ${imported.format === "gemini" ? "GEMINI_PROJECT_DIR, " : ""}CLAUDE_PROJECT_DIR; a variable a hook needs (a token) must be named in the extension's ` +
       "env_passthrough or set in its env, else the hook runs without it",
-    "failures: without --fail-closed, a hook that fails (an exit code other than 0 and 2, a timeout, a crash) is no " +
-      "opinion, as in the peers; add --fail-closed to the extension's args to block the call instead"
+    "failures: without --fail-closed, a hook that fails (an exit code other than 0 and 2, a timeout, a crash) is left " +
+      'to the extension\'s on_failure: no opinion by default, as in the peers; set its on_failure to "deny", or add ' +
+      "--fail-closed to its args, to block the call instead"
   ]
 }
 

@@ -40,7 +40,7 @@ export const flags = {
   ),
   failClosed: Flag.Boolean("fail-closed").pipe(
     Flag.withDescription(
-      "a run that fails (timeout, crash, cannot start, an exit code other than 0 and 2, stdout over 16 MiB, an answer it cannot read) blocks, instead of being no opinion"
+      "a run that fails (timeout, crash, cannot start, an exit code other than 0 and 2, stdout over 16 MiB, an answer it cannot read) blocks, whatever the extension's on_failure (without it, the run is answered failed: on_failure decides)"
     ),
     Flag.withDefault(false)
   ),

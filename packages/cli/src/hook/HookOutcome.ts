@@ -3,6 +3,7 @@ import type { HookFormat } from "./HookFormat.ts"
 import type { Json, ToolPart } from "./HookInput.ts"
 import { type HookRun, MaxStdoutBytes } from "./HookRunner.ts"
 import { argsFromPeer, argsToPeer } from "./HookToolNames.ts"
+import { failedWhy, firstLine, tail } from "./HookFailureText.ts"
 import {
   claudeDecisions,
   claudePermissions,
@@ -23,8 +24,8 @@ export interface MapOptions {
   readonly format: HookFormat
   /**
    * A run that failed (timed out, crashed, could not start, exited other than 0 or 2, its stdout was cut, or its
-   * answer starts with `{` and does not parse or holds a decision the peer does not know) blocks instead of being no
-   * opinion.
+   * answer starts with `{` and does not parse or holds a decision the peer does not know) blocks, instead of being
+   * answered `failed` (the extension's `on_failure` then decides).
    */
   readonly failClosed: boolean
   /** For messages: the hook's command line. */
@@ -53,6 +54,8 @@ interface Said {
   appendContent: Array<string>
   /** What the hook said that would have permitted the call in its own agent (an allow), if it did. */
   allowed?: string | undefined
+  /** The run failed (without --fail-closed): what the reply's `failed` says, unless the hook's answer did change something. */
+  failed?: string | undefined
 }
 
 const stricter = (a: Level, b: Level): Level =>
@@ -139,23 +142,6 @@ const readJson = (
   }
 }
 
-/** How much of the first line of a failed hook's stderr goes into a reply: enough to name the problem. */
-const FailureLineChars = 200
-
-/**
- * The first non-empty line of stderr, trimmed and cut to `FailureLineChars`, as `: line` (or ""). Only the hook's
- * own words and our account of the run go into a reply, never the call's args or content: a reply's reason is kept
- * in the audit record, and a hook that fails on a secret should not copy it there.
- */
-const firstLine = (stderr: string): string => {
-  const line = stderr
-    .split("\n")
-    .map((l) => l.trim())
-    .find((l) => l !== "")
-  if (line === undefined) return ""
-  return `: ${line.length > FailureLineChars ? `${line.slice(0, FailureLineChars)}…` : line}`
-}
-
 /** Exit code, stdout and stderr: what the hook said, per the peer's rules. */
 const interpret = (
   run: HookRun,
@@ -166,14 +152,14 @@ const interpret = (
 ): Said => {
   const said = emptySaid()
   /**
-   * The run failed: the hook gave no answer. Without --fail-closed that is no opinion (the peers' "non-blocking
-   * error"), but not a silent one: the reply's `reason` says so, for the audit record (`logged`: the full account,
-   * for our stderr; `summary`: what the reply says).
+   * The run failed: the hook gave no answer. With --fail-closed that is a block. Without, the reply says `failed`,
+   * and the extension's `on_failure` decides (its default, ignore, is the peers' "non-blocking error": no opinion);
+   * the host records it and warns (`logged`: the full account, for our stderr; `summary`: what the reply says).
    */
   const failed = (summary: string, logged: string) => {
     log.push(`${options.label}: ${logged}`)
     if (options.failClosed) raise(said, "block", undefined, `hook failed: ${summary} (--fail-closed)`)
-    else said.notes.push(`hook failed: ${summary}; no opinion (use --fail-closed to block)`)
+    else said.failed = summary
   }
   switch (run._tag) {
     case "SpawnFailed":
@@ -229,11 +215,6 @@ const interpret = (
   return said
 }
 
-const tail = (stderr: string): string => {
-  const t = stderr.trim()
-  return t === "" ? "" : `: ${t.length > 2000 ? `…${t.slice(-2000)}` : t}`
-}
-
 const joinReasons = (reasons: ReadonlyArray<string>): string => reasons.join("; ")
 
 /**
@@ -243,10 +224,27 @@ const joinReasons = (reasons: ReadonlyArray<string>): string => reasons.join("; 
 export const appendOnce = (content: string, extra: string): string =>
   `\n\n${content}\n\n`.includes(`\n\n${extra}\n\n`) ? content : content === "" ? extra : `${content}\n\n${extra}`
 
+const tellAllowed = (said: Said, options: MapOptions, log: Array<string>) => {
+  if (said.allowed === undefined) return
+  log.push(
+    `${options.label}: ${said.allowed}: it lifts nothing here (an extension may veto, never permit; the policy and the other extensions still decide)`
+  )
+}
+
 /** Our reply to `event` after the hook ran once on it. `tool` is the call, for tool events. */
 export const mapRun = (event: string, tool: ToolPart | undefined, run: HookRun, options: MapOptions): Mapped => {
   const log: Array<string> = []
   const said = interpret(run, event, tool?.peerTool, options, log)
+  if (said.failed !== undefined) {
+    // An answer that failed in part (a value the peer does not know beside a block, an ask or a rewrite) keeps
+    // what it did say, with a note: `failed` would drop it, and a block, an ask or a redaction must not be lost.
+    const changed = said.level !== "none" || said.input !== undefined || said.replaceContent !== undefined
+    if (!changed && said.appendContent.length === 0) {
+      tellAllowed(said, options, log)
+      return { reply: { failed: failedWhy(said.failed) }, log }
+    }
+    said.notes.push(`hook failed: ${said.failed}; the rest of its answer stands (use --fail-closed to block)`)
+  }
   const reply: Record<string, unknown> = {}
   if (event === "tool_call" && tool !== undefined) {
     if (said.level === "block") {
@@ -281,14 +279,10 @@ export const mapRun = (event: string, tool: ToolPart | undefined, run: HookRun, 
       `${options.label}: a block on ${event} has no counterpart here (not a tool event); ignored: ${joinReasons(said.reasons)}`
     )
   }
-  // Kept in the reply (and so in the audit record), and said on stderr: a hook's author who expects the allow to
-  // permit the call must be able to see that it did not. Only a tool_call reply has a `reason`; in any other it
-  // would be a field of another event.
-  if (said.allowed !== undefined) {
-    log.push(
-      `${options.label}: ${said.allowed}: it lifts nothing here (an extension may veto, never permit; the policy and the other extensions still decide)`
-    )
-  }
+  // Kept in the reply (and so in the audit record), and said on stderr (`tellAllowed`): a hook's author who expects
+  // the allow to permit the call must be able to see that it did not. Only a tool_call reply has a `reason`; in
+  // any other it would be a field of another event.
+  tellAllowed(said, options, log)
   if (event === "tool_call" && said.notes.length > 0 && reply["reason"] === undefined)
     reply["reason"] = said.notes.join("; ")
   return { reply, log }

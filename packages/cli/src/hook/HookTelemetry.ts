@@ -90,7 +90,7 @@ const plainAttributes = (
   if (result._tag === "Exited") out["abhed.hook.exit_code"] = result.code
   if (result._tag === "Signaled") out["abhed.hook.signal"] = result.signal
   if (result._tag === "Exited" && result.stdoutCut === true) out["abhed.hook.stdout_cut"] = true
-  out["abhed.hook.decision"] = verdictOf(reply)
+  out["abhed.hook.decision"] = reply["failed"] !== undefined ? "failed" : verdictOf(reply)
   out["abhed.hook.latency_ms"] = Math.round(Duration.toMillis(run.took))
   return out
 }
@@ -101,7 +101,10 @@ const plainAttributes = (
  * the request.
  */
 const reasonAttribute = (run: ObservedRun, home: ReadonlyArray<string>): Record<string, string> => {
-  const reason = reasonOf(run.reply, () => requestTexts(run.request, run.reply, home))
+  // A failed run's reply says why in `failed`: the reason of the run, as a note was before.
+  const failed = run.reply["failed"]
+  const said = typeof failed === "string" ? { reason: failed } : run.reply
+  const reason = reasonOf(said, () => requestTexts(run.request, said, home))
   return reason === undefined ? {} : { "abhed.hook.reason": reason }
 }
 

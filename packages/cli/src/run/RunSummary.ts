@@ -25,11 +25,14 @@ interface PerExtension {
   couldNotAnswer: number
   /** tool_call replies that gave a reason but no block or ask: an allow, which an extension cannot give. */
   readonly ignoredAllows: Array<string>
-  /** The notes of `abhed-ext hook` on a hook run that failed (no opinion): not an allow, a guard that did not run. */
+  /**
+   * The notes of `abhed-ext hook` on a hook run that failed in part (a value the peer does not know beside a rewrite,
+   * which stands): not an allow, a guard that did not answer whole. A run that failed whole is answered `failed`.
+   */
   readonly hookFailures: Array<string>
 }
 
-/** How `abhed-ext hook` begins the reason of a failed run it answers as no opinion (hook/HookOutcome.ts). */
+/** How `abhed-ext hook` begins the note of a run that failed in part (hook/HookOutcome.ts). */
 const HookFailed = "hook failed: "
 
 const fresh = (): PerExtension => ({
@@ -181,8 +184,8 @@ export const render = (tally: RunTally): string => {
     }
     if (per.hookFailures.length > 0) {
       lines.push(
-        `  ${" ".repeat(width)}  ${per.hookFailures.length} hook run(s) failed, each no opinion (--fail-closed ` +
-          `blocks instead), e.g. ${JSON.stringify(per.hookFailures[0])}`
+        `  ${" ".repeat(width)}  ${per.hookFailures.length} hook run(s) failed in part, the rest of the answer standing ` +
+          `(--fail-closed blocks instead), e.g. ${JSON.stringify(per.hookFailures[0])}`
       )
     }
   }

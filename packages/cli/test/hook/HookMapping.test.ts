@@ -4,6 +4,7 @@ import { makeAdapter } from "../../src/hook/HookAdapter.ts"
 import { peerInput, toolPart } from "../../src/hook/HookInput.ts"
 import { all, matches, parseMatcher } from "../../src/hook/HookMatcher.ts"
 import { appendOnce, mapRun, ReasonMaxChars } from "../../src/hook/HookOutcome.ts"
+import { FailedWhyMaxChars } from "../../src/hook/HookFailureText.ts"
 import type { HookRun } from "../../src/hook/HookRunner.ts"
 import { decodeConfig, Request } from "@abhed/protocol"
 import { toConfig } from "../../src/hook/HookConfig.ts"
@@ -211,11 +212,11 @@ describe("mapping a run back (veto only)", () => {
     }
   })
 
-  it("exit 2 blocks with stderr; other exit codes, empty and plain-text stdout are no opinion", () => {
+  it("exit 2 blocks with stderr; other exit codes are failed runs; empty and plain-text stdout are no opinion", () => {
     expect(map(callRequest("x"), exited(2, "", "nope\n")).reply).toEqual({ block: true, reason: "nope" })
     expect(map(callRequest("x"), exited(2)).reply).toEqual({ block: true, reason: "the hook exited with code 2" })
     const one = map(callRequest("x"), exited(1, "", "boom"))
-    expect(one.reply).toEqual({ reason: "hook failed: exit 1: boom; no opinion (use --fail-closed to block)" })
+    expect(one.reply).toEqual({ failed: "hook failed: exit 1: boom" })
     expect(one.log.join("\n")).toContain("boom")
     expect(map(callRequest("x"), exited(0, "checked\n")).reply).toEqual({})
     expect(map(callRequest("x"), exited(0)).reply).toEqual({})
@@ -275,38 +276,42 @@ describe("mapping a run back (veto only)", () => {
     })
   })
 
-  it("a failed run says so in the reply's reason: exit code and the first line of stderr, never the call", () => {
+  it("a failed run is answered failed: exit code and the first line of stderr, bounded, never the call", () => {
     const secret = "rm -rf /secret-path"
     const py = map(
       callRequest(secret),
       exited(1, "", "Traceback (most recent call last):\n  File x\nImportError: yaml\n")
     )
-    expect(py.reply).toEqual({
-      reason: "hook failed: exit 1: Traceback (most recent call last):; no opinion (use --fail-closed to block)"
-    })
+    expect(py.reply).toEqual({ failed: "hook failed: exit 1: Traceback (most recent call last):" })
+    // At most the 200 characters the host repeats, whole.
     const long = map(callRequest(secret), exited(3, "", `  ${"e".repeat(500)}  \nmore`)).reply
-    expect(String(long["reason"])).toBe(
-      `hook failed: exit 3: ${"e".repeat(200)}…; no opinion (use --fail-closed to block)`
-    )
-    expect(map(callRequest(secret), exited(1)).reply).toEqual({
-      reason: "hook failed: exit 1; no opinion (use --fail-closed to block)"
-    })
+    expect(long["failed"]).toBe(`hook failed: exit 3: ${"e".repeat(178)}…`)
+    expect(String(long["failed"])).toHaveLength(FailedWhyMaxChars)
+    const far = map(callRequest(secret), { _tag: "SpawnFailed", detail: `spawn /${"d".repeat(900)} ENOENT` }).reply
+    expect(String(far["failed"])).toHaveLength(FailedWhyMaxChars)
+    expect(map(callRequest(secret), exited(1)).reply).toEqual({ failed: "hook failed: exit 1" })
     expect(map(callRequest(secret), { _tag: "TimedOut", timeoutMs: 300, stderr: "" }).reply).toEqual({
-      reason: "hook failed: did not finish within 300 ms; no opinion (use --fail-closed to block)"
+      failed: "hook failed: did not finish within 300 ms"
     })
     // With --fail-closed, a failed run blocks (exit 1 from a missing module is a guard that did not answer).
     expect(map(callRequest(secret), exited(1, "", "ImportError: yaml"), "claude", true).reply).toEqual({
       block: true,
       reason: "hook failed: exit 1: ImportError: yaml (--fail-closed)"
     })
-    // A result has no reason field: the failure is logged only.
+    // A result's run that failed is answered failed too: its on_failure decides whether the content is shown.
     const after = map(resultRequest("out"), exited(1, "", "boom"))
-    expect(after.reply).toEqual({})
+    expect(after.reply).toEqual({ failed: "hook failed: exit 1: boom" })
     expect(after.log.join("\n")).toContain("boom")
-    for (const r of [py.reply, long]) expect(JSON.stringify(r)).not.toContain(secret)
+    expect(map(resultRequest("out"), exited(1, "", "boom"), "claude", true).reply).toEqual({
+      content: "out\n\nhook failed: exit 1: boom (--fail-closed)",
+      is_error: true
+    })
+    // Any event: a session_start hook that fails is said so as well.
+    expect(map({ event: "session_start", session_id: "s" }, exited(1)).reply).toEqual({ failed: "hook failed: exit 1" })
+    for (const r of [py.reply, long, after.reply]) expect(JSON.stringify(r)).not.toContain(secret)
   })
 
-  it("a stdout cut at the size limit is a failed run: a block with --fail-closed, else no opinion with a note", () => {
+  it("a stdout cut at the size limit is a failed run: a block with --fail-closed, else answered failed", () => {
     const cut: HookRun = {
       _tag: "Exited",
       code: 0,
@@ -319,29 +324,52 @@ describe("mapping a run back (veto only)", () => {
       reason: "hook failed: its stdout passed the 16 MiB limit and was cut (--fail-closed)"
     })
     expect(map(callRequest("x"), cut).reply).toEqual({
-      reason: "hook failed: its stdout passed the 16 MiB limit and was cut; no opinion (use --fail-closed to block)"
+      failed: "hook failed: its stdout passed the 16 MiB limit and was cut"
     })
     // Exit 2 blocks whatever its stdout was.
     expect(map(callRequest("x"), { ...cut, code: 2, stderr: "no" }).reply).toEqual({ block: true, reason: "no" })
   })
 
-  it("a run that does not finish is no opinion, or a block with --fail-closed", () => {
+  it("a run that does not finish is answered failed, or a block with --fail-closed", () => {
     const late: HookRun = { _tag: "TimedOut", timeoutMs: 300, stderr: "" }
-    expect(map(callRequest("x"), late).reply).toMatchObject({ reason: expect.stringContaining("did not finish") })
+    expect(map(callRequest("x"), late).reply).toEqual({ failed: "hook failed: did not finish within 300 ms" })
+    expect(map(resultRequest("a"), late).reply).toEqual({ failed: "hook failed: did not finish within 300 ms" })
     expect(map(callRequest("x"), late, "claude", true).reply).toMatchObject({ block: true })
     expect(map(resultRequest("a"), late, "claude", true).reply).toMatchObject({ is_error: true })
     // The shell could not find the hook: it never ran, like a failed spawn.
     expect(map(callRequest("x"), exited(127, "", "bash: guard.sh: No such file")).reply).toEqual({
-      reason: "hook failed: exit 127: bash: guard.sh: No such file; no opinion (use --fail-closed to block)"
+      failed: "hook failed: exit 127: bash: guard.sh: No such file"
     })
     expect(map(callRequest("x"), exited(127, "", "bash: guard.sh: No such file"), "claude", true).reply).toMatchObject({
       block: true
     })
     const gone: HookRun = { _tag: "SpawnFailed", detail: "ENOENT" }
-    expect(map(callRequest("x"), gone).reply).toEqual({
-      reason: "hook failed: could not start: ENOENT; no opinion (use --fail-closed to block)"
-    })
+    expect(map(callRequest("x"), gone).reply).toEqual({ failed: "hook failed: could not start: ENOENT" })
     expect(map(callRequest("x"), gone, "claude", true).reply).toMatchObject({ block: true })
+  })
+})
+
+describe("an answer that failed in part", () => {
+  it("keeps what it did say, with a note, instead of failed: a block, an ask or a rewrite is not dropped", () => {
+    const unknown = { decision: "deny" } // Claude knows no decision "deny": the run failed
+    const specific = (extra: Record<string, unknown>) =>
+      json({ ...unknown, hookSpecificOutput: { hookEventName: "PreToolUse", ...extra } })
+    const rewrite = map(callRequest("x"), specific({ updatedInput: { command: "y" } }))
+    expect(rewrite.reply).toEqual({
+      args: { command: "y" },
+      reason:
+        'hook failed: it answered decision "deny", which is not one of approve, block; the rest of its answer stands ' +
+        "(use --fail-closed to block)"
+    })
+    const asks = map(callRequest("x"), specific({ permissionDecision: "ask", permissionDecisionReason: "sure?" })).reply
+    expect(asks).toEqual({ ask: true, reason: "sure?" })
+    const halts = map(callRequest("x"), json({ continue: false, stopReason: "halt", ...unknown })).reply
+    expect(halts).toEqual({ block: true, reason: "halt" })
+    // A redaction stands: failed would show the content whole under on_failure "ignore".
+    const redacts = json({ decision: "Deny", hookSpecificOutput: { tool_output: "[redacted]" } })
+    expect(map(resultRequest("secret"), redacts, "gemini").reply).toEqual({ content: "[redacted]" })
+    // An allow beside it changes nothing: the run is answered failed.
+    expect(map(callRequest("x"), json({ ...unknown, continue: true, reason: "ok" })).reply).toHaveProperty("failed")
   })
 })
 
