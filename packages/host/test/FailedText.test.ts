@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest"
-import { FailedTextMax, failedText } from "../src/dispatch/Exchange.ts"
+import { FailedTextMax } from "@abhed/protocol"
+import { failedText } from "../src/dispatch/Exchange.ts"
 
 /** A `failed` reply's text as the host repeats it (the on_failure reason, the warning): docs/protocol.md. */
 

@@ -7,7 +7,7 @@ import { isJsonObject } from "./Json.ts"
 import { checkReply, type Field, ReplyFieldChecks, replyProblemText } from "./ReplyCheck.ts"
 import { ToolDeclaration } from "./Tool.ts"
 
-export { FailedField, KnownReplyFields, shapeOf } from "./ReplyCheck.ts"
+export { FailedField, FailedTextMax, KnownReplyFields, shapeOf } from "./ReplyCheck.ts"
 
 /**
  * Replies, one Schema per event (docs/design.md#wire-protocol), the one statement of each shape: the types below are

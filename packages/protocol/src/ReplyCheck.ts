@@ -69,6 +69,9 @@ export const ReplyFieldChecks = {
  */
 export const FailedField = "failed"
 
+/** The most of a `failed` reply's text the host repeats (in the on_failure reason and its log line). */
+export const FailedTextMax = 200
+
 /**
  * Every field that counts for some event (`failed`, which counts for every event, apart). A known field in the wrong
  * event's reply is ignored and noted.

@@ -1,3 +1,5 @@
+import { FailedTextMax } from "@abhed/protocol/ReplyCheck"
+
 /**
  * What is said of a hook run that failed (HookOutcome.ts): in our reply, only our account of the run and the first
  * line of the hook's stderr, bounded; on our stderr, the whole of it.
@@ -5,12 +7,6 @@
 
 /** How much of the first line of a failed hook's stderr goes into a reply: enough to name the problem. */
 const FailureLineChars = 200
-
-/**
- * The most of a `failed` reply's text: the host repeats that much (in the on_failure reason and its log line), so
- * a longer one would only be cut there.
- */
-export const FailedWhyMaxChars = 200
 
 /**
  * The first non-empty line of stderr, trimmed and cut to `FailureLineChars`, as `: line` (or ""). Only the hook's
@@ -32,8 +28,8 @@ export const tail = (stderr: string): string => {
   return t === "" ? "" : `: ${t.length > 2000 ? `…${t.slice(-2000)}` : t}`
 }
 
-/** A failed run's `failed` text: `hook failed: summary`, cut to `FailedWhyMaxChars` (ending in `…`). */
+/** A failed run's `failed` text: `hook failed: summary`, cut to `FailedTextMax` (ending in `…`). */
 export const failedWhy = (summary: string): string => {
   const why = `hook failed: ${summary}`
-  return why.length > FailedWhyMaxChars ? `${why.slice(0, FailedWhyMaxChars - 1)}…` : why
+  return why.length > FailedTextMax ? `${why.slice(0, FailedTextMax - 1)}…` : why
 }

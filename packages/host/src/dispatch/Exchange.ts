@@ -1,4 +1,4 @@
-import type { DecodedReply, EventName, ReplyOf } from "@abhed/protocol"
+import { type DecodedReply, type EventName, FailedTextMax, type ReplyOf } from "@abhed/protocol"
 import { Clock, Effect, Metric } from "effect"
 import type { AuditExchange, ExchangeStatus } from "../AuditLog.ts"
 import type { EncodedRequest, Extension } from "../Extension.ts"
@@ -102,7 +102,7 @@ export const replied = <E extends EventName>(
 ): Exchange<E> =>
   failed === undefined
     ? { extension, status: "replied", reply, ignored, latency_ms, error: undefined, failure: undefined }
-    : couldNotAnswer(extension, failed, ignored, latency_ms)
+    : couldNotAnswer(extension, failedText(failed), ignored, latency_ms)
 
 /**
  * `replied`, and a reply that says it failed said where a death is (the operator's log), each time: a guard that
@@ -114,21 +114,14 @@ export const repliedSaid = <E extends EventName>(
   decoded: DecodedReply<E>,
   latency_ms: number
 ): Effect.Effect<Exchange<E>> => {
-  const x = replied(extension, decoded, latency_ms)
-  return decoded.failed === undefined
-    ? Effect.succeed(x)
-    : Effect.as(
-        underDispatchSpan(
-          Effect.logWarning(
-            `extension ${extension.name} could not answer a ${event} request: ${failedText(decoded.failed)}`
-          )
-        ),
-        x
-      )
+  if (decoded.failed === undefined) return Effect.succeed(replied(extension, decoded, latency_ms))
+  // Made printable and cut once, for the reason and the log line both.
+  const why = failedText(decoded.failed)
+  return Effect.as(
+    underDispatchSpan(Effect.logWarning(`extension ${extension.name} could not answer a ${event} request: ${why}`)),
+    couldNotAnswer<E>(extension, why, decoded.ignored, latency_ms)
+  )
 }
-
-/** The most of a `failed` reply's text the host repeats (in the on_failure reason and its log). */
-export const FailedTextMax = 200
 
 /**
  * A `failed` reply's text as the host repeats it: one printable line, bounded. Only its head is made printable (one
@@ -150,7 +143,7 @@ export const failedText = (text: string): string => {
  */
 const couldNotAnswer = <E extends EventName>(
   extension: Extension,
-  text: string,
+  why: string,
   ignored: ReadonlyArray<string>,
   latency_ms: number
 ): Exchange<E> => ({
@@ -160,7 +153,7 @@ const couldNotAnswer = <E extends EventName>(
   ignored,
   latency_ms,
   error: "failed (the extension could not answer)",
-  failure: `extension ${extension.name} could not answer: ${failedText(text)}`
+  failure: `extension ${extension.name} could not answer: ${why}`
 })
 
 export const failed = <E extends EventName>(
