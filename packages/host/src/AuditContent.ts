@@ -9,7 +9,8 @@ export type { ContentDigest, RecordedInput } from "./AuditRecord.ts"
  * proposal holds the very secret it removes, so by default content is recorded as `{sha256, bytes}`: enough to tell two
  * contents apart, or to match one you hold, and nothing to read. `"full"` keeps it verbatim, for an operator who opts
  * in. Args are always verbatim: the policy and the guards judge them, and the audit must show what they judged. A dead
- * extension's stderr line (an exchange's `stderr`) is content too: it can hold whatever the extension saw.
+ * extension's stderr line (an exchange's `stderr`) and a `failed` reply's words (an exchange's `failed`) are content
+ * too: they can hold whatever the extension saw.
  */
 export type AuditContent = "digest" | "full"
 
@@ -54,22 +55,30 @@ const digestFields = (value: unknown, fields: ReadonlyArray<string>): unknown =>
   return out
 }
 
+/** An exchange with the extension's own words on why it failed: its stderr line, or its `failed` reply's text. */
+const hasWords = (x: AuditExchange): boolean => typeof x.stderr === "string" || typeof x.failed === "string"
+const digestWords = (x: AuditExchange): AuditExchange => ({
+  ...x,
+  ...(typeof x.stderr === "string" ? { stderr: contentDigest(x.stderr) } : {}),
+  ...(typeof x.failed === "string" ? { failed: contentDigest(x.failed) } : {})
+})
+
 /** The record as the sink keeps it: content digested (`"digest"`), or as it is (`"full"`). */
 export const auditView = (record: AuditRecord, content: AuditContent): AuditRecord => {
   if (content === "full") return record
   const inReplies = replyFields[record.event] ?? []
   const inOutcome = outcomeFields[record.event] ?? []
-  // A dead extension's stderr line, in any event's record.
-  const stderr = record.rounds.some((round) => round.exchanges.some((x) => typeof x.stderr === "string"))
-  if (inReplies.length === 0 && inOutcome.length === 0 && record.input === undefined && !stderr) return record
+  // A dead extension's stderr line, a `failed` reply's words: in any event's record.
+  const words = record.rounds.some((round) => round.exchanges.some(hasWords))
+  if (inReplies.length === 0 && inOutcome.length === 0 && record.input === undefined && !words) return record
   const rounds =
-    inReplies.length === 0 && !stderr
+    inReplies.length === 0 && !words
       ? record.rounds
       : record.rounds.map(
           (round): AuditRound => ({
             ...round,
             exchanges: round.exchanges.map((x): AuditExchange => {
-              const y = typeof x.stderr === "string" ? { ...x, stderr: contentDigest(x.stderr) } : x
+              const y = hasWords(x) ? digestWords(x) : x
               return y.reply === undefined ? y : { ...y, reply: digestFields(y.reply, inReplies) }
             })
           })

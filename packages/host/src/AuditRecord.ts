@@ -29,6 +29,12 @@ export interface AuditExchange {
    * with `--audit-content full`, else as `{sha256, bytes}` like every content (stderr can hold what the extension saw).
    */
   readonly stderr?: string | ContentDigest
+  /**
+   * A `failed` reply's words (status `failed`: why the extension could not answer), when it gave any: made printable
+   * and cut as the host repeats them, verbatim with `--audit-content full`, else as `{sha256, bytes}` like every
+   * content (they may quote what the extension read).
+   */
+  readonly failed?: string | ContentDigest
 }
 
 export interface AuditRound {

@@ -29,6 +29,8 @@ export interface Exchange<E extends EventName> {
   readonly failure: string | undefined
   /** The line of a dead extension's stderr that says why (the audit's `stderr`), for its operator only. */
   readonly stderr?: string | undefined
+  /** A `failed` reply's words, printable and bounded (the audit's `failed`), when it gave any: its operator's only. */
+  readonly failed?: string | undefined
 }
 
 /** The exchange's audit entry: built only when the audit sink records (`AuditLog.enabled`). */
@@ -36,19 +38,22 @@ export const auditOf = (x: Exchange<EventName>): AuditExchange =>
   x.error !== undefined
     ? x.stderr !== undefined
       ? { extension: x.extension.name, status: x.status, latency_ms: x.latency_ms, error: x.error, stderr: x.stderr }
-      : x.ignored.length > 0
-        ? // A `failed` reply's other fields: ignored, and said.
-          {
-            extension: x.extension.name,
-            status: x.status,
-            latency_ms: x.latency_ms,
-            error: x.error,
-            ignored: x.ignored
-          }
+      : x.failed !== undefined || x.ignored.length > 0
+        ? couldNotAnswerEntry(x, x.error)
         : { extension: x.extension.name, status: x.status, latency_ms: x.latency_ms, error: x.error }
     : x.ignored.length > 0
       ? { extension: x.extension.name, status: x.status, latency_ms: x.latency_ms, reply: x.reply, ignored: x.ignored }
       : { extension: x.extension.name, status: x.status, latency_ms: x.latency_ms, reply: x.reply }
+
+/** A `failed` reply's entry: its words when it gave any, and its other fields, ignored, said (a block beside it is none). */
+const couldNotAnswerEntry = (x: Exchange<EventName>, error: string): AuditExchange => ({
+  extension: x.extension.name,
+  status: x.status,
+  latency_ms: x.latency_ms,
+  error,
+  ...(x.failed === undefined ? {} : { failed: x.failed }),
+  ...(x.ignored.length === 0 ? {} : { ignored: x.ignored })
+})
 
 export const statusOf = (error: ExtensionError): ExchangeStatus => {
   switch (error._tag) {
@@ -102,7 +107,7 @@ export const replied = <E extends EventName>(
 ): Exchange<E> =>
   failed === undefined
     ? { extension, status: "replied", reply, ignored, latency_ms, error: undefined, failure: undefined }
-    : couldNotAnswer(extension, failedText(failed), ignored, latency_ms)
+    : couldNotAnswer(extension, failedWords(failed), ignored, latency_ms)
 
 /**
  * `replied`, and a reply that says it failed said where a death is (the operator's log), each time: a guard that
@@ -115,11 +120,13 @@ export const repliedSaid = <E extends EventName>(
   latency_ms: number
 ): Effect.Effect<Exchange<E>> => {
   if (decoded.failed === undefined) return Effect.succeed(replied(extension, decoded, latency_ms))
-  // Made printable and cut once, for the reason and the log line both.
-  const why = failedText(decoded.failed)
+  // Made printable and cut once, for the reason, the log line and the audit.
+  const words = failedWords(decoded.failed)
   return Effect.as(
-    underDispatchSpan(Effect.logWarning(`extension ${extension.name} could not answer a ${event} request: ${why}`)),
-    couldNotAnswer<E>(extension, why, decoded.ignored, latency_ms)
+    underDispatchSpan(
+      Effect.logWarning(`extension ${extension.name} could not answer a ${event} request: ${words ?? NoReason}`)
+    ),
+    couldNotAnswer<E>(extension, words, decoded.ignored, latency_ms)
   )
 }
 
@@ -128,9 +135,14 @@ export const repliedSaid = <E extends EventName>(
  * char more than is shown, to know it is longer): escaping all of a reply of megabytes of bidirectional overrides
  * took seconds of CPU, twice a failure. The cut never splits a surrogate pair (a lone half is no text).
  */
-export const failedText = (text: string): string => {
+export const failedText = (text: string): string => failedWords(text) ?? NoReason
+
+const NoReason = "no reason given"
+
+/** `failedText`, but nothing for a blank text: the extension's own words, when it gave any (the audit's `failed`). */
+export const failedWords = (text: string): string | undefined => {
   const line = printable(text.trim().slice(0, FailedTextMax + 1))
-  if (line === "") return "no reason given"
+  if (line === "") return undefined
   if (line.length <= FailedTextMax) return line
   const cut = line.slice(0, FailedTextMax)
   return `${/[\ud800-\udbff]$/.test(cut) ? cut.slice(0, -1) : cut}…`
@@ -139,11 +151,12 @@ export const failedText = (text: string): string => {
 /**
  * A reply that says the extension could not answer this request (its `failed`): a failure of this request alone,
  * under the extension's `on_failure` (docs/failures.md), with no death: the extension answers the next one. Its text
- * is the extension's word, shown as a reason is (never the host's own `error`, which says the failure by its shape).
+ * is the extension's word, shown as a reason is (never the host's own `error`, which says the failure by its shape),
+ * and kept in the audit as the exchange's `failed` (content: it may quote what the extension read).
  */
 const couldNotAnswer = <E extends EventName>(
   extension: Extension,
-  why: string,
+  words: string | undefined,
   ignored: ReadonlyArray<string>,
   latency_ms: number
 ): Exchange<E> => ({
@@ -153,7 +166,8 @@ const couldNotAnswer = <E extends EventName>(
   ignored,
   latency_ms,
   error: "failed (the extension could not answer)",
-  failure: `extension ${extension.name} could not answer: ${why}`
+  failure: `extension ${extension.name} could not answer: ${words ?? NoReason}`,
+  failed: words
 })
 
 export const failed = <E extends EventName>(
