@@ -170,7 +170,16 @@ describe("abhed-ext audit --html", () => {
           round: 1,
           exchanges: [
             { extension: `guard${attack}`, status: "replied", latency_ms: 1, reply: { block: true, reason: attack } },
-            { extension: "dead", status: "exited", latency_ms: 1, error: attack, stderr: attack }
+            { extension: "dead", status: "exited", latency_ms: 1, error: attack, stderr: attack },
+            // A `failed` reply's words: kept (--audit-content full), and kept as their digest (the default).
+            { extension: "failer", status: "failed", latency_ms: 1, error: "failed", failed: attack },
+            {
+              extension: "hasher",
+              status: "failed",
+              latency_ms: 1,
+              error: "failed",
+              failed: { sha256: "ab12".repeat(16), bytes: 42 }
+            }
           ]
         }
       ],
@@ -202,6 +211,8 @@ describe("abhed-ext audit --html", () => {
     expect(shown).toContain(`c-${attack} tool_call bash${attack}`)
     expect(shown).toContain(`BLOCK ${JSON.stringify(attack)}`)
     expect(shown).toContain(`EXITED: ${attack}; its stderr: ${attack}`)
+    expect(shown).toContain(`FAILED: failed; it said: ${attack}`)
+    expect(shown).toContain("FAILED: failed; it said: 42 bytes, sha256 ab12ab12ab12… (kept with --audit-content full)")
     const summary = (await page.locator("#summary").textContent()) ?? ""
     expect(summary).toContain("<img src=x onerror=alert(3)>")
     expect(summary).toContain("1 line(s) were not audit records")

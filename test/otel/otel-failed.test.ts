@@ -1,4 +1,5 @@
-import { AuditLog, ExtensionHost, FakeExtension } from "@abhed/host"
+import { AuditLog, type AuditRecord, ExtensionHost, FakeExtension } from "@abhed/host"
+import { logBody, recordAttributes } from "@abhed/host/TelemetryRecord"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Tracer } from "effect"
 
@@ -43,4 +44,37 @@ describe("telemetry spans of a failed reply", () => {
         for (const value of span.attributes.values()) assert.notInclude(String(value), "AKIA-SECRET-KEY")
     })
   )
+
+  it("its words, which the audit keeps (the exchange's failed), are in no log record", () => {
+    const record: AuditRecord = {
+      seq: 1,
+      session_id: "s",
+      time: "2026-12-01T00:00:00.000Z",
+      event: "tool_call",
+      call_id: "c-1",
+      tool: "bash",
+      args: {},
+      rounds: [
+        {
+          round: 1,
+          exchanges: [
+            {
+              extension: "guard",
+              status: "failed",
+              latency_ms: 1,
+              error: "failed (the extension could not answer)",
+              failed: "could not parse AKIA-SECRET-KEY"
+            }
+          ]
+        }
+      ],
+      outcome: { decision: "deny", reasons: [{ extension: "guard", reason: "guard could not answer" }] },
+      notes: [],
+      duration_ms: 1
+    }
+    for (const args of ["digest", "full"] as const) {
+      assert.notInclude(JSON.stringify(logBody(record, args)), "AKIA-SECRET-KEY")
+      assert.notInclude(JSON.stringify(recordAttributes(record, args)), "AKIA-SECRET-KEY")
+    }
+  })
 })

@@ -17,7 +17,9 @@ const Exchange = Schema.Struct({
   reply: Schema.optionalKey(Schema.Unknown),
   ignored: Schema.optionalKey(Schema.Array(Schema.String)),
   error: Schema.optionalKey(Schema.String),
-  stderr: Schema.optionalKey(Schema.Union([Schema.String, Digest]))
+  stderr: Schema.optionalKey(Schema.Union([Schema.String, Digest])),
+  /** A `failed` reply's words (absent from a record written before they were kept). */
+  failed: Schema.optionalKey(Schema.Union([Schema.String, Digest]))
 })
 
 const Round = Schema.Struct({ round: Schema.Number, exchanges: Schema.Array(Exchange) })

@@ -26,13 +26,16 @@ export const isIgnoredAllow = (event: string, reply: unknown): boolean =>
   reply["block"] !== true &&
   reply["ask"] !== true
 
-/** Why a dead extension died, in its own words when the audit kept them (`--audit-content full`). */
-const stderrOf = (x: AuditEntryExchange): string =>
-  x.stderr === undefined
+/**
+ * Why an extension failed in its own words (a dead one's stderr line, a `failed` reply's text): the words when the
+ * audit kept them (`--audit-content full`), else their digest.
+ */
+const wordsOf = (label: string, words: AuditEntryExchange["stderr"]): string =>
+  words === undefined
     ? ""
-    : typeof x.stderr === "string"
-      ? `; its stderr: ${p(clip(x.stderr, 160))}`
-      : `; its stderr: ${x.stderr.bytes} bytes, sha256 ${p(x.stderr.sha256.slice(0, 12))}… (kept with --audit-content full)`
+    : typeof words === "string"
+      ? `; ${label}: ${p(clip(words, 160))}`
+      : `; ${label}: ${words.bytes} bytes, sha256 ${p(words.sha256.slice(0, 12))}… (kept with --audit-content full)`
 
 const exchangeRow = (event: string, x: AuditEntryExchange, s: Style, width: number, current: unknown): string => {
   const name = p(x.extension).padEnd(width)
@@ -53,7 +56,7 @@ const exchangeRow = (event: string, x: AuditEntryExchange, s: Style, width: numb
   // A `failed` reply's other fields: ignored, and said (a block beside it is no block).
   const ignored =
     x.ignored !== undefined && x.ignored.length > 0 ? s.dim(` (ignored: ${x.ignored.map(p).join(", ")})`) : ""
-  return `    ${name} ${s.dim(time)}  ${s.red(`${p(x.status.toUpperCase())}: ${p(x.error ?? "no reply")}${stderrOf(x)}`)}${ignored}`
+  return `    ${name} ${s.dim(time)}  ${s.red(`${p(x.status.toUpperCase())}: ${p(x.error ?? "no reply")}${wordsOf("its stderr", x.stderr)}${wordsOf("it said", x.failed)}`)}${ignored}`
 }
 
 /** The first line: which call, the request, and where the record is. */

@@ -106,6 +106,13 @@ export const reportCalls = String.raw`  // ---- the calls, paged, and a drill-do
     return Object.keys(reply).map(function (k) { return k + ": " + json(reply[k], 120); }).join(", ");
   }
 
+  /** An extension's own words on why it failed (its stderr line, a failed reply's text), or their digest. */
+  function words(label, w) {
+    if (typeof w === "string") return "; " + label + ": " + w;
+    if (isObj(w)) return "; " + label + ": " + num(w.bytes) + " bytes, sha256 " + str(w.sha256).slice(0, 12) + "\u2026 (kept with --audit-content full)";
+    return "";
+  }
+
   function outcomeOf(r) {
     var o = r.outcome;
     if (r.event !== "tool_call" || !isObj(o)) return null;
@@ -158,7 +165,7 @@ export const reportCalls = String.raw`  // ---- the calls, paged, and a drill-do
         } else {
           cls = "failed";
           text = status.toUpperCase() + ": " + (str(x.error) || "no reply") +
-            (typeof x.stderr === "string" ? "; its stderr: " + x.stderr : isObj(x.stderr) ? "; its stderr: " + num(x.stderr.bytes) + " bytes (kept with --audit-content full)" : "");
+            words("its stderr", x.stderr) + words("it said", x.failed);
         }
         add(t.body, row([str(x.extension), status, status === "not_matched" ? "\u2014" : ms(num(x.latency_ms)), text, arr(x.ignored).join(", ")],
           ["mono", cls, "num", cls, "dim"]));
