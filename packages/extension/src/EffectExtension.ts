@@ -19,7 +19,7 @@ import { UnreadableRequest } from "./UnreadableRequest.ts"
  * logger (at Warning / Error), to stderr.
  */
 
-export type { Handler, Handlers } from "./Handler.ts"
+export type { Handler, HandlerReply, Handlers } from "./Handler.ts"
 export { UnreadableRequest } from "./UnreadableRequest.ts"
 
 const responderIn = <R>(handlers: Handlers<R>) =>

@@ -14,7 +14,7 @@ import { serve } from "./Serve.ts"
  * `@abhed/extension/effect`.
  */
 
-export type { Handler, Handlers } from "./Handler.ts"
+export type { Handler, HandlerReply, Handlers } from "./Handler.ts"
 export type { LogLevel } from "./Responder.ts"
 
 /** Reports to stderr, one line per failure. */
