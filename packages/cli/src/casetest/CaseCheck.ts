@@ -1,6 +1,6 @@
 import type { AuditRecord, ToolCallOutcome, ToolResultOutcome } from "@abhed/host"
 import { canonicalJson, jsonEquals } from "@abhed/protocol"
-import { excerpts } from "../Excerpts.ts"
+import { excerpt, excerpts } from "../Excerpts.ts"
 import { failedExtensions, failuresOf, isWithheld, resultActors } from "../replay/Actors.ts"
 import type { CallCase, ResultCase } from "./TestCase.ts"
 
@@ -19,8 +19,7 @@ export interface CaseVerdict {
 }
 
 const names = (list: ReadonlyArray<string>): string => list.join(", ")
-const short = (text: string, max = 200): string =>
-  text.length <= max ? text : `${text.slice(0, max)}… (${text.length} chars)`
+const short = (text: string): string => excerpt(text, 200)
 const missingFrom = (wanted: ReadonlyArray<string>, got: ReadonlyArray<string>): ReadonlyArray<string> =>
   wanted.filter((name) => !got.includes(name))
 

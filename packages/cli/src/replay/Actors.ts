@@ -1,5 +1,6 @@
 import { isJsonObject } from "@abhed/protocol"
 import type { RoundExchange, RoundsOf } from "../demo/RoundRows.ts"
+import { excerpt } from "../Excerpts.ts"
 
 /**
  * Who did something to a tool result or a context, read from the dispatch's audit record (a tool call's outcome
@@ -42,12 +43,11 @@ export const failuresOf = (
   // A failure the reader expected (`test`'s `failing`) is left out.
   except: ReadonlyArray<string> = []
 ): ReadonlyArray<string> => {
-  const cut = (text: string) => (text.length <= 200 ? text : `${text.slice(0, 200)}… (${text.length} chars)`)
   const failed = failedOnes(record)
     .filter((x) => !except.includes(x.extension))
     .map((x) => {
       const why = x.error === undefined ? x.status : x.error.startsWith(x.status) ? x.error : `${x.status}: ${x.error}`
-      return `${x.extension} did not answer (${cut(why)})`
+      return `${x.extension} did not answer (${excerpt(why, 200)})`
     })
   return [...new Set(failed)]
 }
