@@ -1,19 +1,20 @@
 import { formatReasons } from "@abhed/core"
 import { type Approval, ExtensionHost, type ExtensionHostShape, IdCounter, type ToolCallOutcome } from "@abhed/host"
 import { canonicalJson } from "@abhed/protocol"
-import { Context, Effect, Exit, Result, Schema, Stream } from "effect"
+import { Effect, Exit, Result, Schema, Stream } from "effect"
 import type * as SchemaAST from "effect/SchemaAST"
 import { AiError, type Tool, type Toolkit } from "effect/ai"
-import { ArgsSchema } from "./ArgsSchema.ts"
 import * as ExtensionToolkit from "./ExtensionToolkit.ts"
 import { type Guarded, registerApprover } from "./GuardedApproval.ts"
 import { afterResult, denied, narrow, serviceFree } from "./GuardedResult.ts"
 import { JudgedCall } from "./JudgedCall.ts"
+import { invalidReason, judgeable, normalize, unencodableReason, validateArgs } from "./NormalArgs.ts"
 import { ProviderExecutedTool, providerExecuted } from "./ProviderExecutedTool.ts"
 import { box, unbox } from "./ToolArgs.ts"
 
 export { type Guarded, resolveApprovals } from "./GuardedApproval.ts"
 export { executionDenied } from "./GuardedResult.ts"
+export { invalidReason, unencodableReason } from "./NormalArgs.ts"
 
 /**
  * A Toolkit whose every call the extensions judge (docs/design.md#wire-protocol, #combination, docs/embedding.md).
@@ -50,46 +51,6 @@ interface Pending {
   readonly approved: boolean
 }
 
-const argsSchemaOf = (tool: Tool.Any): Schema.Top =>
-  Context.getOrUndefined(tool.annotations, ArgsSchema) ?? tool.parametersSchema
-
-const validateArgs = (tool: Tool.Any, params: unknown) =>
-  Schema.decodeUnknownResult(serviceFree(argsSchemaOf(tool)))(params)
-
-type Normalized =
-  | { readonly _tag: "args"; readonly args: unknown }
-  /** The model's mistake: not what the tool takes. */
-  | { readonly _tag: "invalid"; readonly message: string }
-  /** Decoded, but the Schema cannot encode it back (a decode-only transformation): nothing to show the extensions. */
-  | { readonly _tag: "unencodable"; readonly message: string }
-
-/**
- * The model's params as the extensions see them: decoded through the tool's parameter Schema (with the caller's
- * parse options, as the handler will be) and encoded again, so `needsApproval` (which effect/ai hands decoded
- * params) and `handle` (encoded ones) send, and match, the same args (a Struct drops keys it does not know, for one).
- */
-const normalize = (tool: Tool.Any, params: unknown, options?: SchemaAST.ParseOptions): Normalized => {
-  const codec = serviceFree(tool.parametersSchema)
-  const decoded = Schema.decodeUnknownResult(codec)(params, options)
-  if (Result.isFailure(decoded)) return { _tag: "invalid", message: decoded.failure.message }
-  // The tool's own check, without the caller's options: options that loosen the decode (`disableChecks`) must not
-  // let through what the tool rejects.
-  const checked = validateArgs(tool, params)
-  if (Result.isFailure(checked)) return { _tag: "invalid", message: checked.failure.message }
-  const encoded = Schema.encodeUnknownResult(codec)(decoded.success, options)
-  return Result.isFailure(encoded)
-    ? { _tag: "unencodable", message: encoded.failure.message }
-    : { _tag: "args", args: encoded.success }
-}
-
-/** Why a call whose args are not what the tool takes is refused (docs/embedding.md). */
-export const invalidReason = (tool: string, message: string): string =>
-  `args do not fit ${tool}'s parameters: ${message}`
-
-/** Why a call whose args cannot be encoded is refused rather than run unjudged (docs/embedding.md). */
-export const unencodableReason = (tool: string, message: string): string =>
-  `${tool}'s parameter Schema cannot encode the args back, so no extension can judge the call: refused (${message})`
-
 const ownApproval = (tool: Tool.Any, params: unknown, context: Tool.NeedsApprovalContext): Effect.Effect<boolean> => {
   const own = tool.needsApproval
   if (own === undefined || typeof own === "boolean") return Effect.succeed(own === true)
@@ -114,7 +75,10 @@ const make = <Tools extends Record<string, Tool.Any>>(
         const encoded = Schema.encodeUnknownExit(serviceFree(tool.parametersSchema))(params)
         // Not encodable, or not what the tool takes: nothing is sent, nobody is asked; `handle` refuses it.
         if (Exit.isFailure(encoded) || Result.isFailure(validateArgs(tool, encoded.value))) return false
-        const { args, boxed } = box(encoded.value)
+        // In the form the extensions read (JsonForm.ts): what they judge is what runs.
+        const judged = judgeable(tool, encoded.value)
+        if (judged._tag !== "args") return false
+        const { args, boxed } = box(judged.args)
         const outcome = yield* host.toolCall({ tool: tool.name, args, call_id: context.toolCallId })
         // Nobody is asked about args that cannot run: `handle` refuses them, naming who rewrote them.
         const runnable = Result.isSuccess(validateArgs(tool, unbox(outcome.args, boxed)))
@@ -123,7 +87,7 @@ const make = <Tools extends Record<string, Tool.Any>>(
           (outcome.decision === "ask" || (outcome.decision === "allow" && (yield* ownApproval(tool, params, context))))
         pending.set(context.toolCallId, {
           tool: tool.name,
-          params: canonicalJson(encoded.value),
+          params: canonicalJson(judged.args),
           outcome,
           approvalRequested,
           approved: false
