@@ -1,5 +1,5 @@
 import { formatReasons } from "@abhed/core"
-import { type Approval, ExtensionHost, type ExtensionHostShape, IdCounter, type ToolCallOutcome } from "@abhed/host"
+import { type Approval, ExtensionHost, type ExtensionHostShape, IdCounter } from "@abhed/host"
 import { canonicalJson } from "@abhed/protocol"
 import { Effect, Exit, Result, Schema, Stream } from "effect"
 import type * as SchemaAST from "effect/SchemaAST"
@@ -8,6 +8,7 @@ import * as ExtensionToolkit from "./ExtensionToolkit.ts"
 import { type Guarded, registerApprover } from "./GuardedApproval.ts"
 import { afterResult, denied, narrow, serviceFree } from "./GuardedResult.ts"
 import { JudgedCall } from "./JudgedCall.ts"
+import { inForce, judge, type Pending, requestOf } from "./PendingCall.ts"
 import { invalidReason, judgeable, normalize, unencodableReason, validateArgs } from "./NormalArgs.ts"
 import { ProviderExecutedTool, providerExecuted } from "./ProviderExecutedTool.ts"
 import { box, unbox } from "./ToolArgs.ts"
@@ -42,22 +43,6 @@ export { invalidReason, unencodableReason } from "./NormalArgs.ts"
 
 export { formatReasons }
 
-interface Pending {
-  readonly tool: string
-  readonly params: string
-  readonly outcome: ToolCallOutcome
-  readonly approvalRequested: boolean
-  /** The Approver said yes (`resolveApprovals`): only then does a requested approval let the call run. */
-  readonly approved: boolean
-}
-
-const ownApproval = (tool: Tool.Any, params: unknown, context: Tool.NeedsApprovalContext): Effect.Effect<boolean> => {
-  const own = tool.needsApproval
-  if (own === undefined || typeof own === "boolean") return Effect.succeed(own === true)
-  const answer = own(params, context)
-  return typeof answer === "boolean" ? Effect.succeed(answer) : answer
-}
-
 /** How many call outcomes a guarded toolkit keeps for the approved turn (one conversation's pending asks). */
 export const MaxPending = 1024
 
@@ -78,27 +63,15 @@ const make = <Tools extends Record<string, Tool.Any>>(
         // In the form the extensions read (JsonForm.ts): what they judge is what runs.
         const judged = judgeable(tool, encoded.value)
         if (judged._tag !== "args") return false
-        const { args, boxed } = box(judged.args)
-        const outcome = yield* host.toolCall({ tool: tool.name, args, call_id: context.toolCallId })
-        // Nobody is asked about args that cannot run: `handle` refuses them, naming who rewrote them.
-        const runnable = Result.isSuccess(validateArgs(tool, unbox(outcome.args, boxed)))
-        const approvalRequested =
-          runnable &&
-          (outcome.decision === "ask" || (outcome.decision === "allow" && (yield* ownApproval(tool, params, context))))
-        pending.set(context.toolCallId, {
-          tool: tool.name,
-          params: canonicalJson(judged.args),
-          outcome,
-          approvalRequested,
-          approved: false
-        })
+        const entry = yield* judge(host, tool, judged.args, params, context)
+        pending.set(context.toolCallId, entry)
         // Calls whose approval was refused are never handled, so never taken: keep the newest MaxPending only.
         // An evicted call that is approved after all is refused (its ask was not requested here), never run unasked.
         for (const oldest of pending.keys()) {
           if (pending.size <= MaxPending) break
           pending.delete(oldest)
         }
-        return approvalRequested
+        return entry.approvalRequested
       })
 
   const guarded: Record<string, Tool.Any> = {}
@@ -171,12 +144,14 @@ const make = <Tools extends Record<string, Tool.Any>>(
         return yield* refuse(`${tool.name}: call ${toolCallId} was handled already; a call runs once`, "handler")
       }
       if (toolCallId !== undefined) remember(toolCallId)
-      const entry = take(tool.name, normal.args, toolCallId)
-      if (entry === "other")
+      const taken = take(tool.name, normal.args, toolCallId)
+      if (taken === "other")
         return yield* refuse(
           `${tool.name}: call ${toolCallId} was judged with other args; a call id names one call`,
           "handler"
         )
+      // Judged again if the config was reloaded since (PendingCall.ts): it runs as the set in force decides.
+      const entry = taken === undefined ? undefined : yield* inForce(host, taken)
       const { args, boxed } = box(normal.args)
       const outcome = entry?.outcome ?? (yield* host.toolCall({ tool: tool.name, args, call_id: callId }))
       if (outcome.decision === "deny") return single(denied(formatReasons(outcome.reasons), "handler"))
@@ -199,7 +174,9 @@ const make = <Tools extends Record<string, Tool.Any>>(
       // tool-approval-response, or `handle` called directly) runs nothing.
       if (entry?.approvalRequested === true && !entry.approved) {
         const reasons = outcome.reasons.length > 0 ? `: ${formatReasons(outcome.reasons)}` : ""
-        return single(denied(`needs approval, which the Approver did not give${reasons}`, "handler"))
+        const why =
+          entry === taken ? "which the Approver did not give" : "again: the config was reloaded since it was judged"
+        return single(denied(`needs approval, ${why}${reasons}`, "handler"))
       }
       // `settled` decoded above: these are the parameters, encoded, as the handler takes them. The handler is told
       // what was judged (`JudgedCall`): an extension tool's refuses any other params.
@@ -216,16 +193,22 @@ const make = <Tools extends Record<string, Tool.Any>>(
   // (an extension may have rewritten the model's), with the extensions' reasons (none for the tool's own ask).
   const awaiting = (toolCallId: string): Approval.ApprovalRequest | undefined => {
     const entry = pending.get(toolCallId)
-    return entry === undefined || !entry.approvalRequested
-      ? undefined
-      : { tool: entry.tool, args: entry.outcome.args, reasons: entry.outcome.reasons }
+    return entry === undefined || !entry.approvalRequested ? undefined : requestOf(entry)
   }
 
   const guarded_: Guarded<Tools> = { tools, handle, awaiting }
-  registerApprover(guarded_, (toolCallId) => {
-    const entry = pending.get(toolCallId)
-    if (entry?.approvalRequested === true) pending.set(toolCallId, { ...entry, approved: true })
-  })
+  // The Approver's yes, for the set in force: what it asks anew (after a reload) is asked again.
+  registerApprover(guarded_, (toolCallId) =>
+    Effect.suspend(() => {
+      const entry = pending.get(toolCallId)
+      if (entry?.approvalRequested !== true || entry.approved) return Effect.undefined
+      return Effect.map(inForce(host, { ...entry, approved: true }), (now) => {
+        // Kept under its id unless a newer call took it meanwhile.
+        if (pending.get(toolCallId) === entry) pending.set(toolCallId, now)
+        return now.approvalRequested && !now.approved ? requestOf(now) : undefined
+      })
+    })
+  )
   return guarded_
 }
 

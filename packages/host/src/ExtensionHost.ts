@@ -157,6 +157,7 @@ export const make = (
           (s) => InvokeTool.invokeTool(s.ctx, s.tools, s.extensions, call)
         ),
       status: Effect.suspend(() => Effect.forEach(sets.current.extensions, (x) => x.status)),
+      generation: Effect.sync(() => sets.generation),
       reload: (next) => Reload.reload(sets, next)
     } satisfies ExtensionHostShape
   })
@@ -245,6 +246,7 @@ export class ExtensionHost extends Context.Service<ExtensionHost, ExtensionHostS
     fakes: ReadonlyArray<Effect.Effect<Extension, never, Scope.Scope>>,
     options: HostOptions
   ): Layer.Layer<ExtensionHost, never, AuditLog> => layerFromExtensions(Effect.all(fakes), options)
+  /** A mock never reloads unless it says so: `generation` stays 0. */
   static readonly layerMock = (service: Partial<ExtensionHostShape>): Layer.Layer<ExtensionHost> =>
-    Layer.mock(ExtensionHost, service)
+    Layer.mock(ExtensionHost, { generation: Effect.succeed(0), ...service })
 }
