@@ -37,10 +37,7 @@ export { type ExtensionHostShape, type HostOptions, optionsFromConfig }
 /** Why a call once the host is closing or closed is refused. */
 export const HostClosed = "the host is closed (its scope has ended): no extension can judge this"
 
-/**
- * The host over a set of extensions (process-backed or fakes). Runs the startup handshake (session_start, then
- * list_tools) and returns the service. Extensions are owned by the caller's scope.
- */
+/** The host over extensions (processes or fakes): session_start, then list_tools; the caller's scope owns them. */
 export const make = (
   extensionsInput: ReadonlyArray<Extension>,
   options: HostOptions
