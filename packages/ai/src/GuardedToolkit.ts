@@ -30,7 +30,8 @@ export { invalidReason, unencodableReason } from "./NormalArgs.ts"
  * 2. An ask goes through effect/ai's own approval flow: the tool's `needsApproval` dispatches `tool_call` and says
  *    yes, so the model's turn ends with a `tool-approval-request`; the outcome (decision and settled args) is kept by
  *    tool call id, and the approved turn runs exactly those args without asking the extensions again, once the
- *    host's Approver said yes (`resolveApprovals`): an approval from anywhere else runs nothing.
+ *    host's Approver said yes (`resolveApprovals`): an approval from anywhere else runs nothing. Unless a reload
+ *    swapped the set meanwhile: then the set in force judges it again first (PendingCall.ts).
  * 3. The tool runs with the SETTLED args, decoded again through its parameter Schema. Args an extension rewrote
  *    into something the Schema rejects are refused (`execution-denied`, naming who rewrote them), never run.
  * 4. Its final result goes through `tool_result` as text (ToolArgs.toContent) and is read back: unchanged, the

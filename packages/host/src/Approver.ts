@@ -29,7 +29,10 @@ export class Approver extends Context.Service<
     Layer.succeed(Approver, Approver.of({ approve: prompt }))
 }
 
-/** Whether the call may run: allow runs, deny does not, ask runs only if the Approver says yes. */
+/**
+ * Whether the call may run: allow runs, deny does not, ask runs only if the Approver says yes. The outcome is the
+ * set's that judged it: for a call still to be judged, `decide` also judges it again after a reload the ask waited out.
+ */
 export const resolve = (tool: string, outcome: ToolCallOutcome): Effect.Effect<boolean, never, Approver> => {
   switch (outcome.decision) {
     case "allow":
