@@ -155,5 +155,9 @@ describe("JsonForm: what the extensions read", () => {
       }
     })
     assert.strictEqual(throws._tag, "unwritable")
+    // A cycle ends the walk at the host's depth bound (never a hang): left as it is, for the host to refuse.
+    const cycle: { self?: unknown } = {}
+    cycle.self = cycle
+    assert.strictEqual(JsonForm.jsonForm(cycle)._tag, "same")
   })
 })
