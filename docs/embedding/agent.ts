@@ -18,10 +18,11 @@ export const runTool = (
 ) =>
   Effect.gen(function*() {
     const host = yield* ExtensionHost
-    const call = yield* host.toolCall({ tool, args })
+    // allow runs, deny does not, ask is the Approver's call (a prompt, or `Approver.layerDeny` when unattended),
+    // judged again by the set in force if the config was reloaded while the Approver was asked
+    const { run, outcome: call } = yield* Approval.decide({ tool, args })
     const reasons = call.reasons.map((r) => `${r.extension}: ${r.reason}`).join("; ")
-    // allow runs, deny does not, ask is the Approver's call (a prompt, or `Approver.layerDeny` when unattended)
-    if (!(yield* Approval.resolve(tool, call))) return yield* new ToolDenied({ reasons })
+    if (!run) return yield* new ToolDenied({ reasons })
     // Run with the SETTLED args: the ones every extension saw in the last round.
     const output = yield* execute(call.args)
     return yield* host.toolResult({ tool, args: call.args, content: output, is_error: false })

@@ -139,6 +139,60 @@ describe("abhed-ext run --watch, attacked", () => {
     expect(NodeFs.existsSync(ran)).toBe(false)
   }, 120_000)
 
+  it("an invoke_tool after an ask, a reload in between that adds a guard denying the tool: refused, not run", async () => {
+    const w = world("abhed-reload-attack-")
+    const file = join(w.root, "abhed.json")
+    const ran = join(w.root, "ran")
+    // Provides the tool "build" and asks about every call of it; writes to `ran` when it runs.
+    const maker = {
+      name: "maker",
+      command: process.execPath,
+      args: [
+        "-e",
+        `require("node:readline").createInterface({ input: process.stdin }).on("line", (line) => {
+          const req = JSON.parse(line)
+          if (req.event === "invoke_tool") require("node:fs").appendFileSync(${JSON.stringify(ran)}, "ran\\n")
+          const tools = [{ name: "build", description: "", input_schema: { type: "object" } }]
+          const reply =
+            req.event === "list_tools" ? { tools } : req.event === "invoke_tool" ? { result: "built" }
+            : req.event === "tool_call" ? { ask: true, reason: "sure?" } : {}
+          process.stdout.write(JSON.stringify({ id: req.id, ...reply }) + "\\n")
+        })`
+      ],
+      events: ["list_tools", "invoke_tool", "tool_call"],
+      startup_timeout_ms: 30_000,
+      timeout_ms: 15_000
+    }
+    save(file, JSON.stringify({ extensions: [maker] }))
+    const cli = startCli(["run", "--watch", "--config", file], { env: w.env, cwd: w.root })
+    cli.write(`${JSON.stringify({ event: "tool_call", tool: "build", args: {}, call_id: "b" })}\n`)
+    expect(jsonLines(await cli.stdout(lineCount(1)))[0]).toMatchObject({ decision: "ask" })
+    // While the agent asks its user, the user adds a guard that denies every call.
+    save(join(w.root, "blocker.sh"), markerScript("blocker"))
+    save(
+      file,
+      JSON.stringify({
+        extensions: [maker, ...markerExtensions(w, ["blocker"], { grace_ms: 300 })]
+      })
+    )
+    await cli.stderr((e) => e.includes("started blocker"))
+    // The user said yes: the agent sends the invoke. The verdict was the old set's: refused.
+    cli.write(`${JSON.stringify({ event: "invoke_tool", tool: "build", args: {}, call_id: "b" })}\n`)
+    expect(jsonLines(await cli.stdout(lineCount(2)))[1]).toEqual({
+      error:
+        'invoke_tool: the config was reloaded since the tool_call "b" (line 1) was decided: its verdict was the old ' +
+        "extensions'; send a new tool_call for the extensions in force to judge; nothing ran",
+      line: 2
+    })
+    // Sent again, the call is judged by the set in force: the guard's deny stands.
+    cli.write(`${JSON.stringify({ event: "tool_call", tool: "build", args: {}, call_id: "b2" })}\n`)
+    expect(jsonLines(await cli.stdout(lineCount(3)))[2]).toMatchObject({ decision: "deny" })
+    cli.end()
+    const result = await cli.done
+    expect(result.code, result.stderr).toBe(0)
+    expect(NodeFs.existsSync(ran)).toBe(false)
+  }, 120_000)
+
   it("a folder the system will not watch (its limit of watches reached) is named on stderr, not claimed watched", async () => {
     const w = world("abhed-reload-attack-")
     const file = join(w.root, "unwatchable", "abhed.json")

@@ -24,10 +24,16 @@ export interface Guarded<Tools extends Record<string, Tool.Any>> extends Toolkit
  * How `resolveApprovals` records the Approver's yes in the toolkit that requested the approval. Kept here, not on
  * the toolkit: nothing else may approve a call.
  */
-const approvers = new WeakMap<object, (toolCallId: string) => void>()
+const approvers = new WeakMap<object, Approve>()
+
+/**
+ * Records the Approver's yes; returns the request to ask again when the set in force (a reload since the call was
+ * judged) asks anew (PendingCall.ts), else undefined: the call runs as that set decides.
+ */
+type Approve = (toolCallId: string) => Effect.Effect<Approval.ApprovalRequest | undefined>
 
 /** The toolkit's own record of the Approver's yes, set once, when it is made. */
-export const registerApprover = (toolkit: object, approve: (toolCallId: string) => void): void => {
+export const registerApprover = (toolkit: object, approve: Approve): void => {
   if (!approvers.has(toolkit)) approvers.set(toolkit, approve)
 }
 
@@ -59,11 +65,18 @@ export const resolveApprovals = <Tools extends Record<string, Tool.Any>>(
       const call = content.find(
         (p): p is Response.ToolCallPart<string, unknown> => p.type === "tool-call" && p.id === part.toolCallId
       )
-      const request = toolkit.awaiting(part.toolCallId)
+      let request = toolkit.awaiting(part.toolCallId)
       // Not requested here (another toolkit's response, or an outcome no longer kept): there are no settled args
       // to show, so nobody is asked about the model's, and the call is refused.
-      const approved = request === undefined ? false : yield* Approval.Approver.use((a) => a.approve(request))
-      if (approved) approvers.get(toolkit)?.(part.toolCallId)
+      let approved = false
+      let asking = request
+      while (asking !== undefined) {
+        const shown = asking
+        request = shown
+        approved = yield* Approval.Approver.use((a) => a.approve(shown))
+        // A yes is for the set in force: a reload since may ask anew (asked again here) or deny.
+        asking = approved ? yield* approvers.get(toolkit)?.(part.toolCallId) ?? Effect.undefined : undefined
+      }
       const why =
         request === undefined
           ? "not approved: no approval was requested for this call by this toolkit"

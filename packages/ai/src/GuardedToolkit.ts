@@ -1,19 +1,21 @@
 import { formatReasons } from "@abhed/core"
-import { type Approval, ExtensionHost, type ExtensionHostShape, IdCounter, type ToolCallOutcome } from "@abhed/host"
+import { type Approval, ExtensionHost, type ExtensionHostShape, IdCounter } from "@abhed/host"
 import { canonicalJson } from "@abhed/protocol"
-import { Context, Effect, Exit, Result, Schema, Stream } from "effect"
+import { Effect, Exit, Result, Schema, Stream } from "effect"
 import type * as SchemaAST from "effect/SchemaAST"
 import { AiError, type Tool, type Toolkit } from "effect/ai"
-import { ArgsSchema } from "./ArgsSchema.ts"
 import * as ExtensionToolkit from "./ExtensionToolkit.ts"
 import { type Guarded, registerApprover } from "./GuardedApproval.ts"
 import { afterResult, denied, narrow, serviceFree } from "./GuardedResult.ts"
 import { JudgedCall } from "./JudgedCall.ts"
+import { inForce, judge, type Pending, requestOf } from "./PendingCall.ts"
+import { invalidReason, judgeable, normalize, unencodableReason, validateArgs } from "./NormalArgs.ts"
 import { ProviderExecutedTool, providerExecuted } from "./ProviderExecutedTool.ts"
 import { box, unbox } from "./ToolArgs.ts"
 
 export { type Guarded, resolveApprovals } from "./GuardedApproval.ts"
 export { executionDenied } from "./GuardedResult.ts"
+export { invalidReason, unencodableReason } from "./NormalArgs.ts"
 
 /**
  * A Toolkit whose every call the extensions judge (docs/design.md#wire-protocol, #combination, docs/embedding.md).
@@ -28,7 +30,8 @@ export { executionDenied } from "./GuardedResult.ts"
  * 2. An ask goes through effect/ai's own approval flow: the tool's `needsApproval` dispatches `tool_call` and says
  *    yes, so the model's turn ends with a `tool-approval-request`; the outcome (decision and settled args) is kept by
  *    tool call id, and the approved turn runs exactly those args without asking the extensions again, once the
- *    host's Approver said yes (`resolveApprovals`): an approval from anywhere else runs nothing.
+ *    host's Approver said yes (`resolveApprovals`): an approval from anywhere else runs nothing. Unless a reload
+ *    swapped the set meanwhile: then the set in force judges it again first (PendingCall.ts).
  * 3. The tool runs with the SETTLED args, decoded again through its parameter Schema. Args an extension rewrote
  *    into something the Schema rejects are refused (`execution-denied`, naming who rewrote them), never run.
  * 4. Its final result goes through `tool_result` as text (ToolArgs.toContent) and is read back: unchanged, the
@@ -40,62 +43,6 @@ export { executionDenied } from "./GuardedResult.ts"
  */
 
 export { formatReasons }
-
-interface Pending {
-  readonly tool: string
-  readonly params: string
-  readonly outcome: ToolCallOutcome
-  readonly approvalRequested: boolean
-  /** The Approver said yes (`resolveApprovals`): only then does a requested approval let the call run. */
-  readonly approved: boolean
-}
-
-const argsSchemaOf = (tool: Tool.Any): Schema.Top =>
-  Context.getOrUndefined(tool.annotations, ArgsSchema) ?? tool.parametersSchema
-
-const validateArgs = (tool: Tool.Any, params: unknown) =>
-  Schema.decodeUnknownResult(serviceFree(argsSchemaOf(tool)))(params)
-
-type Normalized =
-  | { readonly _tag: "args"; readonly args: unknown }
-  /** The model's mistake: not what the tool takes. */
-  | { readonly _tag: "invalid"; readonly message: string }
-  /** Decoded, but the Schema cannot encode it back (a decode-only transformation): nothing to show the extensions. */
-  | { readonly _tag: "unencodable"; readonly message: string }
-
-/**
- * The model's params as the extensions see them: decoded through the tool's parameter Schema (with the caller's
- * parse options, as the handler will be) and encoded again, so `needsApproval` (which effect/ai hands decoded
- * params) and `handle` (encoded ones) send, and match, the same args (a Struct drops keys it does not know, for one).
- */
-const normalize = (tool: Tool.Any, params: unknown, options?: SchemaAST.ParseOptions): Normalized => {
-  const codec = serviceFree(tool.parametersSchema)
-  const decoded = Schema.decodeUnknownResult(codec)(params, options)
-  if (Result.isFailure(decoded)) return { _tag: "invalid", message: decoded.failure.message }
-  // The tool's own check, without the caller's options: options that loosen the decode (`disableChecks`) must not
-  // let through what the tool rejects.
-  const checked = validateArgs(tool, params)
-  if (Result.isFailure(checked)) return { _tag: "invalid", message: checked.failure.message }
-  const encoded = Schema.encodeUnknownResult(codec)(decoded.success, options)
-  return Result.isFailure(encoded)
-    ? { _tag: "unencodable", message: encoded.failure.message }
-    : { _tag: "args", args: encoded.success }
-}
-
-/** Why a call whose args are not what the tool takes is refused (docs/embedding.md). */
-export const invalidReason = (tool: string, message: string): string =>
-  `args do not fit ${tool}'s parameters: ${message}`
-
-/** Why a call whose args cannot be encoded is refused rather than run unjudged (docs/embedding.md). */
-export const unencodableReason = (tool: string, message: string): string =>
-  `${tool}'s parameter Schema cannot encode the args back, so no extension can judge the call: refused (${message})`
-
-const ownApproval = (tool: Tool.Any, params: unknown, context: Tool.NeedsApprovalContext): Effect.Effect<boolean> => {
-  const own = tool.needsApproval
-  if (own === undefined || typeof own === "boolean") return Effect.succeed(own === true)
-  const answer = own(params, context)
-  return typeof answer === "boolean" ? Effect.succeed(answer) : answer
-}
 
 /** How many call outcomes a guarded toolkit keeps for the approved turn (one conversation's pending asks). */
 export const MaxPending = 1024
@@ -114,27 +61,18 @@ const make = <Tools extends Record<string, Tool.Any>>(
         const encoded = Schema.encodeUnknownExit(serviceFree(tool.parametersSchema))(params)
         // Not encodable, or not what the tool takes: nothing is sent, nobody is asked; `handle` refuses it.
         if (Exit.isFailure(encoded) || Result.isFailure(validateArgs(tool, encoded.value))) return false
-        const { args, boxed } = box(encoded.value)
-        const outcome = yield* host.toolCall({ tool: tool.name, args, call_id: context.toolCallId })
-        // Nobody is asked about args that cannot run: `handle` refuses them, naming who rewrote them.
-        const runnable = Result.isSuccess(validateArgs(tool, unbox(outcome.args, boxed)))
-        const approvalRequested =
-          runnable &&
-          (outcome.decision === "ask" || (outcome.decision === "allow" && (yield* ownApproval(tool, params, context))))
-        pending.set(context.toolCallId, {
-          tool: tool.name,
-          params: canonicalJson(encoded.value),
-          outcome,
-          approvalRequested,
-          approved: false
-        })
+        // In the form the extensions read (JsonForm.ts): what they judge is what runs.
+        const judged = judgeable(tool, encoded.value)
+        if (judged._tag !== "args") return false
+        const entry = yield* judge(host, tool, judged.args, params, context)
+        pending.set(context.toolCallId, entry)
         // Calls whose approval was refused are never handled, so never taken: keep the newest MaxPending only.
         // An evicted call that is approved after all is refused (its ask was not requested here), never run unasked.
         for (const oldest of pending.keys()) {
           if (pending.size <= MaxPending) break
           pending.delete(oldest)
         }
-        return approvalRequested
+        return entry.approvalRequested
       })
 
   const guarded: Record<string, Tool.Any> = {}
@@ -207,12 +145,14 @@ const make = <Tools extends Record<string, Tool.Any>>(
         return yield* refuse(`${tool.name}: call ${toolCallId} was handled already; a call runs once`, "handler")
       }
       if (toolCallId !== undefined) remember(toolCallId)
-      const entry = take(tool.name, normal.args, toolCallId)
-      if (entry === "other")
+      const taken = take(tool.name, normal.args, toolCallId)
+      if (taken === "other")
         return yield* refuse(
           `${tool.name}: call ${toolCallId} was judged with other args; a call id names one call`,
           "handler"
         )
+      // Judged again if the config was reloaded since (PendingCall.ts): it runs as the set in force decides.
+      const entry = taken === undefined ? undefined : yield* inForce(host, taken)
       const { args, boxed } = box(normal.args)
       const outcome = entry?.outcome ?? (yield* host.toolCall({ tool: tool.name, args, call_id: callId }))
       if (outcome.decision === "deny") return single(denied(formatReasons(outcome.reasons), "handler"))
@@ -235,7 +175,9 @@ const make = <Tools extends Record<string, Tool.Any>>(
       // tool-approval-response, or `handle` called directly) runs nothing.
       if (entry?.approvalRequested === true && !entry.approved) {
         const reasons = outcome.reasons.length > 0 ? `: ${formatReasons(outcome.reasons)}` : ""
-        return single(denied(`needs approval, which the Approver did not give${reasons}`, "handler"))
+        const why =
+          entry === taken ? "which the Approver did not give" : "again: the config was reloaded since it was judged"
+        return single(denied(`needs approval, ${why}${reasons}`, "handler"))
       }
       // `settled` decoded above: these are the parameters, encoded, as the handler takes them. The handler is told
       // what was judged (`JudgedCall`): an extension tool's refuses any other params.
@@ -252,16 +194,22 @@ const make = <Tools extends Record<string, Tool.Any>>(
   // (an extension may have rewritten the model's), with the extensions' reasons (none for the tool's own ask).
   const awaiting = (toolCallId: string): Approval.ApprovalRequest | undefined => {
     const entry = pending.get(toolCallId)
-    return entry === undefined || !entry.approvalRequested
-      ? undefined
-      : { tool: entry.tool, args: entry.outcome.args, reasons: entry.outcome.reasons }
+    return entry === undefined || !entry.approvalRequested ? undefined : requestOf(entry)
   }
 
   const guarded_: Guarded<Tools> = { tools, handle, awaiting }
-  registerApprover(guarded_, (toolCallId) => {
-    const entry = pending.get(toolCallId)
-    if (entry?.approvalRequested === true) pending.set(toolCallId, { ...entry, approved: true })
-  })
+  // The Approver's yes, for the set in force: what it asks anew (after a reload) is asked again.
+  registerApprover(guarded_, (toolCallId) =>
+    Effect.suspend(() => {
+      const entry = pending.get(toolCallId)
+      if (entry?.approvalRequested !== true || entry.approved) return Effect.undefined
+      return Effect.map(inForce(host, { ...entry, approved: true }), (now) => {
+        // Kept under its id unless a newer call took it meanwhile.
+        if (pending.get(toolCallId) === entry) pending.set(toolCallId, now)
+        return now.approvalRequested && !now.approved ? requestOf(now) : undefined
+      })
+    })
+  )
   return guarded_
 }
 

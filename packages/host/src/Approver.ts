@@ -1,7 +1,8 @@
 import type { Reason } from "@abhed/core"
-import type { JsonObject } from "@abhed/protocol"
+import { canonicalJson, type JsonObject } from "@abhed/protocol"
 import { Context, Effect, Layer } from "effect"
-import type { ToolCallOutcome } from "./Outcome.ts"
+import { ExtensionHost } from "./ExtensionHost.ts"
+import type { ToolCallInput, ToolCallOutcome } from "./Outcome.ts"
 
 /**
  * Who answers an "ask" (docs/design.md#architecture). The host never resolves an ask itself: it is the operator's (or
@@ -28,7 +29,10 @@ export class Approver extends Context.Service<
     Layer.succeed(Approver, Approver.of({ approve: prompt }))
 }
 
-/** Whether the call may run: allow runs, deny does not, ask runs only if the Approver says yes. */
+/**
+ * Whether the call may run: allow runs, deny does not, ask runs only if the Approver says yes. The outcome is the
+ * set's that judged it: for a call still to be judged, `decide` also judges it again after a reload the ask waited out.
+ */
 export const resolve = (tool: string, outcome: ToolCallOutcome): Effect.Effect<boolean, never, Approver> => {
   switch (outcome.decision) {
     case "allow":
@@ -39,3 +43,35 @@ export const resolve = (tool: string, outcome: ToolCallOutcome): Effect.Effect<b
       return Approver.use((a) => a.approve({ tool, args: outcome.args, reasons: outcome.reasons }))
   }
 }
+
+/** Whether the call may run, and the outcome it runs as (its settled args). */
+export interface Decided {
+  readonly run: boolean
+  readonly outcome: ToolCallOutcome
+}
+
+/**
+ * `toolCall`, then `resolve`, for the set in force once the answer is in. An ask may wait minutes for the Approver,
+ * and the config may be reloaded meanwhile (a guard added that denies the tool): the outcome was the old set's. If
+ * the host's `generation` changed while the Approver was asked, the call is judged again: a deny of the new set
+ * stands, an ask with the same settled args and reasons is the one the Approver answered, any other ask is asked
+ * again, no opinion runs it with the new settled args. A yes lifts only the ask it was given for.
+ */
+export const decide = (call: ToolCallInput): Effect.Effect<Decided, never, Approver | ExtensionHost> =>
+  Effect.gen(function* () {
+    const host = yield* ExtensionHost
+    let answered: string | undefined
+    while (true) {
+      // Read before: a reload that begins during the dispatch counts as one since.
+      const generation = yield* host.generation
+      const outcome = yield* host.toolCall(call)
+      if (outcome.decision !== "ask") return { run: outcome.decision === "allow", outcome }
+      const request: ApprovalRequest = { tool: call.tool, args: outcome.args, reasons: outcome.reasons }
+      const asked = canonicalJson(request)
+      if (asked !== answered) {
+        if (!(yield* Approver.use((a) => a.approve(request)))) return { run: false, outcome }
+        answered = asked
+      }
+      if ((yield* host.generation) === generation) return { run: true, outcome }
+    }
+  })

@@ -37,10 +37,7 @@ export { type ExtensionHostShape, type HostOptions, optionsFromConfig }
 /** Why a call once the host is closing or closed is refused. */
 export const HostClosed = "the host is closed (its scope has ended): no extension can judge this"
 
-/**
- * The host over a set of extensions (process-backed or fakes). Runs the startup handshake (session_start, then
- * list_tools) and returns the service. Extensions are owned by the caller's scope.
- */
+/** The host over extensions (processes or fakes): session_start, then list_tools; the caller's scope owns them. */
 export const make = (
   extensionsInput: ReadonlyArray<Extension>,
   options: HostOptions
@@ -157,6 +154,7 @@ export const make = (
           (s) => InvokeTool.invokeTool(s.ctx, s.tools, s.extensions, call)
         ),
       status: Effect.suspend(() => Effect.forEach(sets.current.extensions, (x) => x.status)),
+      generation: Effect.sync(() => sets.generation),
       reload: (next) => Reload.reload(sets, next)
     } satisfies ExtensionHostShape
   })
@@ -245,6 +243,7 @@ export class ExtensionHost extends Context.Service<ExtensionHost, ExtensionHostS
     fakes: ReadonlyArray<Effect.Effect<Extension, never, Scope.Scope>>,
     options: HostOptions
   ): Layer.Layer<ExtensionHost, never, AuditLog> => layerFromExtensions(Effect.all(fakes), options)
+  /** A mock never reloads unless it says so: `generation` stays 0. */
   static readonly layerMock = (service: Partial<ExtensionHostShape>): Layer.Layer<ExtensionHost> =>
-    Layer.mock(ExtensionHost, service)
+    Layer.mock(ExtensionHost, { generation: Effect.succeed(0), ...service })
 }

@@ -36,6 +36,12 @@ export interface ExtensionHostShape {
    * finish over the set they began with. Fails with `ReloadRejected` (and changes nothing) on a config it cannot run.
    */
   readonly reload: (next: ReloadInput) => Effect.Effect<ReloadReport, ReloadRejected>
+  /**
+   * Which set is in force: 0 at startup, one more at each reload that swapped a set in. Read it before a
+   * `toolCall`: while it is unchanged, that outcome is the set in force's; once it changed (an approval waited
+   * across a reload), judge the call again before it runs (docs/embedding.md#reload).
+   */
+  readonly generation: Effect.Effect<number>
 }
 
 export interface HostOptions {

@@ -83,6 +83,8 @@ export interface Sets {
   readonly scope: Scope.Scope
   /** Set when the host closes: a reload then is refused. */
   closed: boolean
+  /** How many sets were swapped in: an outcome judged while it was N is the current set's while it still is. */
+  generation: number
 }
 
 // Each extension a reloadable host started, with the scope it alone lives in (closed when it leaves the set).
@@ -155,7 +157,7 @@ export const makeSets = (
     for (const x of extensions) prints.set(x.name, yield* printOf(roots, absolute(baseDir)(x.config)))
     const current = makeSet({ ctx, extensions, tools, prints, fingerprint: fingerprintOf(settingsOf(ctx), prints) })
     const scope = yield* Scope.fork(yield* Effect.scope, "parallel")
-    return { current, root: ctx, reloading, lock: yield* Semaphore.make(1), scope, closed: false }
+    return { current, root: ctx, reloading, lock: yield* Semaphore.make(1), scope, closed: false, generation: 0 }
   })
 
 /** Run `f` over the current set, counted in it until it ends: a reload ends nothing it uses before then. */
@@ -260,6 +262,7 @@ export const reload = (sets: Sets, next: ReloadInput): Effect.Effect<ReloadRepor
         })
       }).pipe(Effect.onExit((exit) => (Exit.isSuccess(exit) ? Effect.void : Scope.close(staging, exit))))
       sets.current = set
+      sets.generation++
       const report = reportOf(old, plan, started, set.fingerprint)
       yield* record(set.ctx, report)
       // Calls that began over the old set finish over it; then what it alone held ends.

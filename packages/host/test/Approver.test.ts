@@ -1,6 +1,14 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Effect } from "effect"
-import { Approval, type ToolCallOutcome } from "../src/index.ts"
+import { type Config, Defaults, type ExtensionConfig } from "@abhed/protocol"
+import { Effect, Layer } from "effect"
+import {
+  Approval,
+  AuditLog,
+  ExtensionHost,
+  FakeExtension,
+  startExtensions,
+  type ToolCallOutcome
+} from "../src/index.ts"
 
 const outcome = (decision: ToolCallOutcome["decision"]): ToolCallOutcome => ({
   decision,
@@ -28,4 +36,75 @@ describe("Approver", () => {
       assert.isFalse(yield* Approval.resolve("bash", outcome("ask")).pipe(Effect.provide(Approval.Approver.layerDeny)))
     })
   )
+})
+
+/** `asker` asks with its `env.WHY`; `blocker` denies; `quiet` has no opinion. A changed config starts it again. */
+const start = (x: ExtensionConfig) =>
+  FakeExtension.fromReplies(
+    x.name,
+    {
+      tool_call: () =>
+        x.name === "asker"
+          ? { ask: true, reason: x.env?.["WHY"] ?? "sure?" }
+          : x.name === "blocker"
+            ? { block: true, reason: "pushes are off" }
+            : {}
+    },
+    x
+  )
+const configOf = (...names: ReadonlyArray<string | ExtensionConfig>): Config => ({
+  extensions: names.map((x) => (typeof x === "string" ? FakeExtension.config(x) : x)),
+  policy: Defaults.policy,
+  max_rewrite_rounds: Defaults.max_rewrite_rounds,
+  builtin_tools: Defaults.builtin_tools
+})
+const reloadable = ExtensionHost.layerFromExtensions(startExtensions(configOf("asker").extensions, start), {
+  sessionId: "s",
+  reloading: { start, baseDir: "/", roots: [], builtinTools: [] }
+}).pipe(Layer.provideMerge(AuditLog.layerMemory))
+
+/** An Approver who, shown the first request, sees the config reloaded to `next`, then answers `answers` in turn. */
+const operator = (next: Config, answers: ReadonlyArray<boolean>) => {
+  const shown: Array<string> = []
+  const layer = Layer.effect(
+    Approval.Approver,
+    Effect.gen(function* () {
+      const h = yield* ExtensionHost
+      return Approval.Approver.of({
+        approve: (request) =>
+          Effect.gen(function* () {
+            if (shown.length === 0) yield* Effect.orDie(h.reload({ config: next }))
+            shown.push(request.reasons.map((r) => r.reason).join("; "))
+            return answers[shown.length - 1] ?? false
+          })
+      })
+    })
+  )
+  return { shown, layer }
+}
+
+const push = { tool: "bash", args: { command: "git push" } }
+
+describe("Approval.decide: an answer that took a reload to come", () => {
+  it.effect("the new set denies: the yes does not run the call", () => {
+    const op = operator(configOf("asker", "blocker"), [true])
+    return Effect.gen(function* () {
+      const decided = yield* Approval.decide(push)
+      assert.isFalse(decided.run)
+      assert.strictEqual(decided.outcome.decision, "deny")
+      assert.deepStrictEqual(op.shown, ["sure?"])
+    }).pipe(Effect.provide(op.layer), Effect.provide(reloadable))
+  })
+
+  it.effect("the new set asks anew: asked again; the same ask again: the yes stands", () => {
+    const forcing = FakeExtension.config("asker", { env: { WHY: "force push?" } })
+    const changed = operator(configOf(forcing), [true, false])
+    const same = operator(configOf(forcing, "quiet"), [true])
+    return Effect.gen(function* () {
+      assert.isFalse((yield* Approval.decide(push).pipe(Effect.provide(changed.layer))).run)
+      assert.deepStrictEqual(changed.shown, ["sure?", "force push?"])
+      assert.isTrue((yield* Approval.decide(push).pipe(Effect.provide(same.layer))).run)
+      assert.deepStrictEqual(same.shown, ["force push?"])
+    }).pipe(Effect.provide(reloadable))
+  })
 })

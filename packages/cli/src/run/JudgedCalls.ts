@@ -31,7 +31,8 @@ export interface JudgedCalls {
     named: string | undefined,
     tool: string,
     args: JsonObject,
-    provider?: string | undefined
+    provider?: string | undefined,
+    generation?: number | undefined
   ) => Judged | undefined
 }
 
@@ -45,6 +46,8 @@ export interface Decided {
   readonly line: number
   /** Who provided the tool, and with what input_schema, when the call was decided (`providerOf`). */
   readonly provider?: string | undefined
+  /** The host's `generation` read before the call was dispatched: which set decided it. */
+  readonly generation?: number | undefined
 }
 
 export interface Judged {
@@ -63,6 +66,7 @@ interface Kept {
   readonly decision: string
   readonly line: number
   readonly provider: string | undefined
+  readonly generation: number | undefined
   ranOn: number | undefined
 }
 
@@ -98,7 +102,14 @@ export const make = (): JudgedCalls => {
     }
     return ran
   }
-  const refusal = (call: Kept, named: string | undefined, tool: string, args: string, provider: string | undefined) => {
+  const refusal = (
+    call: Kept,
+    named: string | undefined,
+    tool: string,
+    args: string,
+    provider: string | undefined,
+    generation: number | undefined
+  ) => {
     const id = JSON.stringify(call.callId)
     // An id the line made up, which the args led past: said, so the agent's author sees why its own id did not count.
     const via =
@@ -130,6 +141,13 @@ export const make = (): JudgedCalls => {
         `decided on${via} (a reload changed which extension provides it, or its input_schema): send a new ` +
         "tool_call; nothing ran"
       )
+    // The verdict was the set's that decided it: a reload since (a guard added, a script changed) may veto the
+    // call, or ask about it anew. `run` cannot ask, so the call is judged again by a new tool_call.
+    if (call.generation !== undefined && generation !== undefined && call.generation !== generation)
+      return (
+        `invoke_tool: the config was reloaded since the tool_call ${id} (line ${call.line}) was decided${via}: ` +
+        "its verdict was the old extensions'; send a new tool_call for the extensions in force to judge; nothing ran"
+      )
     return undefined
   }
   return {
@@ -139,20 +157,21 @@ export const make = (): JudgedCalls => {
         proposed: argsKey(given.proposed),
         settled: argsKey(given.settled),
         provider: given.provider,
+        generation: given.generation,
         ranOn: undefined
       }
       byId.set(call.callId, call)
       index(call, call.settled)
       if (call.proposed !== call.settled) index(call, call.proposed)
     },
-    judge: (named, tool, given, provider) => {
+    judge: (named, tool, given, provider, generation) => {
       const args = argsKey(given)
       if (args === undefined) return undefined
       const call = (named === undefined ? undefined : byId.get(named)) ?? heldBy(tool, args)
       if (call === undefined) return undefined
       return {
         callId: call.callId,
-        refusal: refusal(call, named, tool, args, provider),
+        refusal: refusal(call, named, tool, args, provider, generation),
         ran: (line) => {
           call.ranOn ??= line
         }

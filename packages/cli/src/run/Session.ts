@@ -78,7 +78,8 @@ export const runSession = <E, R, HE, HR>(options: SessionOptions<E, R, HE, HR>):
                   decoded.success.call_id,
                   decoded.success.tool,
                   decoded.success.args,
-                  JudgedCalls.providerOf(host === undefined ? undefined : yield* host.tools, decoded.success.tool)
+                  JudgedCalls.providerOf(host === undefined ? undefined : yield* host.tools, decoded.success.tool),
+                  host === undefined ? undefined : yield* host.generation
                 )
               : undefined
           const completed = callIds.complete(
@@ -103,6 +104,8 @@ export const runSession = <E, R, HE, HR>(options: SessionOptions<E, R, HE, HR>):
           // Who provides the tool as the call is decided (the set a reload may replace before its invoke).
           const provider =
             request.event === "tool_call" ? JudgedCalls.providerOf(yield* h.tools, request.tool) : undefined
+          // Which set decides it: read before, so a reload that begins meanwhile counts as one since.
+          const generation = request.event === "tool_call" ? yield* h.generation : undefined
           const output = yield* dispatch(h, request).pipe(
             Effect.catch((e): Effect.Effect<ErrorLine> => Effect.succeed({ error: e.message, line })),
             // A bug must not end the session with the rest of the input undecided: this line gets an error (the
@@ -128,7 +131,8 @@ export const runSession = <E, R, HE, HR>(options: SessionOptions<E, R, HE, HR>):
               settled: output.rounds === 0 ? request.args : output.args,
               decision: output.decision,
               line,
-              provider
+              provider,
+              generation
             })
           } else if (request.event === "tool_call" && request.call_id !== undefined) {
             // No decision (an internal error): its invoke must not run as if it had been allowed.
@@ -140,7 +144,8 @@ export const runSession = <E, R, HE, HR>(options: SessionOptions<E, R, HE, HR>):
               settled: args,
               decision: "error",
               line,
-              provider
+              provider,
+              generation
             })
           }
           yield* options.onLine({ line, input: request, output })

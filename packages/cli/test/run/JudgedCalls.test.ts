@@ -41,4 +41,25 @@ describe("JudgedCalls", () => {
       )
     }
   })
+
+  it("an invoke after a reload (the set that decided the call is no longer in force) is refused, ask or allow", () => {
+    const judged = JudgedCalls.make()
+    judged.decided({ ...allowed(1), decision: "ask", generation: 0 })
+    judged.decided({ ...allowed(2), generation: 0 })
+    expect(judged.judge("c-1", "bash", { command: "ls 1" }, undefined, 0)?.refusal).toBeUndefined()
+    for (const id of ["c-1", "c-2"]) {
+      expect(judged.judge(id, "bash", { command: `ls ${id.slice(2)}` }, undefined, 1)?.refusal).toContain(
+        `the config was reloaded since the tool_call "${id}" (line ${id.slice(2)}) was decided`
+      )
+    }
+    // Decided again after the reload: it runs.
+    judged.decided({
+      ...allowed(3),
+      callId: "c-1",
+      proposed: { command: "ls 1" },
+      settled: { command: "ls 1" },
+      generation: 1
+    })
+    expect(judged.judge("c-1", "bash", { command: "ls 1" }, undefined, 1)?.refusal).toBeUndefined()
+  })
 })
