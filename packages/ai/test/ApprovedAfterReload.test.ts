@@ -173,6 +173,23 @@ describe("an ask approved after a reload", () => {
     }).pipe(Effect.provide(handlers), Effect.provide(host(configOf(asker))))
   )
 
+  it.effect("a reload that changed nothing (the same config read again): no new generation, judged once, run", () =>
+    Effect.gen(function* () {
+      ran.length = 0
+      const h = yield* ExtensionHost
+      const { toolkit, content } = yield* askedCall
+      const op = operator(h, configOf(asker), [true])
+      yield* GuardedToolkit.resolveApprovals(toolkit, content).pipe(Effect.provide(op.layer))
+      assert.strictEqual(yield* h.generation, 0)
+      assert.deepStrictEqual(ran, ["notes.txt"])
+      assert.strictEqual(op.shown.length, 1)
+      assert.deepStrictEqual(yield* toolCalls, ["r1"])
+      // A set that may judge otherwise is one: an extension added.
+      yield* Effect.orDie(h.reload({ config: configOf(asker, FakeExtension.config("quiet")) }))
+      assert.strictEqual(yield* h.generation, 1)
+    }).pipe(Effect.provide(handlers), Effect.provide(host(configOf(asker))))
+  )
+
   it.effect("no reload: asked once, judged once, run", () =>
     Effect.gen(function* () {
       ran.length = 0

@@ -37,9 +37,10 @@ export interface ExtensionHostShape {
    */
   readonly reload: (next: ReloadInput) => Effect.Effect<ReloadReport, ReloadRejected>
   /**
-   * Which set is in force: 0 at startup, one more at each reload that swapped a set in. Read it before a
-   * `toolCall`: while it is unchanged, that outcome is the set in force's; once it changed (an approval waited
-   * across a reload), judge the call again before it runs (docs/embedding.md#reload).
+   * Which set is in force: 0 at startup, one more at each reload that changed the set (an extension started,
+   * stopped or changed, a setting changed; not the same config read again). Read it before a `toolCall`: while
+   * it is unchanged, that outcome is the set in force's; once it changed (an approval waited across a reload),
+   * judge the call again before it runs (docs/embedding.md#reload).
    */
   readonly generation: Effect.Effect<number>
 }

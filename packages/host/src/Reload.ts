@@ -261,9 +261,12 @@ export const reload = (sets: Sets, next: ReloadInput): Effect.Effect<ReloadRepor
           fingerprint: fingerprintOf(settings, plan.prints)
         })
       }).pipe(Effect.onExit((exit) => (Exit.isSuccess(exit) ? Effect.void : Scope.close(staging, exit))))
-      sets.current = set
-      sets.generation++
       const report = reportOf(old, plan, started, set.fingerprint)
+      sets.current = set
+      // A reload that changed nothing (a save of the same text, the trust store touched) leaves the verdicts the set
+      // gave standing: only a set that may judge otherwise is a new generation (a started extension included: one
+      // that was dead and is running again may veto).
+      if (report.before !== report.after || started.length > 0 || report.removed.length > 0) sets.generation++
       yield* record(set.ctx, report)
       // Calls that began over the old set finish over it; then what it alone held ends.
       yield* idle(old)
