@@ -87,6 +87,22 @@ describe("abhed-ext trust: a project's extensions run only once trusted, bound t
     )
   }, 120_000)
 
+  it("trust DIR of a folder that does not exist (a typo) trusts nothing: not the project of the folder above it", async () => {
+    const w = world("abhed-trust-typo-")
+    layer(w, w.project, ["repo"])
+    const store = join(w.root, "config", "abhed", "trust.json")
+    for (const [dir, problem] of [
+      ["nope", "no such folder"],
+      [join(".abhed", "repo.sh"), "is not a folder"]
+    ] as const) {
+      const r = await runCli(["trust", "--yes", dir], { cwd: w.repo, env: w.env })
+      expect(r.code).toBe(1)
+      expect(r.stderr.trim()).toBe(`abhed-ext trust: ${join(w.repo, dir)}: ${problem}`)
+      expect(r.stdout).toBe("")
+      expect(NodeFs.existsSync(store)).toBe(false)
+    }
+  }, 120_000)
+
   it("the same name in two layers is an error naming both files", async () => {
     const w = world("abhed-trust-")
     layer(w, w.managed, ["guard"])
