@@ -35,9 +35,14 @@ const kindIn = (cwd: string | undefined, name: string): "file" | "folder" | unde
  * say.
  */
 export const spawnHint = (command: string, error: unknown, cwd?: string): string => {
+  const words = command.trim().split(/\s+/)
   switch (codeOf(error)) {
     case "ENOENT":
-      return command.includes("/")
+      // `"command": "python3 guard.py"`: a command line where one program was meant. No shell splits it.
+      return words.length > 1 && kindIn(cwd, command) === undefined
+        ? ` (no program is named so: "command" is one program, not a command line; its arguments go in "args": ` +
+            `"command": ${JSON.stringify(words[0])}, "args": ${JSON.stringify(words.slice(1))})`
+        : command.includes("/")
         ? " (no such file: a relative path resolves against the working directory, the extension's cwd)"
         : cwd !== undefined && kindIn(cwd, command) === "file"
           ? ` (not on PATH; ${command} is a file in the working directory: name it ./${command}, or start it ` +
