@@ -102,4 +102,14 @@ describe.concurrent("--version", () => {
     expect(r.code).toBe(0)
     expect(r.stdout.trim()).toBe(`abhed-ext v${version}`)
   })
+
+  it.each(["run", "hook", "mcp"])(
+    "%s -v: on stderr, as its help (its stdout carries JSON lines and nothing else: -v is no verbose)",
+    async (command) => {
+      const r = await runCli([command, "-v"], { env: env() })
+      expect(r.code).toBe(0)
+      expect(r.stdout).toBe("")
+      expect(r.stderr.trim()).toMatch(/^abhed-ext v\d/)
+    }
+  )
 })

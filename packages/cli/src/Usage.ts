@@ -5,12 +5,12 @@ import { colourOn } from "./Style.ts"
 /**
  * How the CLI answers a command line it cannot use, and requests for help (docs/design.md#output, docs/cli.md): the
  * problem and a one-line hint on stderr, exit 64 (EX_USAGE), never the full help on stdout. Help asked for
- * goes to stdout, except for commands whose stdout is a data channel (`run` and `hook` print JSON lines only):
- * theirs goes to stderr.
+ * goes to stdout, except for commands whose stdout is a data channel (`run`, `hook` and `mcp` print JSON lines only):
+ * theirs goes to stderr, and so does their `--version`.
  */
 
 /** Commands whose stdout carries JSON lines and nothing else. */
-const DataCommands: ReadonlySet<string> = new Set(["run", "hook", "mcp"])
+export const DataCommands: ReadonlySet<string> = new Set(["run", "hook", "mcp"])
 
 /** The command line was wrong (already reported on stderr): exit 64. */
 export class UsageError extends Schema.TaggedError<UsageError>()("UsageError", {
@@ -43,7 +43,8 @@ export const failUsage = (commandPath: ReadonlyArray<string>, problem: string): 
 
 const formatterFor = (stream: NodeJS.WriteStream) => CliOutput.defaultFormatter({ colors: colourOn(stream) })
 
-const presenter: CliOutput.Presenter = {
+/** `dataCommand`: the command line runs `run`, `hook` or `mcp`, whose `--version` goes to stderr as its help does. */
+const presenter = (dataCommand: boolean): CliOutput.Presenter => ({
   present: (event) =>
     Effect.suspend(() => {
       switch (event._tag) {
@@ -59,14 +60,21 @@ const presenter: CliOutput.Presenter = {
               event.errors.map((error) => error.message)
             )
           )
-        case "Version":
-          return Console.log(formatterFor(process.stdout).formatVersion(event.name, event.version))
+        case "Version": {
+          // The event does not say which command it came from (`abhed-ext run -v`): the caller does.
+          const text = formatterFor(dataCommand ? process.stderr : process.stdout).formatVersion(
+            event.name,
+            event.version
+          )
+          return dataCommand ? Console.error(text) : Console.log(text)
+        }
       }
     })
-}
+})
 
 /** The presenter above, for `Command.run`. */
-export const layerPresenter: Layer.Layer<never> = CliOutput.layerPresenter(presenter)
+export const layerPresenter = (dataCommand: boolean): Layer.Layer<never> =>
+  CliOutput.layerPresenter(presenter(dataCommand))
 
 /**
  * Turns effect/cli's `ShowHelp` failure for a bad command line (it carries the problems) into `UsageError`, exit
