@@ -99,7 +99,7 @@ export const main = Effect.gen(function* () {
   const args = yield* (yield* Stdio.Stdio).args
   yield* dataCommandFlags(args)
   yield* Command.run(cli, { version: Version }).pipe(
-    Effect.provide(layerPresenter(DataCommands.has(commandOf(args) ?? "")))
+    Effect.provide(layerPresenter(DataCommands.has(commandOf(args) ?? ""), args.includes("--")))
   )
 }).pipe(
   exitCodes,

@@ -43,8 +43,33 @@ export const failUsage = (commandPath: ReadonlyArray<string>, problem: string): 
 
 const formatterFor = (stream: NodeJS.WriteStream) => CliOutput.defaultFormatter({ colors: colourOn(stream) })
 
-/** `dataCommand`: the command line runs `run`, `hook` or `mcp`, whose `--version` goes to stderr as its help does. */
-const presenter = (dataCommand: boolean): CliOutput.Presenter => ({
+/** Commands that run a program given after `--`, and the synopsis of that part. */
+const ProgramCommands: ReadonlyMap<string, string> = new Map([
+  ["check", "the extension"],
+  ["hook", "the hook"],
+  ["mcp", "the MCP server"]
+])
+
+/**
+ * `abhed-ext check python3 -u guard.py`: without `--`, the program's own flags are read as the command's, and the
+ * problem (`Unrecognized flag: -u`) does not say where they belong.
+ */
+const programFlagsHint = (
+  commandPath: ReadonlyArray<string>,
+  errors: ReadonlyArray<{ readonly _tag: string }>,
+  separated: boolean
+): ReadonlyArray<string> => {
+  const command = commandPath[commandPath.length - 1] ?? ""
+  const program = ProgramCommands.get(command)
+  if (program === undefined || separated || !errors.some((e) => e._tag === "UnrecognizedOption")) return []
+  return [`${program}'s own flags go after --: abhed-ext ${command} [flags] -- COMMAND [ARGS...]`]
+}
+
+/**
+ * `dataCommand`: the command line runs `run`, `hook` or `mcp`, whose `--version` goes to stderr as its help does.
+ * `separated`: it has a `--`.
+ */
+const presenter = (dataCommand: boolean, separated: boolean): CliOutput.Presenter => ({
   present: (event) =>
     Effect.suspend(() => {
       switch (event._tag) {
@@ -55,10 +80,10 @@ const presenter = (dataCommand: boolean): CliOutput.Presenter => ({
         }
         case "InvalidInvocation":
           return Console.error(
-            usageText(
-              event.commandPath,
-              event.errors.map((error) => error.message)
-            )
+            usageText(event.commandPath, [
+              ...event.errors.map((error) => error.message),
+              ...programFlagsHint(event.commandPath, event.errors, separated)
+            ])
           )
         case "Version": {
           // The event does not say which command it came from (`abhed-ext run -v`): the caller does.
@@ -73,8 +98,8 @@ const presenter = (dataCommand: boolean): CliOutput.Presenter => ({
 })
 
 /** The presenter above, for `Command.run`. */
-export const layerPresenter = (dataCommand: boolean): Layer.Layer<never> =>
-  CliOutput.layerPresenter(presenter(dataCommand))
+export const layerPresenter = (dataCommand: boolean, separated: boolean): Layer.Layer<never> =>
+  CliOutput.layerPresenter(presenter(dataCommand, separated))
 
 /**
  * Turns effect/cli's `ShowHelp` failure for a bad command line (it carries the problems) into `UsageError`, exit
