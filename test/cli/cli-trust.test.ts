@@ -78,7 +78,7 @@ describe("abhed-ext trust: a project's extensions run only once trusted, bound t
     layer(w, w.project, ["repo"])
     const r = await run(w)
     expect(r.stderr).toContain(`the project config ${w.project} is not trusted`)
-    expect(r.stderr).toContain("the config layers (none used: the project's is not trusted) configures no extensions")
+    expect(r.stderr).toContain("the layered config (none used: the project's is not trusted) configures no extensions")
     expect(r.stderr).not.toContain("none found")
     // --strict fails on it, and its help says so.
     expect((await run(w, ["--strict"])).code).toBe(1)
