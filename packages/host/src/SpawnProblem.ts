@@ -39,10 +39,13 @@ export const spawnHint = (command: string, error: unknown, cwd?: string): string
   switch (codeOf(error)) {
     case "ENOENT":
       // `"command": "python3 guard.py"`: a command line where one program was meant. No shell splits it.
-      return words.length > 1 && kindIn(cwd, command) === undefined
-        ? ` (no program is named so: "command" is one program, not a command line; its arguments go in "args": ` +
-            `"command": ${JSON.stringify(words[0])}, "args": ${JSON.stringify(words.slice(1))})`
-        : command.includes("/")
+      if (words.length > 1 && kindIn(cwd, command) === undefined) {
+        return (
+          ` (no program is named so: "command" is one program, not a command line; its arguments go in "args": ` +
+          `"command": ${JSON.stringify(words[0])}, "args": ${JSON.stringify(words.slice(1))})`
+        )
+      }
+      return command.includes("/")
         ? " (no such file: a relative path resolves against the working directory, the extension's cwd)"
         : cwd !== undefined && kindIn(cwd, command) === "file"
           ? ` (not on PATH; ${command} is a file in the working directory: name it ./${command}, or start it ` +
