@@ -148,5 +148,16 @@ export const stderrOf = (cause: DeathCause): string | undefined => (cause._tag =
  */
 export const describeDeathCauseWithStderr = (cause: DeathCause): string => {
   const stderr = stderrOf(cause)
-  return stderr === undefined ? describeDeathCause(cause) : `${describeDeathCause(cause)}: ${stderr}`
+  return stderr === undefined
+    ? `${describeDeathCause(cause)}${stdoutHint(cause)}`
+    : `${describeDeathCause(cause)}: ${stderr}`
 }
+
+/**
+ * A line on stdout that is not JSON is most often a debug print or a banner: the cause names its shape only (it may
+ * hold what the extension saw), so say where such lines belong.
+ */
+const stdoutHint = (cause: DeathCause): string =>
+  (cause._tag === "unsolicited_output" || cause._tag === "malformed_reply") && cause.detail.includes("invalid JSON")
+    ? " (stdout carries replies only: a log or debug line belongs on stderr)"
+    : ""
