@@ -45,6 +45,26 @@ describe.concurrent("usage errors: stderr, one problem line and a hint, exit 64"
   }
 })
 
+describe.concurrent("usage errors: a program's own flag without -- says where it belongs", () => {
+  for (const [args, program] of [
+    [["check", "python3", "-u", "guard.py"], "the extension"],
+    [["hook", "--format", "claude", "python3", "-u", "hook.py"], "the hook"],
+    [["mcp", "npx", "-y", "server"], "the MCP server"]
+  ] as const) {
+    it(args.join(" "), async () => {
+      const r = await runCli(args, { env: env() })
+      expect(r.code).toBe(64)
+      expect(r.stdout).toBe("")
+      const command = args[0]
+      expect(r.stderr.trim().split("\n")).toEqual([
+        expect.stringContaining(`abhed-ext ${command}: Unrecognized flag:`),
+        `abhed-ext ${command}: ${program}'s own flags go after --: abhed-ext ${command} [flags] -- COMMAND [ARGS...]`,
+        `(\`abhed-ext ${command} --help\` for more)`
+      ])
+    })
+  }
+})
+
 describe.concurrent("exit codes stay apart", () => {
   it("an invalid config is 2", async () => {
     const r = await runCli(["run", "--config", "test/fixtures/cli-no-such-config.json"], { env: env() })
@@ -102,4 +122,14 @@ describe.concurrent("--version", () => {
     expect(r.code).toBe(0)
     expect(r.stdout.trim()).toBe(`abhed-ext v${version}`)
   })
+
+  it.each(["run", "hook", "mcp"])(
+    "%s -v: on stderr, as its help (its stdout carries JSON lines and nothing else: -v is no verbose)",
+    async (command) => {
+      const r = await runCli([command, "-v"], { env: env() })
+      expect(r.code).toBe(0)
+      expect(r.stdout).toBe("")
+      expect(r.stderr.trim()).toMatch(/^abhed-ext v\d/)
+    }
+  )
 })

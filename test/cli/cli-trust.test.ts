@@ -78,13 +78,29 @@ describe("abhed-ext trust: a project's extensions run only once trusted, bound t
     layer(w, w.project, ["repo"])
     const r = await run(w)
     expect(r.stderr).toContain(`the project config ${w.project} is not trusted`)
-    expect(r.stderr).toContain("the config layers (none used: the project's is not trusted) configures no extensions")
+    expect(r.stderr).toContain("the layered config (none used: the project's is not trusted) configures no extensions")
     expect(r.stderr).not.toContain("none found")
     // --strict fails on it, and its help says so.
     expect((await run(w, ["--strict"])).code).toBe(1)
     expect((await runCli(["run", "--help"])).stderr).toMatch(
       /--strict\s+exit 1 when .*the project config is not trusted/
     )
+  }, 120_000)
+
+  it("trust DIR of a folder that does not exist (a typo) trusts nothing: not the project of the folder above it", async () => {
+    const w = world("abhed-trust-typo-")
+    layer(w, w.project, ["repo"])
+    const store = join(w.root, "config", "abhed", "trust.json")
+    for (const [dir, problem] of [
+      ["nope", "no such folder"],
+      [join(".abhed", "repo.sh"), "is not a folder"]
+    ] as const) {
+      const r = await runCli(["trust", "--yes", dir], { cwd: w.repo, env: w.env })
+      expect(r.code).toBe(1)
+      expect(r.stderr.trim()).toBe(`abhed-ext trust: ${join(w.repo, dir)}: ${problem}`)
+      expect(r.stdout).toBe("")
+      expect(NodeFs.existsSync(store)).toBe(false)
+    }
   }, 120_000)
 
   it("the same name in two layers is an error naming both files", async () => {

@@ -28,8 +28,11 @@ import { bin, repoRoot, runProcess } from "../support/cli-helpers.ts"
  *   runs: one that calls `Extension.main` answers a `tool_call` of `rm` on stdin with a block (as the examples
  *   do), any other loads and exits 0. docs/embedding.md's blocks are excerpts of docs/embedding/agent.ts, which
  *   `pnpm typecheck` checks and test/host/embedding.test.ts runs.
- * - **Help and tables.** Every long flag in `--help` of `run` and `check`, and the global flags, appear in the flag
- *   tables of docs/cli.md, and every flag those tables list is in `--help`; the same for `hook` and docs/hooks.md.
+ * - **Help and tables.** Every long flag in `--help` of `run`, `check`, `audit`, `replay`, `import-mcp` and `mcp`, and
+ *   the global flags, appear in the flag tables of docs/cli.md, and every flag those tables list is in `--help`; the
+ *   same for `hook` and docs/hooks.md. Every command `abhed-ext --help` lists has a section and a synopsis in
+ *   docs/cli.md, and every synopsis (a plain block of `abhed-ext COMMAND …` lines, in any document) names each flag
+ *   of that command's `--help`, and no other.
  *
  * Markers, HTML comments on the line right above a block (invisible when the markdown is rendered):
  * - `<!-- doc-test: skip WHY -->`: the block is not tested (say why);
@@ -334,6 +337,17 @@ const helpFlags = (help: string, section: string): ReadonlySet<string> => {
   return flags
 }
 
+/** The flags of `--help`'s `FLAGS`, each with its other names (`["--output", "-o"]`). */
+const helpFlagNames = (help: string): ReadonlyArray<ReadonlyArray<string>> => {
+  const lines = help.split("\n")
+  const flags: Array<ReadonlyArray<string>> = []
+  for (const line of lines.slice(lines.indexOf("FLAGS") + 1)) {
+    if (!line.startsWith("  -")) break
+    flags.push((line.trim().split(/\s{2,}/)[0] ?? "").match(/(?<![\w-])--?[a-z][a-z-]*/g) ?? [])
+  }
+  return flags
+}
+
 const helpOf = (args: ReadonlyArray<string>): string => {
   const r = spawnSync(process.execPath, [bin, ...args, "--help"], {
     cwd: repoRoot,
@@ -343,14 +357,70 @@ const helpOf = (args: ReadonlyArray<string>): string => {
   return `${r.stdout}${r.stderr}`
 }
 
+/** The commands `abhed-ext --help` lists. */
+const subcommands = (() => {
+  const lines = helpOf([]).split("\n")
+  const names: Array<string> = []
+  for (const line of lines.slice(lines.indexOf("SUBCOMMANDS") + 1)) {
+    const name = /^ {2}([a-z][a-z-]*)\s/.exec(line)?.[1]
+    if (name === undefined) break
+    names.push(name)
+  }
+  return names
+})()
+
+/** Each plain block made of `abhed-ext COMMAND …` lines only: per command, the long flags its lines name. */
+const synopses = allBlocks.flatMap((b) => {
+  const lines = b.body.filter((l) => l.trim() !== "")
+  if (b.info !== "" || lines.length === 0 || !lines.every((l) => /^abhed-ext( |$)/.test(l))) return []
+  const byCommand = new Map<string, Set<string>>()
+  for (const line of lines) {
+    const command = /^abhed-ext ([a-z][a-z-]*)(?= |$)/.exec(line)?.[1]
+    if (command === undefined || !subcommands.includes(command)) continue
+    // The flags before `--` and a trailing comment: what follows `--` is the extension's or hook's own command line.
+    const own = line.replace(/\s#\s.*$/, "").split(" -- ")[0] ?? ""
+    const flags = byCommand.get(command) ?? new Set<string>()
+    for (const flag of own.match(/(?<![\w-])--?[a-z][a-z-]*/g) ?? []) flags.add(flag)
+    byCommand.set(command, flags)
+  }
+  return [...byCommand].map(([command, flags]) => ({ command, flags, where: where(b) }))
+})
+
 describe("docs: --help and the flag tables of the documents list the same flags, each once", () => {
   it.each([
     ["run", "docs/cli.md", /^## `abhed-ext run`/],
     ["check", "docs/cli.md", /^## `abhed-ext check`/],
+    ["audit", "docs/cli.md", /^## `abhed-ext audit`/],
+    ["replay", "docs/cli.md", /^## `abhed-ext replay`/],
+    ["import-mcp", "docs/cli.md", /^## `abhed-ext import-mcp`/],
+    ["mcp", "docs/cli.md", /^## `abhed-ext mcp`/],
     ["hook", "docs/hooks.md", /^## `abhed-ext hook`/]
   ] as const)("%s: %s", (command, file, section) => {
     const help = helpOf([command])
     expect([...documentedFlags(file, section)].sort()).toEqual([...helpFlags(help, "FLAGS")].sort())
+  })
+
+  it("every command --help lists has a section in docs/cli.md", () => {
+    const headings = readFileSync(join(repoRoot, "docs/cli.md"), "utf8")
+      .split("\n")
+      .filter((l) => l.startsWith("## "))
+      .join("\n")
+    for (const command of subcommands) expect(headings, command).toContain(`\`abhed-ext ${command}\``)
+    expect(subcommands.length).toBeGreaterThanOrEqual(13)
+  })
+
+  // A synopsis is a plain block of `abhed-ext COMMAND …` lines: it names every flag of its command's --help (by one
+  // of its names: `-o` for `--output`), and no other.
+  it.each(synopses.map((s) => [`${s.command}: ${s.where}`, s] as const))("synopsis %s", (_, s) => {
+    const help = helpFlagNames(helpOf([s.command]))
+    const shown = help.filter((names) => names.some((n) => s.flags.has(n))).map((names) => names[0])
+    const unknown = [...s.flags].filter((f) => !help.some((names) => names.includes(f)))
+    expect({ flags: shown, unknown }).toEqual({ flags: help.map((names) => names[0]), unknown: [] })
+  })
+
+  it("every command has a synopsis in docs/cli.md", () => {
+    const shown = new Set(synopses.filter((s) => s.where.startsWith("docs/cli.md")).map((s) => s.command))
+    expect(subcommands.filter((c) => !shown.has(c))).toEqual([])
   })
 
   it("the global flags: docs/cli.md's table", () => {

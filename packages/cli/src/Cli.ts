@@ -13,7 +13,7 @@ import { importMcp } from "./mcp-import/ImportMcpCommand.ts"
 import { replay } from "./replay/ReplayCommand.ts"
 import { run } from "./run/RunCommand.ts"
 import { trust, untrust } from "./TrustCommand.ts"
-import { exitCodes, failUsage, layerPresenter, type UsageError } from "./Usage.ts"
+import { DataCommands, exitCodes, failUsage, layerPresenter, type UsageError } from "./Usage.ts"
 import { Version } from "./Version.ts"
 
 export { Version }
@@ -59,15 +59,26 @@ export const cli = Command.make("abhed-ext", {}, showDemo).pipe(
 /** Global flags that take a value: the word after them is not the command. */
 const ValueFlags: ReadonlySet<string> = new Set(["--log-level", "--completions"])
 
+/** The words before `--`: what follows is an extension's or a hook's own command line. */
+const headOf = (args: ReadonlyArray<string>): ReadonlyArray<string> => {
+  const end = args.indexOf("--")
+  return end === -1 ? args : args.slice(0, end)
+}
+
+/** The command the line runs: its first word that is neither a flag nor a global flag's value. */
+const commandOf = (args: ReadonlyArray<string>): string | undefined => {
+  const head = headOf(args)
+  return head.find((arg, i) => !arg.startsWith("-") && !ValueFlags.has(head[i - 1] ?? ""))
+}
+
 /**
  * `run`, `hook` and `mcp` print JSON lines on stdout and nothing else (docs/design.md#output), so the global flags that
  * print something else there (`--wizard`'s prompts, `--completions`' script) are a usage error on them rather
  * than lines a script would try to parse. Both work on `abhed-ext` itself and on the other commands.
  */
 export const dataCommandFlags = (args: ReadonlyArray<string>): Effect.Effect<void, UsageError> => {
-  const end = args.indexOf("--")
-  const head = end === -1 ? args : args.slice(0, end)
-  const command = head.find((arg, i) => !arg.startsWith("-") && !ValueFlags.has(head[i - 1] ?? ""))
+  const head = headOf(args)
+  const command = commandOf(args)
   if (command !== "run" && command !== "hook" && command !== "mcp") return Effect.void
   const flag = head.find((arg) => ["--wizard", "--completions"].some((f) => arg === f || arg.startsWith(`${f}=`)))
   if (flag === undefined) return Effect.void
@@ -85,11 +96,13 @@ export const dataCommandFlags = (args: ReadonlyArray<string>): Effect.Effect<voi
 // so bin.ts turns it off (`disableErrorReporting`). A bad command line is reported by Usage.ts: problems and a
 // hint on stderr, exit 64.
 export const main = Effect.gen(function* () {
-  yield* dataCommandFlags(yield* (yield* Stdio.Stdio).args)
-  yield* Command.run(cli, { version: Version })
+  const args = yield* (yield* Stdio.Stdio).args
+  yield* dataCommandFlags(args)
+  yield* Command.run(cli, { version: Version }).pipe(
+    Effect.provide(layerPresenter(DataCommands.has(commandOf(args) ?? ""), args.includes("--")))
+  )
 }).pipe(
   exitCodes,
-  Effect.provide(layerPresenter),
   Effect.provide(NodeServices.layer),
   Effect.tapCause((cause) =>
     Cause.hasInterruptsOnly(cause) || !Runtime.getErrorReported(Cause.squash(cause))

@@ -12,6 +12,7 @@ import {
   ToolCallRequest,
   ToolResultRequest
 } from "@abhed/protocol"
+import { closestName, renderPath, schemaProblems } from "@abhed/protocol/ConfigIssues"
 import { Result, Schema } from "effect"
 
 /**
@@ -73,7 +74,14 @@ export const decodeInputLine = (text: string): Result.Result<InputLine, string> 
   } catch (cause) {
     return Result.fail(`invalid JSON: ${cause instanceof Error ? cause.message : String(cause)}`)
   }
-  if (!isJsonObject(json)) return Result.fail('expected a JSON object with an "event" field')
+  if (!isJsonObject(json)) {
+    const got = Array.isArray(json)
+      ? "an array (one request per line, not a list of them)"
+      : json === null
+        ? "null"
+        : `a ${typeof json}`
+    return Result.fail(`expected a JSON object with an "event" field, got ${got}`)
+  }
   const event = json["event"]
   if (event === undefined) return Result.fail(`missing "event"; expected one of ${EventNames.join(", ")}`)
   if (!isEventName(event)) {
@@ -82,18 +90,14 @@ export const decodeInputLine = (text: string): Result.Result<InputLine, string> 
       typeof event === "string"
         ? JSON.stringify(event)
         : `of type ${Array.isArray(event) ? "array" : event === null ? "null" : typeof event}`
-    return Result.fail(`unknown event ${got}; expected one of ${EventNames.join(", ")}`)
+    const hint = typeof event === "string" ? closestName(event, EventNames) : undefined
+    return Result.fail(
+      `unknown event ${got}; expected one of ${EventNames.join(", ")}${hint === undefined ? "" : `; did you mean "${hint}"?`}`
+    )
   }
-  const decoded = Schema.decodeUnknownResult(LineSchemas[event])(json)
-  return Result.isSuccess(decoded)
-    ? Result.succeed(decoded.success)
-    : Result.fail(`${event}: ${oneLine(decoded.failure.message)}`)
+  const decoded = Schema.decodeUnknownResult(LineSchemas[event])(json, { errors: "all", reportInput: true })
+  if (Result.isSuccess(decoded)) return Result.succeed(decoded.success)
+  // Every problem, by its path, in the words of the config's errors: `tool_call: args: must be an object, got "x"`.
+  const problems = schemaProblems(decoded.failure.issue).map((p) => `${renderPath(p.path)}: ${p.message}`)
+  return Result.fail(`${event}: ${problems.join("; ")}`)
 }
-
-/** Schema messages can span lines; the error field is one line of JSON either way, but a short line reads better. */
-const oneLine = (message: string): string =>
-  message
-    .split("\n")
-    .map((s) => s.trim())
-    .filter((s) => s !== "")
-    .join("; ")

@@ -53,11 +53,11 @@ export const loadCliLayers = (command: string): Effect.Effect<Layers, ConfigReje
     )
   )
 
-/** What the layers are, for messages: their files. */
+/** What the layers are, for messages: their files, as one subject (`… configures no extensions`). */
 export const layersLabel = (layers: Layers): string =>
   layers.used.length === 1 && layers.used[0] !== undefined
     ? layers.used[0].loaded.file
-    : `the config layers (${layers.used.length > 0 ? layers.used.map((l) => l.loaded.file).join(", ") : layers.untrusted === undefined ? "none found" : "none used: the project's is not trusted"})`
+    : `the layered config (${layers.used.length > 0 ? layers.used.map((l) => l.loaded.file).join(", ") : layers.untrusted === undefined ? "none found" : "none used: the project's is not trusted"})`
 
 /** The process-backed host over the merged layers, each layer's policy joined. */
 export const layersHost = (layers: Layers) => (sessionId: string) =>

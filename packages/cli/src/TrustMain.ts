@@ -124,6 +124,15 @@ export const trustMain = Effect.fn("trust")(function* ({
 }: Command.Command.Config.Infer<typeof trustFlags>) {
   if (list) return yield* listTrusted
   const from = dirOf(dir)
+  // A misspelt folder must not fall back to its parent's project: `trust ~/src/ap` would trust ~/src's (or the
+  // folder you stand in, for `trust nope`), which is not the project named.
+  const notFolder = yield* Effect.promise(() =>
+    NodeFs.promises.stat(from).then(
+      (s) => (s.isDirectory() ? undefined : "is not a folder"),
+      (e: NodeJS.ErrnoException) => (e.code === "ENOENT" ? "no such folder" : `cannot be read (${e.code ?? e.message})`)
+    )
+  )
+  if (notFolder !== undefined) return yield* fail(`abhed-ext trust: ${printable(from)}: ${notFolder}`)
   const found = yield* findProjectLayer(from)
   if (found === undefined) {
     return yield* fail(`abhed-ext trust: no .abhed/abhed.json in ${from} (nor in a parent up to the repository root)`)

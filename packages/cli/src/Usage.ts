@@ -5,12 +5,12 @@ import { colourOn } from "./Style.ts"
 /**
  * How the CLI answers a command line it cannot use, and requests for help (docs/design.md#output, docs/cli.md): the
  * problem and a one-line hint on stderr, exit 64 (EX_USAGE), never the full help on stdout. Help asked for
- * goes to stdout, except for commands whose stdout is a data channel (`run` and `hook` print JSON lines only):
- * theirs goes to stderr.
+ * goes to stdout, except for commands whose stdout is a data channel (`run`, `hook` and `mcp` print JSON lines only):
+ * theirs goes to stderr, and so does their `--version`.
  */
 
 /** Commands whose stdout carries JSON lines and nothing else. */
-const DataCommands: ReadonlySet<string> = new Set(["run", "hook", "mcp"])
+export const DataCommands: ReadonlySet<string> = new Set(["run", "hook", "mcp"])
 
 /** The command line was wrong (already reported on stderr): exit 64. */
 export class UsageError extends Schema.TaggedError<UsageError>()("UsageError", {
@@ -43,7 +43,33 @@ export const failUsage = (commandPath: ReadonlyArray<string>, problem: string): 
 
 const formatterFor = (stream: NodeJS.WriteStream) => CliOutput.defaultFormatter({ colors: colourOn(stream) })
 
-const presenter: CliOutput.Presenter = {
+/** Commands that run a program given after `--`, and the synopsis of that part. */
+const ProgramCommands: ReadonlyMap<string, string> = new Map([
+  ["check", "the extension"],
+  ["hook", "the hook"],
+  ["mcp", "the MCP server"]
+])
+
+/**
+ * `abhed-ext check python3 -u guard.py`: without `--`, the program's own flags are read as the command's, and the
+ * problem (`Unrecognized flag: -u`) does not say where they belong.
+ */
+const programFlagsHint = (
+  commandPath: ReadonlyArray<string>,
+  errors: ReadonlyArray<{ readonly _tag: string }>,
+  separated: boolean
+): ReadonlyArray<string> => {
+  const command = commandPath[commandPath.length - 1] ?? ""
+  const program = ProgramCommands.get(command)
+  if (program === undefined || separated || !errors.some((e) => e._tag === "UnrecognizedOption")) return []
+  return [`${program}'s own flags go after --: abhed-ext ${command} [flags] -- COMMAND [ARGS...]`]
+}
+
+/**
+ * `dataCommand`: the command line runs `run`, `hook` or `mcp`, whose `--version` goes to stderr as its help does.
+ * `separated`: it has a `--`.
+ */
+const presenter = (dataCommand: boolean, separated: boolean): CliOutput.Presenter => ({
   present: (event) =>
     Effect.suspend(() => {
       switch (event._tag) {
@@ -54,19 +80,26 @@ const presenter: CliOutput.Presenter = {
         }
         case "InvalidInvocation":
           return Console.error(
-            usageText(
-              event.commandPath,
-              event.errors.map((error) => error.message)
-            )
+            usageText(event.commandPath, [
+              ...event.errors.map((error) => error.message),
+              ...programFlagsHint(event.commandPath, event.errors, separated)
+            ])
           )
-        case "Version":
-          return Console.log(formatterFor(process.stdout).formatVersion(event.name, event.version))
+        case "Version": {
+          // The event does not say which command it came from (`abhed-ext run -v`): the caller does.
+          const text = formatterFor(dataCommand ? process.stderr : process.stdout).formatVersion(
+            event.name,
+            event.version
+          )
+          return dataCommand ? Console.error(text) : Console.log(text)
+        }
       }
     })
-}
+})
 
 /** The presenter above, for `Command.run`. */
-export const layerPresenter: Layer.Layer<never> = CliOutput.layerPresenter(presenter)
+export const layerPresenter = (dataCommand: boolean, separated: boolean): Layer.Layer<never> =>
+  CliOutput.layerPresenter(presenter(dataCommand, separated))
 
 /**
  * Turns effect/cli's `ShowHelp` failure for a bad command line (it carries the problems) into `UsageError`, exit

@@ -37,4 +37,16 @@ describe("decodeInputLine", () => {
     expect(error(`{"event":"tool_result","tool":"x","args":{},"content":"c"}`)).toMatch(/is_error/)
     expect(error(`{"event":"context","messages":{}}`)).toMatch(/messages/)
   })
+
+  it("says what is wrong where, in words: each field by its path, a misspelt event with its likely meaning", () => {
+    expect(error(`{"event":"tool_call","tool":"rm"}`)).toBe("tool_call: args: missing")
+    expect(error(`{"event":"tool_call","tool":"rm","args":"x"}`)).toBe('tool_call: args: must be an object, got "x"')
+    expect(error(`{"event":"tool_result","tool":"x","content":3}`)).toBe(
+      "tool_result: content: must be a string, got 3; is_error: missing"
+    )
+    expect(error(`{"event":"toolcall","tool":"rm","args":{}}`)).toMatch(/; did you mean "tool_call"\?$/)
+    expect(error(`[{"event":"tool_call"}]`)).toBe(
+      'expected a JSON object with an "event" field, got an array (one request per line, not a list of them)'
+    )
+  })
 })

@@ -148,5 +148,19 @@ export const stderrOf = (cause: DeathCause): string | undefined => (cause._tag =
  */
 export const describeDeathCauseWithStderr = (cause: DeathCause): string => {
   const stderr = stderrOf(cause)
-  return stderr === undefined ? describeDeathCause(cause) : `${describeDeathCause(cause)}: ${stderr}`
+  return stderr === undefined
+    ? `${describeDeathCause(cause)}${stdoutHint(cause)}`
+    : `${describeDeathCause(cause)}: ${stderr}`
 }
+
+/**
+ * What to do about the commonest first mistakes, which the cause alone does not say: a line on stdout that is not
+ * JSON is most often a debug print or a banner (the cause names its shape only: it may hold what the extension saw);
+ * a reply that never comes, a reply left in the stdout buffer of a runtime that buffers a pipe (python, C).
+ */
+const stdoutHint = (cause: DeathCause): string =>
+  (cause._tag === "unsolicited_output" || cause._tag === "malformed_reply") && cause.detail.includes("invalid JSON")
+    ? " (stdout carries replies only: a log or debug line belongs on stderr)"
+    : cause._tag === "timed_out"
+      ? " (no reply in time: a handler that hangs, or a reply left in its stdout buffer: flush after each reply)"
+      : ""

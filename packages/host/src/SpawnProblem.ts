@@ -35,8 +35,16 @@ const kindIn = (cwd: string | undefined, name: string): "file" | "folder" | unde
  * say.
  */
 export const spawnHint = (command: string, error: unknown, cwd?: string): string => {
+  const words = command.trim().split(/\s+/)
   switch (codeOf(error)) {
     case "ENOENT":
+      // `"command": "python3 guard.py"`: a command line where one program was meant. No shell splits it.
+      if (words.length > 1 && kindIn(cwd, command) === undefined) {
+        return (
+          ` (no program is named so: "command" is one program, not a command line; its arguments go in "args": ` +
+          `"command": ${JSON.stringify(words[0])}, "args": ${JSON.stringify(words.slice(1))})`
+        )
+      }
       return command.includes("/")
         ? " (no such file: a relative path resolves against the working directory, the extension's cwd)"
         : cwd !== undefined && kindIn(cwd, command) === "file"

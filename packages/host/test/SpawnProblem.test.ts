@@ -28,6 +28,14 @@ describe("SpawnProblem: the hint after a failed start", () => {
     )
   })
 
+  it("a command line given as the command: the program in command, its arguments in args", () => {
+    expect(describeSpawnError("python3 guard.py", errno("ENOENT", "spawn python3 guard.py ENOENT"))).toBe(
+      'spawn python3 guard.py ENOENT (no program is named so: "command" is one program, not a command line; its ' +
+        'arguments go in "args": "command": "python3", "args": ["guard.py"])'
+    )
+    expect(spawnHint("./guard.sh --all", errno("ENOENT", ""))).toContain('"command": "./guard.sh", "args": ["--all"]')
+  })
+
   it("a script in the working directory named without ./: not on PATH, name it ./ or start its interpreter", () => {
     const dir = mkdtempSync(join(tmpdir(), "abhed-spawn-"))
     try {

@@ -1,4 +1,5 @@
 import { isJsonObject, type JsonObject } from "@abhed/protocol"
+import { renderPath, schemaProblems } from "@abhed/protocol/ConfigIssues"
 import { Result, Schema } from "effect"
 
 /**
@@ -8,7 +9,9 @@ import { Result, Schema } from "effect"
  */
 
 const Args = Schema.Record(Schema.String, Schema.Unknown)
-const By = Schema.Union([Schema.String, Schema.Array(Schema.String)])
+const By = Schema.Union([Schema.String, Schema.Array(Schema.String)]).annotate({
+  expected: "an extension's name or a list of names"
+})
 
 const Decisions: ReadonlyArray<string> = ["allow", "ask", "deny"]
 
@@ -75,16 +78,13 @@ export type TestCase = CallCase | ResultCase
 const byList = (by: string | ReadonlyArray<string> | undefined): ReadonlyArray<string> =>
   by === undefined ? [] : typeof by === "string" ? [by] : by
 
-/** Schema messages can span lines; a case's problem is printed on one, an unknown nested field named as such. */
-const oneLine = (message: string): string =>
-  message
-    .split("\n")
-    .map((s) => s.trim())
-    .filter((s) => s !== "")
+/** Every problem of a case, by its path, in the words of config errors: `call.args: must be an object, got "x"`. */
+const problemsOf = (issue: Parameters<typeof schemaProblems>[0]): string =>
+  schemaProblems(issue)
+    .map((p) => `${renderPath(p.path)}: ${p.message}`)
     .join("; ")
-    .replaceAll("Expected no excess property; at ", "unknown field at ")
 
-const strict = { errors: "all", onExcessProperty: "error" } as const
+const strict = { errors: "all", onExcessProperty: "error", reportInput: true } as const
 const decodeCallCase = Schema.decodeUnknownResult(CallCaseSchema, strict)
 const decodeResultCase = Schema.decodeUnknownResult(ResultCaseSchema, strict)
 
@@ -160,7 +160,7 @@ export const decodeCase = (text: string): Result.Result<TestCase, string> => {
       )
     }
     const decoded = decodeCallCase(json)
-    if (Result.isFailure(decoded)) return Result.fail(oneLine(decoded.failure.message))
+    if (Result.isFailure(decoded)) return Result.fail(problemsOf(decoded.failure.issue))
     const c = decoded.success
     return Result.succeed({
       kind: "call",
@@ -175,7 +175,7 @@ export const decodeCase = (text: string): Result.Result<TestCase, string> => {
     })
   }
   const decoded = decodeResultCase(json)
-  if (Result.isFailure(decoded)) return Result.fail(oneLine(decoded.failure.message))
+  if (Result.isFailure(decoded)) return Result.fail(problemsOf(decoded.failure.issue))
   const c = decoded.success
   if (c.content === undefined && c.is_error === undefined && c.by === undefined && c.failing === undefined) {
     return Result.fail(

@@ -34,7 +34,7 @@ export const flags = {
   summary: Flag.Boolean("summary").pipe(
     Flag.withDescription(
       "at the end, on stderr: tool calls by verdict, each extension live or dead (with the cause), its p50/p99 " +
-        "latency, and the allows it gave that counted for nothing"
+        "latency, the requests it could not answer, and the allows it gave that counted for nothing"
     ),
     Flag.withDefault(false)
   ),
@@ -47,8 +47,8 @@ export const flags = {
   ),
   strict: Flag.Boolean("strict").pipe(
     Flag.withDescription(
-      "exit 1 when the config has no extension, the project config is not trusted, or an extension died (after " +
-        "every line is decided)"
+      "exit 1 when the config has no extension, the project config is not trusted, or an extension died or could " +
+        "not answer a request (after every line is decided)"
     ),
     Flag.withDefault(false)
   ),
