@@ -114,7 +114,8 @@ describe("abhed-ext audit", () => {
     const r = await runCli(["audit", bad, missing, recorded.file, "--json"])
     expect(r.code).toBe(1)
     expect(r.stderr).toContain(`${bad}:2: not JSON (`)
-    expect(r.stderr).toContain(`${bad}:3: not an audit record: Expected number at ["seq"]`)
+    // Every problem by its field, in the words of config errors (was effect's raw `Expected number at ["seq"]`).
+    expect(r.stderr).toContain(`${bad}:3: not an audit record: seq: must be a number, got "x"; session_id: missing;`)
     expect(r.stderr).toContain(`cannot read ${missing}`)
     expect(r.stderr).toContain(
       "abhed-ext audit: 2 line(s) that are not audit records were skipped; 1 file(s) could not be read"

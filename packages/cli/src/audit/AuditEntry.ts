@@ -1,4 +1,5 @@
 import { MaxJsonDepth, nestedDeeperThan } from "@abhed/protocol"
+import { renderPath, schemaProblems } from "@abhed/protocol/ConfigIssues"
 import { Result, Schema } from "effect"
 
 /**
@@ -96,10 +97,11 @@ export const readLine = (file: string, line: number, text: string): AuditEntry |
   if (nestedDeeperThan(parsed, MaxRecordDepth)) {
     return { file, line, problem: `not an audit record: nested more than ${MaxRecordDepth} levels deep` }
   }
-  const decoded = decodeRecord(parsed)
-  return Result.isSuccess(decoded)
-    ? { file, line, text, record: decoded.success }
-    : { file, line, problem: `not an audit record: ${decoded.failure.message.replace(/\s*\n\s*/g, " ")}` }
+  const decoded = decodeRecord(parsed, { errors: "all", reportInput: true })
+  if (Result.isSuccess(decoded)) return { file, line, text, record: decoded.success }
+  // Every problem by its field, in the words of the config's errors (`seq: must be a number, got "x"`).
+  const problems = schemaProblems(decoded.failure.issue).map((p) => `${renderPath(p.path)}: ${p.message}`)
+  return { file, line, problem: `not an audit record: ${problems.join("; ")}` }
 }
 
 export const isBadLine = (read: AuditEntry | BadLine): read is BadLine => "problem" in read
