@@ -20,7 +20,9 @@ export const serveMcp = Effect.fn("mcp")(function* ({
 }: Command.Command.Config.Infer<typeof flags>) {
   const parsed = targetOf({ args, command, header, name, url }, process.env)
   if (Result.isFailure(parsed)) return yield* failUsage(["abhed-ext", "mcp"], parsed.failure)
-  const connection = yield* open(parsed.success.target, { name: "abhed-ext-mcp", version: Version })
+  const connection = yield* open(parsed.success.target, { name: "abhed-ext-mcp", version: Version }, (text) =>
+    console.error(`abhed-ext mcp ${parsed.success.name}: ${text}`)
+  )
   yield* EffectExtension.run(
     handlers({
       name: parsed.success.name,

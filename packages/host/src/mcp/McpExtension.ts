@@ -53,16 +53,24 @@ const connect = Effect.fnUntraced(function* (
   const child = yield* ProcessExtension.acquire(config, options)
   const pid = child.pid ?? 0
 
+  // The cause by its shape only (`got`), never the line's excerpt: a death cause reaches the audit and the model's notes.
   const connection = McpStdio.connect(child, (why) =>
     events.fail(
       why._tag === "TooLong"
         ? new ReplyTooLong({ extension: name, max_line_bytes: why.maxBytes })
-        : new MalformedReply({
-            event: "mcp",
-            path: "",
-            expected: "one JSON-RPC message per line from the MCP server",
-            got: why.got
-          })
+        : why._tag === "Flooded"
+          ? new MalformedReply({
+              event: "mcp",
+              path: "",
+              expected: "a server that reads the answers to its own requests",
+              got: `over ${why.unreadBytes} bytes of answers unread in its stdin`
+            })
+          : new MalformedReply({
+              event: "mcp",
+              path: "",
+              expected: "one JSON-RPC message per line from the MCP server",
+              got: why.got
+            })
     )
   )
 
@@ -146,7 +154,7 @@ const connect = Effect.fnUntraced(function* (
       case "list_tools":
         return Effect.andThen(
           started(withinMs),
-          calls.list(withinMs, `the MCP server has not listed its tools within ${withinMs} ms`)
+          calls.list(withinMs, () => `the MCP server has not listed its tools within ${withinMs} ms`)
         )
       case "invoke_tool":
         return calls.invoke(request.tool, request.args)

@@ -1,0 +1,104 @@
+import { describe, it } from "vitest"
+import { bin, jsonLines, runCli } from "../support/cli-helpers.ts"
+import { adapterExtension, lines, writeConfig } from "../support/mcp-helpers.ts"
+
+/**
+ * A server the adapter cannot reach, as a hurried user meets it: `abhed-ext run` used to answer its `list_tools` with
+ * no tools and say nothing (the cause was on the adapter's stderr, which the host logs at debug level). Now the adapter
+ * answers `failed` with what happened, and run says it once on stderr at the default level, naming the extension;
+ * `abhed-ext mcp` alone says it on stderr and in its reply; `abhed-ext check` fails on it. Every server here is a real
+ * process (Node, so no shell is assumed).
+ */
+
+const Slow = 180_000
+
+/** A server that reads its stdin and exits when it closes, after `setup` (JavaScript). */
+const node = (setup: string) => [
+  "-e",
+  `${setup}; process.stdin.resume(); process.stdin.on("end", () => process.exit(0))`
+]
+
+const cases = {
+  "not found": {
+    server: ["/nonexistent/mcp-server"],
+    why: `its command "/nonexistent/mcp-server" was not found (ENOENT: not on PATH, or no such file from the extension's cwd)`
+  },
+  "exits at once": {
+    server: [process.execPath, "-e", `console.error("Error: GITHUB_TOKEN is not set"); process.exit(3)`],
+    why: "it exited with code 3; its last stderr line: Error: GITHUB_TOKEN is not set"
+  },
+  "answers garbage": {
+    server: [process.execPath, ...node(`console.log("Server listening on stdio \\u001b[31m")`)],
+    // The excerpt printable: the escape shown as JSON writes it, never sent to the terminal.
+    why: `it wrote a line that is not JSON-RPC (invalid JSON (31 bytes)): "Server listening on stdio \\u001b[31m"`
+  },
+  "never answers initialize": {
+    server: [process.execPath, ...node("")],
+    why: "it did not answer initialize within 3000 ms (--startup-timeout-ms)"
+  }
+} as const
+
+/** `abhed-ext mcp --name x --startup-timeout-ms 3000 -- SERVER…`: a server that never starts is said in 3 s. */
+const adapterArgs = (server: ReadonlyArray<string>) => [
+  "mcp",
+  "--name",
+  "x",
+  "--startup-timeout-ms",
+  "3000",
+  "--",
+  ...server
+]
+
+describe.concurrent("abhed-ext run: a server the adapter cannot reach is said once, on stderr", () => {
+  for (const [name, { server, why }] of Object.entries(cases)) {
+    it(
+      name,
+      async ({ expect }) => {
+        const config = writeConfig({
+          extensions: [{ ...adapterExtension("x", []), args: [bin, ...adapterArgs(server)] }]
+        })
+        const r = await runCli(["run", "--config", config], {
+          input: lines({ event: "list_tools" }, { event: "tool_call", tool: "bash", args: { command: "ls" } })
+        })
+        expect(r.code, r.stderr).toBe(0)
+        const said = `extension mcp-x could not answer a list_tools request: the MCP server did not start: ${why}`
+        expect(r.stderr.split(said).length - 1, r.stderr).toBe(1)
+        // The session goes on: no tools from it, and the other events are judged.
+        expect(jsonLines(r.stdout)).toEqual([
+          { event: "list_tools", tools: [] },
+          expect.objectContaining({ event: "tool_call", decision: "allow" })
+        ])
+      },
+      Slow
+    )
+  }
+})
+
+describe.concurrent("abhed-ext mcp and check: the same cause", () => {
+  const request = (event: string, id: number) =>
+    `${JSON.stringify({ event, id, session_id: "s", protocol_version: 1 })}\n`
+
+  it(
+    "abhed-ext mcp alone: once on stderr, and in its reply as failed",
+    async ({ expect }) => {
+      const { server, why } = cases["exits at once"]
+      const r = await runCli(adapterArgs(server), { input: request("list_tools", 1) })
+      expect(r.code, r.stderr).toBe(0)
+      expect(jsonLines(r.stdout)).toEqual([{ failed: `the MCP server did not start: ${why}`, id: 1 }])
+      expect(r.stderr.split("abhed-ext mcp x: the MCP server did not start").length - 1, r.stderr).toBe(1)
+    },
+    Slow
+  )
+
+  it(
+    "abhed-ext check fails the adapter, saying why",
+    async ({ expect }) => {
+      const { server, why } = cases["not found"]
+      const r = await runCli(["check", "--", process.execPath, bin, ...adapterArgs(server)])
+      expect(r.code, r.stdout + r.stderr).toBe(1)
+      expect(r.stdout).toContain("FAIL  valid_replies")
+      expect(r.stdout).toContain(`extension error (its stderr): abhed-ext mcp x: the MCP server did not start: ${why}`)
+    },
+    Slow
+  )
+})
