@@ -157,6 +157,8 @@ export const connect = (
   // The text kept: a line that breaks the protocol is shown by its head (`excerpt`).
   const reader = makeLineReader({ maxLineBytes: MaxMessageBytes, keepText: true })
   pipes.stdout.on("data", (chunk: Uint8Array) => {
+    // Closed: what it writes still drains (a server blocked on a full pipe would never exit), unread.
+    if (failed !== undefined) return
     const { lines, tooLong } = reader.read(chunk)
     for (const line of lines) receive(line)
     if (tooLong) {
