@@ -1,6 +1,6 @@
 import { describe, it } from "vitest"
 import { bin, jsonLines, runCli } from "../support/cli-helpers.ts"
-import { adapterExtension, lines, writeConfig } from "../support/mcp-helpers.ts"
+import { adapterExtension, faultyServer, inHostExtension, lines, writeConfig } from "../support/mcp-helpers.ts"
 
 /**
  * A server the adapter cannot reach, as a hurried user meets it: `abhed-ext run` used to answer its `list_tools` with
@@ -98,6 +98,25 @@ describe.concurrent("abhed-ext mcp and check: the same cause", () => {
       expect(r.code, r.stdout + r.stderr).toBe(1)
       expect(r.stdout).toContain("FAIL  valid_replies")
       expect(r.stdout).toContain(`extension error (its stderr): abhed-ext mcp x: the MCP server did not start: ${why}`)
+    },
+    Slow
+  )
+})
+
+describe.concurrent("a wrong config entry", () => {
+  it(
+    'the adapter given "protocol": "mcp": the host speaks MCP to it, and its death says what to change',
+    async ({ expect }) => {
+      const config = writeConfig({
+        extensions: [inHostExtension("fs", [bin, "mcp", "--name", "fs", "--", process.execPath, faultyServer])]
+      })
+      const r = await runCli(["run", "--config", config], { input: lines({ event: "list_tools" }) })
+      expect(r.code, r.stderr).toBe(0)
+      const said =
+        'extension fs is dead: exited (code 1): abhed-ext mcp: its first request is an MCP client\'s (JSON-RPC "initialize"): ' +
+        'it is an extension, not an MCP server; remove "protocol": "mcp" from its config entry (docs/mcp.md)'
+      expect(r.stderr.split(said).length - 1, r.stderr).toBe(1)
+      expect(jsonLines(r.stdout)).toEqual([{ event: "list_tools", tools: [] }])
     },
     Slow
   )
