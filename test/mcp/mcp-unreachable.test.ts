@@ -120,4 +120,20 @@ describe.concurrent("a wrong config entry", () => {
     },
     Slow
   )
+
+  it(
+    'an MCP server without "protocol": "mcp": its JSON-RPC errors are a death that says what to change, not no opinion',
+    async ({ expect }) => {
+      const config = writeConfig({
+        extensions: [{ ...inHostExtension("f", [faultyServer]), protocol: undefined }]
+      })
+      const r = await runCli(["run", "--config", config], { input: lines({ event: "list_tools" }) })
+      expect(r.code, r.stderr).toBe(0)
+      expect(r.stderr).toContain(
+        'extension f is dead: malformed_reply: reply: expected an extension\'s reply, got a JSON-RPC error (an MCP server? give its config entry "protocol": "mcp", or run it through abhed-ext mcp)'
+      )
+      expect(jsonLines(r.stdout)).toEqual([{ event: "list_tools", tools: [] }])
+    },
+    Slow
+  )
 })
