@@ -129,7 +129,7 @@ const connect = Effect.fnUntraced(function* (
    * process extension that never answers is, with that cause. (A start that failed killed it already.) Its death
    * answers the request in flight, so this never returns then.
    */
-  const started = (withinMs: number): Effect.Effect<void> =>
+  const started = (withinMs: number, setting: string): Effect.Effect<void> =>
     Deferred.await(client).pipe(
       Effect.timeoutOrElse({
         duration: Duration.millis(withinMs),
@@ -139,7 +139,9 @@ const connect = Effect.fnUntraced(function* (
               new SpawnFailed({
                 extension: name,
                 command: config.command,
-                detail: `the MCP server did not complete its start (initialize) within ${withinMs} ms`
+                detail:
+                  `the MCP server did not complete its start (initialize) within ${withinMs} ms (four fifths of ` +
+                  `${setting}; raise it for a server slow to start, one npx downloads first say)`
               })
             )
           ).pipe(Effect.andThen(Effect.never))
@@ -149,12 +151,18 @@ const connect = Effect.fnUntraced(function* (
     )
   let exchanges = 0
   const answer = (request: Request): Effect.Effect<object> => {
-    const withinMs = boundOf(exchanges++ === 0 ? config.startup_timeout_ms : config.timeout_ms)
+    const first = exchanges++ === 0
+    const withinMs = boundOf(first ? config.startup_timeout_ms : config.timeout_ms)
+    // Named as the config names it: the bound alone (four fifths of it) would be a number the user never wrote.
+    const setting = first ? "startup_timeout_ms" : "timeout_ms"
     switch (request.event) {
       case "list_tools":
         return Effect.andThen(
-          started(withinMs),
-          calls.list(withinMs, () => `the MCP server has not listed its tools within ${withinMs} ms`)
+          started(withinMs, setting),
+          calls.list(
+            withinMs,
+            () => `the MCP server has not listed its tools within ${withinMs} ms (four fifths of ${setting})`
+          )
         )
       case "invoke_tool":
         return calls.invoke(request.tool, request.args)
