@@ -23,6 +23,9 @@ const CloseMillis = 5000
 /** How long, after the server exits, what it wrote before exiting may still be read before the exit is reported. */
 const ExitDrainMillis = 100
 
+/** How long a server whose stdout closed has to exit, for its exit to be what is said. */
+const StdoutClosedMillis = 1000
+
 /** The longest stderr line an exit's message repeats. */
 const MaxStderrLineChars = 100
 
@@ -95,6 +98,11 @@ const start = (command: string, args: ReadonlyArray<string>, warn: (text: string
   const lost = (text: string) => connection.close(McpStdio.transportError(text))
   child.on("error", (error: NodeJS.ErrnoException) => {
     if (child.pid === undefined) lost(spawnText(command, error.code))
+  })
+  // Its stdout closed while it runs on: nothing more can answer. Said after a while, so that an exit just behind the
+  // close (the usual order) is said instead, with its code and stderr.
+  child.stdout.once("end", () => {
+    setTimeout(() => lost("it closed its stdout"), StdoutClosedMillis).unref()
   })
   child.once("exit", (code, signal) => {
     const report = () => lost(exitText(code, signal, stderr.tail()))
