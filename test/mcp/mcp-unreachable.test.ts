@@ -34,7 +34,9 @@ const cases = {
   },
   "never answers initialize": {
     server: [process.execPath, ...node("")],
-    why: "it did not answer initialize within 3000 ms (--startup-timeout-ms)"
+    why:
+      "it did not answer initialize within 3000 ms (--startup-timeout-ms; raise it for a server slow to start, one npx " +
+      "downloads first say)"
   }
 } as const
 

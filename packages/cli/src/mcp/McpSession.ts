@@ -29,7 +29,8 @@ export const handlers = ({ connection, name, startupTimeoutMs, timeoutMs }: Sess
   const notStarted = () =>
     Deferred.isDoneUnsafe(connection)
       ? `the MCP server did not list its tools within ${startupTimeoutMs} ms (--startup-timeout-ms)`
-      : `the MCP server did not start: it did not answer initialize within ${startupTimeoutMs} ms (--startup-timeout-ms)`
+      : `the MCP server did not start: it did not answer initialize within ${startupTimeoutMs} ms (--startup-timeout-ms; ` +
+        "raise it for a server slow to start, one npx downloads first say)"
   const warn = (text: string) => Console.error(`abhed-ext mcp ${name}: ${text}`)
   const calls = makeCalls({
     server: name,
