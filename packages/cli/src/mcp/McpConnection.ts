@@ -15,8 +15,9 @@ import type { McpTarget } from "./McpTarget.ts"
  */
 
 /**
- * The largest single MCP message read from the server; a larger one closes the connection. Half effect's default:
- * the adapter passes on no result over 1 MiB (McpResult.ts), so a message far past that is only work to read.
+ * The largest single MCP message read from an HTTP server; a larger one closes the connection. Half effect's default:
+ * the adapter passes on no result over 1 MiB (McpResult.ts), so a message far past that is only work to read. (A
+ * stdio server's transport has the same bound, McpStdio.ts.)
  */
 const MaxMessageBytes = 8 * 1024 * 1024
 
