@@ -1,3 +1,5 @@
+import { createServer } from "node:http"
+import type { AddressInfo } from "node:net"
 import { describe, it } from "vitest"
 import { bin, jsonLines, runCli } from "../support/cli-helpers.ts"
 import { adapterExtension, faultyServer, inHostExtension, lines, writeConfig } from "../support/mcp-helpers.ts"
@@ -74,6 +76,33 @@ describe.concurrent("abhed-ext run: a server the adapter cannot reach is said on
       Slow
     )
   }
+})
+
+describe.concurrent("abhed-ext run: an HTTP server the adapter cannot reach", () => {
+  it(
+    "refused: said once, with the URL (never its query) and the cause beneath effect's words",
+    async ({ expect }) => {
+      // A port that was just listened on and is closed: nothing answers there.
+      const server = createServer()
+      const port = await new Promise<number>((resolve) =>
+        server.listen(0, "127.0.0.1", () => resolve((server.address() as AddressInfo).port))
+      )
+      await new Promise((resolve) => server.close(resolve))
+      const url = `http://127.0.0.1:${port}/mcp`
+      const config = writeConfig({
+        extensions: [{ ...adapterExtension("x", []), args: [bin, "mcp", "--name", "x", `--url=${url}?token=t-7f3a`] }]
+      })
+      const r = await runCli(["run", "--config", config], { input: lines({ event: "list_tools" }) })
+      expect(r.code, r.stderr).toBe(0)
+      const said =
+        "extension mcp-x could not answer a list_tools request: the MCP server did not start: " +
+        `MCP HTTP request failed at ${url}: connect ECONNREFUSED 127.0.0.1:${port}`
+      expect(r.stderr.split(said).length - 1, r.stderr).toBe(1)
+      expect(r.stderr).not.toContain("t-7f3a")
+      expect(jsonLines(r.stdout)).toEqual([{ event: "list_tools", tools: [] }])
+    },
+    Slow
+  )
 })
 
 describe.concurrent("abhed-ext mcp and check: the same cause", () => {

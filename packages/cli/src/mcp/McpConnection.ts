@@ -4,6 +4,7 @@ import type { McpClientError } from "effect/ai/McpClientError"
 import * as McpProtocol from "effect/ai/McpProtocol"
 import * as FetchHttpClient from "effect/http/FetchHttpClient"
 import { stdioTransport } from "./McpChild.ts"
+import { httpStartFailure } from "./McpHttpStart.ts"
 import { sameOriginFetch } from "./McpRedirects.ts"
 import type { McpTarget } from "./McpTarget.ts"
 
@@ -46,7 +47,10 @@ const client = (target: McpTarget, identity: Identity, warn: (text: string) => v
         )
       : // The host's own stdio transport, over a child of ours (McpChild.ts): bounded as the host's is.
         stdioTransport(target.command, target.args, warn)
-  return Effect.flatMap(transport, (t) => McpClient.make(options).pipe(Effect.provideService(McpClient.Transport, t)))
+  const started = Effect.flatMap(transport, (t) =>
+    McpClient.make(options).pipe(Effect.provideService(McpClient.Transport, t))
+  )
+  return target._tag === "Http" ? Effect.mapError(started, (error) => httpStartFailure(target.url, error)) : started
 }
 
 /** The connection, once open, or why it could not be opened. */
