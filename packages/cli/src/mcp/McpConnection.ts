@@ -50,7 +50,9 @@ const client = (target: McpTarget, identity: Identity, warn: (text: string) => v
   const started = Effect.flatMap(transport, (t) =>
     McpClient.make(options).pipe(Effect.provideService(McpClient.Transport, t))
   )
-  return target._tag === "Http" ? Effect.mapError(started, (error) => httpStartFailure(target.url, error)) : started
+  return target._tag === "Http"
+    ? Effect.mapError(started, (error) => httpStartFailure(target.url, target.headers, error))
+    : started
 }
 
 /** The connection, once open, or why it could not be opened. */

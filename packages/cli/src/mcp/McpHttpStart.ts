@@ -17,7 +17,7 @@ const rootCause = (error: unknown): string | undefined => {
     if ("message" in at && typeof at.message === "string" && at.message !== "") found = at.message
     at = "cause" in at ? at.cause : undefined
   }
-  return found === undefined ? undefined : printable(found.slice(0, MaxCauseChars))
+  return found
 }
 
 /** The URL as a message shows it: its origin and path, never its query (which may hold a token). */
@@ -26,9 +26,27 @@ const shownUrl = (url: string): string => {
   return printable(`${parsed.origin}${parsed.pathname}`)
 }
 
+/**
+ * `text` with every secret the adapter holds left out: a header's value (fetch's own error for a value it refuses
+ * quotes it, a token read with a newline in it say), as given or trimmed as fetch trims it, and the URL's query; and
+ * whatever the text quotes, which may be a header's value as fetch normalised it.
+ */
+const withoutSecrets = (text: string, url: string, headers: Readonly<Record<string, string>>): string => {
+  const secrets = [...Object.values(headers).flatMap((value) => [value, value.trim()]), new URL(url).search]
+    .filter((secret) => secret.trim().length > 0)
+    .sort((a, b) => b.length - a.length)
+  const left = secrets.reduce((out, secret) => out.split(secret).join("<withheld>"), text)
+  return left.replace(/"[^"]*"/g, '"<withheld>"')
+}
+
 /** The start's failure, saying where, and why underneath when effect's words do not. */
-export const httpStartFailure = (url: string, error: McpClientError): McpClientError => {
-  const cause = rootCause(error.reason.cause)
+export const httpStartFailure = (
+  url: string,
+  headers: Readonly<Record<string, string>>,
+  error: McpClientError
+): McpClientError => {
+  const found = rootCause(error.reason.cause)
+  const cause = found === undefined ? undefined : printable(withoutSecrets(found, url, headers).slice(0, MaxCauseChars))
   // Where first: the host cuts what it repeats of a failed reply at 200 characters.
   const where = `${error.message} at ${shownUrl(url)}`
   const why = cause === undefined || error.message.includes(cause) ? where : `${where}: ${cause}`
