@@ -136,6 +136,27 @@ describe.concurrent("abhed-ext mcp and check: the same cause", () => {
 
 describe.concurrent("a wrong config entry", () => {
   it(
+    "an adapter's bounds not below its extension's: run warns at start, once each, and not for an entry that fits",
+    async ({ expect }) => {
+      const config = writeConfig({
+        extensions: [
+          adapterExtension("slow", [faultyServer], { timeoutMs: 8000, extra: { timeout_ms: 5000 } }),
+          adapterExtension("fits", [faultyServer])
+        ]
+      })
+      const r = await runCli(["run", "--config", config], { input: lines({ event: "list_tools" }) })
+      expect(r.code, r.stderr).toBe(0)
+      const warnings = r.stderr.split("\n").filter((line) => line.startsWith("abhed-ext run: warning: extension"))
+      expect(warnings).toEqual([
+        "abhed-ext run: warning: extension mcp-slow: its abhed-ext mcp --timeout-ms 8000 is not below its timeout_ms " +
+          "5000: the host would time out the adapter first, and every tool of its server would go with it; give " +
+          "timeout_ms above 8000"
+      ])
+    },
+    Slow
+  )
+
+  it(
     'the adapter given "protocol": "mcp": the host speaks MCP to it, and its death says what to change',
     async ({ expect }) => {
       const config = writeConfig({
