@@ -221,7 +221,7 @@ describe.concurrent("an MCP server that reaches for calls no judgment allowed", 
     async ({ expect }) => {
       const adapter = adapterExtension("a", [attackServer, "forge,echo,plain,seen,batch,secret"])
       const r = await attacked([{ ...adapter, name: "a" }], expect)
-      expect(r.stdout).toContain("the MCP server broke the protocol (Invalid JSON-RPC message)")
+      expect(r.stdout).toContain("the MCP server broke the protocol (the server wrote a non-object)")
     },
     Slow
   )
@@ -276,18 +276,30 @@ describe("the host's MCP stdio transport, on pipes", () => {
     await settle()
     server([{ jsonrpc: "2.0", id: 1, result: { content: [{ type: "text", text: "BATCHED" }] } }])
     expect((await call).reason._tag).toBe("ProtocolError")
-    expect(broken).toEqual([{ _tag: "NotJsonRpc", got: "a JSON value that is not an object" }])
+    expect(broken).toEqual([
+      {
+        _tag: "NotJsonRpc",
+        got: "a JSON value that is not an object",
+        // Its head, for an operator's line; the host's death cause keeps to `got`.
+        excerpt: `${JSON.stringify(JSON.stringify([{ jsonrpc: "2.0", id: 1, result: { content: [{ type: "text", text: "BATCHED" }] } }]).slice(0, 80))}…`
+      }
+    ])
   })
 
   it("a server that floods requests and never reads its stdin does not grow the host's memory without bound", async () => {
     const stdin = new PassThrough() // never read
     const stdout = new PassThrough()
-    McpStdio.connect({ stdin, stdout }, () => {})
+    const broken: Array<McpStdio.Broken> = []
+    const connection = McpStdio.connect({ stdin, stdout }, (why) => broken.push(why))
+    const call = Effect.runPromise(Effect.flip(connection.transport.request(request(1))))
     const pings = Array.from({ length: 100_000 }, (_, id) => `{"jsonrpc":"2.0","id":${id},"method":"ping"}\n`)
     stdout.write(pings.join(""))
     await settle()
     expect(stdin.writableLength).toBeGreaterThan(0)
     // 100,000 answers would be 4 MB; the bound is 1 MiB and one answer.
     expect(stdin.writableLength).toBeLessThan(1024 * 1024 + 100)
+    // Not lost silently: the connection is broken, said once, and the call waiting fails.
+    expect(broken).toEqual([{ _tag: "Flooded", unreadBytes: McpStdio.MaxUnreadReplyBytes }])
+    expect((await call).message).toBe("the server sent requests and did not read the answers")
   })
 })

@@ -206,7 +206,8 @@ describe.concurrent("protocol mcp: faults", () => {
       expect(r.stderr).toContain("extension nope is dead: spawn_failed: nope: could not start /nonexistent/mcp-server")
       expect(r.stderr).toContain(
         "extension mute is dead: spawn_failed: mute: could not start " +
-          `${process.execPath}: the MCP server did not complete its start (initialize) within 1600 ms`
+          `${process.execPath}: the MCP server did not complete its start (initialize) within 1600 ms (four fifths of ` +
+          "startup_timeout_ms; raise it for a server slow to start, one npx downloads first say)"
       )
     },
     Slow

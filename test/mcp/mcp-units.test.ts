@@ -1,10 +1,9 @@
-import { alignLines } from "@abhed/cli/mcp/McpLines"
 import { callFault, MaxResultBytes, toolReply } from "@abhed/host/mcp/McpResult"
 import { type McpArgs, parseTarget } from "@abhed/cli/mcp/McpTarget"
 import { nameTools } from "@abhed/host/mcp/McpToolNames"
 import { McpClientError, ProtocolError, TransportError } from "effect/ai/McpClientError"
 import * as McpSchema from "effect/ai/McpSchema"
-import { Effect, Result, Schema, Stream } from "effect"
+import { Result, Schema } from "effect"
 import { describe, expect, it } from "vitest"
 
 /** The adapter's pure parts (docs/cli.md#abhed-ext-mcp): names, the command line, results and faults. */
@@ -123,22 +122,5 @@ describe("mcp results", () => {
       callFault(new McpClientError({ reason: new TransportError({ description: "MCP process exited (1)" }) }), 100)
         .forModel
     ).toBe("the connection to the MCP server is lost (MCP process exited (1))")
-  })
-})
-
-describe("mcp stdout cut at newlines (effect's stdio transport reads a long line in quadratic time otherwise)", () => {
-  const text = (chunks: ReadonlyArray<Uint8Array>) => chunks.map((c) => Buffer.from(c).toString("utf8"))
-  const run = (parts: ReadonlyArray<string>, maxBytes = 100) =>
-    Effect.runPromise(Stream.runCollect(alignLines(Stream.fromIterable(parts.map((p) => Buffer.from(p))), maxBytes)))
-
-  it("a line in many pieces comes out whole; pieces after the last newline wait for theirs; the rest at the end", async () => {
-    expect(text(await run(['{"a":', "1", '}\n{"b"', ':2}\n{"c":3}\n', '{"d"', ":4}"]))).toEqual([
-      '{"a":1}\n',
-      '{"b":2}\n{"c":3}\n',
-      '{"d":4}'
-    ])
-  })
-  it("a run without a newline is passed on once past maxBytes, so the transport's size limit still trips", async () => {
-    expect(text(await run(["x".repeat(60), "x".repeat(60), "y\n"]))).toEqual(["x".repeat(120), "y\n"])
   })
 })

@@ -13,6 +13,7 @@ import { Patient } from "./extension-helpers.ts"
 export const filesystemServer = join(repoRoot, "node_modules/@modelcontextprotocol/server-filesystem/dist/index.js")
 export const everythingServer = join(repoRoot, "node_modules/@modelcontextprotocol/server-everything/dist/index.js")
 export const faultyServer = join(repoRoot, "test/fixtures/mcp/faulty-server.mjs")
+export const floodServer = join(repoRoot, "test/fixtures/mcp/flood-server.mjs")
 export const denyGuard = join(repoRoot, "test/fixtures/mcp/deny-guard.mjs")
 
 /**

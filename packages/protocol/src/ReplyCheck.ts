@@ -172,6 +172,20 @@ const failed = (path: string, expected: string, got: string): CheckedReply => ({
 })
 
 /**
+ * A JSON-RPC error, the answer of a JSON-RPC peer (an MCP server configured without `"protocol": "mcp"`) to a request
+ * it cannot read: its unknown fields would make it a valid reply, no opinion, and the server's tools would be missing
+ * with nothing said. No extension answers so.
+ */
+const isJsonRpcError = (input: { readonly [key: string]: unknown }): boolean => {
+  if (!Object.hasOwn(input, "jsonrpc")) return false
+  const error = input["error"]
+  return isJsonObject(error) && typeof error["code"] === "number"
+}
+
+const JsonRpcErrorGot =
+  'a JSON-RPC error (an MCP server? give its config entry "protocol": "mcp", or run it through abhed-ext mcp)'
+
+/**
  * Check one reply for `event` (Reply.ts's `decodeReply` states the rules). Unknown fields are ignored; `null` counts
  * as absent. Known fields of other events are ignored and listed in `ignored`.
  */
@@ -190,6 +204,7 @@ export const checkReply = (event: EventName, input: unknown): CheckedReply => {
         : failed(path, "numbers JSON can carry (1e999 reads as Infinity)", "a number out of range")
   }
   if (!isJsonObject(input)) return failed("", "a JSON object", shapeOf(input))
+  if (isJsonRpcError(input)) return failed("", "an extension's reply", JsonRpcErrorGot)
   const failure = Object.hasOwn(input, FailedField) ? input[FailedField] : null
   if (failure !== null) return failedReply(input, failure)
   const fields: { readonly [key: string]: Field } = ReplyFieldChecks[event]

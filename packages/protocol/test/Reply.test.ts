@@ -144,6 +144,16 @@ describe("decodeReply", () => {
     }
   })
 
+  it("a JSON-RPC error (an MCP server configured as a plain extension) is malformed, not no opinion; a jsonrpc field alone is unknown", () => {
+    for (const event of EventNames) {
+      const error = malformed(event, { jsonrpc: "2.0", id: 1, error: { code: -32601, message: "method not found" } })
+      expect(error.message).toBe(
+        'reply: expected an extension\'s reply, got a JSON-RPC error (an MCP server? give its config entry "protocol": "mcp", or run it through abhed-ext mcp)'
+      )
+      expect(ok(event, { jsonrpc: "2.0", id: 1 })).toEqual({ reply: {}, ignored: [] })
+    }
+  })
+
   it.each([
     ["true", true, "reply: expected a JSON object, got true"],
     ["[]", [], "reply: expected a JSON object, got array []"],

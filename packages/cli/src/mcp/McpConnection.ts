@@ -3,9 +3,8 @@ import * as McpClient from "effect/ai/McpClient"
 import type { McpClientError } from "effect/ai/McpClientError"
 import * as McpProtocol from "effect/ai/McpProtocol"
 import * as FetchHttpClient from "effect/http/FetchHttpClient"
-import * as ChildProcess from "effect/process/ChildProcess"
-import { ChildProcessSpawner } from "effect/process/ChildProcessSpawner"
-import { lineAlignedSpawner } from "./McpLines.ts"
+import { stdioTransport } from "./McpChild.ts"
+import { httpStartFailure } from "./McpHttpStart.ts"
 import { sameOriginFetch } from "./McpRedirects.ts"
 import type { McpTarget } from "./McpTarget.ts"
 
@@ -17,8 +16,9 @@ import type { McpTarget } from "./McpTarget.ts"
  */
 
 /**
- * The largest single MCP message read from the server; a larger one closes the connection. Half effect's default:
- * the adapter passes on no result over 1 MiB (McpResult.ts), so a message far past that is only work to read.
+ * The largest single MCP message read from an HTTP server; a larger one closes the connection. Half effect's default:
+ * the adapter passes on no result over 1 MiB (McpResult.ts), so a message far past that is only work to read. (A
+ * stdio server's transport has the same bound, McpStdio.ts.)
  */
 const MaxMessageBytes = 8 * 1024 * 1024
 
@@ -30,7 +30,7 @@ export interface Identity {
   readonly version: string
 }
 
-const client = (target: McpTarget, identity: Identity) => {
+const client = (target: McpTarget, identity: Identity, warn: (text: string) => void) => {
   const options = {
     ...identity,
     timeout: InitializeTimeoutMs,
@@ -45,31 +45,36 @@ const client = (target: McpTarget, identity: Identity) => {
           // Redirects followed within the URL's origin only (McpRedirects.ts): the headers go to no one else.
           Effect.provideService(FetchHttpClient.Fetch, sameOriginFetch())
         )
-      : Effect.flatMap(lineAlignedSpawner(MaxMessageBytes), (spawner) =>
-          McpClient.stdio({
-            ...options,
-            // In the adapter's process group (not detached, as effect would): the host ends an extension by signalling
-            // its group, so the server goes with the adapter even if the adapter is killed outright. Its stderr is the
-            // adapter's, which the host logs; its environment is the adapter's, which the host built from the
-            // extension's env rules.
-            command: ChildProcess.make(target.command, [...target.args], { detached: false, stderr: "inherit" })
-          }).pipe(Effect.provideService(ChildProcessSpawner, spawner))
-        )
-  return Effect.flatMap(transport, (t) => McpClient.make(options).pipe(Effect.provideService(McpClient.Transport, t)))
+      : // The host's own stdio transport, over a child of ours (McpChild.ts): bounded as the host's is.
+        stdioTransport(target.command, target.args, warn)
+  const started = Effect.flatMap(transport, (t) =>
+    McpClient.make(options).pipe(Effect.provideService(McpClient.Transport, t))
+  )
+  return target._tag === "Http"
+    ? Effect.mapError(started, (error) => httpStartFailure(target.url, target.headers, error))
+    : started
 }
 
 /** The connection, once open, or why it could not be opened. */
 export type Connection = Deferred.Deferred<McpClient.McpClient, McpClientError>
 
-/** Opens the connection in the background; its resources belong to the caller's scope. */
+/**
+ * Opens the connection in the background; its resources belong to the caller's scope. `warn` says on stderr why a
+ * stdio server's connection broke after it started, once.
+ */
 export const open = (
   target: McpTarget,
-  identity: Identity
-): Effect.Effect<Connection, never, Scope.Scope | ChildProcessSpawner> =>
+  identity: Identity,
+  warn: (text: string) => void
+): Effect.Effect<Connection, never, Scope.Scope> =>
   Effect.gen(function* () {
     const connection = yield* Deferred.make<McpClient.McpClient, McpClientError>()
     // The forked fiber runs in the caller's scope: the client's finalizers are the adapter's.
-    yield* client(target, identity).pipe(
+    // A break before the start is said by the start's failure (list_tools answers `failed` with it): once.
+    const afterStart = (text: string) => {
+      if (Deferred.isDoneUnsafe(connection)) warn(text)
+    }
+    yield* client(target, identity, afterStart).pipe(
       Effect.exit,
       Effect.flatMap((exit) => Deferred.done(connection, exit)),
       Effect.forkScoped

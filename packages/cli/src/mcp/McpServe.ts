@@ -1,5 +1,5 @@
 import { EffectExtension } from "@abhed/extension/effect"
-import { Console, Effect, Option, Result } from "effect"
+import { Console, Effect, Option, Result, Stdio } from "effect"
 import type { Command } from "effect/cli"
 import { InputUnreadable } from "../CliError.ts"
 import { Version } from "../Version.ts"
@@ -7,6 +7,7 @@ import { failUsage } from "../Usage.ts"
 import { open } from "./McpConnection.ts"
 import { type flags, targetOf } from "./McpFlags.ts"
 import { handlers } from "./McpSession.ts"
+import { watchingStdin } from "./McpSpokenTo.ts"
 
 /** What `abhed-ext mcp` does once its flags are parsed (McpCommand.ts): connect to the server, serve the extension. */
 export const serveMcp = Effect.fn("mcp")(function* ({
@@ -20,7 +21,10 @@ export const serveMcp = Effect.fn("mcp")(function* ({
 }: Command.Command.Config.Infer<typeof flags>) {
   const parsed = targetOf({ args, command, header, name, url }, process.env)
   if (Result.isFailure(parsed)) return yield* failUsage(["abhed-ext", "mcp"], parsed.failure)
-  const connection = yield* open(parsed.success.target, { name: "abhed-ext-mcp", version: Version })
+  const connection = yield* open(parsed.success.target, { name: "abhed-ext-mcp", version: Version }, (text) =>
+    console.error(`abhed-ext mcp ${parsed.success.name}: ${text}`)
+  )
+  const { mcpClientProblem, stdio } = yield* watchingStdin
   yield* EffectExtension.run(
     handlers({
       name: parsed.success.name,
@@ -29,9 +33,11 @@ export const serveMcp = Effect.fn("mcp")(function* ({
       connection
     })
   ).pipe(
+    Effect.provideService(Stdio.Stdio, stdio),
     // One line, the last on stderr (the host shows it as the cause), not a stack trace; exit 1, then on_failure.
-    Effect.catchTag("UnreadableRequest", ({ reason }) =>
-      Effect.andThen(Console.error(`abhed-ext mcp: ${reason}`), new InputUnreadable({ file: "stdin", detail: reason }))
-    )
+    Effect.catchTag("UnreadableRequest", ({ reason }) => {
+      const why = mcpClientProblem() ?? reason
+      return Effect.andThen(Console.error(`abhed-ext mcp: ${why}`), new InputUnreadable({ file: "stdin", detail: why }))
+    })
   )
 }, Effect.scoped)

@@ -1,4 +1,5 @@
 import type { Handlers } from "@abhed/extension/Handler"
+import type { ListToolsReply } from "@abhed/protocol"
 import { makeCalls } from "@abhed/host/mcp/McpCalls"
 import { Console, Deferred, Duration, Effect } from "effect"
 import type { Connection } from "./McpConnection.ts"
@@ -24,22 +25,36 @@ export interface SessionOptions {
 export const handlers = ({ connection, name, startupTimeoutMs, timeoutMs }: SessionOptions): Handlers => {
   /** The client, once started, or why not. */
   const client = Deferred.await(connection).pipe(Effect.mapError((e) => `the MCP server did not start: ${e.message}`))
-  const notStarted = `the MCP server has not started and listed its tools within ${startupTimeoutMs} ms (--startup-timeout-ms)`
+  // Asked when the bound is past: still starting is a server that has not answered initialize.
+  const notStarted = () =>
+    Deferred.isDoneUnsafe(connection)
+      ? `the MCP server did not list its tools within ${startupTimeoutMs} ms (--startup-timeout-ms)`
+      : `the MCP server did not start: it did not answer initialize within ${startupTimeoutMs} ms (--startup-timeout-ms; ` +
+        "raise it for a server slow to start, one npx downloads first say)"
+  const warn = (text: string) => Console.error(`abhed-ext mcp ${name}: ${text}`)
   const calls = makeCalls({
     server: name,
     client,
     // A line on stderr, which the host logs: `abhed-ext mcp NAME: …`.
-    warn: (text) => Console.error(`abhed-ext mcp ${name}: ${text}`),
+    warn,
     timeoutMs,
     bound: "--timeout-ms"
   })
   const started = Effect.timeoutOrElse(client, {
     duration: Duration.millis(startupTimeoutMs),
-    orElse: () => Effect.fail(notStarted)
+    orElse: () => Effect.fail(notStarted())
   })
   return {
     session_start: () => Effect.as(Effect.ignore(started), {}),
-    list_tools: () => calls.list(startupTimeoutMs, notStarted),
+    // No tools, `failed` with why: the host says it once on the operator's log (this line is for `abhed-ext mcp`
+    // run alone, and the host's debug log).
+    list_tools: () =>
+      Effect.tap(calls.list(startupTimeoutMs, notStarted), (answer) =>
+        "failed" in answer ? warn(`${answer.failed}; no tools declared`) : Effect.void
+      ).pipe(
+        // A `failed` reply is any event's (the protocol's), though the reply types name only the event's fields.
+        Effect.map((answer) => answer as ListToolsReply)
+      ),
     invoke_tool: (request) => calls.invoke(request.tool, request.args)
   }
 }

@@ -11,6 +11,7 @@ import { inputLines } from "../Input.ts"
 import { type RunSource, runSource } from "../Layers.ts"
 import { render } from "../Output.ts"
 import { auditClash } from "./AuditClash.ts"
+import { mcpEntryWarnings } from "../mcp/McpEntryTimeouts.ts"
 import { configAsEvents } from "./ConfigAsEvents.ts"
 import * as RunSummary from "./RunSummary.ts"
 import { loadWatchable, watchRun } from "./RunWatch.ts"
@@ -64,6 +65,8 @@ const startNotes = (file: string, config: Config, events: Option.Option<string>)
           `decides (default: ${config.policy.default})`
       )
     }
+    for (const warning of mcpEntryWarnings(config.extensions))
+      yield* Console.error(`abhed-ext run: warning: ${warning}`)
     if (Option.getOrElse(events, () => "-") === "-" && process.stdin.isTTY === true) {
       yield* Console.error("abhed-ext run: reading events from stdin, one JSON request per line (Ctrl-D to end)")
     }

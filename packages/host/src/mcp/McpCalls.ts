@@ -9,7 +9,7 @@ import { nameTools } from "./McpToolNames.ts"
 /**
  * The two things an MCP extension does (docs/mcp.md), for both shells: the host's own MCP extension
  * (McpExtension.ts) and the `abhed-ext mcp` adapter. `list` declares the server's tools as `mcp__NAME__TOOL` within a
- * bound, and answers no tools rather than none at all when it cannot; `invoke` calls one within a bound, and every
+ * bound, and answers `failed` with why when it cannot; `invoke` calls one within a bound, and every
  * way it can fail is a failed tool result that says why, so the session goes on.
  */
 
@@ -26,9 +26,15 @@ export interface CallsOptions {
   readonly bound: string
 }
 
+/**
+ * The answer to `list_tools`: the tools, or why there are none (a `failed` reply, which the host warns about on the
+ * operator's log and counts, where an empty list would say nothing).
+ */
+export type ListAnswer = { readonly tools: Array<ToolDeclaration> } | { readonly failed: string }
+
 export interface McpCalls {
-  /** The tools, declared within `withinMs` (`notListed`: what the warning says past it). */
-  readonly list: (withinMs: number, notListed: string) => Effect.Effect<{ readonly tools: Array<ToolDeclaration> }>
+  /** The tools, declared within `withinMs` (`notListed`: why not, past it, asked then). */
+  readonly list: (withinMs: number, notListed: () => string) => Effect.Effect<ListAnswer>
   readonly invoke: (tool: string, args: Readonly<Record<string, unknown>>) => Effect.Effect<ToolReply>
 }
 
@@ -57,9 +63,13 @@ export const makeCalls = ({ bound, client, server, timeoutMs, warn }: CallsOptio
       }))
       return { tools: declared }
     }).pipe(
-      Effect.timeoutOrElse({ duration: Duration.millis(withinMs), orElse: () => Effect.fail(notListed) }),
-      // No tools rather than no answer: the model is offered none of this server's, and the session goes on.
-      Effect.catch((why) => Effect.as(warn(`${why}; no tools declared`), { tools: [] }))
+      Effect.timeoutOrElse({
+        duration: Duration.millis(withinMs),
+        orElse: () => Effect.sync(notListed).pipe(Effect.flip)
+      }),
+      // Failed rather than no answer: the model is offered none of this server's tools, the session goes on, and the
+      // host says why once (an empty list said nothing).
+      Effect.catch((why): Effect.Effect<ListAnswer> => Effect.succeed({ failed: why }))
     )
 
   const invoke: McpCalls["invoke"] = (tool, args) =>

@@ -53,16 +53,24 @@ const connect = Effect.fnUntraced(function* (
   const child = yield* ProcessExtension.acquire(config, options)
   const pid = child.pid ?? 0
 
+  // The cause by its shape only (`got`), never the line's excerpt: a death cause reaches the audit and the model's notes.
   const connection = McpStdio.connect(child, (why) =>
     events.fail(
       why._tag === "TooLong"
         ? new ReplyTooLong({ extension: name, max_line_bytes: why.maxBytes })
-        : new MalformedReply({
-            event: "mcp",
-            path: "",
-            expected: "one JSON-RPC message per line from the MCP server",
-            got: why.got
-          })
+        : why._tag === "Flooded"
+          ? new MalformedReply({
+              event: "mcp",
+              path: "",
+              expected: "a server that reads the answers to its own requests",
+              got: `over ${why.unreadBytes} bytes of answers unread in its stdin`
+            })
+          : new MalformedReply({
+              event: "mcp",
+              path: "",
+              expected: "one JSON-RPC message per line from the MCP server",
+              got: why.got
+            })
     )
   )
 
@@ -121,7 +129,7 @@ const connect = Effect.fnUntraced(function* (
    * process extension that never answers is, with that cause. (A start that failed killed it already.) Its death
    * answers the request in flight, so this never returns then.
    */
-  const started = (withinMs: number): Effect.Effect<void> =>
+  const started = (withinMs: number, setting: string): Effect.Effect<void> =>
     Deferred.await(client).pipe(
       Effect.timeoutOrElse({
         duration: Duration.millis(withinMs),
@@ -131,7 +139,9 @@ const connect = Effect.fnUntraced(function* (
               new SpawnFailed({
                 extension: name,
                 command: config.command,
-                detail: `the MCP server did not complete its start (initialize) within ${withinMs} ms`
+                detail:
+                  `the MCP server did not complete its start (initialize) within ${withinMs} ms (four fifths of ` +
+                  `${setting}; raise it for a server slow to start, one npx downloads first say)`
               })
             )
           ).pipe(Effect.andThen(Effect.never))
@@ -141,12 +151,18 @@ const connect = Effect.fnUntraced(function* (
     )
   let exchanges = 0
   const answer = (request: Request): Effect.Effect<object> => {
-    const withinMs = boundOf(exchanges++ === 0 ? config.startup_timeout_ms : config.timeout_ms)
+    const first = exchanges++ === 0
+    const withinMs = boundOf(first ? config.startup_timeout_ms : config.timeout_ms)
+    // Named as the config names it: the bound alone (four fifths of it) would be a number the user never wrote.
+    const setting = first ? "startup_timeout_ms" : "timeout_ms"
     switch (request.event) {
       case "list_tools":
         return Effect.andThen(
-          started(withinMs),
-          calls.list(withinMs, `the MCP server has not listed its tools within ${withinMs} ms`)
+          started(withinMs, setting),
+          calls.list(
+            withinMs,
+            () => `the MCP server has not listed its tools within ${withinMs} ms (four fifths of ${setting})`
+          )
         )
       case "invoke_tool":
         return calls.invoke(request.tool, request.args)

@@ -1,4 +1,5 @@
 import { isJsonObject, makeLineReader, type ReadLine } from "@abhed/protocol"
+import { printable } from "../Printable.ts"
 import { Deferred, Effect, Exit } from "effect"
 import type * as McpClient from "effect/ai/McpClient"
 import { LimitError, McpClientError, ProtocolError, TransportError } from "effect/ai/McpClientError"
@@ -20,14 +21,37 @@ export const MaxMessageBytes = 8 * 1024 * 1024
 
 /**
  * The most bytes that may wait in the server's stdin, unread, for a reply to one of its own requests to be added: past
- * it a request is not answered. A server that sends pings and never reads its stdin would otherwise grow the host's
- * memory by what it writes, without bound.
+ * it the connection is broken (`Flooded`). A server that sends pings and never reads its stdin would otherwise grow
+ * the client's memory by what it writes, without bound; and one that reads nothing reads no call either.
  */
 export const MaxUnreadReplyBytes = 1024 * 1024
 
+/** The most characters of a line that is not JSON-RPC shown (`excerpt`), made printable. */
+export const MaxExcerptChars = 80
+
 export type Broken =
-  | { readonly _tag: "NotJsonRpc"; readonly got: string }
+  /** `got`: its shape; `excerpt`: its head, printable and bounded, for a shell that may show it. */
+  | { readonly _tag: "NotJsonRpc"; readonly got: string; readonly excerpt: string }
   | { readonly _tag: "TooLong"; readonly maxBytes: number }
+  | { readonly _tag: "Flooded"; readonly unreadBytes: number }
+
+/** Why a connection broke, in words that follow "the connection to the MCP server is closed: ". */
+export const brokenText = (why: Broken): string => {
+  switch (why._tag) {
+    case "NotJsonRpc":
+      return `it wrote a line that is not JSON-RPC (${why.got})${why.excerpt === "" ? "" : `: ${why.excerpt}`}`
+    case "TooLong":
+      return `it wrote a message over ${why.maxBytes} bytes`
+    case "Flooded":
+      return `it sent requests and did not read the answers (over ${why.unreadBytes} bytes unread in its stdin)`
+  }
+}
+
+/** The head of `text`, as a JSON string (quotes shown), printable, at most `MaxExcerptChars` of it. */
+const excerptOf = (text: string): string => {
+  const head = printable(JSON.stringify(text.slice(0, MaxExcerptChars)))
+  return text.length > MaxExcerptChars ? `${head}…` : head
+}
 
 export interface StdioConnection {
   readonly transport: McpClient.Transport
@@ -78,10 +102,12 @@ export const connect = (
   }
 
   const receive = (line: ReadLine): void => {
+    // Made only when the line breaks the protocol: most lines do not.
+    const excerpt = () => (line.text === undefined ? "" : excerptOf(line.text))
     if (line._tag !== "Json") {
       if (line._tag === "Invalid") {
         broken(
-          { _tag: "NotJsonRpc", got: `${line.got} (${line.bytes} bytes)` },
+          { _tag: "NotJsonRpc", got: `${line.got} (${line.bytes} bytes)`, excerpt: excerpt() },
           protocolError(`the server wrote ${line.got}`)
         )
       }
@@ -90,7 +116,7 @@ export const connect = (
     const value = line.value
     if (!isJsonObject(value)) {
       return broken(
-        { _tag: "NotJsonRpc", got: "a JSON value that is not an object" },
+        { _tag: "NotJsonRpc", got: "a JSON value that is not an object", excerpt: excerpt() },
         protocolError("the server wrote a non-object")
       )
     }
@@ -98,7 +124,14 @@ export const connect = (
       const id = value["id"]
       // A request from the server: the host advertises no capabilities, so it answers pings and declines the rest
       // (as effect's own stdio transport does). A notification needs no answer.
-      if ((typeof id === "string" || typeof id === "number") && pipes.stdin.writableLength <= MaxUnreadReplyBytes) {
+      if (typeof id === "string" || typeof id === "number") {
+        const unread = pipes.stdin.writableLength
+        if (unread > MaxUnreadReplyBytes) {
+          return broken(
+            { _tag: "Flooded", unreadBytes: MaxUnreadReplyBytes },
+            transportError("the server sent requests and did not read the answers")
+          )
+        }
         write(
           value["method"] === "ping"
             ? { jsonrpc: "2.0", id, result: {} }
@@ -109,7 +142,7 @@ export const connect = (
     }
     if (!isResponse(value)) {
       return broken(
-        { _tag: "NotJsonRpc", got: "a message that is neither a request nor a response" },
+        { _tag: "NotJsonRpc", got: "a message that is neither a request nor a response", excerpt: excerpt() },
         protocolError("the server wrote a malformed response")
       )
     }
@@ -121,8 +154,11 @@ export const connect = (
     Deferred.doneUnsafe(response, Exit.succeed(value as unknown as Response))
   }
 
-  const reader = makeLineReader({ maxLineBytes: MaxMessageBytes })
+  // The text kept: a line that breaks the protocol is shown by its head (`excerpt`).
+  const reader = makeLineReader({ maxLineBytes: MaxMessageBytes, keepText: true })
   pipes.stdout.on("data", (chunk: Uint8Array) => {
+    // Closed: what it writes still drains (a server blocked on a full pipe would never exit), unread.
+    if (failed !== undefined) return
     const { lines, tooLong } = reader.read(chunk)
     for (const line of lines) receive(line)
     if (tooLong) {
