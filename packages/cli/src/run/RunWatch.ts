@@ -164,11 +164,15 @@ export const watchRun = (
       )
     ]
     yield* say(`abhed-ext run: watching ${present.length > 0 ? present.join(", ") : "the config's places"} for changes`)
+    // The new watches first, then the old ones closed: an edit made meanwhile wakes one or the other (at worst
+    // both, one reload: the queue holds one wake-up), never neither.
     const rewatch = (files: ReadonlyArray<string>) =>
       Effect.gen(function* () {
-        yield* Scope.close(watching, Exit.void)
-        watching = yield* Scope.make()
-        yield* changes(files, wake).pipe(Scope.provide(watching))
+        const next = yield* Scope.make()
+        yield* changes(files, wake).pipe(Scope.provide(next))
+        const old = watching
+        watching = next
+        yield* Scope.close(old, Exit.void)
       })
     const step = Effect.gen(function* () {
       yield* Queue.take(wake)
