@@ -14,6 +14,7 @@
  */
 import * as NodeServices from "@effect/platform-node/NodeServices"
 import { AuditLog, ExtensionHost } from "@abhed/host"
+import * as OrphanReaper from "@abhed/host/OrphanReaper"
 import { Defaults, type Config, type ExtensionConfig, extensionConfig } from "@abhed/protocol"
 import { Effect, Layer, References } from "effect"
 import * as NodeFs from "node:fs"
@@ -70,7 +71,10 @@ const Faults = ["crash", "exit0", "hang", "garbage", "stray", "twice"] as const
 const faultFor = (): string => (random() < 1 / 400 ? (Faults[Math.floor(random() * Faults.length)] ?? "") : "")
 
 const openFds = (): number => NodeFs.readdirSync("/proc/self/fd").length
-/** Live processes whose parent is this one (extensions are our children; their own children are in their group). */
+/**
+ * Live processes whose parent is this one (extensions are our children; their own children are in their group),
+ * less the watcher of orphans, which lives as long as this process (OrphanReaper.ts).
+ */
 const liveChildren = (): ReadonlyArray<number> =>
   NodeFs.readdirSync("/proc")
     .filter((d) => /^\d+$/.test(d))
@@ -78,7 +82,9 @@ const liveChildren = (): ReadonlyArray<number> =>
       try {
         const stat = NodeFs.readFileSync(`/proc/${d}/stat`, "utf8")
         const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
-        return Number(fields[1]) === process.pid && fields[0] !== "Z" ? [Number(d)] : []
+        return Number(fields[1]) === process.pid && fields[0] !== "Z" && Number(d) !== OrphanReaper.reaperPid()
+          ? [Number(d)]
+          : []
       } catch {
         return []
       }

@@ -8,6 +8,7 @@ import {
 } from "@abhed/protocol"
 import type { EncodedRequest, Extension, ExtensionStatus } from "@abhed/host/Extension"
 import type { ExtensionError } from "@abhed/host/ExtensionError"
+import * as OrphanReaper from "@abhed/host/OrphanReaper"
 import * as ProcessExtension from "@abhed/host/ProcessExtension"
 import { assert } from "@effect/vitest"
 import { Duration, Effect, Exit, Schedule, Scope } from "effect"
@@ -173,6 +174,11 @@ export const withExtension = <A, E, R>(
     if (status.pid !== undefined) {
       assert.deepStrictEqual(liveGroupMembers(status.pid), [], `processes of group ${status.pid} outlived the scope`)
       assert.isFalse(exists(status.pid), `process ${status.pid} outlived the scope (or was not reaped)`)
+      // Seen gone, so struck off: the watcher of orphans must never signal a group id that may be reused.
+      assert.isFalse(
+        OrphanReaper.listed().has(status.pid),
+        `group ${status.pid} still listed with the watcher of orphans`
+      )
     }
     return { result, pid: status.pid, status, closeMillis }
   })

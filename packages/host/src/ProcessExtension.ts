@@ -11,6 +11,7 @@ import { ExtensionExited, ReplyTooLong, SpawnFailed } from "./ExtensionError.ts"
 import * as HangupSignal from "./HangupSignal.ts"
 import { afterPoll } from "./PollBarrier.ts"
 import { printable } from "./Printable.ts"
+import * as OrphanReaper from "./OrphanReaper.ts"
 import * as ProcessGroup from "./ProcessGroup.ts"
 import { describeSpawnError } from "./SpawnProblem.ts"
 import * as StderrTail from "./StderrTail.ts"
@@ -101,6 +102,8 @@ export const spawn = (config: ExtensionConfig, options: Options) =>
     const onSpawn = () => {
       child.removeListener("error", onError)
       child.on("error", ignore)
+      // Ended by the watcher of orphans should this process die without ending it (OrphanReaper.ts).
+      if (child.pid !== undefined) OrphanReaper.watch(child.pid, config.grace_ms)
       resume(Effect.succeed(child))
     }
     const onError = (error: Error) => {

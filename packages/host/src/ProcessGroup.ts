@@ -1,6 +1,7 @@
 import { MaxTimerMs } from "@abhed/protocol"
 import { Effect } from "effect"
 import type * as NodeChildProcess from "node:child_process"
+import * as OrphanReaper from "./OrphanReaper.ts"
 
 /**
  * A child process that leads its own process group (spawned `detached`), and how to end the whole group
@@ -67,6 +68,20 @@ export const terminate = (
   pgid: number,
   graceMillis: number
 ): Effect.Effect<void> =>
+  Effect.ensuring(
+    endGroup(child, pgid, graceMillis),
+    // Seen gone: the watcher of orphans (OrphanReaper.ts) must never signal its id again.
+    Effect.sync(() => {
+      if (!alive(child, pgid)) OrphanReaper.forget(pgid)
+      // A leader Node has not yet seen exit (its exit is read on a later turn): struck off then, if its group is gone.
+      else if (!leaderExited(child))
+        child.once("exit", () => {
+          if (!groupExists(pgid)) OrphanReaper.forget(pgid)
+        })
+    })
+  )
+
+const endGroup = (child: NodeChildProcess.ChildProcess, pgid: number, graceMillis: number): Effect.Effect<void> =>
   Effect.suspend(() => {
     if (!alive(child, pgid)) return Effect.void
     signalGroup(child, pgid, "SIGTERM")
