@@ -50,6 +50,8 @@ const start = (): Reaper | undefined => {
   try {
     const child = NodeChildProcess.spawn("/bin/sh", ["-c", Script, ReaperName], {
       detached: true,
+      // Not the host's folder: a watcher that outlives the host by a grace must not hold it (an unmount, a rmdir).
+      cwd: "/",
       stdio: ["pipe", "ignore", "ignore"],
       env: { PATH: process.env["PATH"] ?? "/usr/bin:/bin" }
     })
