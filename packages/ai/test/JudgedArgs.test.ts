@@ -113,6 +113,71 @@ describe("the handler runs on the args the guard judged", () => {
   )
 })
 
+/**
+ * Args whose reads can differ (a getter, a Proxy) or that hold what JSON leaves out (a non-enumerable property): the
+ * handler gets the copy read back from the one text the guard was shown, never the object that answered the guard.
+ * Such args reach the bridge through a parameter Schema that keeps a value as it is (`Schema.Unknown`).
+ */
+const Exec = Tool.make("exec", { parameters: Schema.Struct({ spec: Schema.Unknown }), success: Schema.String })
+const ExecTools = Toolkit.make(Exec)
+const ran: Array<unknown> = []
+const execHandlers = ExecTools.toLayer({
+  exec: ({ spec }) =>
+    Effect.sync(() => {
+      const s = spec as { readonly command?: unknown; readonly hidden?: unknown }
+      ran.push({ command: s.command, hidden: s.hidden })
+      return "ran"
+    })
+})
+
+describe("args that answer each read as they like", () => {
+  const cases: ReadonlyArray<readonly [string, () => unknown]> = [
+    [
+      "a getter that answers each read anew",
+      () => {
+        let reads = 0
+        return {
+          get command() {
+            reads++
+            return `cmd-${reads}`
+          }
+        }
+      }
+    ],
+    [
+      "a Proxy whose get trap answers each read anew",
+      () => {
+        let reads = 0
+        return new Proxy(
+          { command: "cmd" },
+          {
+            get: (target, key) => {
+              if (key !== "command") return Reflect.get(target, key)
+              reads++
+              return `cmd-${reads}`
+            }
+          }
+        )
+      }
+    ],
+    ["a property JSON leaves out", () => Object.defineProperty({ command: "ls" }, "hidden", { value: "rm -rf /" })]
+  ]
+  for (const [name, make] of cases) {
+    const guard = makeGuard()
+    it.effect(`${name}: the handler runs on exactly what the guard read`, () =>
+      Effect.gen(function* () {
+        ran.length = 0
+        const toolkit = yield* GuardedToolkit.guard(ExecTools)
+        const results = yield* toolkit.handle("exec", { spec: make() }, "g1").pipe(Effect.flatMap(Stream.runCollect))
+        assert.isFalse(results[0]?.isFailure)
+        assert.strictEqual(guard.read.length, 1)
+        const judged = JSON.parse(guard.read[0] ?? "null") as { readonly spec: { readonly command: unknown } }
+        assert.deepStrictEqual(ran, [{ command: judged.spec.command, hidden: undefined }])
+      }).pipe(Effect.provide(execHandlers), Effect.provide(host([guard.fake])))
+    )
+  }
+})
+
 describe("JsonForm: what the extensions read", () => {
   it("values JSON writes as themselves are kept as they are (no copy); the others are read back from their text", () => {
     const plain = { path: "a\ud800", n: [1, 2.5, -1, 1e21], nested: { ok: true, none: null }, ["__proto__"]: 1 }
@@ -138,7 +203,21 @@ describe("JsonForm: what the extensions read", () => {
       [{ at: new Date(0) }, { at: "1970-01-01T00:00:00.000Z" }],
       [{ m: new Map([["k", 1]]) }, { m: {} }],
       [{ p: new Point(1) }, { p: { x: 1 } }],
-      [{ t: { toJSON: () => "shown", real: "hidden" } }, { t: "shown" }]
+      [{ t: { toJSON: () => "shown", real: "hidden" } }, { t: "shown" }],
+      // Read by a getter, through a Proxy, or kept where JSON does not look: written once and read back.
+      [
+        {
+          get c() {
+            return "x"
+          }
+        },
+        { c: "x" }
+      ],
+      [{ a: new Proxy({ c: "x" }, {}) }, { a: { c: "x" } }],
+      [Object.defineProperty({ c: "x" }, "hidden", { value: "rm", enumerable: false }), { c: "x" }],
+      [{ c: "x", [Symbol("s")]: "rm" }, { c: "x" }],
+      [Object.assign(["x"], { extra: "rm" }), ["x"]],
+      [Object.defineProperty(["x"], 0, { get: () => "x", enumerable: true }), ["x"]]
     ]
     const zero = JsonForm.jsonForm(-0)
     assert.isTrue(zero._tag === "changed" && Object.is(zero.value, 0))
