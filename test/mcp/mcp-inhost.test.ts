@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, mkdtempSync, realpathSync, writeFileSync } from 
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { describe, it } from "vitest"
-import { jsonLines, runCli } from "../support/cli-helpers.ts"
+import { jsonLines, repoRoot, runCli } from "../support/cli-helpers.ts"
 import { Patient } from "../support/extension-helpers.ts"
 import {
   everythingServer,
@@ -175,6 +175,25 @@ describe.concurrent("protocol mcp: faults", () => {
       )
       expect(String(broken?.["error"])).not.toContain("this is not JSON-RPC")
       expect(String(again?.["error"])).toContain("extension f unavailable: malformed_reply")
+      expect(call).toMatchObject({ event: "tool_call", decision: "allow" })
+    },
+    Slow
+  )
+
+  it(
+    "a server that closes its stdout and runs on: dead at once saying so, not when the call's bound runs out",
+    async ({ expect }) => {
+      const closer = join(repoRoot, "test/fixtures/mcp/stdout-closer.mjs")
+      const config = writeConfig({ extensions: [inHostExtension("c", [closer])] })
+      const r = await runCli(["run", "--config", config], {
+        input: lines(invoke("mcp__c__close"), { event: "tool_call", tool: "bash", args: {} })
+      })
+      expect(r.code, r.stderr).toBe(0)
+      const [closed, call] = jsonLines(r.stdout) as Array<Line>
+      // Its bound is 48 s (four fifths of timeout_ms): without the close seen, the call would wait it out and say so.
+      expect(String(closed?.["error"])).toContain(
+        "extension c unavailable: malformed_reply: reply: expected an MCP server that keeps its stdout open while it runs, got its stdout closed"
+      )
       expect(call).toMatchObject({ event: "tool_call", decision: "allow" })
     },
     Slow

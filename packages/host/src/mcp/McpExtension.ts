@@ -34,6 +34,9 @@ const BoundName = "four fifths of timeout_ms"
 /** How long, after the server exits, what it wrote before exiting may still be read before the exit is reported. */
 const ExitDrainMillis = 100
 
+/** How long a server whose stdout closed has to exit, for its exit to be its death (with its code and stderr). */
+const StdoutClosedMillis = 1000
+
 export const make = (
   config: ExtensionConfig,
   options: ProcessExtension.Options
@@ -94,6 +97,29 @@ const connect = Effect.fnUntraced(function* (
     )
     connection.close(McpStdio.transportError(`the MCP server exited (${signal ?? `code ${code}`})`))
   }).pipe(Effect.forkScoped)
+
+  // Its stdout closed while it runs on: nothing more can answer, so it is dead now, not when a call's bound runs out.
+  // After a moment, so that an exit just behind the close (the usual order) is the death instead.
+  let closing = false
+  child.stdout.once("end", () => {
+    const timer = setTimeout(
+      () => {
+        if (closing || ProcessGroup.leaderExited(child)) return
+        events.fail(
+          new MalformedReply({
+            event: "mcp",
+            path: "",
+            expected: "an MCP server that keeps its stdout open while it runs",
+            got: "its stdout closed"
+          })
+        )
+        connection.close(McpStdio.transportError("the MCP server closed its stdout"))
+      },
+      Math.min(StdoutClosedMillis, grace)
+    )
+    timer.unref()
+    child.once("exit", () => clearTimeout(timer))
+  })
 
   // The client, started in the background (initialize overlaps the other extensions' start), in this scope.
   // Bounded by the whole startup timeout: the first request's wait (`started`) is the tighter bound.
@@ -178,6 +204,7 @@ const connect = Effect.fnUntraced(function* (
   const stop = Effect.andThen(
     FiberSet.clear(running),
     Effect.sync(() => {
+      closing = true
       connection.close(new McpClientError({ reason: new ClosedError({ description: "the extension is closing" }) }))
       child.stdin.end()
     })
