@@ -20,12 +20,13 @@ export const runTool = (
     const host = yield* ExtensionHost
     // allow runs, deny does not, ask is the Approver's call (a prompt, or `Approver.layerDeny` when unattended),
     // judged again by the set in force if the config was reloaded while the Approver was asked
-    const { run, outcome: call } = yield* Approval.decide({ tool, args })
+    const { run, outcome: call, call_id } = yield* Approval.decide({ tool, args })
     const reasons = call.reasons.map((r) => `${r.extension}: ${r.reason}`).join("; ")
     if (!run) return yield* new ToolDenied({ reasons })
     // Run with the SETTLED args: the ones every extension saw in the last round.
     const output = yield* execute(call.args)
-    return yield* host.toolResult({ tool, args: call.args, content: output, is_error: false })
+    // The call's id (decide names a call given without one): ties the result to its call in the audit.
+    return yield* host.toolResult({ tool, args: call.args, content: output, is_error: false, call_id })
   })
 
 // --- 2. The live layer: real extension processes from an abhed.json.

@@ -2,6 +2,7 @@ import type { Reason } from "@abhed/core"
 import { canonicalJson, type JsonObject } from "@abhed/protocol"
 import { Context, Effect, Layer } from "effect"
 import { ExtensionHost } from "./ExtensionHost.ts"
+import * as IdCounter from "./IdCounter.ts"
 import type { ToolCallInput, ToolCallOutcome } from "./Outcome.ts"
 
 /**
@@ -48,7 +49,12 @@ export const resolve = (tool: string, outcome: ToolCallOutcome): Effect.Effect<b
 export interface Decided {
   readonly run: boolean
   readonly outcome: ToolCallOutcome
+  /** The call's id: the one given, or the one `decide` gave it; pass it to `toolResult` to tie the result to it. */
+  readonly call_id: string
 }
+
+/** Ids for calls `decide` is given without one (`d-1`, …): one per call, the same at each of its judgments. */
+const nextCallId = IdCounter.make("d-")
 
 /**
  * `toolCall`, then `resolve`, for the set in force once the answer is in. An ask may wait minutes for the Approver,
@@ -57,21 +63,25 @@ export interface Decided {
  * stands, an ask with the same settled args and reasons is the one the Approver answered, any other ask is asked
  * again, no opinion runs it with the new settled args. A yes lifts only the ask it was given for.
  */
-export const decide = (call: ToolCallInput): Effect.Effect<Decided, never, Approver | ExtensionHost> =>
+export const decide = (given: ToolCallInput): Effect.Effect<Decided, never, Approver | ExtensionHost> =>
   Effect.gen(function* () {
     const host = yield* ExtensionHost
+    // Named once: a call judged again is the same call in the audit and to the extensions (the host would otherwise
+    // make up a new id at each judgment).
+    const call_id = given.call_id ?? nextCallId()
+    const call = given.call_id === undefined ? { ...given, call_id } : given
     let answered: string | undefined
     while (true) {
       // Read before: a reload that begins during the dispatch counts as one since.
       const generation = yield* host.generation
       const outcome = yield* host.toolCall(call)
-      if (outcome.decision !== "ask") return { run: outcome.decision === "allow", outcome }
+      if (outcome.decision !== "ask") return { run: outcome.decision === "allow", outcome, call_id }
       const request: ApprovalRequest = { tool: call.tool, args: outcome.args, reasons: outcome.reasons }
       const asked = canonicalJson(request)
       if (asked !== answered) {
-        if (!(yield* Approver.use((a) => a.approve(request)))) return { run: false, outcome }
+        if (!(yield* Approver.use((a) => a.approve(request)))) return { run: false, outcome, call_id }
         answered = asked
       }
-      if ((yield* host.generation) === generation) return { run: true, outcome }
+      if ((yield* host.generation) === generation) return { run: true, outcome, call_id }
     }
   })

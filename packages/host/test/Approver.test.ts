@@ -86,6 +86,53 @@ const operator = (next: Config, answers: ReadonlyArray<boolean>) => {
 const push = { tool: "bash", args: { command: "git push" } }
 
 describe("Approval.decide: an answer that took a reload to come", () => {
+  it.effect(
+    "a call given without an id: both judgments of it carry the one id decide gave it, and so does Decided",
+    () => {
+      const op = operator(configOf("asker", "quiet"), [true])
+      return Effect.gen(function* () {
+        const decided = yield* Approval.decide(push)
+        assert.isTrue(decided.run)
+        const records = (yield* AuditLog.use((a) => a.entries)).filter((r) => r.event === "tool_call")
+        assert.strictEqual(records.length, 2)
+        assert.match(decided.call_id, /^d-\d+$/)
+        assert.deepStrictEqual(
+          records.map((r) => r.call_id),
+          [decided.call_id, decided.call_id]
+        )
+      }).pipe(Effect.provide(op.layer), Effect.provide(reloadable))
+    }
+  )
+
+  it.effect(
+    "a config flipped A -> B -> A while the operator was asked: judged once more over A, not asked again",
+    () => {
+      const flips: Array<Config> = [configOf("asker", "blocker"), configOf("asker")]
+      const shown: Array<string> = []
+      const flipping = Layer.effect(
+        Approval.Approver,
+        Effect.gen(function* () {
+          const h = yield* ExtensionHost
+          return Approval.Approver.of({
+            approve: (request) =>
+              Effect.gen(function* () {
+                if (shown.length === 0) for (const next of flips) yield* Effect.orDie(h.reload({ config: next }))
+                shown.push(request.reasons.map((r) => r.reason).join("; "))
+                return true
+              })
+          })
+        })
+      )
+      return Effect.gen(function* () {
+        const decided = yield* Approval.decide({ ...push, call_id: "flip-1" })
+        assert.isTrue(decided.run)
+        assert.deepStrictEqual(shown, ["sure?"])
+        const judged = (yield* AuditLog.use((a) => a.entries)).filter((r) => r.call_id === "flip-1")
+        assert.strictEqual(judged.length, 2)
+      }).pipe(Effect.provide(flipping), Effect.provide(reloadable))
+    }
+  )
+
   it.effect("the new set denies: the yes does not run the call", () => {
     const op = operator(configOf("asker", "blocker"), [true])
     return Effect.gen(function* () {
