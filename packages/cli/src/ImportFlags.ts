@@ -2,6 +2,7 @@ import { Console, Effect, FileSystem, Option } from "effect"
 import { Flag } from "effect/cli"
 import * as NodePath from "node:path"
 import { OutputUnwritable } from "./CliError.ts"
+import { jsonText } from "./JsonText.ts"
 
 /**
  * The flags `import-hooks` and `import-mcp` share: where the generated config's adapter comes from, and where the
@@ -31,7 +32,7 @@ export const ImportFlags = {
  */
 export const writeConfig = (config: unknown, output: Option.Option<string>, source: string) =>
   Effect.gen(function* () {
-    const json = JSON.stringify(config, null, 2)
+    const json = jsonText(JSON.stringify(config, null, 2))
     if (Option.isNone(output)) return yield* Console.log(json)
     const fs = yield* FileSystem.FileSystem
     yield* fs.writeFileString(output.value, `${json}\n`).pipe(

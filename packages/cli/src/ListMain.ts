@@ -10,6 +10,7 @@ import { loadConfig } from "./ConfigFile.ts"
 import { processHost } from "./HostLayer.ts"
 import { layersHost, layersLabel, loadCliLayers } from "./Layers.ts"
 import type { flags } from "./ListCommand.ts"
+import { jsonLine } from "./JsonText.ts"
 
 /**
  * `abhed-ext list -c abhed.json`: what the config sets up, and how it stands once started. Every extension is
@@ -205,5 +206,5 @@ export const listMain = Effect.fn("list")(function* ({
   watchMs
 }: Command.Command.Config.Infer<typeof flags>) {
   const listing = yield* probe(config, watchMs)
-  yield* Console.log(json ? JSON.stringify(listing) : renderText(listing))
+  yield* Console.log(json ? jsonLine(listing) : renderText(listing))
 })

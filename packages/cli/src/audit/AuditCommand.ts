@@ -19,7 +19,9 @@ export const flags = {
     Flag.atLeast(0)
   ),
   json: Flag.Boolean("json").pipe(
-    Flag.withDescription("print the matching records' lines as they are in the file (JSONL), not words"),
+    Flag.withDescription(
+      "print the matching records' lines as they are in the file (JSONL; what a terminal would obey, escaped), not words"
+    ),
     Flag.withDefault(false)
   ),
   html: Flag.String("html").pipe(

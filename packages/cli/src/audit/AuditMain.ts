@@ -14,6 +14,7 @@ import { renderReport } from "./AuditReport.ts"
 import { reportBuilder } from "./ReportData.ts"
 import { renderEntry } from "./AuditText.ts"
 import type { flags } from "./AuditCommand.ts"
+import { jsonText } from "../JsonText.ts"
 
 /**
  * `abhed-ext audit FILE…`: the records of `run --audit` files, filtered, shown as the demo shows a session (text),
@@ -77,7 +78,8 @@ const runAudit = (files: ReadonlyArray<string>, filter: AuditFilter, mode: Mode)
       shown++
       switch (mode._tag) {
         case "json":
-          return Console.log(entry.text)
+          // The line as it is in the file, but for what a terminal would obey (the same JSON value).
+          return Console.log(jsonText(entry.text))
         case "text":
           return Console.log(`${renderEntry(entry, s)}\n`)
         case "html":

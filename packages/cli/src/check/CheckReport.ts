@@ -2,6 +2,7 @@ import * as StderrTail from "@abhed/host/StderrTail"
 import { printable, printableLines } from "@abhed/host/Printable"
 import type { CheckResult } from "./CheckResult.ts"
 import type { Style } from "../Style.ts"
+import { jsonLine } from "../JsonText.ts"
 
 /** `abhed-ext check` output: one line per check (plus indented details), or one JSON document with `--json`. */
 
@@ -72,5 +73,5 @@ export const renderJson = (
     checks: results,
     stderr_tail: stderrTail
   }
-  return JSON.stringify(why === undefined ? report : { ...report, stderr_error: why })
+  return jsonLine(why === undefined ? report : { ...report, stderr_error: why })
 }

@@ -4,6 +4,7 @@ import { excerpts } from "../Excerpts.ts"
 import type { Style } from "../Style.ts"
 import type { Malformed } from "./AuditInput.ts"
 import type { ChangeKind, Comparison } from "./ReplayCompare.ts"
+import { jsonLine } from "../JsonText.ts"
 
 /**
  * What `replay` found, and how it is printed (docs/cli.md#abhed-ext-replay): text for people, one JSON document with
@@ -76,7 +77,7 @@ export const summarize = (r: ReplayResult): Summary => {
 }
 
 export const renderJson = (r: ReplayResult): string =>
-  JSON.stringify({
+  jsonLine({
     config: r.config,
     summary: summarize(r),
     changes: r.replayed

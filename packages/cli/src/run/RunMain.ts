@@ -9,6 +9,7 @@ import { OutputUnwritable, StrictRunFailed } from "../CliError.ts"
 import { StdinConfig } from "../ConfigFile.ts"
 import { inputLines } from "../Input.ts"
 import { type RunSource, runSource } from "../Layers.ts"
+import { jsonText } from "../JsonText.ts"
 import { render } from "../Output.ts"
 import { auditClash } from "./AuditClash.ts"
 import { mcpEntryWarnings } from "../mcp/McpEntryTimeouts.ts"
@@ -73,12 +74,11 @@ const startNotes = (file: string, config: Config, events: Option.Option<string>)
   })
 
 /**
- * The output line as printed: JSON whose only line break is the `\n` that ends it. U+2028, U+2029 and U+0085 can
- * stand only inside its strings, where JSON allows them raw; written as escapes (the same value), a reader that also
- * splits lines on them (Python's `str.splitlines`, an editor) still sees one line per decision, not a torn one.
+ * The output line as printed: JSON whose only line break is the `\n` that ends it (JsonText.ts: U+2028, U+2029 and
+ * U+0085 written as escapes, so a reader that also splits lines on them, Python's `str.splitlines` or an editor, still
+ * sees one line per decision), and nothing in it a terminal would obey (an extension's reason is its own words).
  */
-const printed = (output: Parameters<typeof render>[0]): string =>
-  render(output).replace(/[\u0085\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`)
+const printed = (output: Parameters<typeof render>[0]): string => jsonText(render(output))
 
 /** What `abhed-ext run` does once its flags are parsed (RunCommand.ts). */
 export const runMain = Effect.fn("run")(function* ({
