@@ -239,7 +239,7 @@ describe("the host's MCP stdio transport, on pipes", () => {
     const broken: Array<McpStdio.Broken> = []
     const connection = McpStdio.connect({ stdin, stdout }, (why) => broken.push(why))
     const server = (message: unknown) => stdout.write(`${JSON.stringify(message)}\n`)
-    return { broken, connection, server, written }
+    return { broken, connection, server, stdout, written }
   }
   const request = (id: number) => ({ jsonrpc: "2.0" as const, id, method: "tools/call", params: { name: "t" } })
   const settle = () => new Promise((resolve) => setImmediate(resolve))
@@ -268,6 +268,29 @@ describe("the host's MCP stdio transport, on pipes", () => {
     expect(third.pollUnsafe()).toBeUndefined()
     server({ jsonrpc: "2.0", id: 3, result: { content: [] } })
     expect(await Effect.runPromise(Fiber.join(third))).toEqual({ jsonrpc: "2.0", id: 3, result: { content: [] } })
+  })
+
+  it("an answer cut anywhere (inside a UTF-8 character too), ending in CRLF, and then answered twice: read once, whole", async () => {
+    const { broken, connection, server, stdout } = pipes()
+    const call = Effect.runPromise(connection.transport.request(request(1)))
+    await settle()
+    const answer = { jsonrpc: "2.0", id: 1, result: { content: [{ type: "text", text: "日本 é ✓" }] } }
+    const bytes = Buffer.from(`${JSON.stringify(answer)}\r\n`)
+    // One byte at a time, each its own write and turn: every cut, the ones inside a character included.
+    for (let i = 0; i < bytes.length; i++) {
+      stdout.write(bytes.subarray(i, i + 1))
+      await settle()
+    }
+    expect(await call).toEqual(answer)
+    // The same answer again, and one for an id never sent: nothing waits for them, nothing breaks.
+    server(answer)
+    server({ ...answer, id: 99 })
+    await settle()
+    expect(broken).toEqual([])
+    const next = Effect.runPromise(connection.transport.request(request(2)))
+    await settle()
+    server({ ...answer, id: 2 })
+    expect(await next).toEqual({ ...answer, id: 2 })
   })
 
   it("a JSON-RPC batch breaks the connection: the call waiting fails, nothing in the batch answers it", async () => {
