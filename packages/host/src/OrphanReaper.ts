@@ -2,7 +2,7 @@ import * as NodeChildProcess from "node:child_process"
 
 /**
  * The extensions' process groups this process has started and not yet seen end, known to a small watcher process of
- * its own (docs/failures.md, "A host killed with SIGKILL"). A host that is killed outright (SIGKILL, the OOM killer)
+ * its own (docs/failures.md#termination-and-cleanup). A host that is killed outright (SIGKILL, the OOM killer)
  * runs no close sequence; an extension that ignores the end of its stdin, and what it started, would run on. The
  * watcher reads this process's lines on a pipe; when the pipe ends (this process is gone, however it ended) it sends
  * SIGTERM to every group still listed, waits the longest grace it was told, and sends SIGKILL. A group is listed at
