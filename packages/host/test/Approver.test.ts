@@ -63,8 +63,11 @@ const reloadable = ExtensionHost.layerFromExtensions(startExtensions(configOf("a
   reloading: { start, baseDir: "/", roots: [], builtinTools: [] }
 }).pipe(Layer.provideMerge(AuditLog.layerMemory))
 
-/** An Approver who, shown the first request, sees the config reloaded to `next`, then answers `answers` in turn. */
-const operator = (next: Config, answers: ReadonlyArray<boolean>) => {
+/**
+ * An Approver who, shown the first request, sees the config reloaded to `next` (to each in turn, if several), then
+ * answers `answers` in turn.
+ */
+const operator = (next: Config | ReadonlyArray<Config>, answers: ReadonlyArray<boolean>) => {
   const shown: Array<string> = []
   const layer = Layer.effect(
     Approval.Approver,
@@ -73,7 +76,8 @@ const operator = (next: Config, answers: ReadonlyArray<boolean>) => {
       return Approval.Approver.of({
         approve: (request) =>
           Effect.gen(function* () {
-            if (shown.length === 0) yield* Effect.orDie(h.reload({ config: next }))
+            if (shown.length === 0)
+              for (const config of Array.isArray(next) ? next : [next]) yield* Effect.orDie(h.reload({ config }))
             shown.push(request.reasons.map((r) => r.reason).join("; "))
             return answers[shown.length - 1] ?? false
           })
@@ -107,29 +111,14 @@ describe("Approval.decide: an answer that took a reload to come", () => {
   it.effect(
     "a config flipped A -> B -> A while the operator was asked: judged once more over A, not asked again",
     () => {
-      const flips: Array<Config> = [configOf("asker", "blocker"), configOf("asker")]
-      const shown: Array<string> = []
-      const flipping = Layer.effect(
-        Approval.Approver,
-        Effect.gen(function* () {
-          const h = yield* ExtensionHost
-          return Approval.Approver.of({
-            approve: (request) =>
-              Effect.gen(function* () {
-                if (shown.length === 0) for (const next of flips) yield* Effect.orDie(h.reload({ config: next }))
-                shown.push(request.reasons.map((r) => r.reason).join("; "))
-                return true
-              })
-          })
-        })
-      )
+      const op = operator([configOf("asker", "blocker"), configOf("asker")], [true])
       return Effect.gen(function* () {
         const decided = yield* Approval.decide({ ...push, call_id: "flip-1" })
         assert.isTrue(decided.run)
-        assert.deepStrictEqual(shown, ["sure?"])
+        assert.deepStrictEqual(op.shown, ["sure?"])
         const judged = (yield* AuditLog.use((a) => a.entries)).filter((r) => r.call_id === "flip-1")
         assert.strictEqual(judged.length, 2)
-      }).pipe(Effect.provide(flipping), Effect.provide(reloadable))
+      }).pipe(Effect.provide(op.layer), Effect.provide(reloadable))
     }
   )
 
