@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process"
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs"
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { createInterface } from "node:readline"
@@ -84,14 +84,13 @@ describe("the watcher of orphans", () => {
         ]
       })
     )
-    const cli = spawn(process.execPath, [bin, "run", "--config", paths.config], { stdio: ["pipe", "ignore", "ignore"] })
+    const cli = spawn(process.execPath, [bin, "run", "--config", paths.config], { stdio: ["pipe", "pipe", "ignore"] })
     if (cli.pid !== undefined) leftovers.push(cli.pid)
-    // `run` starts its extensions with its first line; its input stays open, as an agent's would.
+    // `run` starts its extensions with its first line; its input stays open, as an agent's would. Its decision
+    // printed, the extension has started and answered.
     cli.stdin.write(`${JSON.stringify({ event: "tool_call", tool: "bash", args: { command: "ls" } })}\n`)
-    // The child's pid is written last: once it is there, both are.
-    expect(await eventually(() => existsSync(paths.child) && readFileSync(paths.child, "utf8").endsWith("\n"))).toBe(
-      true
-    )
+    const decided = await new Promise<string>((resolve) => createInterface({ input: cli.stdout }).once("line", resolve))
+    expect(JSON.parse(decided)).toMatchObject({ event: "tool_call", decision: "allow" })
     const extension = Number(readFileSync(paths.self, "utf8"))
     const child = Number(readFileSync(paths.child, "utf8"))
     leftovers.push(extension, child)

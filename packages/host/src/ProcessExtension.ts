@@ -94,6 +94,9 @@ export const spawn = (config: ExtensionConfig, options: Options) =>
     } catch (error) {
       return failed(error)
     }
+    // Listed with the watcher of orphans at once (OrphanReaper.ts): the process may run before the `spawn` event
+    // comes, and a host killed in between would leave it unlisted.
+    if (child.pid !== undefined) OrphanReaper.watch(child.pid, config.grace_ms)
     // Errors after the start (a failed kill, EPIPE on a pipe) must never crash the host: exits report deaths.
     const ignore = () => undefined
     child.stdin.on("error", ignore)
@@ -102,13 +105,13 @@ export const spawn = (config: ExtensionConfig, options: Options) =>
     const onSpawn = () => {
       child.removeListener("error", onError)
       child.on("error", ignore)
-      // Ended by the watcher of orphans should this process die without ending it (OrphanReaper.ts).
-      if (child.pid !== undefined) OrphanReaper.watch(child.pid, config.grace_ms)
       resume(Effect.succeed(child))
     }
     const onError = (error: Error) => {
       child.removeListener("spawn", onSpawn)
       child.on("error", ignore)
+      // Not started: nothing of it to end, and its id must not be signalled later.
+      if (child.pid !== undefined) OrphanReaper.forget(child.pid)
       destroyPipes(child)
       failed(error)
     }
