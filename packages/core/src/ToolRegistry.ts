@@ -31,6 +31,14 @@ export interface ToolsOutcome {
   readonly accepted: ReadonlyArray<AcceptedTool>
   /** Sorted by tool name. */
   readonly rejected: ReadonlyArray<RejectedTool>
+  /** What extensions said of their tools (`warnings` in a reply), by extension name; absent when none did. */
+  readonly warnings?: ReadonlyArray<ToolWarning>
+}
+
+/** A warning an extension gave with its tools (a tool it renamed, one it left out), bounded (events/ListTools.ts). */
+export interface ToolWarning {
+  readonly extension: string
+  readonly text: string
 }
 
 /** Names compare ignoring case (valid names are ASCII, so this is exact): `BASH` is `bash`. */

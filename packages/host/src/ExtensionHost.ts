@@ -79,8 +79,8 @@ export const make = (
       notes: []
     }))
     const startupTools = yield* listTools
-    // Said where the operator looks, not only in the audit: a rejected tool is one the model will never see.
-    yield* Effect.forEach(startupTools.rejected, (r) => Effect.logWarning(ListTools.rejectedNote(r)), { discard: true })
+    // Said where the operator looks, not only in the audit: rejected tools, and the extensions' warnings.
+    yield* ListTools.sayAtStart(startupTools)
     // Fixed per set: `listTools` asks again and reports, but what the agent may invoke stays what was accepted at
     // startup (or at the last reload). Made before the finalizer below: what a reload starts closes after it.
     const sets = yield* Reload.makeSets(ctx, extensions, startupTools.accepted, options.reloading)

@@ -252,7 +252,7 @@ export const reload = (sets: Sets, next: ReloadInput): Effect.Effect<ReloadRepor
           for (const name of startCtx.reported) ctx.reported.add(name)
         }
         const tools = yield* ListTools.listTools(ctx)
-        yield* Effect.forEach(tools.rejected, (r) => Effect.logWarning(ListTools.rejectedNote(r)), { discard: true })
+        yield* ListTools.sayAtStart(tools)
         return makeSet({
           ctx,
           extensions,

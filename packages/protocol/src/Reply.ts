@@ -48,7 +48,11 @@ export const BeforeCompactReply = Struct({
   summary: Schema.optionalKey(Schema.String)
 })
 export type BeforeCompactReply = typeof BeforeCompactReply.Type
-export const ListToolsReply = Struct({ tools: Schema.optionalKey(Schema.Array(ToolDeclaration.check(jsonObject))) })
+export const ListToolsReply = Struct({
+  tools: Schema.optionalKey(Schema.Array(ToolDeclaration.check(jsonObject))),
+  /** What the operator should know of the tools declared (one renamed, one left out): logged at startup, noted. */
+  warnings: Schema.optionalKey(Schema.Array(Schema.String))
+})
 export type ListToolsReply = typeof ListToolsReply.Type
 export const InvokeToolReply = Struct({
   result: Schema.optionalKey(Schema.Unknown),

@@ -49,6 +49,15 @@ const tools: Field = {
   }
 }
 
+const strings: Field = {
+  expected: "array of strings",
+  check: (u) => {
+    if (!Array.isArray(u)) return ""
+    for (let i = 0; i < u.length; i++) if (typeof u[i] !== "string") return `[${i}]`
+    return undefined
+  }
+}
+
 /** The fields that count, per event (docs/design.md#wire-protocol). Reply.ts types them against the reply Schemas. */
 export const ReplyFieldChecks = {
   tool_call: { block: bool, ask: bool, reason: str, args: obj },
@@ -56,7 +65,7 @@ export const ReplyFieldChecks = {
   context: { keep: indices },
   before_agent_start: { system: str },
   before_compact: { cancel: bool, summary: str },
-  list_tools: { tools },
+  list_tools: { tools, warnings: strings },
   invoke_tool: { result: anyJson, is_error: bool },
   session_start: {},
   session_end: {}
@@ -85,7 +94,8 @@ const nestedField = (path: string, sub: string, field: Field): { expected: strin
   if (sub.endsWith(".name")) return toolFields.name
   if (sub.endsWith(".description")) return toolFields.description
   if (sub.endsWith(".input_schema")) return toolFields.input_schema
-  return { expected: "object" }
+  // An element of a list of strings (`warnings`), else of a list of objects (`tools`).
+  return field === strings ? str : { expected: "object" }
 }
 
 const at = (u: unknown, sub: string): unknown => {

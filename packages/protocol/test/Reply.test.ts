@@ -194,6 +194,8 @@ describe("decodeReply", () => {
     ["before_agent_start", { system: ["a"] }, "system", 'system: expected string, got array ["<1 chars>"]'],
     ["before_compact", { cancel: "no" }, "cancel", "cancel: expected boolean, got string (2 chars)"],
     ["before_compact", { summary: 42 }, "summary", "summary: expected string, got number"],
+    ["list_tools", { warnings: "renamed" }, "warnings", "warnings: expected array of strings, got string (7 chars)"],
+    ["list_tools", { warnings: ["ok", 7] }, "warnings[1]", "warnings[1]: expected string, got number"],
     [
       "list_tools",
       { tools: { name: "x" } },

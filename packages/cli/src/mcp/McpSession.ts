@@ -50,7 +50,10 @@ export const handlers = ({ connection, name, startupTimeoutMs, timeoutMs }: Sess
     // run alone, and the host's debug log).
     list_tools: () =>
       Effect.tap(calls.list(startupTimeoutMs, notStarted), (answer) =>
-        "failed" in answer ? warn(`${answer.failed}; no tools declared`) : Effect.void
+        "failed" in answer
+          ? warn(`${answer.failed}; no tools declared`)
+          : // The host says them too, from the reply; here for `abhed-ext mcp` run alone.
+            Effect.forEach(answer.warnings ?? [], warn, { discard: true })
       ).pipe(
         // A `failed` reply is any event's (the protocol's), though the reply types name only the event's fields.
         Effect.map((answer) => answer as ListToolsReply)

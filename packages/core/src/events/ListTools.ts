@@ -1,5 +1,12 @@
 import { type ListToolsReply, ToolNameRule } from "@abhed/protocol"
-import { combineTools, type RejectedTool, type RejectionReason, type ToolsOutcome } from "../ToolRegistry.ts"
+import type { Named } from "../Named.ts"
+import {
+  combineTools,
+  type RejectedTool,
+  type RejectionReason,
+  type ToolsOutcome,
+  type ToolWarning
+} from "../ToolRegistry.ts"
 import { type Answer, AnswersReducer, type Finished, repliesOf } from "./Answer.ts"
 
 /**
@@ -27,11 +34,34 @@ const quoteToolName = (name: string): string =>
 export const rejectedNote = (r: RejectedTool): string =>
   `tool ${quoteToolName(r.name)} rejected for ${r.extensions.join(", ")}: ${rejection[r.reason]}${r.detail !== undefined ? `: ${r.detail}` : ""}`
 
+/** The most warnings of one extension kept, and the most characters of each: the operator's log is not its to fill. */
+export const MaxWarnings = 20
+export const WarningMax = 200
+
+/** Each extension's warnings, in name order, bounded (`MaxWarnings`, `WarningMax`). */
+const warningsOf = (replies: ReadonlyArray<Named<ListToolsReply>>): Array<ToolWarning> => {
+  const out: Array<ToolWarning> = []
+  for (const { name, value } of replies) {
+    const given = value.warnings ?? []
+    for (const text of given.slice(0, MaxWarnings))
+      out.push({ extension: name, text: text.length > WarningMax ? `${text.slice(0, WarningMax - 1)}…` : text })
+    if (given.length > MaxWarnings)
+      out.push({ extension: name, text: `and ${given.length - MaxWarnings} more warnings, not shown` })
+  }
+  return out
+}
+
+/** The note (and startup warning) for an extension's warning. */
+export const warningNote = (w: ToolWarning): string => `extension ${w.extension} warns: ${w.text}`
+
 /** `builtin`: the agent's own tools, which no extension may shadow. */
 export const finish = (
   builtin: ReadonlyArray<string>,
   answers: ReadonlyArray<Answer<ListToolsReply>>
 ): Finished<Outcome> => {
-  const outcome = combineTools(builtin, repliesOf(answers))
-  return { outcome, notes: outcome.rejected.map(rejectedNote) }
+  const replies = repliesOf(answers)
+  const combined = combineTools(builtin, replies)
+  const warnings = warningsOf(replies)
+  const outcome = warnings.length === 0 ? combined : { ...combined, warnings }
+  return { outcome, notes: [...outcome.rejected.map(rejectedNote), ...warnings.map(warningNote)] }
 }

@@ -18,7 +18,7 @@ export interface CallsOptions {
   readonly server: string
   /** The client once the server has started, or why it has not. */
   readonly client: Effect.Effect<McpClient.McpClient, string>
-  /** Says something to the operator (a tool skipped, a call that failed and why, by shape only). */
+  /** Says something to the operator (a call that failed and why, by shape only). */
   readonly warn: (text: string) => Effect.Effect<void>
   /** The bound on one call, the wait for the server included. */
   readonly timeoutMs: number
@@ -27,10 +27,13 @@ export interface CallsOptions {
 }
 
 /**
- * The answer to `list_tools`: the tools, or why there are none (a `failed` reply, which the host warns about on the
- * operator's log and counts, where an empty list would say nothing).
+ * The answer to `list_tools`: the tools (with a warning for each one renamed or left out, which the host says on the
+ * operator's log at startup), or why there are none (a `failed` reply, which the host warns about on the operator's
+ * log and counts, where an empty list would say nothing).
  */
-export type ListAnswer = { readonly tools: Array<ToolDeclaration> } | { readonly failed: string }
+export type ListAnswer =
+  | { readonly tools: Array<ToolDeclaration>; readonly warnings?: Array<string> }
+  | { readonly failed: string }
 
 export interface McpCalls {
   /** The tools, declared within `withinMs` (`notListed`: why not, past it, asked then). */
@@ -54,14 +57,14 @@ export const makeCalls = ({ bound, client, server, timeoutMs, warn }: CallsOptio
           Effect.mapError((e) => `the MCP server's tools could not be listed: ${callFault(e, timeoutMs, bound).forLog}`)
         )
       const naming = nameTools(server, tools, (tool) => tool.name)
-      yield* Effect.forEach(naming.warnings, warn, { discard: true })
       byName = new Map(naming.tools.map(({ declared, tool }) => [declared, tool]))
       const declared: Array<ToolDeclaration> = naming.tools.map(({ declared, tool }) => ({
         name: declared,
         description: tool.description ?? tool.title ?? "",
         input_schema: { ...tool.inputSchema }
       }))
-      return { tools: declared }
+      // In the answer, not on this process's log: the host says them where the operator looks (ListTools.sayAtStart).
+      return naming.warnings.length === 0 ? { tools: declared } : { tools: declared, warnings: [...naming.warnings] }
     }).pipe(
       Effect.timeoutOrElse({
         duration: Duration.millis(withinMs),
