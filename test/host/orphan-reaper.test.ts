@@ -1,4 +1,4 @@
-import { spawn } from "node:child_process"
+import { type ChildProcess, spawn } from "node:child_process"
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -34,6 +34,15 @@ const readyLine = async (stdout: NodeJS.ReadableStream) => {
   throw new Error("the agent ended before it was ready")
 }
 
+/** SIGKILLs `host`, then waits (bounded) for its extension and the extension's child to be gone. */
+const expectEndedWith = async (host: ChildProcess, extension: number, child: number) => {
+  host.kill("SIGKILL")
+  const gone = await eventually(() => !isLive(extension) && !isLive(child))
+  expect(gone, `left running: extension ${extension} ${isLive(extension)}, its child ${child} ${isLive(child)}`).toBe(
+    true
+  )
+}
+
 describe("the watcher of orphans", () => {
   it("SIGKILL of an embedding agent: its extension that ignores stdin's end and SIGTERM, and its child, are killed", async () => {
     const dir = mkdtempSync(join(tmpdir(), "abhed-orphans-"))
@@ -60,11 +69,7 @@ describe("the watcher of orphans", () => {
     const child = Number(readFileSync(childFile, "utf8"))
     leftovers.push(extension, child)
     expect(isLive(extension) && isLive(child)).toBe(true)
-    agent.kill("SIGKILL")
-    const gone = await eventually(() => !isLive(extension) && !isLive(child))
-    expect(gone, `left running: extension ${extension} ${isLive(extension)}, its child ${child} ${isLive(child)}`).toBe(
-      true
-    )
+    await expectEndedWith(agent, extension, child)
   }, 60_000)
 
   it("SIGKILL of `abhed-ext run`: its extension that ignores stdin's end and SIGTERM, and its child, are killed", async () => {
@@ -94,11 +99,7 @@ describe("the watcher of orphans", () => {
     const extension = Number(readFileSync(paths.self, "utf8"))
     const child = Number(readFileSync(paths.child, "utf8"))
     leftovers.push(extension, child)
-    cli.kill("SIGKILL")
-    const gone = await eventually(() => !isLive(extension) && !isLive(child))
-    expect(gone, `left running: extension ${extension} ${isLive(extension)}, its child ${child} ${isLive(child)}`).toBe(
-      true
-    )
+    await expectEndedWith(cli, extension, child)
   }, 60_000)
 
   it("a group struck off is not signalled; a listed one is ended; the watcher then exits", async () => {
